@@ -1,0 +1,348 @@
+"""Per-launch argument checks and the fast launch path.
+
+``LaunchPlan`` is built once by ``prepare``: per parameter it knows what to
+expect (kind, dtype string, rank), and it holds the driver-level launch
+configuration. ``launch(args)`` then, for every call:
+
+1. reads each array's ``__cuda_array_interface__`` (Numba, CuPy, PyTorch...)
+   and checks kind, dtype, rank, C-contiguity and writability of outputs;
+2. checks that no output's byte range overlaps another argument's;
+3. checks ``requires`` and ``covers``;
+4. packs the kernel parameters exactly as Numba's ABI wants them and calls
+   ``cuda.core.launch`` on the cached compiled function -- no Numba dispatch.
+
+Invariant: every check runs before the launch call, so a failing launch
+touches no output.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import TYPE_CHECKING, Any, final
+
+import numpy as np
+
+from ._errors import AliasingError, ArgumentTypeError, CoverageError
+from .device._compat import SIMULATOR
+
+if TYPE_CHECKING:
+    from ._kernel import Kernel
+    from ._params import Param
+
+__all__ = ["LaunchPlan"]
+
+_CTYPES: dict[str, Any] = {
+    "int8": ctypes.c_int8,
+    "int16": ctypes.c_int16,
+    "int32": ctypes.c_int32,
+    "int64": ctypes.c_int64,
+    "uint8": ctypes.c_uint8,
+    "uint16": ctypes.c_uint16,
+    "uint32": ctypes.c_uint32,
+    "uint64": ctypes.c_uint64,
+    "float32": ctypes.c_float,
+    "float64": ctypes.c_double,
+    "bool": ctypes.c_bool,
+}
+
+
+def _interface(obj: Any, param: Param, kernel: str) -> dict[str, Any]:
+    """The array interface of a device array argument, or a clear error."""
+    cai = getattr(obj, "__cuda_array_interface__", None)
+    if cai is not None:
+        return cai  # type: ignore[no-any-return]
+    if SIMULATOR:
+        from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
+
+        if isinstance(obj, FakeCUDAArray):
+            return obj._ary.__array_interface__  # type: ignore[no-any-return]
+    if isinstance(obj, np.ndarray):
+        raise ArgumentTypeError(
+            f"kernel {kernel!r}: argument {param.name!r} is a host numpy array; simtsafe launches "
+            "take device arrays only (no hidden copies). Pass numba.cuda.to_device(x) (or a "
+            "CuPy/PyTorch CUDA array) and copy results back with .copy_to_host()",
+            kernel=kernel,
+            argument=param.name,
+            actual=type(obj).__name__,
+        )
+    raise ArgumentTypeError(
+        f"kernel {kernel!r}: argument {param.name!r} ({param.annotation}) must be a device array "
+        f"(anything with __cuda_array_interface__), got {type(obj).__name__}",
+        kernel=kernel,
+        argument=param.name,
+        actual=type(obj).__name__,
+    )
+
+
+def _c_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
+    strides = []
+    step = itemsize
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def _is_c_contiguous(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> bool:
+    expected = _c_strides(shape, itemsize)
+    return all(n == 1 or s == e for n, s, e in zip(shape, strides, expected, strict=True))
+
+
+@final
+class LaunchPlan:
+    """Everything a launch needs that the arguments do not change."""
+
+    __slots__ = (
+        "_cfg",
+        "_cufuncs",
+        "_dispatch",
+        "_stream",
+        "block",
+        "capacity",
+        "covers",
+        "device_id",
+        "expect",
+        "grid",
+        "kernel",
+        "name",
+        "needs_env",
+        "shared_mem",
+    )
+
+    def __init__(
+        self,
+        kernel: Kernel[Any],
+        grid: tuple[int, int, int],
+        block: tuple[int, int, int],
+        shared_mem: int,
+        stream: Any,
+        device_id: int,
+    ) -> None:
+        self.kernel = kernel
+        self.name = kernel.name
+        self.grid = grid
+        self.block = block
+        self.shared_mem = shared_mem
+        self.device_id = device_id
+        # Per parameter: (param, typestr expected, itemsize) -- dtype compared as a string.
+        self.expect = tuple(
+            (p, p.dtype.str if p.is_array else "", p.dtype.itemsize) for p in kernel.params
+        )
+        bound = kernel.bound
+        self.needs_env = bool(bound and bound.relations)
+        self.covers = bound.covers if bound else None
+        self.capacity = self._capacity()
+        self._cufuncs: dict[tuple[str, ...], Any] = {}
+        self._stream = stream
+        if SIMULATOR:
+            self._dispatch = kernel._get_dispatcher()
+            self._cfg = None
+        else:
+            from cuda.core import LaunchConfig
+            from numba.cuda.cudadrv.driver import _to_core_stream
+
+            self._stream = _to_core_stream(stream or 0)
+            cluster = kernel.contract.cluster if kernel.contract else None
+            cooperative = bool(kernel.contract and kernel.contract.cooperative)
+            kwargs: dict[str, Any] = {"grid": grid, "block": block, "shmem_size": shared_mem}
+            if cluster is not None:
+                kwargs["cluster"] = tuple(cluster)
+            if cooperative:
+                kwargs["is_cooperative"] = True
+            self._cfg = LaunchConfig(**kwargs)
+            self._dispatch = None
+
+    def _capacity(self) -> tuple[int, ...] | None:
+        """How many elements of the ``covers`` parameter the launch's threads can own."""
+        if self.covers is None:
+            return None
+        param = next(p for p in self.kernel.params if p.name == self.covers)
+        g, b = self.grid, self.block
+        if param.space == "Index2D":
+            return (g[1] * b[1], g[0] * b[0])
+        blocks = g[0] * g[1] * g[2]
+        if param.space == "PerBlock":
+            return (blocks,)
+        if param.space == "PerWarp":
+            return (blocks * ((b[0] * b[1] * b[2] + 31) // 32),)
+        return (g[0] * b[0] * g[1] * b[1] * g[2] * b[2],)
+
+    # ------------------------------------------------------------------ per launch
+
+    def launch(self, args: tuple[Any, ...]) -> None:
+        name = self.name
+        expect = self.expect
+        if len(args) != len(expect):
+            raise ArgumentTypeError(
+                f"kernel {name!r} takes {len(expect)} arguments "
+                f"({', '.join(p.name for p, _, _ in expect)}), got {len(args)}",
+                kernel=name,
+                actual=len(args),
+                limit=len(expect),
+            )
+        params: list[Any] = []
+        ranges: list[tuple[int, int, str, bool]] = []
+        layouts: list[str] = []
+        env: dict[str, Any] = {}
+        shapes: dict[str, tuple[int, ...]] = {}
+        for (param, typestr, itemsize), obj in zip(expect, args, strict=True):
+            if param.kind == "scalar":
+                params.append(self._scalar(param, obj))
+                if self.needs_env:
+                    env[param.name] = obj
+                continue
+            cai = _interface(obj, param, name)
+            shape = tuple(cai["shape"])
+            if cai["typestr"] != typestr or len(shape) != param.ndim:
+                self._wrong_array(param, cai, shape)
+            if cai.get("mask") is not None:
+                raise ArgumentTypeError(
+                    f"kernel {name!r}: argument {param.name!r} is a masked array; pass plain data",
+                    kernel=name,
+                    argument=param.name,
+                )
+            ptr, readonly = cai["data"]
+            strides = cai.get("strides")
+            c_contig = strides is None or _is_c_contiguous(shape, tuple(strides), itemsize)
+            if strides is None:
+                strides = _c_strides(shape, itemsize)
+            if param.kind == "out":
+                if not c_contig:
+                    raise ArgumentTypeError(
+                        f"kernel {name!r}: output {param.name!r} must be C-contiguous (got "
+                        f"strides {tuple(strides)} for shape {shape}); pass a contiguous array "
+                        "(e.g. numba.cuda.device_array(shape, dtype))",
+                        kernel=name,
+                        argument=param.name,
+                        actual=tuple(strides),
+                    )
+                if readonly:
+                    raise ArgumentTypeError(
+                        f"kernel {name!r}: output {param.name!r} is a read-only array; pass a "
+                        "writable one",
+                        kernel=name,
+                        argument=param.name,
+                    )
+            else:
+                layouts.append("C" if c_contig else "A")
+            size = 1
+            for n in shape:
+                size *= n
+            if size:
+                lo = hi = ptr
+                for n, s in zip(shape, strides, strict=True):
+                    if s < 0:
+                        lo += (n - 1) * s
+                    else:
+                        hi += (n - 1) * s
+                ranges.append((lo, hi + itemsize, param.name, param.kind == "out"))
+            shapes[param.name] = shape
+            if self.needs_env:
+                env[param.name] = shape
+            params += (0, 0, size, itemsize, ptr, *shape, *strides)
+        if len(ranges) > 1:
+            self._check_aliasing(ranges)
+        if self.needs_env:
+            bound = self.kernel.bound
+            assert bound is not None
+            bound.check_requires(env)
+        if self.capacity is not None:
+            self._check_covers(shapes[self.covers])  # type: ignore[index]
+        if SIMULATOR:
+            self._dispatch[self.grid, self.block, 0, self.shared_mem](*args)
+            return
+        key = tuple(layouts)
+        cufunc = self._cufuncs.get(key)
+        if cufunc is None:
+            cufunc = self._compile_for(key)
+        from cuda.core import launch
+
+        launch(self._stream, self._cfg, cufunc.kernel, *params)
+
+    def _compile_for(self, layouts: tuple[str, ...]) -> Any:
+        from ._prepare import _check_function, device_limits
+
+        spec = self.kernel.specialize(layouts)
+        cufunc = spec.numba_kernel._codelibrary.get_cufunc()
+        _check_function(self.kernel, cufunc, self.block, self.shared_mem, device_limits())
+        self._cufuncs[layouts] = cufunc
+        return cufunc
+
+    def _scalar(self, param: Param, obj: Any) -> Any:
+        kind = param.dtype.kind
+        ok = (
+            isinstance(obj, bool | np.bool_)
+            if kind == "b"
+            else isinstance(obj, int | np.integer) and not isinstance(obj, bool | np.bool_)
+            if kind in "iu"
+            else isinstance(obj, int | float | np.integer | np.floating)
+            and not isinstance(obj, bool | np.bool_)
+        )
+        if not ok:
+            raise ArgumentTypeError(
+                f"kernel {self.name!r}: argument {param.name!r} is declared {param.annotation}, got "
+                f"{type(obj).__name__} {obj!r}",
+                kernel=self.name,
+                argument=param.name,
+                actual=type(obj).__name__,
+            )
+        if kind in "iu":
+            info = np.iinfo(param.dtype)
+            if not info.min <= int(obj) <= info.max:
+                raise ArgumentTypeError(
+                    f"kernel {self.name!r}: argument {param.name!r} = {obj} does not fit "
+                    f"{param.dtype} [{info.min}, {info.max}]",
+                    kernel=self.name,
+                    argument=param.name,
+                    actual=int(obj),
+                    limit=(int(info.min), int(info.max)),
+                )
+        if SIMULATOR:
+            return obj
+        return _CTYPES[param.dtype.name](obj)
+
+    def _wrong_array(self, param: Param, cai: dict[str, Any], shape: tuple[int, ...]) -> None:
+        got = f"{len(shape)}D {np.dtype(cai['typestr']).name}"
+        want = f"{param.ndim}D {param.dtype.name}"
+        raise ArgumentTypeError(
+            f"kernel {self.name!r}: argument {param.name!r} is declared {param.annotation} "
+            f"({want}), got a {got} array of shape {shape}. Pass a {want} device array "
+            "(convert with .astype / reshape before copying to the device)",
+            kernel=self.name,
+            argument=param.name,
+            actual=got,
+            limit=want,
+        )
+
+    def _check_aliasing(self, ranges: list[tuple[int, int, str, bool]]) -> None:
+        for i, (lo1, hi1, n1, out1) in enumerate(ranges):
+            for lo2, hi2, n2, out2 in ranges[i + 1 :]:
+                if (out1 or out2) and lo1 < hi2 and lo2 < hi1:
+                    out, other = (n1, n2) if out1 else (n2, n1)
+                    raise AliasingError(
+                        f"kernel {self.name!r}: output {out!r} overlaps the memory of argument "
+                        f"{other!r} (bytes [{lo1:#x}, {hi1:#x}) and [{lo2:#x}, {hi2:#x})); an "
+                        "output must not alias any other argument. Pass separate buffers (copy "
+                        "the input first if you meant to update in place)",
+                        kernel=self.name,
+                        argument=out,
+                        other=other,
+                    )
+
+    def _check_covers(self, shape: tuple[int, ...]) -> None:
+        capacity = self.capacity
+        assert capacity is not None
+        extent = shape if len(capacity) == len(shape) else (int(np.prod(shape)),)
+        for axis, (n, cap) in enumerate(zip(extent, capacity, strict=True)):
+            if n > cap:
+                raise CoverageError(
+                    f"kernel {self.name!r} must cover every element of {self.covers!r} by its "
+                    f"launch contract, but the launch owns {cap} along axis {axis} and "
+                    f"{self.covers!r} has {n}. Prepare with a larger grid (simtsafe.cover(n, "
+                    "block) blocks).",
+                    kernel=self.name,
+                    argument=self.covers,
+                    axis=axis,
+                    actual=n,
+                    limit=cap,
+                )

@@ -1,0 +1,151 @@
+"""Kernel parameters as declared by their annotations.
+
+``parse_params(fn)`` reads a kernel's annotations once, at decoration, into
+``Param`` records that every later stage uses: the rewrite (which parameters
+get a view), the contract binding (names and ranks for ``requires``), the
+Numba signature, and the per-launch argument checks.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from ._errors import SafetyError
+from ._requires import ParamInfo
+from ._spaces import SPACE_NDIM, IndexSpace
+from ._views import DisjointSlice, In, In2D
+
+__all__ = ["Param", "parse_params"]
+
+_SCALAR_BUILTINS: dict[Any, np.dtype[Any]] = {
+    int: np.dtype(np.int64),
+    float: np.dtype(np.float64),
+    bool: np.dtype(np.bool_),
+    complex: np.dtype(np.complex128),
+}
+
+
+@dataclass(frozen=True)
+class Param:
+    """One kernel parameter.
+
+    Attributes:
+        name: the parameter's name.
+        kind: ``"out"`` (DisjointSlice), ``"in"`` (read-only input) or ``"scalar"``.
+        dtype: element dtype of an array, or the scalar's dtype.
+        ndim: array rank (0 for scalars).
+        space: index space of an output, else None.
+        annotation: the annotation as written, for messages.
+    """
+
+    name: str
+    kind: Literal["out", "in", "scalar"]
+    dtype: np.dtype[Any]
+    ndim: int
+    space: str | None
+    annotation: str
+
+    @property
+    def is_array(self) -> bool:
+        return self.kind != "scalar"
+
+    def info(self) -> ParamInfo:
+        """What a ``requires`` relation may say about this parameter."""
+        if self.is_array:
+            return ParamInfo(self.name, "array", self.ndim)
+        kind: Literal["int", "float"] = "int" if self.dtype.kind in "iu" else "float"
+        return ParamInfo(self.name, kind)
+
+
+def _describe(annotation: Any) -> str:
+    text = getattr(annotation, "__name__", None) or repr(annotation)
+    return str(text).replace("simtsafe._views.", "").replace("numpy.", "np.")
+
+
+def _element_dtype(arg: Any, kernel: str, name: str, annotation: Any) -> np.dtype[Any]:
+    if isinstance(arg, type) and issubclass(arg, np.generic) and arg not in (np.generic, np.number):
+        return np.dtype(arg)
+    raise SafetyError(
+        f"kernel {kernel!r}: parameter {name!r} is annotated {_describe(annotation)}, whose "
+        f"element type {_describe(arg)} is not a numpy scalar type; write e.g. "
+        "DisjointSlice[np.float32]",
+        kernel=kernel,
+        rule="annotation",
+    )
+
+
+def _parse_one(name: str, annotation: Any, kernel: str) -> Param:
+    text = _describe(annotation)
+    if annotation is inspect.Parameter.empty:
+        raise SafetyError(
+            f"kernel {kernel!r}: parameter {name!r} has no annotation; annotate outputs as "
+            "DisjointSlice[np.float32] (or DisjointSlice2D[...]), inputs as In[np.float32] "
+            "(or In2D[...]), and scalars as int, float or a numpy scalar type",
+            kernel=kernel,
+            rule="annotation",
+        )
+    if annotation in _SCALAR_BUILTINS:
+        return Param(name, "scalar", _SCALAR_BUILTINS[annotation], 0, None, text)
+    if isinstance(annotation, type) and issubclass(annotation, np.generic):
+        return Param(
+            name, "scalar", _element_dtype(annotation, kernel, name, annotation), 0, None, text
+        )
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin is DisjointSlice:
+        dtype = _element_dtype(args[0], kernel, name, annotation)
+        space = args[1]
+        if not (
+            isinstance(space, type) and issubclass(space, IndexSpace) and space is not IndexSpace
+        ):
+            raise SafetyError(
+                f"kernel {kernel!r}: parameter {name!r}: the second argument of DisjointSlice "
+                f"must be an index space (Index1D, Index2D, PerWarp, PerBlock), got {_describe(space)}",
+                kernel=kernel,
+                rule="annotation",
+            )
+        return Param(name, "out", dtype, SPACE_NDIM[space.__name__], space.__name__, text)
+    if origin in (In, In2D):
+        dtype = _element_dtype(args[0], kernel, name, annotation)
+        return Param(name, "in", dtype, 1 if origin is In else 2, None, text)
+    if annotation in (DisjointSlice, In, In2D):
+        raise SafetyError(
+            f"kernel {kernel!r}: parameter {name!r} is annotated {text} without an element "
+            f"type; write {text}[np.float32] (or the dtype you launch with)",
+            kernel=kernel,
+            rule="annotation",
+        )
+    raise SafetyError(
+        f"kernel {kernel!r}: parameter {name!r} has annotation {text}, which simtsafe does not "
+        "know; use DisjointSlice[...] / DisjointSlice2D[...] for outputs, In[...] / In2D[...] "
+        "for read-only inputs, and int, float, bool or a numpy scalar type for scalars",
+        kernel=kernel,
+        rule="annotation",
+    )
+
+
+def parse_params(fn: Any, kernel: str) -> tuple[Param, ...]:
+    """Read ``fn``'s annotations into ``Param`` records.
+
+    Raises:
+        SafetyError: a parameter is unannotated or its annotation is not a
+            simtsafe view or a supported scalar type.
+    """
+    try:
+        annotations = inspect.get_annotations(fn, eval_str=True)
+    except Exception as exc:  # a NameError in a string annotation, typically
+        raise SafetyError(
+            f"kernel {kernel!r}: its annotations could not be evaluated ({exc})",
+            kernel=kernel,
+            rule="annotation",
+        ) from None
+    sig = inspect.signature(fn)
+    return tuple(
+        _parse_one(name, annotations.get(name, inspect.Parameter.empty), kernel)
+        for name in sig.parameters
+    )

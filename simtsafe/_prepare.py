@@ -1,0 +1,363 @@
+"""``kernel.prepare(...)``: check a launch configuration once, bind it to a device.
+
+Check order (cuda-oxide's): dimensions -> contract (domain, exact block or
+thread budget, dynamic shared memory) -> live device limits per axis and per
+block -> the compiled function's own limits (max threads, static shared
+memory) -> static + dynamic shared memory against the portable limit, then
+the opt-in limit (raising the function's dynamic-shared attribute when
+needed) -> compute capability -> cluster -> cooperative residency.
+
+Everything a launch needs that does not depend on the arguments is computed
+here, so a ``PreparedLaunch`` makes no device query when it is reused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Any, final
+
+from numba import cuda
+
+from ._contract import check_static, normalize_dims
+from ._errors import (
+    ClusterError,
+    ComputeCapabilityError,
+    CooperativeLaunchError,
+    DeviceLimitExceeded,
+    FunctionLimitExceeded,
+    SharedMemoryError,
+)
+from ._launch import LaunchPlan
+from .device._compat import SIMULATOR
+
+if TYPE_CHECKING:
+    from ._kernel import Kernel
+
+__all__ = ["DeviceLimits", "PreparedLaunch", "device_limits", "prepare"]
+
+_AXES = ("x", "y", "z")
+_PORTABLE_CLUSTER = 8
+
+
+@dataclass(frozen=True)
+class DeviceLimits:
+    """The limits of one device that launch checks need (read once per device)."""
+
+    device_id: int
+    name: str
+    compute_capability: tuple[int, int]
+    max_block: tuple[int, int, int]
+    max_grid: tuple[int, int, int]
+    max_threads_per_block: int
+    max_shared_per_block: int
+    max_shared_optin: int
+    multiprocessors: int
+    cooperative: bool
+    clusters: bool
+
+
+#: The simulator's stand-in limits (those of a typical recent GPU).
+SIMULATOR_LIMITS = DeviceLimits(
+    device_id=0,
+    name="CUDA simulator",
+    compute_capability=(9, 0),
+    max_block=(1024, 1024, 64),
+    max_grid=(2**31 - 1, 65535, 65535),
+    max_threads_per_block=1024,
+    max_shared_per_block=48 * 1024,
+    max_shared_optin=48 * 1024,
+    multiprocessors=1,
+    cooperative=False,
+    clusters=False,
+)
+
+
+@cache
+def _limits_for(device_id: int) -> DeviceLimits:
+    dev = cuda.get_current_device()
+    cc = tuple(dev.compute_capability)
+    return DeviceLimits(
+        device_id=device_id,
+        name=str(dev.name.decode() if isinstance(dev.name, bytes) else dev.name),
+        compute_capability=(int(cc[0]), int(cc[1])),
+        max_block=(dev.MAX_BLOCK_DIM_X, dev.MAX_BLOCK_DIM_Y, dev.MAX_BLOCK_DIM_Z),
+        max_grid=(dev.MAX_GRID_DIM_X, dev.MAX_GRID_DIM_Y, dev.MAX_GRID_DIM_Z),
+        max_threads_per_block=dev.MAX_THREADS_PER_BLOCK,
+        max_shared_per_block=dev.MAX_SHARED_MEMORY_PER_BLOCK,
+        max_shared_optin=dev.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+        multiprocessors=dev.MULTIPROCESSOR_COUNT,
+        cooperative=bool(dev.COOPERATIVE_LAUNCH),
+        clusters=cc >= (9, 0),
+    )
+
+
+def device_limits() -> DeviceLimits:
+    """Limits of the current device (the simulator's stand-ins under NUMBA_ENABLE_CUDASIM)."""
+    if SIMULATOR:
+        return SIMULATOR_LIMITS
+    return _limits_for(cuda.get_current_device().id)
+
+
+def _check_device(
+    name: str, grid: tuple[int, ...], block: tuple[int, ...], lim: DeviceLimits
+) -> None:
+    for what, dims, maxima in (("block", block, lim.max_block), ("grid", grid, lim.max_grid)):
+        for axis, value, limit in zip(_AXES, dims, maxima, strict=True):
+            if value > limit:
+                raise DeviceLimitExceeded(
+                    f"kernel {name!r}: {what} {axis} = {value} exceeds the device's limit of "
+                    f"{limit} ({lim.name}, max {what} dims {maxima}). "
+                    + (
+                        "Use fewer threads per block on that axis and more blocks."
+                        if what == "block"
+                        else "Use larger blocks or a grid-stride loop (thread.grid_stride)."
+                    ),
+                    kernel=name,
+                    axis=axis,
+                    actual=value,
+                    limit=limit,
+                    what=what,
+                )
+    threads = block[0] * block[1] * block[2]
+    if threads > lim.max_threads_per_block:
+        raise DeviceLimitExceeded(
+            f"kernel {name!r}: block {block} has {threads} threads, over the device's limit of "
+            f"{lim.max_threads_per_block} threads per block ({lim.name}). Use a smaller block.",
+            kernel=name,
+            axis=None,
+            actual=threads,
+            limit=lim.max_threads_per_block,
+            what="threads per block",
+        )
+
+
+def _set_dynamic_shared_attribute(cufunc: Any, nbytes: int, device_id: int) -> None:
+    from cuda.bindings import driver as drv
+
+    attr = drv.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+    (err,) = drv.cuKernelSetAttribute(attr, nbytes, cufunc.handle, device_id)
+    if err != drv.CUresult.CUDA_SUCCESS:  # pragma: no cover - checked against limits first
+        raise SharedMemoryError(f"could not raise the dynamic shared memory limit: {err}")
+
+
+def _check_function(
+    kernel: Kernel[Any],
+    cufunc: Any,
+    block: tuple[int, int, int],
+    shared_mem: int,
+    lim: DeviceLimits,
+) -> None:
+    name = kernel.name
+    threads = block[0] * block[1] * block[2]
+    attrs = cufunc.attrs
+    if threads > attrs.maxthreads:
+        raise FunctionLimitExceeded(
+            f"kernel {name!r}: the compiled function allows at most {attrs.maxthreads} threads "
+            f"per block (it uses {attrs.regs} registers per thread), got {threads}. Use a "
+            "smaller block, or give the contract max_threads so the compiler budgets registers",
+            kernel=name,
+            actual=threads,
+            limit=attrs.maxthreads,
+        )
+    total = attrs.shared + shared_mem
+    if total > lim.max_shared_optin:
+        raise SharedMemoryError(
+            f"kernel {name!r}: {attrs.shared} B static + {shared_mem} B dynamic shared memory = "
+            f"{total} B exceeds the device's opt-in limit of {lim.max_shared_optin} B per block. "
+            "Use less shared memory per block (smaller tiles).",
+            kernel=name,
+            actual=total,
+            limit=lim.max_shared_optin,
+        )
+    if total > lim.max_shared_per_block:
+        # Above the portable 48 KiB, a kernel must opt in to more dynamic shared memory.
+        _set_dynamic_shared_attribute(cufunc, shared_mem, lim.device_id)
+
+
+def _check_capability(kernel: Kernel[Any], lim: DeviceLimits) -> None:
+    contract = kernel.contract
+    if contract is None or contract.min_compute_capability is None:
+        return
+    need = tuple(contract.min_compute_capability)
+    if lim.compute_capability < need:
+        raise ComputeCapabilityError(
+            f"kernel {kernel.name!r} needs compute capability {need[0]}.{need[1]} by its launch "
+            f"contract, but {lim.name} is {lim.compute_capability[0]}."
+            f"{lim.compute_capability[1]}. Run on a newer GPU or lower min_compute_capability.",
+            kernel=kernel.name,
+            actual=lim.compute_capability,
+            limit=need,
+        )
+
+
+def _check_cluster(kernel: Kernel[Any], grid: tuple[int, int, int], lim: DeviceLimits) -> None:
+    contract = kernel.contract
+    if contract is None or contract.cluster is None:
+        return
+    cluster = tuple(contract.cluster)
+    name = kernel.name
+    if not lim.clusters:
+        raise ClusterError(
+            f"kernel {name!r} uses thread-block clusters {cluster}, which need compute "
+            f"capability 9.0; {lim.name} is {lim.compute_capability[0]}.{lim.compute_capability[1]}.",
+            kernel=name,
+            actual=lim.compute_capability,
+            limit=(9, 0),
+        )
+    size = cluster[0] * cluster[1] * cluster[2]
+    if size > _PORTABLE_CLUSTER:
+        raise ClusterError(
+            f"kernel {name!r}: cluster {cluster} has {size} blocks, over the portable limit of "
+            f"{_PORTABLE_CLUSTER}. Use a cluster of at most {_PORTABLE_CLUSTER} blocks.",
+            kernel=name,
+            actual=size,
+            limit=_PORTABLE_CLUSTER,
+        )
+    for axis, g, c in zip(_AXES, grid, cluster, strict=True):
+        if g % c:
+            raise ClusterError(
+                f"kernel {name!r}: grid {axis} = {g} is not a multiple of the cluster's {axis} = "
+                f"{c}. Round the grid up to a multiple of {c} (simtsafe.cover(n, block) gives the "
+                "block count to round).",
+                kernel=name,
+                axis=axis,
+                actual=g,
+                limit=c,
+            )
+
+
+def _check_cooperative(
+    kernel: Kernel[Any],
+    numba_kernel: Any,
+    grid: tuple[int, int, int],
+    block: tuple[int, int, int],
+    shared_mem: int,
+    lim: DeviceLimits,
+) -> None:
+    contract = kernel.contract
+    if contract is None or not contract.cooperative:
+        return
+    name = kernel.name
+    if not lim.cooperative:
+        raise CooperativeLaunchError(
+            f"kernel {name!r} is cooperative by its contract, but {lim.name} does not support "
+            "cooperative launches.",
+            kernel=name,
+        )
+    blocks = grid[0] * grid[1] * grid[2]
+    if numba_kernel is None:
+        return
+    resident = numba_kernel.max_cooperative_grid_blocks(block, shared_mem)
+    if blocks > resident:
+        raise CooperativeLaunchError(
+            f"kernel {name!r}: a cooperative grid must be co-resident, but {blocks} blocks of "
+            f"{block} exceed the {resident} that fit on {lim.name} at once. Launch at most "
+            f"{resident} blocks (with a grid-stride loop).",
+            kernel=name,
+            actual=blocks,
+            limit=resident,
+        )
+
+
+def prepare(
+    kernel: Kernel[Any], *, grid: Any, block: Any, shared_mem: int, stream: Any
+) -> PreparedLaunch:
+    """Run every launch check that does not need the arguments; see the module docstring."""
+    name = kernel.name
+    grid3 = normalize_dims(grid, kernel=name, what="grid")
+    block3 = normalize_dims(block, kernel=name, what="block")
+    if kernel.contract is not None:
+        check_static(kernel.contract, grid3, block3, shared_mem, kernel=name)
+    elif not isinstance(shared_mem, int) or isinstance(shared_mem, bool) or shared_mem < 0:
+        raise SharedMemoryError(
+            f"kernel {name!r}: shared_mem must be a non-negative int (bytes), got {shared_mem!r}",
+            kernel=name,
+            actual=shared_mem,
+        )
+    lim = device_limits()
+    _check_device(name, grid3, block3, lim)
+    spec = kernel.specialize()
+    if not SIMULATOR:
+        cufunc = spec.numba_kernel._codelibrary.get_cufunc()
+        _check_function(kernel, cufunc, block3, shared_mem, lim)
+    elif shared_mem > lim.max_shared_per_block:
+        raise SharedMemoryError(
+            f"kernel {name!r}: {shared_mem} B dynamic shared memory exceeds the simulator's "
+            f"limit of {lim.max_shared_per_block} B.",
+            kernel=name,
+            actual=shared_mem,
+            limit=lim.max_shared_per_block,
+        )
+    _check_capability(kernel, lim)
+    _check_cluster(kernel, grid3, lim)
+    _check_cooperative(kernel, spec.numba_kernel, grid3, block3, shared_mem, lim)
+    plan = LaunchPlan(kernel, grid3, block3, shared_mem, stream, lim.device_id)
+    return PreparedLaunch._mint(kernel, grid3, block3, shared_mem, stream, lim, plan)
+
+
+_MINT = object()
+
+
+@final
+class PreparedLaunch:
+    """A launch configuration checked against a kernel's contract, device and compiled code.
+
+    Minted only by ``kernel.prepare``; immutable; bound to its kernel and to
+    the device that was current when it was prepared. Calling it checks the
+    arguments (kinds, dtypes, ranks, layout, aliasing, ``requires``,
+    ``covers``) and launches; on any failure nothing is enqueued.
+    """
+
+    __slots__ = ("_plan", "block", "device", "grid", "kernel", "shared_mem", "stream")
+
+    kernel: Kernel[Any]
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    shared_mem: int
+    stream: Any
+    device: DeviceLimits
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        raise TypeError("PreparedLaunch is made by kernel.prepare(grid=..., block=...)")
+
+    @classmethod
+    def _mint(
+        cls,
+        kernel: Kernel[Any],
+        grid: tuple[int, int, int],
+        block: tuple[int, int, int],
+        shared_mem: int,
+        stream: Any,
+        device: DeviceLimits,
+        plan: LaunchPlan,
+    ) -> PreparedLaunch:
+        self = object.__new__(cls)
+        for key, value in (
+            ("kernel", kernel),
+            ("grid", grid),
+            ("block", block),
+            ("shared_mem", shared_mem),
+            ("stream", stream),
+            ("device", device),
+            ("_plan", plan),
+        ):
+            object.__setattr__(self, key, value)
+        return self
+
+    def __setattr__(self, key: str, value: object) -> None:
+        raise AttributeError("PreparedLaunch is immutable; prepare a new one")
+
+    def __delattr__(self, key: str) -> None:
+        raise AttributeError("PreparedLaunch is immutable")
+
+    def __call__(self, *args: Any) -> None:
+        """Check the arguments, then launch. Nothing is enqueued if a check fails."""
+        self._plan.launch(args)
+
+    def __repr__(self) -> str:
+        return (
+            f"PreparedLaunch(kernel={self.kernel.name!r}, grid={self.grid}, block={self.block}"
+            + (f", shared_mem={self.shared_mem}" if self.shared_mem else "")
+            + ")"
+        )

@@ -1,0 +1,52 @@
+"""Index spaces: which elements of an output a witness may address.
+
+A witness (``ThreadIndex[S]``) and an output (``DisjointSlice[T, S]``) both
+carry an index space ``S``. A write needs the two spaces to match, because
+uniqueness of a witness across threads is only proven *within* its space:
+
+* ``Index1D``  -- one element per thread of a 1D grid (``thread.index_1d()``,
+  ``thread.grid_stride(...)``).
+* ``Index2D``  -- one (row, col) element per thread of a 2D grid
+  (``thread.index_2d()``); row follows y, col follows x.
+* ``PerWarp``  -- one element per warp of the launch (``thread.warp_leader()``).
+* ``PerBlock`` -- one element per block of the launch (``thread.block_leader()``).
+
+Shared vocabulary: imports nothing from simtsafe.
+"""
+
+from __future__ import annotations
+
+from typing import final
+
+__all__ = ["SPACE_NDIM", "Index1D", "Index2D", "IndexSpace", "PerBlock", "PerWarp"]
+
+
+class IndexSpace:
+    """Base of the index-space markers; never instantiated."""
+
+    def __init__(self) -> None:
+        raise TypeError(f"{type(self).__name__} is an index-space marker, not a value")
+
+
+@final
+class Index1D(IndexSpace):
+    """One element per thread of a 1D launch."""
+
+
+@final
+class Index2D(IndexSpace):
+    """One (row, col) element per thread of a 2D launch."""
+
+
+@final
+class PerWarp(IndexSpace):
+    """One element per warp of the launch (lane 0 writes)."""
+
+
+@final
+class PerBlock(IndexSpace):
+    """One element per block of the launch (thread (0, 0, 0) writes)."""
+
+
+#: Rank of the arrays each space addresses.
+SPACE_NDIM: dict[str, int] = {"Index1D": 1, "Index2D": 2, "PerWarp": 1, "PerBlock": 1}

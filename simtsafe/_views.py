@@ -1,0 +1,208 @@
+"""Parameter annotations for kernels: ``DisjointSlice``, ``In``, ``ThreadIndex``.
+
+These classes are *descriptions*, read by ``@simtsafe.kernel`` from the
+kernel's annotations and by mypy/pyright. No instance ever exists on the
+host: inside a compiled kernel the parameters are Numba types (see
+``simtsafe.device``), on the simulator they are the simulator's twins. The
+method signatures below are what static checkers hold kernel code to.
+
+Invariant: a ``ThreadIndex[S]`` value can only come from a ``simtsafe.thread``
+constructor, so it addresses an element owned by the current thread alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generic, NoReturn, final, overload
+
+import numpy as np
+from typing_extensions import TypeVar
+
+from ._spaces import Index1D, Index2D, IndexSpace, PerBlock, PerWarp
+
+__all__ = [
+    "DisjointSlice",
+    "DisjointSlice2D",
+    "In",
+    "In2D",
+    "Index1D",
+    "Index2D",
+    "PerBlock",
+    "PerWarp",
+    "ThreadIndex",
+]
+
+T = TypeVar("T", bound=np.generic)
+S = TypeVar("S", bound=IndexSpace, default=Index1D)
+S_co = TypeVar("S_co", bound=IndexSpace, default=Index1D, covariant=True)
+
+_NO_HOST_VALUES = (
+    "{name} exists only inside simtsafe kernels; pass a device array as the "
+    "argument and let the kernel's annotation turn it into a {name}"
+)
+
+
+class _KernelOnly:
+    """No public constructor (the trio pattern): values are made by the kernel."""
+
+    __slots__ = ()
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        raise TypeError(_NO_HOST_VALUES.format(name=type(self).__name__))
+
+
+@final
+class ThreadIndex(_KernelOnly, Generic[S_co]):
+    """A witness that the current thread owns one element of space ``S``.
+
+    Only ``simtsafe.thread`` constructors make one. It has no arithmetic and
+    no comparison; ``index`` (1D spaces) and ``row``/``col`` (``Index2D``)
+    give plain ints that can read inputs but never index a ``DisjointSlice``.
+    An invalid witness (the thread owns nothing) is out of bounds for every
+    slice: writes through it do nothing.
+    """
+
+    __slots__ = ()
+
+    def in_bounds(self, s: DisjointSlice[Any, S_co] | In[Any] | In2D[Any]) -> bool:  # type: ignore[misc]
+        """Does this witness address an element of ``s``?"""
+        raise NotImplementedError
+
+    @property
+    def index(self: ThreadIndex[Index1D] | ThreadIndex[PerWarp] | ThreadIndex[PerBlock]) -> int:
+        """The linear element index (1D spaces), as a plain int."""
+        raise NotImplementedError
+
+    @property
+    def row(self: ThreadIndex[Index2D]) -> int:
+        """Row (y) of a 2D witness, as a plain int."""
+        raise NotImplementedError
+
+    @property
+    def col(self: ThreadIndex[Index2D]) -> int:
+        """Column (x) of a 2D witness, as a plain int."""
+        raise NotImplementedError
+
+
+@final
+class DisjointSlice(_KernelOnly, Generic[T, S]):
+    """An output array that a thread may write only where it owns the element.
+
+    ``DisjointSlice[np.float32]`` is a 1D output in ``Index1D``;
+    ``DisjointSlice2D[np.float32]`` a 2D one; ``DisjointSlice[np.float32,
+    PerBlock]`` a per-block result. Reads and writes take a witness of the same
+    space and are bounds-checked against this array's own shape: out of range,
+    a write does nothing and a read gives zero.
+    """
+
+    __slots__ = ()
+
+    def __getitem__(self, w: ThreadIndex[S]) -> T:
+        raise NotImplementedError
+
+    def __setitem__(self, w: ThreadIndex[S], value: T) -> None:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def size(self) -> int:
+        """Number of elements."""
+        raise NotImplementedError
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The array's shape."""
+        raise NotImplementedError
+
+    @property
+    def unchecked(self) -> _UncheckedView[T]:
+        """The raw array: plain-int writes, no witness.
+
+        Safety:
+            Only inside ``with simtsafe.unsafe("SAFETY: ..."):``. The caller
+            guarantees no two threads write the same element and every index
+            is in bounds.
+        """
+        raise NotImplementedError
+
+
+DisjointSlice2D = DisjointSlice[T, Index2D]
+"""A 2D output addressed by ``thread.index_2d()`` witnesses."""
+
+
+@final
+class _UncheckedView(_KernelOnly, Generic[T]):
+    """What ``DisjointSlice.unchecked`` gives: a raw, writable array."""
+
+    __slots__ = ()
+
+    def __getitem__(self, i: int | tuple[int, ...]) -> T:
+        raise NotImplementedError
+
+    def __setitem__(self, i: int | tuple[int, ...], value: T) -> None:
+        raise NotImplementedError
+
+
+@final
+class In(_KernelOnly, Generic[T]):
+    """A read-only 1D input. Any store is rejected when the kernel compiles."""
+
+    __slots__ = ()
+
+    @overload
+    def __getitem__(self, i: int) -> T: ...
+    @overload
+    def __getitem__(self, i: ThreadIndex[Index1D]) -> T: ...
+    def __getitem__(self, i: int | ThreadIndex[Index1D]) -> T:
+        raise NotImplementedError
+
+    def __setitem__(self, i: object, value: object) -> NoReturn:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def size(self) -> int:
+        """Number of elements."""
+        raise NotImplementedError
+
+    @property
+    def shape(self) -> tuple[int]:
+        """The array's shape."""
+        raise NotImplementedError
+
+
+@final
+class In2D(_KernelOnly, Generic[T]):
+    """A read-only 2D input. Any store is rejected when the kernel compiles."""
+
+    __slots__ = ()
+
+    @overload
+    def __getitem__(self, i: tuple[int, int]) -> T: ...
+    @overload
+    def __getitem__(self, i: ThreadIndex[Index2D]) -> T: ...
+    def __getitem__(self, i: tuple[int, int] | ThreadIndex[Index2D]) -> T:
+        raise NotImplementedError
+
+    def __setitem__(self, i: object, value: object) -> NoReturn:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def size(self) -> int:
+        """Number of elements."""
+        raise NotImplementedError
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """The array's shape."""
+        raise NotImplementedError
+
+
+# Re-exported so ``from simtsafe import PerBlock`` reads next to the views.
+_ = (PerWarp, PerBlock)

@@ -1,0 +1,1 @@
+"""Decoration-time analysis of kernel source: safety rules and the rewrite Numba compiles."""

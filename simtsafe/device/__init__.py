@@ -1,0 +1,29 @@
+"""Device side: Numba types and lowering (GPU/PTX) or their simulator twins.
+
+``builtins(proven_domain=...)`` gives the private ``__ss_*`` names that the
+kernel decorator's rewrite of a user function refers to; the backend is
+picked once, at import, from ``NUMBA_ENABLE_CUDASIM``.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from ._compat import SIMULATOR
+
+__all__ = ["SIMULATOR", "builtins"]
+
+
+@cache
+def _builtins(proven_domain: int | None) -> tuple[tuple[str, Any], ...]:
+    if SIMULATOR:
+        from . import _sim as backend
+    else:
+        from . import _cuda as backend  # type: ignore[no-redef]
+    return tuple(backend.builtins(proven_domain=proven_domain).items())
+
+
+def builtins(*, proven_domain: int | None) -> dict[str, Any]:
+    """Fresh dict of the ``__ss_*`` implementations for a kernel's proven domain."""
+    return dict(_builtins(proven_domain))

@@ -1,0 +1,608 @@
+"""Numba-CUDA types, typing rules and lowering for views and witnesses.
+
+This is the only module that touches numba-cuda's typing and lowering
+machinery. It registers, through ``numba.cuda.extending`` (numba-cuda's own
+registries, not numba core's):
+
+* ``DisjointSliceType(arr, space)`` -- a one-member struct around the array,
+  so the kernel ABI and the generated loads/stores are the raw array's.
+* ``ThreadIndexType(space)`` -- an opaque struct of one (1D spaces) or two
+  (``Index2D``) ``intp``; no arithmetic, no comparison, no constructor.
+* typing templates for ``setitem``/``getitem``/``len``/attributes whose
+  rejections start with ``simtsafe:`` (the kernel decorator lifts those lines
+  out of Numba's report).
+* the private intrinsics the kernel decorator injects into rewritten kernels
+  (``__ss_*`` names; user code cannot name them).
+
+Invariant: a ``ThreadIndexType`` value is produced only by the witness
+intrinsics below; each gives distinct (or invalid) indices to distinct
+threads of a launch whose shape matches the witness's space.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from llvmlite import ir
+from numba.cuda import cgutils, nvvmutils, types
+from numba.cuda.core import errors
+from numba.cuda.extending import (
+    intrinsic,
+    lower_builtin,
+    lower_getattr,
+    models,
+    register_model,
+)
+from numba.cuda.np.arrayobj import load_item, make_array, store_item
+from numba.cuda.typing.templates import (
+    AbstractTemplate,
+    AttributeTemplate,
+    bound_function,
+    infer_getattr,
+    infer_global,
+    signature,
+)
+
+from .._spaces import SPACE_NDIM
+
+__all__ = ["SENTINEL", "DisjointSliceType", "ThreadIndexType", "builtins"]
+
+#: Index of an invalid witness: out of bounds for every array (unsigned compare).
+SENTINEL = 2**63 - 1
+
+_I64 = ir.IntType(64)
+
+_CTOR_FOR_SPACE = {
+    "Index1D": "thread.index_1d() or `for w in thread.grid_stride(out)`",
+    "Index2D": "thread.index_2d()",
+    "PerWarp": "thread.warp_leader()",
+    "PerBlock": "thread.block_leader()",
+}
+
+
+# --------------------------------------------------------------------------- types
+
+
+class ThreadIndexType(types.Type):
+    """Numba type of a witness of one index space."""
+
+    def __init__(self, space: str) -> None:
+        self.space = space
+        self.rank = SPACE_NDIM[space]
+        super().__init__(name=f"ThreadIndex[{space}]")
+
+
+class DisjointSliceType(types.Type):
+    """Numba type of an output view: an array plus the index space that may write it."""
+
+    def __init__(self, arr_type: types.Array, space: str) -> None:
+        self.arr_type = arr_type
+        self.space = space
+        self.dtype = arr_type.dtype
+        self.ndim = arr_type.ndim
+        super().__init__(name=f"DisjointSlice[{arr_type}, {space}]")
+
+
+@register_model(ThreadIndexType)
+class _ThreadIndexModel(models.StructModel):  # type: ignore[misc]
+    def __init__(self, dmm: Any, fe_type: ThreadIndexType) -> None:
+        names = ("i",) if fe_type.rank == 1 else ("r", "c")
+        super().__init__(dmm, fe_type, [(n, types.intp) for n in names])
+
+
+@register_model(DisjointSliceType)
+class _DisjointSliceModel(models.StructModel):  # type: ignore[misc]
+    def __init__(self, dmm: Any, fe_type: DisjointSliceType) -> None:
+        super().__init__(dmm, fe_type, [("arr", fe_type.arr_type)])
+
+
+def _reject(message: str) -> errors.TypingError:
+    return errors.TypingError("simtsafe: " + message)
+
+
+def _contains_witness(ty: Any) -> bool:
+    if isinstance(ty, ThreadIndexType):
+        return True
+    if isinstance(ty, types.BaseTuple):
+        return any(_contains_witness(t) for t in ty.types)
+    return False
+
+
+# --------------------------------------------------------------------------- codegen helpers
+
+
+def _sreg(builder: ir.IRBuilder, name: str) -> ir.Value:
+    return builder.zext(nvvmutils.call_sreg(builder, name), _I64)
+
+
+def _const(v: int) -> ir.Constant:
+    return ir.Constant(_I64, v)
+
+
+def _all_one(builder: ir.IRBuilder, names: Sequence[str]) -> ir.Value:
+    ok = ir.Constant(ir.IntType(1), 1)
+    for n in names:
+        ok = builder.and_(ok, builder.icmp_unsigned("==", _sreg(builder, n), _const(1)))
+    return ok
+
+
+def _linear_1d(builder: ir.IRBuilder) -> ir.Value:
+    return builder.add(
+        builder.mul(_sreg(builder, "ctaid.x"), _sreg(builder, "ntid.x")), _sreg(builder, "tid.x")
+    )
+
+
+def _linear_tid_in_block(builder: ir.IRBuilder) -> ir.Value:
+    tx, ty, tz = (_sreg(builder, f"tid.{a}") for a in "xyz")
+    nx, ny = _sreg(builder, "ntid.x"), _sreg(builder, "ntid.y")
+    return builder.add(tx, builder.mul(nx, builder.add(ty, builder.mul(ny, tz))))
+
+
+def _linear_block(builder: ir.IRBuilder) -> ir.Value:
+    bx, by, bz = (_sreg(builder, f"ctaid.{a}") for a in "xyz")
+    gx, gy = _sreg(builder, "nctaid.x"), _sreg(builder, "nctaid.y")
+    return builder.add(bx, builder.mul(gx, builder.add(by, builder.mul(gy, bz))))
+
+
+def _make_witness(
+    context: Any, builder: ir.IRBuilder, wty: ThreadIndexType, idx: list[ir.Value]
+) -> Any:
+    w = cgutils.create_struct_proxy(wty)(context, builder)
+    if wty.rank == 1:
+        w.i = idx[0]
+    else:
+        w.r, w.c = idx
+    return w._getvalue()
+
+
+def _witness_indices(
+    context: Any, builder: ir.IRBuilder, wty: ThreadIndexType, val: Any
+) -> list[Any]:
+    w = cgutils.create_struct_proxy(wty)(context, builder, value=val)
+    return [w.i] if wty.rank == 1 else [w.r, w.c]
+
+
+def _guarded_pointer(
+    context: Any, builder: ir.IRBuilder, arrty: types.Array, arrval: Any, idx: list[Any]
+) -> tuple[ir.Value, Callable[[], ir.Value]]:
+    """(in-bounds predicate, thunk computing the element pointer) for a witness index.
+
+    The compare is unsigned, so the invalid-witness sentinel and any
+    negative value are out of bounds; the pointer math skips Numba's
+    negative-index wraparound because witness indices are never negative.
+    """
+    ary = make_array(arrty)(context, builder, arrval)
+    shapes = cgutils.unpack_tuple(builder, ary.shape, arrty.ndim)
+    ok = ir.Constant(ir.IntType(1), 1)
+    for i, n in zip(idx, shapes, strict=True):
+        ok = builder.and_(ok, builder.icmp_unsigned("<", i, n))
+
+    def pointer() -> ir.Value:
+        strides = cgutils.unpack_tuple(builder, ary.strides, arrty.ndim)
+        return cgutils.get_item_pointer2(
+            context, builder, ary.data, shapes, strides, arrty.layout, idx, wraparound=False
+        )
+
+    return ok, pointer
+
+
+def _store(
+    context: Any, builder: ir.IRBuilder, arrty: Any, arrval: Any, idx: list[Any], val: Any
+) -> None:
+    ok, pointer = _guarded_pointer(context, builder, arrty, arrval, idx)
+    with builder.if_then(ok, likely=True):
+        store_item(context, builder, arrty, val, pointer())
+
+
+def _load(context: Any, builder: ir.IRBuilder, arrty: Any, arrval: Any, idx: list[Any]) -> Any:
+    ok, pointer = _guarded_pointer(context, builder, arrty, arrval, idx)
+    out = cgutils.alloca_once_value(builder, context.get_constant_null(arrty.dtype))
+    with builder.if_then(ok, likely=True):
+        builder.store(load_item(context, builder, arrty, pointer()), out)
+    return builder.load(out)
+
+
+def _slice_array(context: Any, builder: ir.IRBuilder, dsty: DisjointSliceType, val: Any) -> Any:
+    return cgutils.create_struct_proxy(dsty)(context, builder, value=val).arr
+
+
+# --------------------------------------------------------------------------- typing: views
+
+
+@infer_global(operator.setitem)
+class _SetItem(AbstractTemplate):  # type: ignore[misc]
+    def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
+        target, idx, val = args
+        if isinstance(target, types.Array) and not target.mutable:
+            raise _reject(
+                f"cannot store into a read-only input ({target}): In[...] parameters are "
+                "read-only. Make the parameter a DisjointSlice output if the kernel writes it"
+            )
+        if not isinstance(target, DisjointSliceType):
+            return None
+        ctor = _CTOR_FOR_SPACE[target.space]
+        if not isinstance(idx, ThreadIndexType):
+            raise _reject(
+                f"a DisjointSlice is written only through a ThreadIndex witness of its space "
+                f"({target.space}); got an index of type {idx}. Get a witness with {ctor}, "
+                'or write out.unchecked[...] inside `with simtsafe.unsafe("SAFETY: ...")`'
+            )
+        if idx.space != target.space:
+            raise _reject(
+                f"a {idx} witness cannot write a DisjointSlice of space {target.space}: "
+                f"its uniqueness is proven for {idx.space} only. Use {ctor}"
+            )
+        if self.context.can_convert(val, target.dtype) is None:
+            raise _reject(
+                f"cannot store a value of type {val} into a DisjointSlice of {target.dtype}"
+            )
+        return signature(types.none, target, idx, val)
+
+
+@infer_global(operator.getitem)
+class _GetItem(AbstractTemplate):  # type: ignore[misc]
+    def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
+        target, idx = args
+        if isinstance(target, DisjointSliceType):
+            if not isinstance(idx, ThreadIndexType) or idx.space != target.space:
+                raise _reject(
+                    f"a DisjointSlice of space {target.space} is read only through a witness of "
+                    f"that space (got {idx}): any other element may be written by another "
+                    f"thread. Read through {_CTOR_FOR_SPACE[target.space]}, or keep the value in "
+                    "a local"
+                )
+            return signature(target.dtype, target, idx)
+        if isinstance(target, types.Array) and isinstance(idx, ThreadIndexType):
+            if idx.rank != target.ndim:
+                raise _reject(
+                    f"a {idx} witness addresses {idx.rank}D elements, but the array is "
+                    f"{target.ndim}D; use a witness of matching rank or index with plain ints"
+                )
+            return signature(target.dtype, target, idx)
+        return None
+
+
+@infer_global(len)
+class _Len(AbstractTemplate):  # type: ignore[misc]
+    def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
+        if len(args) == 1 and isinstance(args[0], DisjointSliceType):
+            return signature(types.intp, args[0])
+        return None
+
+
+@infer_getattr
+class _SliceAttrs(AttributeTemplate):  # type: ignore[misc]
+    key = DisjointSliceType
+
+    def resolve_size(self, ds: DisjointSliceType) -> Any:
+        return types.intp
+
+    def resolve_ndim(self, ds: DisjointSliceType) -> Any:
+        return types.intp
+
+    def resolve_shape(self, ds: DisjointSliceType) -> Any:
+        return types.UniTuple(types.intp, ds.ndim)
+
+    def resolve_unchecked(self, ds: DisjointSliceType) -> Any:
+        return ds.arr_type
+
+
+@infer_getattr
+class _WitnessAttrs(AttributeTemplate):  # type: ignore[misc]
+    key = ThreadIndexType
+
+    def resolve_index(self, w: ThreadIndexType) -> Any:
+        if w.rank != 1:
+            raise _reject(f"{w} has no .index; a 2D witness has .row and .col")
+        return types.intp
+
+    def resolve_row(self, w: ThreadIndexType) -> Any:
+        if w.rank != 2:
+            raise _reject(f"{w} has no .row; a 1D witness has .index")
+        return types.intp
+
+    def resolve_col(self, w: ThreadIndexType) -> Any:
+        if w.rank != 2:
+            raise _reject(f"{w} has no .col; a 1D witness has .index")
+        return types.intp
+
+    @bound_function("ThreadIndex.in_bounds")
+    def resolve_in_bounds(self, w: ThreadIndexType, args: tuple[Any, ...], kws: Any) -> Any:
+        (target,) = args
+        arr = target.arr_type if isinstance(target, DisjointSliceType) else target
+        if not isinstance(arr, types.Array):
+            raise _reject(f"w.in_bounds() takes a DisjointSlice or an input array, got {target}")
+        if isinstance(target, DisjointSliceType) and target.space != w.space:
+            raise _reject(f"{w}.in_bounds() of a DisjointSlice of space {target.space}")
+        if arr.ndim != w.rank:
+            raise _reject(f"{w}.in_bounds() of a {arr.ndim}D array")
+        return signature(types.boolean, target)
+
+
+# --------------------------------------------------------------------------- lowering: views
+
+
+@lower_builtin(operator.setitem, DisjointSliceType, ThreadIndexType, types.Any)
+def _lower_setitem(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+    dsty, wty, vty = sig.args
+    val = context.cast(builder, args[2], vty, dsty.dtype)
+    arr = _slice_array(context, builder, dsty, args[0])
+    _store(
+        context, builder, dsty.arr_type, arr, _witness_indices(context, builder, wty, args[1]), val
+    )
+    return context.get_dummy_value()
+
+
+@lower_builtin(operator.getitem, DisjointSliceType, ThreadIndexType)
+def _lower_getitem_slice(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+    dsty, wty = sig.args
+    arr = _slice_array(context, builder, dsty, args[0])
+    return _load(
+        context, builder, dsty.arr_type, arr, _witness_indices(context, builder, wty, args[1])
+    )
+
+
+@lower_builtin(operator.getitem, types.Array, ThreadIndexType)
+def _lower_getitem_array(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+    arrty, wty = sig.args
+    return _load(context, builder, arrty, args[0], _witness_indices(context, builder, wty, args[1]))
+
+
+@lower_builtin(len, DisjointSliceType)
+def _lower_len(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+    (dsty,) = sig.args
+    ary = make_array(dsty.arr_type)(context, builder, _slice_array(context, builder, dsty, args[0]))
+    return cgutils.unpack_tuple(builder, ary.shape, dsty.ndim)[0]
+
+
+@lower_getattr(DisjointSliceType, "size")
+def _lower_size(context: Any, builder: ir.IRBuilder, ty: Any, val: Any) -> Any:
+    return make_array(ty.arr_type)(context, builder, _slice_array(context, builder, ty, val)).nitems
+
+
+@lower_getattr(DisjointSliceType, "ndim")
+def _lower_ndim(context: Any, builder: ir.IRBuilder, ty: Any, val: Any) -> Any:
+    return context.get_constant(types.intp, ty.ndim)
+
+
+@lower_getattr(DisjointSliceType, "shape")
+def _lower_shape(context: Any, builder: ir.IRBuilder, ty: Any, val: Any) -> Any:
+    return make_array(ty.arr_type)(context, builder, _slice_array(context, builder, ty, val)).shape
+
+
+@lower_getattr(DisjointSliceType, "unchecked")
+def _lower_unchecked(context: Any, builder: ir.IRBuilder, ty: Any, val: Any) -> Any:
+    return _slice_array(context, builder, ty, val)
+
+
+@lower_getattr(ThreadIndexType, "index")
+def _lower_index(context: Any, builder: ir.IRBuilder, ty: Any, val: Any) -> Any:
+    return _witness_indices(context, builder, ty, val)[0]
+
+
+@lower_getattr(ThreadIndexType, "row")
+def _lower_row(context: Any, builder: ir.IRBuilder, ty: Any, val: Any) -> Any:
+    return _witness_indices(context, builder, ty, val)[0]
+
+
+@lower_getattr(ThreadIndexType, "col")
+def _lower_col(context: Any, builder: ir.IRBuilder, ty: Any, val: Any) -> Any:
+    return _witness_indices(context, builder, ty, val)[1]
+
+
+@lower_builtin("ThreadIndex.in_bounds", ThreadIndexType, types.Any)
+def _lower_in_bounds(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+    wty, target = sig.args
+    if isinstance(target, DisjointSliceType):
+        arrty, arr = target.arr_type, _slice_array(context, builder, target, args[1])
+    else:
+        arrty, arr = target, args[1]
+    ok, _ = _guarded_pointer(
+        context, builder, arrty, arr, _witness_indices(context, builder, wty, args[0])
+    )
+    return ok
+
+
+# --------------------------------------------------------------------------- intrinsics
+
+
+def _witness_intrinsic(space: str, compute: Callable[[ir.IRBuilder], list[ir.Value]]) -> Any:
+    wty = ThreadIndexType(space)
+
+    def typer(typingctx: Any) -> Any:
+        def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+            return _make_witness(context, builder, wty, compute(builder))
+
+        return wty(), codegen
+
+    return intrinsic(typer)
+
+
+def _index_1d(checked: bool) -> Callable[[ir.IRBuilder], list[ir.Value]]:
+    def compute(builder: ir.IRBuilder) -> list[ir.Value]:
+        i = _linear_1d(builder)
+        if checked:
+            ok = _all_one(builder, ("ntid.y", "ntid.z", "nctaid.y", "nctaid.z"))
+            i = builder.select(ok, i, _const(SENTINEL))
+        return [i]
+
+    return compute
+
+
+def _index_2d(checked: bool) -> Callable[[ir.IRBuilder], list[ir.Value]]:
+    def compute(builder: ir.IRBuilder) -> list[ir.Value]:
+        row = builder.add(
+            builder.mul(_sreg(builder, "ctaid.y"), _sreg(builder, "ntid.y")),
+            _sreg(builder, "tid.y"),
+        )
+        col = _linear_1d(builder)
+        if checked:
+            ok = _all_one(builder, ("ntid.z", "nctaid.z"))
+            row = builder.select(ok, row, _const(SENTINEL))
+        return [row, col]
+
+    return compute
+
+
+def _warp_leader(builder: ir.IRBuilder) -> list[ir.Value]:
+    nthreads = builder.mul(
+        builder.mul(_sreg(builder, "ntid.x"), _sreg(builder, "ntid.y")), _sreg(builder, "ntid.z")
+    )
+    warps_per_block = builder.udiv(builder.add(nthreads, _const(31)), _const(32))
+    ltid = _linear_tid_in_block(builder)
+    idx = builder.add(
+        builder.mul(_linear_block(builder), warps_per_block), builder.udiv(ltid, _const(32))
+    )
+    is_lane0 = builder.icmp_unsigned("==", builder.and_(ltid, _const(31)), _const(0))
+    return [builder.select(is_lane0, idx, _const(SENTINEL))]
+
+
+def _block_leader(builder: ir.IRBuilder) -> list[ir.Value]:
+    is_first = builder.icmp_unsigned("==", _linear_tid_in_block(builder), _const(0))
+    return [builder.select(is_first, _linear_block(builder), _const(SENTINEL))]
+
+
+def _scalar_intrinsic(compute: Callable[[ir.IRBuilder], ir.Value]) -> Any:
+    def typer(typingctx: Any) -> Any:
+        def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+            return compute(builder)
+
+        return types.intp(), codegen
+
+    return intrinsic(typer)
+
+
+@intrinsic
+def _mint_1d(typingctx: Any, k: Any) -> Any:
+    """Witness for grid-stride element ``k`` (only emitted by the grid_stride rewrite)."""
+    if not isinstance(k, types.Integer):
+        return None
+    wty = ThreadIndexType("Index1D")
+
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        return _make_witness(context, builder, wty, [context.cast(builder, args[0], k, types.intp)])
+
+    return wty(k), codegen
+
+
+@intrinsic
+def _extent(typingctx: Any, s: Any) -> Any:
+    """Number of elements of a DisjointSlice or input array (grid_stride's bound)."""
+    if isinstance(s, DisjointSliceType):
+        arrty = s.arr_type
+    elif isinstance(s, types.Array):
+        arrty = s
+    else:
+        raise _reject(f"thread.grid_stride() takes a DisjointSlice or an input array, got {s}")
+    if arrty.ndim != 1:
+        raise _reject(f"thread.grid_stride() walks 1D arrays; got a {arrty.ndim}D one")
+
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        arr = _slice_array(context, builder, s, args[0]) if s is not arrty else args[0]
+        return make_array(arrty)(context, builder, arr).nitems
+
+    return types.intp(s), codegen
+
+
+@intrinsic
+def _no_witness(typingctx: Any, x: Any) -> Any:
+    """Identity that refuses witnesses: wraps every ``return`` of a device helper."""
+    if _contains_witness(x):
+        raise _reject(
+            f"a device helper may not return a witness ({x}): witnesses are made in the "
+            "function that uses them. Return plain values, or pass the DisjointSlice to the helper"
+        )
+
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        return args[0]
+
+    return x(x), codegen
+
+
+def _make_view(space: str | None) -> Any:
+    """Intrinsic turning a kernel's plain array argument into its typed view."""
+
+    def typer(typingctx: Any, arr: Any) -> Any:
+        if not isinstance(arr, types.Array):
+            raise _reject(f"expected a device array argument, got {arr}")
+        if space is None:  # In[...]: Numba's readonly array type refuses every store
+            rt: Any = arr.copy(readonly=True)
+        else:
+            if arr.ndim != SPACE_NDIM[space]:
+                raise _reject(
+                    f"a DisjointSlice of space {space} is {SPACE_NDIM[space]}D; got a "
+                    f"{arr.ndim}D array"
+                )
+            rt = DisjointSliceType(arr, space)
+
+        def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+            if space is None:
+                return args[0]
+            view = cgutils.create_struct_proxy(rt)(context, builder)
+            view.arr = args[0]
+            return view._getvalue()
+
+        return rt(arr), codegen
+
+    return intrinsic(typer)
+
+
+@intrinsic
+def _require_block(typingctx: Any, x: Any, y: Any, z: Any) -> Any:
+    """Stamp ``.reqntid x, y, z`` on the kernel: the driver then refuses any other block.
+
+    Emitted by the decorator as the kernel's first statement when the
+    contract fixes the block (never together with launch_bounds: ptxas
+    rejects .maxntid with .reqntid).
+    """
+    dims = tuple(getattr(t, "literal_value", None) for t in (x, y, z))
+    if any(not isinstance(d, int) for d in dims):
+        return None
+
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        module, fn = builder.module, builder.function
+        annotations = cgutils.get_or_insert_named_metadata(module, "nvvm.annotations")
+        for key, value in zip(("reqntidx", "reqntidy", "reqntidz"), dims, strict=True):
+            md = module.add_metadata(
+                [fn, ir.MetaDataString(module, key), ir.Constant(ir.IntType(32), value)]
+            )
+            annotations.add(md)
+        return context.get_dummy_value()
+
+    return types.none(x, y, z), codegen
+
+
+def builtins(*, proven_domain: int | None) -> dict[str, Any]:
+    """The ``__ss_*`` names a rewritten kernel or helper is executed with.
+
+    Args:
+        proven_domain: the launch rank the host proves before every launch
+            (a contract's ``domain``), or None for helpers and contract-less
+            kernels, whose witnesses check the launch shape on the device.
+    """
+    proven1 = proven_domain == 1
+    proven2 = proven_domain == 2
+    gs_start = _scalar_intrinsic(lambda b: _index_1d(not proven1)(b)[0])
+    gs_step = _scalar_intrinsic(lambda b: b.mul(_sreg(b, "nctaid.x"), _sreg(b, "ntid.x")))
+    names: dict[str, Any] = {
+        "__ss_index_1d": _witness_intrinsic("Index1D", _index_1d(not proven1)),
+        "__ss_index_2d": _witness_intrinsic("Index2D", _index_2d(not proven2)),
+        "__ss_warp_leader": _witness_intrinsic("PerWarp", _warp_leader),
+        "__ss_block_leader": _witness_intrinsic("PerBlock", _block_leader),
+        "__ss_gs_start": gs_start,
+        "__ss_gs_step": gs_step,
+        "__ss_mint_1d": _mint_1d,
+        "__ss_extent": _extent,
+        "__ss_no_witness": _no_witness,
+        "__ss_require_block": _require_block,
+        "__ss_view_in": _VIEW_IN,
+    }
+    for space in SPACE_NDIM:
+        names[f"__ss_view_{space}"] = _VIEWS[space]
+    return names
+
+
+_VIEW_IN = _make_view(None)
+_VIEWS = {space: _make_view(space) for space in SPACE_NDIM}

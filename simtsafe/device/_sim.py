@@ -1,0 +1,337 @@
+"""Simulator twins of the device types (``NUMBA_ENABLE_CUDASIM=1``).
+
+On the simulator a kernel is plain Python run by one ``threading.Thread``
+per CUDA thread, so views and witnesses are Python objects that make the
+same checks the Numba typing rules make, at the moment the line runs, and
+raise ``SafetyError`` with the same ``simtsafe:`` text.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any, Final, NoReturn, final
+
+from .._errors import SafetyError
+from .._spaces import SPACE_NDIM
+
+__all__ = ["SimDisjointSlice", "SimInput", "SimWitness", "builtins"]
+
+SENTINEL: Final = 2**63 - 1
+
+_CTOR_FOR_SPACE = {
+    "Index1D": "thread.index_1d() or `for w in thread.grid_stride(out)`",
+    "Index2D": "thread.index_2d()",
+    "PerWarp": "thread.warp_leader()",
+    "PerBlock": "thread.block_leader()",
+}
+
+
+def _reject(message: str) -> NoReturn:
+    raise SafetyError("simtsafe: " + message, rule="typing")
+
+
+@final
+class SimWitness:
+    """A witness on the simulator: its space and its indices (SENTINEL when invalid)."""
+
+    __slots__ = ("_idx", "_space")
+
+    def __init__(self, space: str, idx: tuple[int, ...], _token: object = None) -> None:
+        if _token is not _TOKEN:
+            _reject("ThreadIndex has no public constructor; use a simtsafe.thread constructor")
+        self._space = space
+        self._idx = idx
+
+    @property
+    def index(self) -> int:
+        if len(self._idx) != 1:
+            _reject(f"ThreadIndex[{self._space}] has no .index; a 2D witness has .row and .col")
+        return self._idx[0]
+
+    @property
+    def row(self) -> int:
+        if len(self._idx) != 2:
+            _reject(f"ThreadIndex[{self._space}] has no .row; a 1D witness has .index")
+        return self._idx[0]
+
+    @property
+    def col(self) -> int:
+        if len(self._idx) != 2:
+            _reject(f"ThreadIndex[{self._space}] has no .col; a 1D witness has .index")
+        return self._idx[1]
+
+    def in_bounds(self, s: Any) -> bool:
+        shape = _shape_of(s)
+        if isinstance(s, SimDisjointSlice) and s._space != self._space:
+            _reject(
+                f"ThreadIndex[{self._space}].in_bounds() of a DisjointSlice of space {s._space}"
+            )
+        if len(shape) != len(self._idx):
+            _reject(f"ThreadIndex[{self._space}].in_bounds() of a {len(shape)}D array")
+        return all(0 <= i < n for i, n in zip(self._idx, shape, strict=True))
+
+    def _refuse(self, *args: object) -> NoReturn:
+        _reject(
+            f"no arithmetic or comparison on a witness (ThreadIndex[{self._space}]); use "
+            ".index / .row / .col for a plain int (which can no longer index a DisjointSlice)"
+        )
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _refuse
+    __floordiv__ = __truediv__ = __mod__ = __neg__ = __index__ = __int__ = _refuse
+    __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __ne__ = __bool__ = _refuse
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"ThreadIndex[{self._space}]{self._idx}"
+
+
+_TOKEN = object()
+
+
+def _shape_of(s: Any) -> tuple[int, ...]:
+    if isinstance(s, SimDisjointSlice | SimInput):
+        return tuple(s._arr.shape)
+    return tuple(s.shape)
+
+
+def _witness_for(arr_shape: Sequence[int], w: Any, what: str) -> tuple[int, ...] | None:
+    """Indices of ``w`` if in bounds, None if out of bounds; rejects non-witnesses."""
+    if not isinstance(w, SimWitness):
+        _reject(what)
+    if len(w._idx) != len(arr_shape):
+        _reject(
+            f"a ThreadIndex[{w._space}] witness addresses {len(w._idx)}D elements, but the "
+            f"array is {len(arr_shape)}D"
+        )
+    if all(0 <= i < n for i, n in zip(w._idx, arr_shape, strict=True)):
+        return w._idx
+    return None
+
+
+@final
+class SimDisjointSlice:
+    """Output view on the simulator: witness-only access, bounds-checked."""
+
+    __slots__ = ("_arr", "_space")
+
+    def __init__(self, arr: Any, space: str) -> None:
+        self._arr = arr
+        self._space = space
+
+    def _check_space(self, w: Any, writing: bool) -> None:
+        ctor = _CTOR_FOR_SPACE[self._space]
+        if not isinstance(w, SimWitness):
+            if writing:
+                _reject(
+                    "a DisjointSlice is written only through a ThreadIndex witness of its space "
+                    f"({self._space}); got an index of type {type(w).__name__}. Get a witness "
+                    f'with {ctor}, or write out.unchecked[...] inside `with simtsafe.unsafe("'
+                    'SAFETY: ...")`'
+                )
+            _reject(
+                f"a DisjointSlice of space {self._space} is read only through a witness of that "
+                f"space (got {type(w).__name__}): any other element may be written by another "
+                f"thread. Read through {ctor}, or keep the value in a local"
+            )
+        if w._space != self._space:
+            verb = "write" if writing else "read"
+            _reject(
+                f"a ThreadIndex[{w._space}] witness cannot {verb} a DisjointSlice of space "
+                f"{self._space}: its uniqueness is proven for {w._space} only. Use {ctor}"
+            )
+
+    def __setitem__(self, w: Any, value: Any) -> None:
+        self._check_space(w, writing=True)
+        idx = _witness_for(self._arr.shape, w, "")
+        if idx is not None:
+            self._arr[idx if len(idx) > 1 else idx[0]] = value
+
+    def __getitem__(self, w: Any) -> Any:
+        self._check_space(w, writing=False)
+        idx = _witness_for(self._arr.shape, w, "")
+        if idx is None:
+            return self._arr.dtype.type(0)
+        return self._arr[idx if len(idx) > 1 else idx[0]]
+
+    def __len__(self) -> int:
+        return int(self._arr.shape[0])
+
+    @property
+    def size(self) -> int:
+        return int(self._arr.size)
+
+    @property
+    def ndim(self) -> int:
+        return int(self._arr.ndim)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self._arr.shape)
+
+    @property
+    def unchecked(self) -> Any:
+        return self._arr
+
+
+@final
+class SimInput:
+    """Read-only input view on the simulator."""
+
+    __slots__ = ("_arr",)
+
+    def __init__(self, arr: Any) -> None:
+        self._arr = arr
+
+    def __setitem__(self, i: Any, value: Any) -> NoReturn:
+        _reject(
+            f"cannot store into a read-only input (array({self._arr.dtype}, {self._arr.ndim}d)): "
+            "In[...] parameters are read-only. Make the parameter a DisjointSlice output if the "
+            "kernel writes it"
+        )
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, SimWitness):
+            idx = _witness_for(self._arr.shape, i, "")
+            if idx is None:
+                return self._arr.dtype.type(0)
+            return self._arr[idx if len(idx) > 1 else idx[0]]
+        value = self._arr[i]
+        if hasattr(value, "shape") and getattr(value, "ndim", 0) > 0:
+            return SimInput(value)  # slices of an input stay read-only
+        return value
+
+    def __len__(self) -> int:
+        return int(self._arr.shape[0])
+
+    @property
+    def size(self) -> int:
+        return int(self._arr.size)
+
+    @property
+    def ndim(self) -> int:
+        return int(self._arr.ndim)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self._arr.shape)
+
+    @property
+    def dtype(self) -> Any:
+        return self._arr.dtype
+
+
+# ----------------------------------------------------------------------------- geometry
+
+
+def _geometry() -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """(blockIdx, threadIdx, blockDim, gridDim) of the calling simulator thread."""
+    t: Any = threading.current_thread()
+    manager = getattr(t, "_manager", None)
+    if manager is None:
+        raise RuntimeError("simtsafe witness constructors run only inside a simulated kernel")
+    return (
+        tuple(t.blockIdx),
+        tuple(t.threadIdx),
+        tuple(manager._block_dim),
+        tuple(manager._grid_dim),
+    )
+
+
+def _mint(space: str, idx: tuple[int, ...]) -> SimWitness:
+    return SimWitness(space, idx, _TOKEN)
+
+
+def _linear_1d(checked: bool) -> int:
+    (bx, by, bz), (tx, _, _), (nx, ny, nz), (_, gy, gz) = _geometry()
+    if (ny, nz, gy, gz) != (1, 1, 1, 1):
+        if checked:
+            return SENTINEL
+        raise AssertionError("simtsafe: 1D domain was proven on the host but the launch is not 1D")
+    return bx * nx + tx
+
+
+def _index_2d(checked: bool) -> tuple[int, int]:
+    (bx, by, _), (tx, ty, _), (nx, ny, nz), (_, _, gz) = _geometry()
+    row = by * ny + ty
+    if (nz, gz) != (1, 1):
+        if checked:
+            row = SENTINEL
+        else:
+            raise AssertionError("simtsafe: 2D domain was proven on the host but the launch is 3D")
+    return row, bx * nx + tx
+
+
+def _linear_ids() -> tuple[int, int, int]:
+    """(linear block id, linear thread id in block, threads per block)."""
+    (bx, by, bz), (tx, ty, tz), (nx, ny, nz), (gx, gy, _) = _geometry()
+    return bx + gx * (by + gy * bz), tx + nx * (ty + ny * tz), nx * ny * nz
+
+
+def builtins(*, proven_domain: int | None) -> dict[str, Any]:
+    """The ``__ss_*`` names for a rewritten kernel or helper on the simulator."""
+    checked1 = proven_domain != 1
+    checked2 = proven_domain != 2
+
+    def index_1d() -> SimWitness:
+        return _mint("Index1D", (_linear_1d(checked1),))
+
+    def index_2d() -> SimWitness:
+        return _mint("Index2D", _index_2d(checked2))
+
+    def warp_leader() -> SimWitness:
+        block, tid, nthreads = _linear_ids()
+        ok = tid % 32 == 0
+        return _mint("PerWarp", (block * ((nthreads + 31) // 32) + tid // 32 if ok else SENTINEL,))
+
+    def block_leader() -> SimWitness:
+        block, tid, _ = _linear_ids()
+        return _mint("PerBlock", (block if tid == 0 else SENTINEL,))
+
+    def gs_start() -> int:
+        return _linear_1d(checked1)
+
+    def gs_step() -> int:
+        _, _, (nx, _, _), (gx, _, _) = _geometry()
+        return nx * gx
+
+    def mint_1d(k: int) -> SimWitness:
+        return _mint("Index1D", (k,))
+
+    def extent(s: Any) -> int:
+        shape = _shape_of(s)
+        if len(shape) != 1:
+            _reject(f"thread.grid_stride() walks 1D arrays; got a {len(shape)}D one")
+        return shape[0]
+
+    def no_witness(x: Any) -> Any:
+        items = x if isinstance(x, tuple) else (x,)
+        if any(isinstance(v, SimWitness) for v in items):
+            _reject(
+                "a device helper may not return a witness: witnesses are made in the function "
+                "that uses them. Return plain values, or pass the DisjointSlice to the helper"
+            )
+        return x
+
+    def require_block(x: int, y: int, z: int) -> None:
+        return None
+
+    def view_in(arr: Any) -> SimInput:
+        return SimInput(arr)
+
+    names: dict[str, Any] = {
+        "__ss_index_1d": index_1d,
+        "__ss_index_2d": index_2d,
+        "__ss_warp_leader": warp_leader,
+        "__ss_block_leader": block_leader,
+        "__ss_gs_start": gs_start,
+        "__ss_gs_step": gs_step,
+        "__ss_mint_1d": mint_1d,
+        "__ss_extent": extent,
+        "__ss_no_witness": no_witness,
+        "__ss_require_block": require_block,
+        "__ss_view_in": view_in,
+    }
+    for space in SPACE_NDIM:
+        names[f"__ss_view_{space}"] = (lambda sp: lambda arr: SimDisjointSlice(arr, sp))(space)
+    return names

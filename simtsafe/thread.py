@@ -1,0 +1,92 @@
+"""Witness constructors: the only way to get a ``ThreadIndex``.
+
+Call these inside a ``@simtsafe.kernel`` or ``@simtsafe.device`` function.
+The decorator binds each call to the kernel's proven launch domain (a
+contract with ``domain=1`` makes ``index_1d()`` the plain
+``blockIdx.x * blockDim.x + threadIdx.x``; without that proof the witness
+checks the launch shape at run time and turns invalid when it is wrong).
+Called on the host, outside a kernel, they raise ``RuntimeError``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any, NoReturn, TypeVar
+
+from ._spaces import Index1D, Index2D, PerBlock, PerWarp
+from ._views import DisjointSlice, In, ThreadIndex
+
+__all__ = ["block_leader", "grid_stride", "index_1d", "index_2d", "warp_leader"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _builtin(name: str) -> Callable[[_F], _F]:
+    """Tag a public witness constructor so the kernel decorator can find it."""
+
+    def tag(fn: _F) -> _F:
+        fn.__simtsafe_builtin__ = name  # type: ignore[attr-defined]
+        return fn
+
+    return tag
+
+
+def _host_call(name: str) -> NoReturn:
+    raise RuntimeError(
+        f"simtsafe.thread.{name}() is a witness constructor: call it inside a "
+        "@simtsafe.kernel or @simtsafe.device function, not on the host"
+    )
+
+
+@_builtin("index_1d")
+def index_1d() -> ThreadIndex[Index1D]:
+    """This thread's element of a 1D launch: ``blockIdx.x * blockDim.x + threadIdx.x``.
+
+    Unique per thread when the launch is 1D (proven by a ``domain=1``
+    contract, else checked on the device: the witness is invalid when
+    ``blockDim`` or ``gridDim`` has y or z other than 1).
+    """
+    _host_call("index_1d")
+
+
+@_builtin("index_2d")
+def index_2d() -> ThreadIndex[Index2D]:
+    """This thread's (row, col) of a 2D launch; row follows y, col follows x.
+
+    Unique per thread when the launch is 2D (proven by a ``domain=2``
+    contract, else checked on the device: invalid when z is not 1).
+    """
+    _host_call("index_2d")
+
+
+@_builtin("grid_stride")
+def grid_stride(s: DisjointSlice[Any, Index1D] | In[Any]) -> Iterator[ThreadIndex[Index1D]]:
+    """Iterate over this thread's elements of ``s``: i, i + P, i + 2P, ... < s.size.
+
+    ``i`` is ``index_1d()`` and the period ``P`` is the number of threads in
+    the launch, read from the launch geometry (never supplied by the user), so
+    the elements of different threads never coincide. Use it only as the
+    iterable of a ``for`` loop.
+    """
+    _host_call("grid_stride")
+
+
+@_builtin("warp_leader")
+def warp_leader() -> ThreadIndex[PerWarp]:
+    """The global warp number, valid in lane 0 of each warp only.
+
+    Warps are numbered ``block * warps_per_block + warp_in_block`` with
+    ``warps_per_block = ceil(threads_per_block / 32)``, so a block size that
+    is not a multiple of 32 is handled. Size the output accordingly.
+    """
+    _host_call("warp_leader")
+
+
+@_builtin("block_leader")
+def block_leader() -> ThreadIndex[PerBlock]:
+    """The linear block number, valid in thread (0, 0, 0) of each block only.
+
+    Blocks are numbered ``x + gridDim.x * (y + gridDim.y * z)``: one element
+    per block, for per-block partial results.
+    """
+    _host_call("block_leader")
