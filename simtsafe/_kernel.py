@@ -23,7 +23,13 @@ from ._errors import SafetyError, UnsafeRegionRequired
 from ._params import Param, parse_params
 from ._unsafe import in_unsafe_region
 from .analysis._rewrite import ParamView, Rewritten, UnsafeRegion, rewrite
-from .device._compat import SIMULATOR, gated_cuda_names, typing_error_classes
+from .device._compat import (
+    SIMULATOR,
+    assume_compute_capability,
+    gated_cuda_names,
+    typing_error_classes,
+    typing_error_location,
+)
 
 __all__ = ["DeviceFunction", "Kernel", "device", "kernel"]
 
@@ -60,8 +66,12 @@ def _translate_typing_error(exc: BaseException, name: str, filename: str) -> Bas
     """Turn a Numba typing error that involves simtsafe into a SafetyError at the user's line."""
     text = str(exc)
     lineno: int | None = None
-    for match in _LOCATION.finditer(text):
-        lineno = int(match.group(2))
+    located = typing_error_location(exc)
+    if located is not None and located[0] == filename:
+        lineno = located[1]
+    else:
+        for match in _LOCATION.finditer(text):
+            lineno = int(match.group(2))
     simtsafe = _SIMTSAFE_LINE.search(text)
     signature = _NO_IMPL.search(text)
     if simtsafe is not None:
@@ -96,6 +106,45 @@ def _translate_typing_error(exc: BaseException, name: str, filename: str) -> Bas
         filename=filename,
         lineno=lineno,
         source_line=line,
+    )
+
+
+_SIM_PREFIX = re.compile(r"^(tid=\[[^\]]*\] ctaid=\[[^\]]*\]):\s*")
+_PACKAGE_DIR = __file__.rsplit("/", 1)[0]
+
+
+def translate_simulator_error(exc: SafetyError, name: str) -> SafetyError:
+    """Re-attach kernel name and user line to a SafetyError raised inside a simulated thread.
+
+    The simulator re-raises a thread's exception as ``type(e)(message)``,
+    which drops structured fields; the traceback still holds the user's frame.
+    """
+    text = str(exc)
+    thread = ""
+    match = _SIM_PREFIX.match(text)
+    if match:
+        thread = match.group(1)
+        text = text[match.end() :]
+    text = text.removeprefix("simtsafe: ")
+    filename: str | None = None
+    lineno: int | None = None
+    tb = exc.__traceback__
+    while tb is not None:
+        code_file = tb.tb_frame.f_code.co_filename
+        if not code_file.startswith(_PACKAGE_DIR) and "/numba" not in code_file:
+            filename, lineno = code_file, tb.tb_lineno
+        tb = tb.tb_next
+    import linecache
+
+    line = linecache.getline(filename, lineno) if filename and lineno else None
+    suffix = f" (simulated thread {thread})" if thread else ""
+    return SafetyError(
+        f"kernel {name!r}: {text}{suffix}",
+        kernel=name,
+        rule=exc.rule or "typing",
+        filename=filename,
+        lineno=lineno,
+        source_line=line or None,
     )
 
 
@@ -144,13 +193,13 @@ class _Compiled:
 
     def _resolve_namespace(self) -> None:
         """Fill the rewritten function's globals: user globals, helpers, ``__ss_*`` builtins."""
-        if self._resolved and not SIMULATOR:
+        if self._resolved:
             return
+        self._resolved = True  # first: a helper that refers to itself must not recurse
         ns = self._namespace
         for key, value in self.py_func.__globals__.items():
             ns[key] = value._target() if isinstance(value, DeviceFunction) else value
         ns.update(_device.builtins(proven_domain=self._domain))
-        self._resolved = True
 
     def _translate(self, exc: BaseException) -> BaseException:
         return _translate_typing_error(exc, self.name, self.filename)
@@ -166,11 +215,10 @@ class DeviceFunction(_Compiled):
 
     def _target(self) -> Any:
         """What kernels call: a Numba device dispatcher, or the Python function on the simulator."""
-        self._resolve_namespace()
-        if SIMULATOR:
-            return self._rewritten.function
         if self._dispatcher is None:
-            self._dispatcher = cuda.jit(device=True)(self._rewritten.function)
+            fn = self._rewritten.function
+            self._dispatcher = fn if SIMULATOR else cuda.jit(device=True)(fn)
+            self._resolve_namespace()
         return self._dispatcher
 
     def __call__(self, *args: Any) -> NoReturn:
@@ -285,7 +333,8 @@ class Kernel(_Compiled, Generic[P]):
             raise RuntimeError("Kernel.ptx() needs the CUDA target; unset NUMBA_ENABLE_CUDASIM")
         self._resolve_namespace()
         try:
-            ptx, _ = cuda.compile_ptx(self._rewritten.function, self.argtypes(layouts), cc=cc)
+            with assume_compute_capability(cc):
+                ptx, _ = cuda.compile_ptx(self._rewritten.function, self.argtypes(layouts), cc=cc)
         except typing_error_classes() as exc:
             raise self._translate(exc) from None
         return str(ptx)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, final
 
 import numpy as np
 
-from ._errors import AliasingError, ArgumentTypeError, CoverageError
+from ._errors import AliasingError, ArgumentTypeError, CoverageError, SafetyError
 from .device._compat import SIMULATOR
 
 if TYPE_CHECKING:
@@ -249,7 +249,12 @@ class LaunchPlan:
         if self.capacity is not None:
             self._check_covers(shapes[self.covers])  # type: ignore[index]
         if SIMULATOR:
-            self._dispatch[self.grid, self.block, 0, self.shared_mem](*args)
+            try:
+                self._dispatch[self.grid, self.block, 0, self.shared_mem](*args)
+            except SafetyError as exc:
+                from ._kernel import translate_simulator_error
+
+                raise translate_simulator_error(exc, name).with_traceback(exc.__traceback__) from None
             return
         key = tuple(layouts)
         cufunc = self._cufuncs.get(key)

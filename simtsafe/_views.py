@@ -12,10 +12,10 @@ constructor, so it addresses an element owned by the current thread alone.
 
 from __future__ import annotations
 
-from typing import Any, Generic, NoReturn, final, overload
+from typing import TYPE_CHECKING, Any, Generic, NoReturn, final, overload
 
 import numpy as np
-from typing_extensions import TypeVar
+from typing_extensions import TypeVar, deprecated
 
 from ._spaces import Index1D, Index2D, IndexSpace, PerBlock, PerWarp
 
@@ -34,6 +34,11 @@ __all__ = [
 T = TypeVar("T", bound=np.generic)
 S = TypeVar("S", bound=IndexSpace, default=Index1D)
 S_co = TypeVar("S_co", bound=IndexSpace, default=Index1D, covariant=True)
+# Element-type families for the store rules of ``DisjointSlice.__setitem__``.
+_F = TypeVar("_F", bound=np.floating[Any])
+_I = TypeVar("_I", bound=np.integer[Any])
+_C = TypeVar("_C", bound=np.complexfloating[Any, Any])
+
 
 _NO_HOST_VALUES = (
     "{name} exists only inside simtsafe kernels; pass a device array as the "
@@ -63,7 +68,7 @@ class ThreadIndex(_KernelOnly, Generic[S_co]):
 
     __slots__ = ()
 
-    def in_bounds(self, s: DisjointSlice[Any, S_co] | In[Any] | In2D[Any]) -> bool:  # type: ignore[misc]
+    def in_bounds(self, s: DisjointSlice[Any, S_co] | In[Any] | In2D[Any]) -> bool:
         """Does this witness address an element of ``s``?"""
         raise NotImplementedError
 
@@ -99,7 +104,39 @@ class DisjointSlice(_KernelOnly, Generic[T, S]):
     def __getitem__(self, w: ThreadIndex[S]) -> T:
         raise NotImplementedError
 
-    def __setitem__(self, w: ThreadIndex[S], value: T) -> None:
+    @overload
+    def __setitem__(self, w: ThreadIndex[S], value: T) -> None: ...
+    @overload
+    @deprecated(
+        "simtsafe: storing a float64 into a lower-precision output narrows silently; "
+        "convert explicitly, e.g. np.float32(v)"
+    )
+    def __setitem__(self: DisjointSlice[_F, S], w: ThreadIndex[S], value: np.float64) -> None: ...
+    @overload
+    def __setitem__(
+        self: DisjointSlice[np.float64, S],
+        w: ThreadIndex[S],
+        value: float | np.float32 | np.float16,
+    ) -> None: ...
+    @overload
+    def __setitem__(self: DisjointSlice[_F, S], w: ThreadIndex[S], value: float) -> None: ...
+    @overload
+    def __setitem__(self: DisjointSlice[_I, S], w: ThreadIndex[S], value: int) -> None: ...
+    @overload
+    def __setitem__(self: DisjointSlice[_C, S], w: ThreadIndex[S], value: complex) -> None: ...
+    @overload
+    def __setitem__(self: DisjointSlice[np.bool_, S], w: ThreadIndex[S], value: bool) -> None: ...
+    def __setitem__(self, w: ThreadIndex[S], value: object) -> None:
+        """Store ``value`` at the witness's element (nothing when out of bounds).
+
+        Static store rule: a value of the element type ``T``; or a Python
+        scalar of the same kind (``float``/``int`` into a floating output,
+        ``int`` into an integer one, ``complex`` into a complex one, ``bool``
+        into a bool one); or a float32/float16 into a float64 output. A
+        ``np.float64`` into a lower-precision float output is reported as
+        deprecated (``np.float64`` subclasses ``float``, so only an
+        overload marked ``@deprecated`` can single it out).
+        """
         raise NotImplementedError
 
     def __len__(self) -> int:
@@ -140,7 +177,30 @@ class _UncheckedView(_KernelOnly, Generic[T]):
     def __getitem__(self, i: int | tuple[int, ...]) -> T:
         raise NotImplementedError
 
-    def __setitem__(self, i: int | tuple[int, ...], value: T) -> None:
+    @overload
+    def __setitem__(self, i: int | tuple[int, ...], value: T) -> None: ...
+    @overload
+    @deprecated(
+        "simtsafe: storing a float64 into a lower-precision output narrows silently; "
+        "convert explicitly, e.g. np.float32(v)"
+    )
+    def __setitem__(self: _UncheckedView[_F], i: int | tuple[int, ...], value: np.float64) -> None: ...
+    @overload
+    def __setitem__(
+        self: _UncheckedView[np.float64],
+        i: int | tuple[int, ...],
+        value: float | np.float32 | np.float16,
+    ) -> None: ...
+    @overload
+    def __setitem__(self: _UncheckedView[_F], i: int | tuple[int, ...], value: float) -> None: ...
+    @overload
+    def __setitem__(self: _UncheckedView[_I], i: int | tuple[int, ...], value: int) -> None: ...
+    @overload
+    def __setitem__(self: _UncheckedView[_C], i: int | tuple[int, ...], value: complex) -> None: ...
+    @overload
+    def __setitem__(self: _UncheckedView[np.bool_], i: int | tuple[int, ...], value: bool) -> None: ...
+    def __setitem__(self, i: int | tuple[int, ...], value: object) -> None:
+        """Same store rule as ``DisjointSlice.__setitem__``."""
         raise NotImplementedError
 
 
@@ -157,8 +217,11 @@ class In(_KernelOnly, Generic[T]):
     def __getitem__(self, i: int | ThreadIndex[Index1D]) -> T:
         raise NotImplementedError
 
-    def __setitem__(self, i: object, value: object) -> NoReturn:
-        raise NotImplementedError
+    if not TYPE_CHECKING:
+        # Hidden from checkers, so that a store is a static error
+        # ("Unsupported target for indexed assignment", code ``index``).
+        def __setitem__(self, i: object, value: object) -> NoReturn:
+            raise NotImplementedError
 
     def __len__(self) -> int:
         raise NotImplementedError
@@ -187,8 +250,11 @@ class In2D(_KernelOnly, Generic[T]):
     def __getitem__(self, i: tuple[int, int] | ThreadIndex[Index2D]) -> T:
         raise NotImplementedError
 
-    def __setitem__(self, i: object, value: object) -> NoReturn:
-        raise NotImplementedError
+    if not TYPE_CHECKING:
+        # Hidden from checkers, so that a store is a static error
+        # ("Unsupported target for indexed assignment", code ``index``).
+        def __setitem__(self, i: object, value: object) -> NoReturn:
+            raise NotImplementedError
 
     def __len__(self) -> int:
         raise NotImplementedError

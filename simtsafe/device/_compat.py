@@ -6,7 +6,9 @@ through here, so a numba-cuda upgrade changes one module.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
+from collections.abc import Iterator
 
 from numba import cuda
 
@@ -14,8 +16,10 @@ __all__ = [
     "NUMBA_CUDA_VERSION",
     "SIMULATOR",
     "SUPPORTED",
+    "assume_compute_capability",
     "gated_cuda_names",
     "typing_error_classes",
+    "typing_error_location",
 ]
 
 NUMBA_CUDA_VERSION: str = importlib.metadata.version("numba-cuda")
@@ -73,6 +77,50 @@ def gated_cuda_names() -> frozenset[str]:
             "stwt",
         }
     )
+
+
+@contextlib.contextmanager
+def assume_compute_capability(cc: tuple[int, int]) -> Iterator[None]:
+    """Let device functions compile to PTX for ``cc`` without a GPU.
+
+    numba-cuda asks the current device for its compute capability when it
+    compiles a device function called from a kernel; ``Kernel.ptx`` only
+    needs NVVM, so answer with the requested one for the duration.
+    """
+    import numba.cuda.dispatcher as dispatcher
+
+    class _Device:
+        compute_capability = cc
+
+    saved = dispatcher.get_current_device
+    dispatcher.get_current_device = lambda: _Device()
+    try:
+        yield
+    finally:
+        dispatcher.get_current_device = saved
+
+
+def typing_error_location(exc: BaseException) -> tuple[str, int] | None:
+    """(filename, line) of the kernel statement a Numba typing error is about.
+
+    numba-cuda 0.30.4 attaches no location when an error is raised with
+    numba core's ``TypingError`` class (its constraint loop catches only its
+    own vendored class), so look for the failing constraint's ``loc`` in the
+    traceback's frames instead, innermost user-code location last wins.
+    """
+    loc = getattr(exc, "loc", None)
+    if loc is not None and getattr(loc, "line", None):
+        return str(loc.filename), int(loc.line)
+    found: tuple[str, int] | None = None
+    tb = exc.__traceback__
+    while tb is not None:
+        candidate = tb.tb_frame.f_locals.get("loc")
+        if candidate is not None and getattr(candidate, "line", None) and hasattr(
+            candidate, "filename"
+        ):
+            found = (str(candidate.filename), int(candidate.line))
+        tb = tb.tb_next
+    return found
 
 
 def typing_error_classes() -> tuple[type[BaseException], ...]:

@@ -1,0 +1,47 @@
+"""Shared helpers for the GPU benchmarks: event timing, result files."""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from numba import cuda
+
+
+def time_gpu(fn: Callable[[], None], reps: int = 20, warmup: int = 3) -> float:
+    """Median device time of one call of ``fn`` in seconds, timed with CUDA events."""
+    for _ in range(warmup):
+        fn()
+    cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start, stop = cuda.event(), cuda.event()
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(cuda.event_elapsed_time(start, stop) / 1e3)
+    return statistics.median(times)
+
+
+def out_dir() -> Path:
+    """Where result files go: $OUT on the device machine, else benchmarks/results."""
+    path = Path(os.environ.get("OUT") or Path(__file__).parent / "results")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def device_name() -> str:
+    dev = cuda.get_current_device()
+    return dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
+
+
+def write_results(stem: str, payload: dict[str, Any], table: str) -> None:
+    d = out_dir()
+    (d / f"{stem}.json").write_text(json.dumps(payload, indent=2))
+    (d / f"{stem}.md").write_text(table + "\n")
+    print(table)

@@ -1,0 +1,67 @@
+"""Run every example with contract-checked launches and compare with numpy.
+
+On a machine with a CUDA GPU the kernels run there; otherwise this script
+re-runs itself on Numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``) with
+smaller problem sizes (the simulator runs one Python thread per CUDA thread).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+#: example module -> (GPU sizes, simulator sizes)
+SIZES: dict[str, tuple[dict[str, int], dict[str, int]]] = {
+    "vecadd": ({"n": 10_000_019}, {"n": 5_003}),
+    "saxpy": ({"n": 10_000_019, "blocks": 264}, {"n": 5_003, "blocks": 4}),
+    "jacobi": ({"rows": 2_000, "cols": 3_001}, {"rows": 40, "cols": 67}),
+    "matmul": ({"m": 700, "k": 500, "n": 900}, {"m": 24, "k": 9, "n": 40}),
+    "block_sumsq": ({"n": 10_000_019}, {"n": 3_001}),
+}
+
+
+def _gpu_present() -> bool:
+    probe = "from numba import cuda; import sys; sys.exit(0 if cuda.is_available() else 1)"
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    return subprocess.call([sys.executable, "-c", probe], env=env, stderr=subprocess.DEVNULL) == 0
+
+
+def main() -> int:
+    if "NUMBA_ENABLE_CUDASIM" not in os.environ and not _gpu_present():
+        print("no CUDA GPU found: running the examples on the CUDA simulator", flush=True)
+        env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
+        return subprocess.call([sys.executable, __file__], env=env)
+
+    sys.path.insert(0, str(HERE))
+    import simtsafe
+    from numba import cuda
+
+    if simtsafe.SIMULATOR:
+        where = "CUDA simulator (CPU)"
+    else:
+        dev = cuda.get_current_device()
+        name = dev.name.decode() if isinstance(dev.name, bytes) else dev.name
+        where = f"GPU {name} (compute capability {'.'.join(map(str, dev.compute_capability))})"
+    print(f"simtsafe {simtsafe.__version__}: running examples on {where}")
+    failures = 0
+    for module_name, (gpu_sizes, sim_sizes) in SIZES.items():
+        module = __import__(module_name)
+        sizes = sim_sizes if simtsafe.SIMULATOR else gpu_sizes
+        t0 = time.perf_counter()
+        ok = module.run(**sizes)
+        dt = time.perf_counter() - t0
+        failures += not ok
+        shown = ", ".join(f"{k}={v}" for k, v in sizes.items())
+        verdict = "matches numpy" if ok else "DOES NOT MATCH numpy"
+        print(f"  {module_name:12s} ({shown}) on {where}: {verdict}  [{dt:.2f} s]")
+    print("all examples match numpy" if not failures else f"{failures} example(s) failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

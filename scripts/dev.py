@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""The two commands of the README, each bootstrapping its own ``.venv``.
+
+    python3 scripts/dev.py examples   # run every example, GPU if present, else the simulator
+    python3 scripts/dev.py test       # install pinned deps, run the whole test suite
+
+Needs only Python >= 3.11 with pip and venv. The ``.venv`` is (re)installed
+from pyproject.toml with requirements/constraints.txt whenever either file
+changes (a stamp in the venv records their hash).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = ROOT / ".venv"
+PY = VENV / "bin" / "python"
+STAMP = VENV / ".simtsafe-stamp"
+CONSTRAINTS = ROOT / "requirements" / "constraints.txt"
+
+#: Test layers: (title, pytest arguments, extra environment).
+LAYERS = [
+    (
+        "unit, PTX (NVVM, no GPU), typing, GPU (skipped without a device), examples on GPU",
+        ["tests", "--ignore=tests/sim"],
+        {},
+    ),
+    (
+        "simulator (NUMBA_ENABLE_CUDASIM=1): rules, launches, examples",
+        ["tests/sim", "tests/examples"],
+        {"NUMBA_ENABLE_CUDASIM": "1"},
+    ),
+]
+
+
+def _say(message: str) -> None:
+    print(f"[simtsafe] {message}", flush=True)
+
+
+def _stamp() -> str:
+    h = hashlib.sha256()
+    for f in (ROOT / "pyproject.toml", CONSTRAINTS, ROOT / "stubs" / "pyproject.toml"):
+        if f.exists():
+            h.update(f.read_bytes())
+    return h.hexdigest()
+
+
+def ensure_venv() -> None:
+    """Create .venv and install simtsafe[dev] with pinned versions, if not up to date."""
+    if sys.version_info < (3, 11):
+        sys.exit(f"simtsafe needs Python >= 3.11, this is {sys.version.split()[0]}")
+    if not PY.exists():
+        _say(f"creating {VENV.relative_to(ROOT)} with {sys.executable}")
+        subprocess.check_call([sys.executable, "-m", "venv", str(VENV)])
+    if STAMP.exists() and STAMP.read_text() == _stamp():
+        return
+    _say("installing simtsafe and its pinned dependencies into .venv (first run: a few minutes)")
+    pip = [str(PY), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    subprocess.check_call([*pip, "--upgrade", "pip"])
+    targets = ["-e", f"{ROOT}[dev]"]
+    if (ROOT / "stubs" / "pyproject.toml").exists():
+        targets += [str(ROOT / "stubs")]
+    subprocess.check_call([*pip, "-c", str(CONSTRAINTS), *targets])
+    STAMP.write_text(_stamp())
+
+
+def run_examples() -> int:
+    return subprocess.call([str(PY), str(ROOT / "examples" / "run_all.py")], cwd=ROOT)
+
+
+def run_tests(extra: list[str]) -> int:
+    worst = 0
+    for title, args, env in LAYERS:
+        _say(f"test layer: {title}")
+        rc = subprocess.call(
+            [str(PY), "-m", "pytest", *args, *extra], cwd=ROOT, env={**os.environ, **env}
+        )
+        if rc == 5:  # no tests collected in this layer: not a failure of the layer
+            rc = 0
+        worst = worst or rc
+    _say("all test layers passed" if worst == 0 else f"a test layer failed (exit {worst})")
+    return worst
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in ("examples", "test"):
+        print(__doc__)
+        return 2
+    ensure_venv()
+    if argv[0] == "examples":
+        return run_examples()
+    return run_tests(argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

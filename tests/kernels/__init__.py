@@ -1,0 +1,87 @@
+"""Helpers for tests that need kernels defined from inline source.
+
+``@simtsafe.kernel`` reads the function's source and rejects closures, so a
+test cannot define a kernel inside its own body. ``load_kernel_module``
+writes the source to a real ``.py`` file under the test's ``tmp_path`` and
+imports it as a fresh module: every test keeps its kernel next to its
+assertions, and decoration-time rejections surface as exceptions raised by
+the import itself.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import textwrap
+import types
+import uuid
+from pathlib import Path
+
+__all__ = ["HEADER", "line_of", "load_kernel_module"]
+
+#: Prepended to every inline kernel module (the usual simtsafe imports).
+HEADER = (
+    "import numpy as np\n"
+    "from numba import cuda\n"
+    "import simtsafe as ss\n"
+    "from simtsafe import (\n"
+    "    DisjointSlice, DisjointSlice2D, In, In2D, Index1D, Index2D, PerBlock, PerWarp, thread,\n"
+    ")\n"
+)
+
+
+def load_kernel_module(tmp_path: Path, source: str) -> types.ModuleType:
+    """Write ``HEADER + source`` to ``tmp_path/mod_<uuid>.py`` and import it.
+
+    Exceptions raised while the module executes (a kernel rejected at
+    decoration) propagate unchanged; the half-imported module is dropped.
+    """
+    name = f"ss_testmod_{uuid.uuid4().hex}"
+    path = tmp_path / f"{name}.py"
+    path.write_text(HEADER + textwrap.dedent(source).lstrip("\n"))
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
+def source_path(tmp_path: Path) -> Path:
+    """The single module file ``load_kernel_module`` wrote under ``tmp_path``."""
+    (path,) = tmp_path.glob("ss_testmod_*.py")
+    return path
+
+
+def line_of(tmp_path: Path, marker: str) -> int:
+    """1-based line number of the only line of the written module containing ``marker``."""
+    lines = source_path(tmp_path).read_text().splitlines()
+    hits = [n for n, text in enumerate(lines, start=1) if marker in text]
+    assert len(hits) == 1, f"marker {marker!r} found on lines {hits}"
+    return hits[0]
+
+
+def run_or_compile(kernel, grid, block, *host_args):  # type: ignore[no-untyped-def]
+    """Accept-path helper shared by tests/sim and tests/ptx.
+
+    On the real CUDA target: compile the kernel to PTX (a rule that wrongly
+    rejects it raises here) and return None. On the simulator: copy the numpy
+    arguments to the device, launch through ``prepare`` and return the host
+    copies of every array argument afterwards (scalars are passed through).
+    """
+    import numpy as np
+    from numba import cuda
+
+    import simtsafe
+
+    if not simtsafe.SIMULATOR:
+        ptx = kernel.ptx()
+        assert ".entry" in ptx
+        return None
+    dev = [cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in host_args]
+    kernel.prepare(grid=grid, block=block)(*dev)
+    return [d.copy_to_host() if hasattr(d, "copy_to_host") else d for d in dev]

@@ -1,0 +1,491 @@
+"""Decoration-time safety rules, shared by tests/sim and tests/ptx.
+
+Every rule here is checked on the kernel's source when ``@simtsafe.kernel``
+runs, so it must fire identically in both modes; test_decoration_sim.py and
+test_decoration_ptx.py import these tests so each mode runs them. Each
+rejected kernel has an accepted close twin that compiles (PTX) or runs and
+matches numpy (simulator).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import simtsafe as ss
+from tests.kernels import line_of, load_kernel_module, run_or_compile
+
+F32 = np.float32
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _rejected(tmp_path, source, cls=ss.SafetyError):  # type: ignore[no-untyped-def]
+    with pytest.raises(cls) as info:
+        load_kernel_module(tmp_path, source)
+    assert type(info.value) is cls, f"expected exactly {cls.__name__}, got {type(info.value)}"
+    return info.value
+
+
+def _assert_points_at(exc, tmp_path, marker, kernel="k"):  # type: ignore[no-untyped-def]
+    assert exc.kernel == kernel
+    assert f"kernel {kernel!r}" in str(exc)
+    assert exc.lineno == line_of(tmp_path, marker)
+    assert exc.filename is not None and exc.filename.endswith(".py")
+    assert marker in (exc.source_line or "")
+
+
+def _copy_twin(mod):  # type: ignore[no-untyped-def]
+    n = 40
+    a = np.arange(n, dtype=F32)
+    res = run_or_compile(mod.k, 2, 32, np.zeros(n, F32), a)
+    if res is not None:
+        np.testing.assert_array_equal(res[0], a * 2)
+
+
+# ---------------------------------------------------------------------- 7: annotations
+
+
+@pytest.mark.parametrize(
+    ("signature", "fragment"),
+    [
+        ("out, a: In[np.float32]", "parameter 'out' has no annotation"),
+        ("out: DisjointSlice[np.float32], a: np.ndarray", "which simtsafe does not know"),
+        ("out: DisjointSlice, a: In[np.float32]", "without an element type"),
+        ("out: DisjointSlice[np.float32], a: In", "without an element type"),
+        ("out: DisjointSlice[float], a: In[np.float32]", "is not a numpy scalar type"),
+    ],
+    ids=["unannotated", "unknown", "slice-no-dtype", "in-no-dtype", "builtin-dtype"],
+)
+def test_bad_annotation_rejected(tmp_path, signature, fragment):  # type: ignore[no-untyped-def]
+    exc = _rejected(
+        tmp_path,
+        f"""
+        @ss.kernel
+        def k({signature}) -> None:
+            i = thread.index_1d()
+            out[i] = a[i] * 2
+        """,
+    )
+    assert fragment in str(exc)
+    assert exc.rule == "annotation"
+    assert "'k'" in str(exc)
+
+
+def test_annotated_twin_accepted(tmp_path):  # type: ignore[no-untyped-def]
+    mod = load_kernel_module(
+        tmp_path,
+        """
+        @ss.kernel
+        def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+            i = thread.index_1d()
+            out[i] = a[i] * 2
+        """,
+    )
+    assert [p.kind for p in mod.k.params] == ["out", "in"]
+    _copy_twin(mod)
+
+
+# ---------------------------------------------------------------------- 8: unsafe-gated ops
+
+_GATED = {
+    "syncthreads": "cuda.syncthreads()  # BAD",
+    "shared": "buf = cuda.shared.array(32, np.float32)  # BAD",
+    "atomic": "cuda.atomic.add(out.unchecked, 0, 1.0)  # BAD",
+    "unchecked": "out.unchecked[i.index] = 1.0  # BAD",
+    "syncwarp": "cuda.syncwarp()  # BAD",
+    "threadfence": "cuda.threadfence()  # BAD",
+}
+
+
+@pytest.mark.parametrize("op", list(_GATED))
+def test_gated_op_outside_unsafe_rejected(tmp_path, op):  # type: ignore[no-untyped-def]
+    exc = _rejected(
+        tmp_path,
+        f"""
+        @ss.kernel
+        def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+            i = thread.index_1d()
+            {_GATED[op]}
+            out[i] = a[i] * 2
+        """,
+        ss.UnsafeRegionRequired,
+    )
+    assert isinstance(exc, ss.SafetyError)
+    assert "allowed only inside `with simtsafe.unsafe(" in str(exc)
+    assert exc.rule == "unsafe-op"
+    _assert_points_at(exc, tmp_path, "# BAD")
+
+
+def test_gated_ops_inside_unsafe_accepted(tmp_path):  # type: ignore[no-untyped-def]
+    mod = load_kernel_module(
+        tmp_path,
+        """
+        @ss.kernel(contract=ss.LaunchContract(domain=1, block=(32, 1, 1)))
+        def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+            i = thread.index_1d()
+            with ss.unsafe("SAFETY: each thread writes only buf[tid] before the barrier"):
+                buf = cuda.shared.array(32, np.float32)
+                tid = cuda.threadIdx.x
+                buf[tid] = a[i] * 2 if i.in_bounds(a) else np.float32(0)
+                cuda.syncthreads()
+            out[i] = buf[tid]
+        """,
+    )
+    assert [r.reason for r in mod.k.unsafe_regions] == [
+        "SAFETY: each thread writes only buf[tid] before the barrier"
+    ]
+    _copy_twin(mod)
+
+
+def test_atomic_and_unchecked_inside_unsafe_accepted(tmp_path):  # type: ignore[no-untyped-def]
+    mod = load_kernel_module(
+        tmp_path,
+        """
+        @ss.kernel
+        def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+            i = thread.index_1d()
+            if i.in_bounds(out):
+                with ss.unsafe("SAFETY: i.index is this thread's own, in-bounds element"):
+                    out.unchecked[i.index] = a[i]
+                    cuda.atomic.add(out.unchecked, i.index, a[i])
+        """,
+    )
+    _copy_twin(mod)
+
+
+def test_unsafe_region_ends_with_its_block(tmp_path):  # type: ignore[no-untyped-def]
+    exc = _rejected(
+        tmp_path,
+        """
+        @ss.kernel
+        def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+            with ss.unsafe("SAFETY: nothing shared yet"):
+                x = 1
+            cuda.syncthreads()  # BAD
+        """,
+        ss.UnsafeRegionRequired,
+    )
+    _assert_points_at(exc, tmp_path, "# BAD")
+
+
+@pytest.mark.parametrize(
+    ("reason", "fragment"),
+    [
+        ('""', "got an empty one"),
+        ('"SAFETY:"', "got an empty one"),
+        ('"SAFETY:   "', "got an empty one"),
+        ("REASON", "takes one string literal"),
+        ('f"SAFETY: {REASON}"', "takes one string literal"),
+        ('"SAFETY: a", "b"', "takes one string literal"),
+    ],
+    ids=["empty", "prefix-only", "prefix-blank", "name", "fstring", "two-args"],
+)
+def test_bad_unsafe_reason_rejected(tmp_path, reason, fragment):  # type: ignore[no-untyped-def]
+    exc = _rejected(
+        tmp_path,
+        f"""
+        REASON = "SAFETY: a module constant is not a literal"
+
+        @ss.kernel
+        def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+            i = thread.index_1d()
+            with ss.unsafe({reason}):  # BAD
+                cuda.syncthreads()
+            out[i] = a[i] * 2
+        """,
+    )
+    assert not isinstance(exc, ss.UnsafeRegionRequired)
+    assert fragment in str(exc)
+    assert exc.rule == "unsafe-reason"
+    _assert_points_at(exc, tmp_path, "# BAD")
+
+
+@pytest.mark.parametrize(
+    "with_line",
+    ['with open("/dev/null"):  # BAD', 'with ss.unsafe("SAFETY: x") as u:  # BAD'],
+    ids=["open", "as-target"],
+)
+def test_other_with_rejected(tmp_path, with_line):  # type: ignore[no-untyped-def]
+    exc = _rejected(
+        tmp_path,
+        f"""
+        @ss.kernel
+        def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+            i = thread.index_1d()
+            {with_line}
+                out[i] = a[i] * 2
+        """,
+    )
+    assert exc.rule == "with"
+    assert "with" in str(exc)
+    _assert_points_at(exc, tmp_path, "# BAD")
+
+
+# ---------------------------------------------------------------------- 9: grid_stride
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "it = thread.grid_stride(out)  # BAD",
+        "for w in list(thread.grid_stride(out)):  # BAD\n                out[w] = a[w] * 2",
+        "g = thread.grid_stride  # BAD",
+    ],
+    ids=["assigned", "wrapped", "aliased"],
+)
+def test_grid_stride_outside_for_rejected(tmp_path, body):  # type: ignore[no-untyped-def]
+    exc = _rejected(
+        tmp_path,
+        f"""
+        @ss.kernel
+        def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+            {body}
+        """,
+    )
+    assert exc.rule == "witness-ctor"
+    assert "grid_stride" in str(exc)
+    _assert_points_at(exc, tmp_path, "# BAD")
+
+
+def test_index_ctor_not_called_rejected(tmp_path):  # type: ignore[no-untyped-def]
+    exc = _rejected(
+        tmp_path,
+        """
+        @ss.kernel
+        def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+            f = thread.index_1d  # BAD
+            i = f()
+            out[i] = a[i]
+        """,
+    )
+    assert exc.rule == "witness-ctor"
+    _assert_points_at(exc, tmp_path, "# BAD")
+
+
+@pytest.mark.parametrize("n", [100, 128, 5])
+def test_grid_stride_for_loop_accepted(tmp_path, n):  # type: ignore[no-untyped-def]
+    mod = load_kernel_module(
+        tmp_path,
+        """
+        @ss.kernel(contract=ss.LaunchContract(domain=1, block=(32, 1, 1),
+                                              requires=["a.size == out.size"]))
+        def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+            for w in thread.grid_stride(out):
+                out[w] = a[w] * 2
+        """,
+    )
+    a = np.arange(n, dtype=F32) + 1
+    res = run_or_compile(mod.k, 2, 32, np.full(n, np.nan, F32), a)  # 64 threads
+    if res is not None:
+        np.testing.assert_array_equal(res[0], a * 2)
+
+
+# ---------------------------------------------------------------------- 10: domain
+
+
+@pytest.mark.parametrize(
+    ("domain", "out_ann", "ctor", "needed"),
+    [
+        (1, "DisjointSlice2D[np.float32]", "index_2d", 2),
+        (2, "DisjointSlice[np.float32]", "index_1d", 1),
+        (2, "DisjointSlice[np.float32]", "grid_stride", 1),
+    ],
+    ids=["2d-in-domain1", "1d-in-domain2", "grid-stride-in-domain2"],
+)
+def test_witness_of_other_domain_rejected(tmp_path, domain, out_ann, ctor, needed):  # type: ignore[no-untyped-def]
+    body = (
+        "for w in thread.grid_stride(out):  # BAD\n                out[w] = 1.0"
+        if ctor == "grid_stride"
+        else f"w = thread.{ctor}()  # BAD\n            out[w] = 1.0"
+    )
+    exc = _rejected(
+        tmp_path,
+        f"""
+        @ss.kernel(contract=ss.LaunchContract(domain={domain}))
+        def k(out: {out_ann}) -> None:
+            {body}
+        """,
+    )
+    assert exc.rule == "witness-domain"
+    assert f"needs a {needed}D launch" in str(exc)
+    assert f"domain={domain}" in str(exc)
+    _assert_points_at(exc, tmp_path, "# BAD")
+
+
+def test_witness_of_contract_domain_accepted(tmp_path):  # type: ignore[no-untyped-def]
+    mod = load_kernel_module(
+        tmp_path,
+        """
+        @ss.kernel(contract=ss.LaunchContract(domain=2, block=(8, 4, 1)))
+        def k(out: DisjointSlice2D[np.float32], a: In2D[np.float32]) -> None:
+            w = thread.index_2d()
+            out[w] = a[w] * 2
+        """,
+    )
+    a = np.arange(6 * 10, dtype=F32).reshape(6, 10)
+    res = run_or_compile(mod.k, (2, 2), (8, 4), np.zeros_like(a), a)
+    if res is not None:
+        np.testing.assert_array_equal(res[0], a * 2)
+
+
+# ---------------------------------------------------------------------- 11: raw device functions
+
+
+def test_raw_device_function_rejected(tmp_path):  # type: ignore[no-untyped-def]
+    exc = _rejected(
+        tmp_path,
+        """
+        @cuda.jit(device=True)
+        def twice(x):
+            return x * 2
+
+        @ss.kernel
+        def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+            i = thread.index_1d()
+            out[i] = twice(a[i])  # BAD
+        """,
+    )
+    assert exc.rule == "raw-device-function"
+    assert "`twice` is a raw numba.cuda.jit function" in str(exc)
+    assert "@simtsafe.device" in str(exc)
+    _assert_points_at(exc, tmp_path, "# BAD")
+
+
+def test_simtsafe_device_helper_accepted(tmp_path):  # type: ignore[no-untyped-def]
+    mod = load_kernel_module(
+        tmp_path,
+        """
+        @ss.device
+        def twice(x):
+            return x * 2
+
+        @ss.kernel
+        def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+            i = thread.index_1d()
+            out[i] = twice(a[i])
+        """,
+    )
+    _copy_twin(mod)
+
+
+def test_kernel_calling_kernel_rejected(tmp_path):  # type: ignore[no-untyped-def]
+    exc = _rejected(
+        tmp_path,
+        """
+        @ss.kernel
+        def inner(out: DisjointSlice[np.float32]) -> None:
+            pass
+
+        @ss.kernel
+        def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+            inner(out)  # BAD
+        """,
+    )
+    assert exc.rule == "nested-kernel"
+    _assert_points_at(exc, tmp_path, "# BAD")
+
+
+# ---------------------------------------------------------------------- 12: private names
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["i = __ss_index_1d()  # BAD", "__ss_x = 1  # BAD", "x = __ss_view_in(a)  # BAD"],
+    ids=["call", "store", "view"],
+)
+def test_private_name_rejected(tmp_path, line):  # type: ignore[no-untyped-def]
+    exc = _rejected(
+        tmp_path,
+        f"""
+        @ss.kernel
+        def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+            {line}
+        """,
+    )
+    assert exc.rule == "private-name"
+    assert "is reserved for simtsafe" in str(exc)
+    _assert_points_at(exc, tmp_path, "# BAD")
+
+
+# ---------------------------------------------------------------------- 13: returns, closures
+
+
+def test_kernel_returning_value_rejected(tmp_path):  # type: ignore[no-untyped-def]
+    exc = _rejected(
+        tmp_path,
+        """
+        @ss.kernel
+        def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+            i = thread.index_1d()
+            out[i] = a[i] * 2
+            return 1  # BAD
+        """,
+    )
+    assert exc.rule == "return"
+    assert "a kernel returns nothing" in str(exc)
+    _assert_points_at(exc, tmp_path, "# BAD")
+
+
+def test_kernel_bare_return_accepted(tmp_path):  # type: ignore[no-untyped-def]
+    mod = load_kernel_module(
+        tmp_path,
+        """
+        @ss.kernel
+        def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+            i = thread.index_1d()
+            if not i.in_bounds(out):
+                return
+            out[i] = a[i] * 2
+        """,
+    )
+    _copy_twin(mod)
+
+
+def test_closure_rejected(tmp_path):  # type: ignore[no-untyped-def]
+    mod = load_kernel_module(
+        tmp_path,
+        """
+        def make():
+            scale = np.float32(2)
+
+            @ss.kernel
+            def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+                i = thread.index_1d()
+                out[i] = a[i] * scale
+
+            return k
+        """,
+    )
+    with pytest.raises(ss.SafetyError) as info:
+        mod.make()
+    assert info.value.rule == "closure"
+    assert "closes over local variables ('scale',)" in str(info.value)
+    assert "'k'" in str(info.value)
+
+
+def test_module_global_twin_accepted(tmp_path):  # type: ignore[no-untyped-def]
+    mod = load_kernel_module(
+        tmp_path,
+        """
+        SCALE = np.float32(2)
+
+        @ss.kernel
+        def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+            i = thread.index_1d()
+            out[i] = a[i] * SCALE
+        """,
+    )
+    _copy_twin(mod)
+
+
+def test_kernel_defaults_rejected(tmp_path):  # type: ignore[no-untyped-def]
+    exc = _rejected(
+        tmp_path,
+        """
+        @ss.kernel
+        def k(out: DisjointSlice[np.float32], s: float = 1.0) -> None:
+            pass
+        """,
+    )
+    assert exc.rule == "signature"

@@ -1,0 +1,69 @@
+"""Hand-written raw ``numba.cuda.jit`` twins of the example kernels.
+
+Each twin does exactly what the safe kernel does, written the way one
+writes it without simtsafe (``cuda.grid`` plus an explicit ``if i < n``
+tail guard), so ``test_zero_cost`` can compare the global memory traffic
+of the two PTX listings. ``RAW_TWINS`` maps an example module's file stem
+to (safe kernel attribute name, raw Python function).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import cuda
+
+QUARTER = np.float32(0.25)
+SUMSQ_BLOCK = 256
+
+
+def vecadd_raw(out, a, b):  # type: ignore[no-untyped-def]
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a[i] + b[i]
+
+
+def saxpy_raw(out, alpha, x, y):  # type: ignore[no-untyped-def]
+    start = cuda.grid(1)
+    step = cuda.gridsize(1)
+    for i in range(start, out.size, step):
+        out[i] = alpha * x[i] + y[i]
+
+
+def jacobi_raw(out, u):  # type: ignore[no-untyped-def]
+    c, r = cuda.grid(2)
+    if r < out.shape[0] and c < out.shape[1]:
+        if r == 0 or c == 0 or r == out.shape[0] - 1 or c == out.shape[1] - 1:
+            out[r, c] = u[r, c]
+        else:
+            out[r, c] = QUARTER * (u[r - 1, c] + u[r + 1, c] + u[r, c - 1] + u[r, c + 1])
+
+
+def matmul_raw(c, a, b):  # type: ignore[no-untyped-def]
+    col, row = cuda.grid(2)
+    if row < c.shape[0] and col < c.shape[1]:
+        acc = np.float32(0.0)
+        for k in range(a.shape[1]):
+            acc += a[row, k] * b[k, col]
+        c[row, col] = acc
+
+
+def block_sumsq_raw(partial, x):  # type: ignore[no-untyped-def]
+    if cuda.threadIdx.x == 0:
+        blk = cuda.blockIdx.x
+        if blk < partial.size:
+            start = blk * SUMSQ_BLOCK
+            stop = min(start + SUMSQ_BLOCK, x.size)
+            acc = 0.0
+            for k in range(start, stop):
+                v = np.float64(x[k])
+                acc += v * v
+            partial[blk] = acc
+
+
+RAW_TWINS = {
+    "vecadd": ("vecadd", vecadd_raw),
+    "saxpy": ("saxpy", saxpy_raw),
+    "jacobi": ("jacobi_step", jacobi_raw),
+    "matmul": ("matmul", matmul_raw),
+    "block_sumsq": ("block_sumsq", block_sumsq_raw),
+}

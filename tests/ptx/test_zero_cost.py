@@ -1,0 +1,78 @@
+"""Zero cost: a Tier-1 example compiles to the same global memory traffic as raw Numba.
+
+For every example module in examples/ (vecadd must be among them), the safe
+kernel's PTX is compared with the PTX of its hand-written raw twin
+(tests/ptx/raw_twins.py): same number of ``ld.global`` and ``st.global``
+instructions, no ``trap`` and no ``call`` in the safe PTX, and ``.reqntid``
+present exactly when the contract fixes the block.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from numba import cuda
+
+from tests.ptx.raw_twins import RAW_TWINS
+
+pytestmark = pytest.mark.ptx
+
+CC = (9, 0)
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+CANDIDATES = ("vecadd", "saxpy", "jacobi", "matmul", "block_sumsq")
+PRESENT = [name for name in CANDIDATES if (EXAMPLES / f"{name}.py").is_file()]
+
+
+def _import_example(stem: str) -> ModuleType:
+    name = f"simtsafe_example_{stem}"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{stem}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _count(ptx: str, op: str) -> int:
+    # An instruction line: optional predicate, then the opcode with its suffixes.
+    return len(re.findall(rf"^\s*(?:@!?%p\d+\s+)?{re.escape(op)}\b", ptx, flags=re.MULTILINE))
+
+
+def test_vecadd_is_among_the_examples() -> None:
+    assert "vecadd" in PRESENT, f"examples/vecadd.py missing; found {PRESENT}"
+
+
+@pytest.mark.parametrize("stem", PRESENT)
+def test_safe_ptx_matches_raw_twin(stem: str) -> None:
+    assert stem in RAW_TWINS, f"no raw twin for examples/{stem}.py in tests/ptx/raw_twins.py"
+    attr, raw_fn = RAW_TWINS[stem]
+    module = _import_example(stem)
+    kernel = getattr(module, attr)
+    safe_ptx = kernel.ptx(cc=CC)
+    raw_ptx, _ = cuda.compile_ptx(raw_fn, kernel.argtypes(), cc=CC)
+
+    for op in ("ld.global", "st.global"):
+        assert _count(safe_ptx, op) == _count(raw_ptx, op), (
+            f"{stem}: {op} count differs: safe {_count(safe_ptx, op)} vs raw {_count(raw_ptx, op)}"
+        )
+    assert _count(safe_ptx, "st.global") >= 1, f"{stem}: the safe kernel stores nothing"
+    assert not re.search(r"\btrap\b", safe_ptx), f"{stem}: safe PTX contains trap"
+    assert not re.search(r"^\s*(?:@!?%p\d+\s+)?call\b", safe_ptx, re.MULTILINE), (
+        f"{stem}: safe PTX contains a call"
+    )
+
+    block = kernel.contract.block if kernel.contract is not None else None
+    reqntid = re.search(r"\.reqntid\s+(\d+)\s*,\s*(\d+)\s*,\s*(\d+)", safe_ptx)
+    if block is not None:
+        assert reqntid is not None, f"{stem}: contract fixes block {block} but PTX has no .reqntid"
+        assert tuple(int(g) for g in reqntid.groups()) == tuple(block)
+        assert ".maxntid" not in safe_ptx
+    else:
+        assert reqntid is None
