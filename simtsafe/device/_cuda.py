@@ -501,25 +501,10 @@ def _extent(typingctx: Any, s: Any) -> Any:
 
     def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
         arr = _slice_array(context, builder, s, args[0]) if s is not arrty else args[0]
-        # shape[0], not nitems: the same value the witness bounds check reads, so
-        # the compiler can prove the check inside a grid-stride loop redundant.
+        # shape[0]: the same value the witness bounds check reads.
         return cgutils.unpack_tuple(builder, make_array(arrty)(context, builder, arr).shape, 1)[0]
 
     return types.intp(s), codegen
-
-
-@intrinsic
-def _before(typingctx: Any, k: Any, n: Any) -> Any:
-    """Unsigned ``k < n``: the grid-stride loop test, same predicate as the bounds checks."""
-    if not (isinstance(k, types.Integer) and isinstance(n, types.Integer)):
-        return None
-
-    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
-        kv = context.cast(builder, args[0], k, types.intp)
-        nv = context.cast(builder, args[1], n, types.intp)
-        return builder.icmp_unsigned("<", kv, nv)
-
-    return types.boolean(k, n), codegen
 
 
 @intrinsic
@@ -611,7 +596,6 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
         "__ss_gs_step": gs_step,
         "__ss_mint_1d": _mint_1d,
         "__ss_extent": _extent,
-        "__ss_before": _before,
         "__ss_no_witness": _no_witness,
         "__ss_require_block": _require_block,
         "__ss_view_in": _VIEW_IN,

@@ -328,7 +328,6 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
         "__ss_gs_step": gs_step,
         "__ss_mint_1d": mint_1d,
         "__ss_extent": extent,
-        "__ss_before": lambda k, n: 0 <= k < n,
         "__ss_no_witness": no_witness,
         "__ss_require_block": require_block,
         "__ss_view_in": view_in,

@@ -1,0 +1,97 @@
+"""Real launches on a CUDA device (skipped without one)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numba import cuda
+
+import simtsafe as ss
+
+from .gpu_kernels import fill_checked, scale, shared_copy
+
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("gpu")]
+
+
+def _poisoned(n: int, dtype: type = np.float32) -> object:
+    return cuda.to_device(np.full(n, -7, dtype=dtype))
+
+
+def test_prepared_launch_matches_numpy() -> None:
+    a = np.random.default_rng(0).standard_normal(1000).astype(np.float32)
+    out = _poisoned(1000)
+    scale.prepare(grid=ss.cover(1000, 128), block=128)(out, cuda.to_device(a), np.float32(3))
+    np.testing.assert_array_equal(out.copy_to_host(), a * np.float32(3))
+
+
+def test_reqntid_makes_the_driver_refuse_another_block() -> None:
+    a = cuda.to_device(np.ones(256, np.float32))
+    out = _poisoned(256)
+    with ss.unsafe("SAFETY: testing that the driver itself refuses a block other than .reqntid"):
+        with pytest.raises(Exception) as info:
+            scale.unchecked[4, 64](out, a, np.float32(2))
+            cuda.synchronize()
+    assert "INVALID_VALUE" in str(info.value) or "invalid" in str(info.value).lower()
+    assert (out.copy_to_host() == -7).all()
+    with ss.unsafe("SAFETY: the contract's block (128) with a grid covering the arrays"):
+        scale.unchecked[2, 128](out, a, np.float32(2))
+    assert (out.copy_to_host() == 2).all()
+
+
+def test_prepare_refuses_the_wrong_block_before_the_driver() -> None:
+    with pytest.raises(ss.BlockShapeMismatch, match=r"requires block \(128, 1, 1\)"):
+        scale.prepare(grid=4, block=64)
+
+
+def test_device_limits_are_checked_before_launch() -> None:
+    with pytest.raises(ss.DeviceLimitExceeded, match="block x = 1025 exceeds"):
+        fill_checked.prepare(grid=1, block=1025)
+    with pytest.raises(ss.DeviceLimitExceeded, match="grid y = 65536"):
+        fill_checked.prepare(grid=(1, 65536), block=32)
+
+
+def test_checked_witness_writes_nothing_in_a_2d_launch() -> None:
+    out = _poisoned(64, np.int32)
+    fill_checked.prepare(grid=(2, 2), block=(16, 1))(out, np.int32(5))
+    assert (out.copy_to_host() == -7).all()
+    fill_checked.prepare(grid=2, block=32)(out, np.int32(5))
+    assert (out.copy_to_host() == 5).all()
+
+
+def test_aliasing_views_of_one_buffer_are_refused() -> None:
+    buf = cuda.to_device(np.zeros(2000, np.float32))
+    before = buf.copy_to_host()
+    launch = scale.prepare(grid=8, block=128)
+    with pytest.raises(ss.AliasingError, match="'out' overlaps"):
+        launch(buf[500:1500], buf[0:1000], np.float32(1))
+    np.testing.assert_array_equal(buf.copy_to_host(), before)
+    launch(buf[1000:2000], buf[0:1000], np.float32(1))  # disjoint halves: fine
+
+
+def test_non_contiguous_input_compiles_an_A_layout_specialization() -> None:
+    a = np.arange(2000, dtype=np.float32)
+    d = cuda.to_device(a)
+    out = _poisoned(1000)
+    scale.prepare(grid=8, block=128)(out, d[::2], np.float32(1))
+    np.testing.assert_array_equal(out.copy_to_host(), a[::2])
+
+
+def test_cupy_and_torch_arrays_go_through_the_cuda_array_interface() -> None:
+    cp = pytest.importorskip("cupy")
+    a = cp.arange(512, dtype=cp.float32)
+    out = cp.full(512, -7, dtype=cp.float32)
+    scale.prepare(grid=4, block=128)(out, a, np.float32(2))
+    np.testing.assert_array_equal(cp.asnumpy(out), np.arange(512, dtype=np.float32) * 2)
+    with pytest.raises(ss.ArgumentTypeError, match="float64"):
+        scale.prepare(grid=4, block=128)(out, cp.arange(512, dtype=cp.float64), np.float32(2))
+
+
+def test_dynamic_shared_memory_above_48k_opts_in() -> None:
+    n = 1024
+    a = np.random.default_rng(1).standard_normal(n).astype(np.float32)
+    out = _poisoned(n)
+    launch = shared_copy.prepare(grid=1, block=1024, shared_mem=100 * 1024)
+    launch(out, cuda.to_device(a))
+    np.testing.assert_array_equal(out.copy_to_host(), a)
+    with pytest.raises(ss.SharedMemoryError, match="opt-in limit"):
+        shared_copy.prepare(grid=1, block=1024, shared_mem=240 * 1024)
