@@ -18,11 +18,19 @@ touches no output.
 from __future__ import annotations
 
 import ctypes
-from typing import TYPE_CHECKING, Any, final
+import weakref
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NamedTuple, final
 
 import numpy as np
 
-from ._errors import AliasingError, ArgumentTypeError, CoverageError, SafetyError
+from ._errors import (
+    AliasingError,
+    ArgumentTypeError,
+    ContextMismatch,
+    CoverageError,
+    SafetyError,
+)
 from .device._compat import SIMULATOR
 
 if TYPE_CHECKING:
@@ -46,11 +54,179 @@ _CTYPES: dict[str, Any] = {
 }
 
 
-def _interface(obj: Any, param: Param, kernel: str) -> dict[str, Any]:
-    """The array interface of a device array argument, or a clear error."""
+class _Facts(NamedTuple):
+    """What the checks need from one array argument."""
+
+    ptr: int
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    typestr: str
+    readonly: bool
+    c_contiguous: bool
+    size: int
+    lo: int  # first byte touched
+    hi: int  # one past the last byte touched
+    stable: bool  # metadata cannot change while the object lives (Numba device arrays)
+    device: int | None  # ordinal of the device holding the memory (None: empty or simulator)
+
+
+#: Facts about live Numba device arrays, whose pointer/shape/strides never change:
+#: id -> (weak reference, facts). Entries go when the array is collected.
+_FACTS_CACHE: dict[int, tuple[weakref.ref[Any], _Facts]] = {}
+
+
+def _forget(key: int) -> Callable[[Any], None]:
+    def drop(_ref: Any) -> None:
+        _FACTS_CACHE.pop(key, None)
+
+    return drop
+
+
+def _array_facts(obj: Any, param: Param, kernel: str, itemsize: int) -> _Facts:
+    key = id(obj)
+    hit = _FACTS_CACHE.get(key)
+    if hit is not None and hit[0]() is obj:
+        return hit[1]
     cai = getattr(obj, "__cuda_array_interface__", None)
-    if cai is not None:
-        return cai  # type: ignore[no-any-return]
+    if cai is None:
+        cai = _fallback_interface(obj, param, kernel)
+    if cai.get("mask") is not None:
+        raise ArgumentTypeError(
+            f"kernel {kernel!r}: argument {param.name!r} is a masked array; pass plain data",
+            kernel=kernel,
+            argument=param.name,
+        )
+    shape = tuple(cai["shape"])
+    ptr, readonly = cai["data"]
+    raw_strides = cai.get("strides")
+    if raw_strides is None:
+        strides = _c_strides(shape, itemsize)
+        c_contiguous = True
+    else:
+        strides = tuple(raw_strides)
+        c_contiguous = _is_c_contiguous(shape, strides, itemsize)
+    size = 1
+    for n in shape:
+        size *= n
+    lo = hi = ptr
+    for n, st in zip(shape, strides, strict=True):
+        if st < 0:
+            lo += (n - 1) * st
+        else:
+            hi += (n - 1) * st
+    stable = _is_numba_device_array(obj)
+    facts = _Facts(
+        ptr,
+        shape,
+        strides,
+        cai["typestr"],
+        bool(readonly),
+        c_contiguous,
+        size,
+        lo,
+        hi + itemsize,
+        stable,
+        pointer_device(ptr) if size and not SIMULATOR else None,
+    )
+    if stable:
+        _FACTS_CACHE[key] = (weakref.ref(obj, _forget(key)), facts)
+    return facts
+
+
+def pointer_device(ptr: int) -> int | None:
+    """Ordinal of the device that owns device pointer ``ptr`` (None if the driver cannot tell)."""
+    from cuda.bindings import driver as drv
+
+    err, value = drv.cuPointerGetAttribute(
+        drv.CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr
+    )
+    return int(value) if err == drv.CUresult.CUDA_SUCCESS else None
+
+
+def current_device() -> int | None:
+    """Ordinal of the device of the calling thread's current CUDA context (None if none)."""
+    from cuda.bindings import driver as drv
+
+    err, dev = drv.cuCtxGetDevice()
+    return int(dev) if err == drv.CUresult.CUDA_SUCCESS else None
+
+
+def check_device(kernel: str, prepared_on: int, current: int | None, arrays: Any) -> None:
+    """Refuse a launch whose context or arrays belong to another device than its preparation.
+
+    Args:
+        kernel: kernel name, for the message.
+        prepared_on: ordinal of the device the launch was prepared on.
+        current: ordinal of the calling thread's current device.
+        arrays: (parameter name, device ordinal or None) pairs.
+
+    Raises:
+        ContextMismatch: naming both devices and the fix.
+    """
+    if current is not None and current != prepared_on:
+        raise ContextMismatch(
+            f"kernel {kernel!r}: this PreparedLaunch was prepared on device {prepared_on}, but "
+            f"the calling thread's current device is {current}. Launch it with device "
+            f"{prepared_on} current (`with numba.cuda.gpus[{prepared_on}]:`), or prepare the "
+            f"kernel again on device {current} (one PreparedLaunch per device)",
+            kernel=kernel,
+            actual=current,
+            limit=prepared_on,
+        )
+    for name, dev in arrays:
+        if dev is not None and dev != prepared_on:
+            raise ContextMismatch(
+                f"kernel {kernel!r}: argument {name!r} lives on device {dev}, but this launch was "
+                f"prepared on device {prepared_on}. Copy the array to device {prepared_on}, or "
+                f"launch a PreparedLaunch prepared on device {dev}",
+                kernel=kernel,
+                argument=name,
+                actual=dev,
+                limit=prepared_on,
+            )
+
+
+def _is_numba_device_array(obj: Any) -> bool:
+    if SIMULATOR:
+        return False
+    from numba.cuda.cudadrv.devicearray import DeviceNDArray
+
+    return type(obj) is DeviceNDArray
+
+
+@final
+class _Memo:
+    """The last checked launch: which objects and scalar values it was checked for."""
+
+    __slots__ = ("kernel", "params", "refs", "scalars")
+
+    def __init__(
+        self, args: tuple[Any, ...], expect: Any, kernel: Any, params: tuple[Any, ...]
+    ) -> None:
+        self.kernel = kernel
+        self.params = params
+        self.refs = tuple(
+            (i, weakref.ref(a)) for i, ((p, _, _), a) in enumerate(zip(expect, args)) if p.is_array
+        )
+        self.scalars = tuple(
+            (i, type(a), a) for i, ((p, _, _), a) in enumerate(zip(expect, args)) if not p.is_array
+        )
+
+    def matches(self, args: tuple[Any, ...]) -> bool:
+        if len(args) != len(self.refs) + len(self.scalars):
+            return False
+        for i, ref in self.refs:
+            if ref() is not args[i]:
+                return False
+        for i, kind, value in self.scalars:
+            a = args[i]
+            if type(a) is not kind or a != value:
+                return False
+        return True
+
+
+def _fallback_interface(obj: Any, param: Param, kernel: str) -> dict[str, Any]:
+    """The array interface of an argument without ``__cuda_array_interface__``, or a clear error."""
     if SIMULATOR:
         from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
 
@@ -96,6 +272,7 @@ class LaunchPlan:
         "_cfg",
         "_cufuncs",
         "_dispatch",
+        "_memo",
         "_stream",
         "block",
         "capacity",
@@ -133,6 +310,7 @@ class LaunchPlan:
         self.covers = bound.covers if bound else None
         self.capacity = self._capacity()
         self._cufuncs: dict[tuple[str, ...], Any] = {}
+        self._memo: _Memo | None = None
         self._stream = stream
         if SIMULATOR:
             self._dispatch = kernel._get_dispatcher()
@@ -170,6 +348,19 @@ class LaunchPlan:
     # ------------------------------------------------------------------ per launch
 
     def launch(self, args: tuple[Any, ...]) -> None:
+        if not SIMULATOR and current_device() != self.device_id:
+            check_device(self.name, self.device_id, current_device(), ())
+        memo = self._memo
+        if memo is not None and memo.matches(args):
+            # Same array objects (immutable metadata) and equal scalars as the
+            # last checked launch: every check would give the same answer.
+            from cuda.core import launch
+
+            launch(self._stream, self._cfg, memo.kernel, *memo.params)
+            return
+        self._launch_checked(args)
+
+    def _launch_checked(self, args: tuple[Any, ...]) -> None:
         name = self.name
         expect = self.expect
         if len(args) != len(expect):
@@ -185,38 +376,31 @@ class LaunchPlan:
         layouts: list[str] = []
         env: dict[str, Any] = {}
         shapes: dict[str, tuple[int, ...]] = {}
+        memoizable = True
+        devices: list[tuple[str, int | None]] = []
         for (param, typestr, itemsize), obj in zip(expect, args, strict=True):
             if param.kind == "scalar":
                 params.append(self._scalar(param, obj))
                 if self.needs_env:
                     env[param.name] = obj
                 continue
-            cai = _interface(obj, param, name)
-            shape = tuple(cai["shape"])
-            if cai["typestr"] != typestr or len(shape) != param.ndim:
-                self._wrong_array(param, cai, shape)
-            if cai.get("mask") is not None:
-                raise ArgumentTypeError(
-                    f"kernel {name!r}: argument {param.name!r} is a masked array; pass plain data",
-                    kernel=name,
-                    argument=param.name,
-                )
-            ptr, readonly = cai["data"]
-            strides = cai.get("strides")
-            c_contig = strides is None or _is_c_contiguous(shape, tuple(strides), itemsize)
-            if strides is None:
-                strides = _c_strides(shape, itemsize)
+            facts = _array_facts(obj, param, name, itemsize)
+            memoizable = memoizable and facts.stable
+            devices.append((param.name, facts.device))
+            shape = facts.shape
+            if facts.typestr != typestr or len(shape) != param.ndim:
+                self._wrong_array(param, facts.typestr, shape)
             if param.kind == "out":
-                if not c_contig:
+                if not facts.c_contiguous:
                     raise ArgumentTypeError(
                         f"kernel {name!r}: output {param.name!r} must be C-contiguous (got "
-                        f"strides {tuple(strides)} for shape {shape}); pass a contiguous array "
+                        f"strides {facts.strides} for shape {shape}); pass a contiguous array "
                         "(e.g. numba.cuda.device_array(shape, dtype))",
                         kernel=name,
                         argument=param.name,
-                        actual=tuple(strides),
+                        actual=facts.strides,
                     )
-                if readonly:
+                if facts.readonly:
                     raise ArgumentTypeError(
                         f"kernel {name!r}: output {param.name!r} is a read-only array; pass a "
                         "writable one",
@@ -224,22 +408,15 @@ class LaunchPlan:
                         argument=param.name,
                     )
             else:
-                layouts.append("C" if c_contig else "A")
-            size = 1
-            for n in shape:
-                size *= n
-            if size:
-                lo = hi = ptr
-                for n, s in zip(shape, strides, strict=True):
-                    if s < 0:
-                        lo += (n - 1) * s
-                    else:
-                        hi += (n - 1) * s
-                ranges.append((lo, hi + itemsize, param.name, param.kind == "out"))
+                layouts.append("C" if facts.c_contiguous else "A")
+            if facts.size:
+                ranges.append((facts.lo, facts.hi, param.name, param.kind == "out"))
             shapes[param.name] = shape
             if self.needs_env:
                 env[param.name] = shape
-            params += (0, 0, size, itemsize, ptr, *shape, *strides)
+            params += (0, 0, facts.size, itemsize, facts.ptr, *shape, *facts.strides)
+        if not SIMULATOR:
+            check_device(name, self.device_id, None, devices)
         if len(ranges) > 1:
             self._check_aliasing(ranges)
         if self.needs_env:
@@ -254,7 +431,9 @@ class LaunchPlan:
             except SafetyError as exc:
                 from ._kernel import translate_simulator_error
 
-                raise translate_simulator_error(exc, name).with_traceback(exc.__traceback__) from None
+                raise translate_simulator_error(exc, name).with_traceback(
+                    exc.__traceback__
+                ) from None
             return
         key = tuple(layouts)
         cufunc = self._cufuncs.get(key)
@@ -263,6 +442,8 @@ class LaunchPlan:
         from cuda.core import launch
 
         launch(self._stream, self._cfg, cufunc.kernel, *params)
+        if memoizable:
+            self._memo = _Memo(args, expect, cufunc.kernel, tuple(params))
 
     def _compile_for(self, layouts: tuple[str, ...]) -> Any:
         from ._prepare import _check_function, device_limits
@@ -306,8 +487,8 @@ class LaunchPlan:
             return obj
         return _CTYPES[param.dtype.name](obj)
 
-    def _wrong_array(self, param: Param, cai: dict[str, Any], shape: tuple[int, ...]) -> None:
-        got = f"{len(shape)}D {np.dtype(cai['typestr']).name}"
+    def _wrong_array(self, param: Param, typestr: str, shape: tuple[int, ...]) -> None:
+        got = f"{len(shape)}D {np.dtype(typestr).name}"
         want = f"{param.ndim}D {param.dtype.name}"
         raise ArgumentTypeError(
             f"kernel {self.name!r}: argument {param.name!r} is declared {param.annotation} "

@@ -23,6 +23,7 @@ from ._contract import check_static, normalize_dims
 from ._errors import (
     ClusterError,
     ComputeCapabilityError,
+    ContextMismatch,
     CooperativeLaunchError,
     DeviceLimitExceeded,
     FunctionLimitExceeded,
@@ -129,6 +130,24 @@ def _check_device(
             actual=threads,
             limit=lim.max_threads_per_block,
             what="threads per block",
+        )
+
+
+def _check_stream(name: str, stream: Any, lim: DeviceLimits) -> None:
+    """A stream must belong to the device the launch is prepared on."""
+    if not stream or SIMULATOR:
+        return
+    context = getattr(stream, "context", None)
+    device = getattr(getattr(context, "device", None), "id", None)
+    if device is not None and device != lim.device_id:
+        raise ContextMismatch(
+            f"kernel {name!r}: the stream belongs to device {device}, but the launch is being "
+            f"prepared on device {lim.device_id} (the current device). Prepare with device "
+            f"{device} current (`with numba.cuda.gpus[{device}]:`), or use a stream of device "
+            f"{lim.device_id}",
+            kernel=name,
+            actual=device,
+            limit=lim.device_id,
         )
 
 
@@ -276,6 +295,7 @@ def prepare(
             actual=shared_mem,
         )
     lim = device_limits()
+    _check_stream(name, stream, lim)
     _check_device(name, grid3, block3, lim)
     spec = kernel.specialize()
     if not SIMULATOR:

@@ -184,7 +184,9 @@ class _UncheckedView(_KernelOnly, Generic[T]):
         "simtsafe: storing a float64 into a lower-precision output narrows silently; "
         "convert explicitly, e.g. np.float32(v)"
     )
-    def __setitem__(self: _UncheckedView[_F], i: int | tuple[int, ...], value: np.float64) -> None: ...
+    def __setitem__(
+        self: _UncheckedView[_F], i: int | tuple[int, ...], value: np.float64
+    ) -> None: ...
     @overload
     def __setitem__(
         self: _UncheckedView[np.float64],
@@ -198,7 +200,9 @@ class _UncheckedView(_KernelOnly, Generic[T]):
     @overload
     def __setitem__(self: _UncheckedView[_C], i: int | tuple[int, ...], value: complex) -> None: ...
     @overload
-    def __setitem__(self: _UncheckedView[np.bool_], i: int | tuple[int, ...], value: bool) -> None: ...
+    def __setitem__(
+        self: _UncheckedView[np.bool_], i: int | tuple[int, ...], value: bool
+    ) -> None: ...
     def __setitem__(self, i: int | tuple[int, ...], value: object) -> None:
         """Same store rule as ``DisjointSlice.__setitem__``."""
         raise NotImplementedError

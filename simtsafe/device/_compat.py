@@ -115,8 +115,10 @@ def typing_error_location(exc: BaseException) -> tuple[str, int] | None:
     tb = exc.__traceback__
     while tb is not None:
         candidate = tb.tb_frame.f_locals.get("loc")
-        if candidate is not None and getattr(candidate, "line", None) and hasattr(
-            candidate, "filename"
+        if (
+            candidate is not None
+            and getattr(candidate, "line", None)
+            and hasattr(candidate, "filename")
         ):
             found = (str(candidate.filename), int(candidate.line))
         tb = tb.tb_next

@@ -95,3 +95,22 @@ def test_dynamic_shared_memory_above_48k_opts_in() -> None:
     np.testing.assert_array_equal(out.copy_to_host(), a)
     with pytest.raises(ss.SharedMemoryError, match="opt-in limit"):
         shared_copy.prepare(grid=1, block=1024, shared_mem=240 * 1024)
+
+
+def test_repeated_launches_with_new_arguments_are_checked_again() -> None:
+    launch = scale.prepare(grid=8, block=128)
+    a = cuda.to_device(np.ones(1000, np.float32))
+    out = _poisoned(1000)
+    for _ in range(3):  # the same objects again: the memoized fast path
+        launch(out, a, np.float32(2))
+    assert (out.copy_to_host() == 2).all()
+    short = cuda.to_device(np.ones(999, np.float32))
+    with pytest.raises(ss.RequiresViolation, match="a.size == out.size"):
+        launch(out, short, np.float32(3))
+    with pytest.raises(ss.AliasingError):
+        launch(out, out, np.float32(3))
+    with pytest.raises(ss.ArgumentTypeError, match="argument 'k'"):
+        launch(out, a, "3")
+    assert (out.copy_to_host() == 2).all()
+    launch(out, a, np.float32(4))  # a changed scalar: checked path again
+    assert (out.copy_to_host() == 4).all()
