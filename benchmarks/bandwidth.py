@@ -21,10 +21,11 @@ from numba import cuda
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import simtsafe as ss  # noqa: E402
 from _common import device_name, time_gpu, write_results  # noqa: E402
 from saxpy import saxpy  # noqa: E402
 from vecadd import vecadd  # noqa: E402
+
+import simtsafe as ss  # noqa: E402
 
 BLOCK = 256
 
@@ -88,7 +89,9 @@ def main() -> int:
 
         ca, cb = cp.asarray(a), cp.asarray(b)
         cout = cp.asarray(out)
-        cp_saxpy = cp.ElementwiseKernel("float32 a, float32 x, float32 y", "float32 z", "z = a * x + y")
+        cp_saxpy = cp.ElementwiseKernel(
+            "float32 a, float32 x, float32 y", "float32 z", "z = a * x + y"
+        )
         runs[("vecadd", "cupy")] = lambda: cp.add(ca, cb, out=cout)
         runs[("saxpy", "cupy")] = lambda: cp_saxpy(alpha, ca, cb, cout)
     except ImportError:
@@ -107,7 +110,11 @@ def main() -> int:
         ok = bool(checks[kernel](out.copy_to_host()))
         t = time_gpu(fn, reps=args.reps)
         variants[f"{kernel}/{who}"] = {
-            "kernel": kernel, "impl": who, "seconds": t, "GBps": bytes_moved / t / 1e9, "correct": ok,
+            "kernel": kernel,
+            "impl": who,
+            "seconds": t,
+            "GBps": bytes_moved / t / 1e9,
+            "correct": ok,
         }
     # A second timing of the raw and safe variants: the spread tells what is noise.
     for key in ("vecadd/simtsafe", "vecadd/numba raw", "saxpy/simtsafe", "saxpy/numba raw"):

@@ -38,8 +38,9 @@ def main() -> int:
         return subprocess.call([sys.executable, __file__], env=env)
 
     sys.path.insert(0, str(HERE))
-    import simtsafe
     from numba import cuda
+
+    import simtsafe
 
     if simtsafe.SIMULATOR:
         where = "CUDA simulator (CPU)"

@@ -52,7 +52,7 @@ def _stamp() -> str:
 
 def ensure_venv() -> None:
     """Create .venv and install simtsafe[dev] with pinned versions, if not up to date."""
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 - this script may run on any python3
         sys.exit(f"simtsafe needs Python >= 3.11, this is {sys.version.split()[0]}")
     if not PY.exists():
         _say(f"creating {VENV.relative_to(ROOT)} with {sys.executable}")

@@ -206,10 +206,14 @@ class _Memo:
         self.kernel = kernel
         self.params = params
         self.refs = tuple(
-            (i, weakref.ref(a)) for i, ((p, _, _), a) in enumerate(zip(expect, args)) if p.is_array
+            (i, weakref.ref(a))
+            for i, ((p, _, _), a) in enumerate(zip(expect, args, strict=True))
+            if p.is_array
         )
         self.scalars = tuple(
-            (i, type(a), a) for i, ((p, _, _), a) in enumerate(zip(expect, args)) if not p.is_array
+            (i, type(a), a)
+            for i, ((p, _, _), a) in enumerate(zip(expect, args, strict=True))
+            if not p.is_array
         )
 
     def matches(self, args: tuple[Any, ...]) -> bool:
@@ -446,11 +450,11 @@ class LaunchPlan:
             self._memo = _Memo(args, expect, cufunc.kernel, tuple(params))
 
     def _compile_for(self, layouts: tuple[str, ...]) -> Any:
-        from ._prepare import _check_function, device_limits
+        from ._limits import check_function, device_limits
 
         spec = self.kernel.specialize(layouts)
         cufunc = spec.numba_kernel._codelibrary.get_cufunc()
-        _check_function(self.kernel, cufunc, self.block, self.shared_mem, device_limits())
+        check_function(self.kernel, cufunc, self.block, self.shared_mem, device_limits())
         self._cufuncs[layouts] = cufunc
         return cufunc
 

@@ -13,11 +13,7 @@ here, so a ``PreparedLaunch`` makes no device query when it is reused.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cache
 from typing import TYPE_CHECKING, Any, final
-
-from numba import cuda
 
 from ._contract import check_static, normalize_dims
 from ._errors import (
@@ -25,112 +21,19 @@ from ._errors import (
     ComputeCapabilityError,
     ContextMismatch,
     CooperativeLaunchError,
-    DeviceLimitExceeded,
-    FunctionLimitExceeded,
     SharedMemoryError,
 )
 from ._launch import LaunchPlan
+from ._limits import DeviceLimits, check_device_limits, check_function, device_limits
 from .device._compat import SIMULATOR
 
 if TYPE_CHECKING:
     from ._kernel import Kernel
 
-__all__ = ["DeviceLimits", "PreparedLaunch", "device_limits", "prepare"]
+__all__ = ["PreparedLaunch", "prepare"]
 
 _AXES = ("x", "y", "z")
 _PORTABLE_CLUSTER = 8
-
-
-@dataclass(frozen=True)
-class DeviceLimits:
-    """The limits of one device that launch checks need (read once per device)."""
-
-    device_id: int
-    name: str
-    compute_capability: tuple[int, int]
-    max_block: tuple[int, int, int]
-    max_grid: tuple[int, int, int]
-    max_threads_per_block: int
-    max_shared_per_block: int
-    max_shared_optin: int
-    multiprocessors: int
-    cooperative: bool
-    clusters: bool
-
-
-#: The simulator's stand-in limits (those of a typical recent GPU).
-SIMULATOR_LIMITS = DeviceLimits(
-    device_id=0,
-    name="CUDA simulator",
-    compute_capability=(9, 0),
-    max_block=(1024, 1024, 64),
-    max_grid=(2**31 - 1, 65535, 65535),
-    max_threads_per_block=1024,
-    max_shared_per_block=48 * 1024,
-    max_shared_optin=48 * 1024,
-    multiprocessors=1,
-    cooperative=False,
-    clusters=False,
-)
-
-
-@cache
-def _limits_for(device_id: int) -> DeviceLimits:
-    dev = cuda.get_current_device()
-    cc = tuple(dev.compute_capability)
-    return DeviceLimits(
-        device_id=device_id,
-        name=str(dev.name.decode() if isinstance(dev.name, bytes) else dev.name),
-        compute_capability=(int(cc[0]), int(cc[1])),
-        max_block=(dev.MAX_BLOCK_DIM_X, dev.MAX_BLOCK_DIM_Y, dev.MAX_BLOCK_DIM_Z),
-        max_grid=(dev.MAX_GRID_DIM_X, dev.MAX_GRID_DIM_Y, dev.MAX_GRID_DIM_Z),
-        max_threads_per_block=dev.MAX_THREADS_PER_BLOCK,
-        max_shared_per_block=dev.MAX_SHARED_MEMORY_PER_BLOCK,
-        max_shared_optin=dev.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-        multiprocessors=dev.MULTIPROCESSOR_COUNT,
-        cooperative=bool(dev.COOPERATIVE_LAUNCH),
-        clusters=cc >= (9, 0),
-    )
-
-
-def device_limits() -> DeviceLimits:
-    """Limits of the current device (the simulator's stand-ins under NUMBA_ENABLE_CUDASIM)."""
-    if SIMULATOR:
-        return SIMULATOR_LIMITS
-    return _limits_for(cuda.get_current_device().id)
-
-
-def _check_device(
-    name: str, grid: tuple[int, ...], block: tuple[int, ...], lim: DeviceLimits
-) -> None:
-    for what, dims, maxima in (("block", block, lim.max_block), ("grid", grid, lim.max_grid)):
-        for axis, value, limit in zip(_AXES, dims, maxima, strict=True):
-            if value > limit:
-                raise DeviceLimitExceeded(
-                    f"kernel {name!r}: {what} {axis} = {value} exceeds the device's limit of "
-                    f"{limit} ({lim.name}, max {what} dims {maxima}). "
-                    + (
-                        "Use fewer threads per block on that axis and more blocks."
-                        if what == "block"
-                        else "Use larger blocks or a grid-stride loop (thread.grid_stride)."
-                    ),
-                    kernel=name,
-                    axis=axis,
-                    actual=value,
-                    limit=limit,
-                    what=what,
-                )
-    threads = block[0] * block[1] * block[2]
-    if threads > lim.max_threads_per_block:
-        raise DeviceLimitExceeded(
-            f"kernel {name!r}: block {block} has {threads} threads, over the device's limit of "
-            f"{lim.max_threads_per_block} threads per block ({lim.name}). Use a smaller block.",
-            kernel=name,
-            axis=None,
-            actual=threads,
-            limit=lim.max_threads_per_block,
-            what="threads per block",
-        )
 
 
 def _check_stream(name: str, stream: Any, lim: DeviceLimits) -> None:
@@ -149,49 +52,6 @@ def _check_stream(name: str, stream: Any, lim: DeviceLimits) -> None:
             actual=device,
             limit=lim.device_id,
         )
-
-
-def _set_dynamic_shared_attribute(cufunc: Any, nbytes: int, device_id: int) -> None:
-    from cuda.bindings import driver as drv
-
-    attr = drv.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
-    (err,) = drv.cuKernelSetAttribute(attr, nbytes, cufunc.handle, device_id)
-    if err != drv.CUresult.CUDA_SUCCESS:  # pragma: no cover - checked against limits first
-        raise SharedMemoryError(f"could not raise the dynamic shared memory limit: {err}")
-
-
-def _check_function(
-    kernel: Kernel[Any],
-    cufunc: Any,
-    block: tuple[int, int, int],
-    shared_mem: int,
-    lim: DeviceLimits,
-) -> None:
-    name = kernel.name
-    threads = block[0] * block[1] * block[2]
-    attrs = cufunc.attrs
-    if threads > attrs.maxthreads:
-        raise FunctionLimitExceeded(
-            f"kernel {name!r}: the compiled function allows at most {attrs.maxthreads} threads "
-            f"per block (it uses {attrs.regs} registers per thread), got {threads}. Use a "
-            "smaller block, or give the contract max_threads so the compiler budgets registers",
-            kernel=name,
-            actual=threads,
-            limit=attrs.maxthreads,
-        )
-    total = attrs.shared + shared_mem
-    if total > lim.max_shared_optin:
-        raise SharedMemoryError(
-            f"kernel {name!r}: {attrs.shared} B static + {shared_mem} B dynamic shared memory = "
-            f"{total} B exceeds the device's opt-in limit of {lim.max_shared_optin} B per block. "
-            "Use less shared memory per block (smaller tiles).",
-            kernel=name,
-            actual=total,
-            limit=lim.max_shared_optin,
-        )
-    if total > lim.max_shared_per_block:
-        # Above the portable 48 KiB, a kernel must opt in to more dynamic shared memory.
-        _set_dynamic_shared_attribute(cufunc, shared_mem, lim.device_id)
 
 
 def _check_capability(kernel: Kernel[Any], lim: DeviceLimits) -> None:
@@ -296,11 +156,11 @@ def prepare(
         )
     lim = device_limits()
     _check_stream(name, stream, lim)
-    _check_device(name, grid3, block3, lim)
+    check_device_limits(name, grid3, block3, lim)
     spec = kernel.specialize()
     if not SIMULATOR:
         cufunc = spec.numba_kernel._codelibrary.get_cufunc()
-        _check_function(kernel, cufunc, block3, shared_mem, lim)
+        check_function(kernel, cufunc, block3, shared_mem, lim)
     elif shared_mem > lim.max_shared_per_block:
         raise SharedMemoryError(
             f"kernel {name!r}: {shared_mem} B dynamic shared memory exceeds the simulator's "
@@ -337,6 +197,7 @@ class PreparedLaunch:
     shared_mem: int
     stream: Any
     device: DeviceLimits
+    _plan: LaunchPlan
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         raise TypeError("PreparedLaunch is made by kernel.prepare(grid=..., block=...)")

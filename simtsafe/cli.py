@@ -39,7 +39,10 @@ def _compiled_objects(module: Any) -> Iterator[tuple[str, Any]]:
     from ._kernel import DeviceFunction, Kernel
 
     for name, value in sorted(vars(module).items()):
-        if isinstance(value, Kernel | DeviceFunction) and value.py_func.__module__ == module.__name__:
+        if (
+            isinstance(value, Kernel | DeviceFunction)
+            and value.py_func.__module__ == module.__name__
+        ):
             yield name, value
 
 
@@ -80,7 +83,9 @@ def generated_files(examples: Path) -> dict[str, str]:
 def cmd_schema(args: argparse.Namespace) -> int:
     out = Path(args.out)
     files = generated_files(Path(args.examples))
-    stale = [n for n, text in files.items() if not (out / n).exists() or (out / n).read_text() != text]
+    stale = [
+        n for n, text in files.items() if not (out / n).exists() or (out / n).read_text() != text
+    ]
     if args.check:
         for name in stale:
             print(f"{out / name} is out of date: run `simtsafe schema` and commit the result")
@@ -125,7 +130,11 @@ class _RawLaunchFinder(ast.NodeVisitor):
         self.depth -= is_unsafe
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
-        if isinstance(node.value, ast.Attribute) and node.value.attr == "unchecked" and not self.depth:
+        if (
+            isinstance(node.value, ast.Attribute)
+            and node.value.attr == "unchecked"
+            and not self.depth
+        ):
             self.found.append(node.lineno)
         self.generic_visit(node)
 

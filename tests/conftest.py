@@ -10,8 +10,9 @@ import pytest
 @functools.cache
 def gpu_available() -> bool:
     """A real CUDA device (never true on the simulator)."""
-    import simtsafe
     from numba import cuda
+
+    import simtsafe
 
     return not simtsafe.SIMULATOR and bool(cuda.is_available())
 

@@ -86,14 +86,14 @@ class DisjointSliceType(types.Type):
 
 
 @register_model(ThreadIndexType)
-class _ThreadIndexModel(models.StructModel):  # type: ignore[misc]
+class _ThreadIndexModel(models.StructModel):
     def __init__(self, dmm: Any, fe_type: ThreadIndexType) -> None:
         names = ("i",) if fe_type.rank == 1 else ("r", "c")
         super().__init__(dmm, fe_type, [(n, types.intp) for n in names])
 
 
 @register_model(DisjointSliceType)
-class _DisjointSliceModel(models.StructModel):  # type: ignore[misc]
+class _DisjointSliceModel(models.StructModel):
     def __init__(self, dmm: Any, fe_type: DisjointSliceType) -> None:
         super().__init__(dmm, fe_type, [("arr", fe_type.arr_type)])
 
@@ -212,7 +212,7 @@ def _slice_array(context: Any, builder: ir.IRBuilder, dsty: DisjointSliceType, v
 
 
 @infer_global(operator.setitem)
-class _SetItem(AbstractTemplate):  # type: ignore[misc]
+class _SetItem(AbstractTemplate):
     def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
         target, idx, val = args
         if isinstance(target, types.Array) and not target.mutable:
@@ -242,7 +242,7 @@ class _SetItem(AbstractTemplate):  # type: ignore[misc]
 
 
 @infer_global(operator.getitem)
-class _GetItem(AbstractTemplate):  # type: ignore[misc]
+class _GetItem(AbstractTemplate):
     def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
         target, idx = args
         if isinstance(target, DisjointSliceType):
@@ -265,7 +265,7 @@ class _GetItem(AbstractTemplate):  # type: ignore[misc]
 
 
 @infer_global(len)
-class _Len(AbstractTemplate):  # type: ignore[misc]
+class _Len(AbstractTemplate):
     def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
         if len(args) == 1 and isinstance(args[0], DisjointSliceType):
             return signature(types.intp, args[0])
@@ -273,7 +273,7 @@ class _Len(AbstractTemplate):  # type: ignore[misc]
 
 
 @infer_getattr
-class _SliceAttrs(AttributeTemplate):  # type: ignore[misc]
+class _SliceAttrs(AttributeTemplate):
     key = DisjointSliceType
 
     def resolve_size(self, ds: DisjointSliceType) -> Any:
@@ -290,7 +290,7 @@ class _SliceAttrs(AttributeTemplate):  # type: ignore[misc]
 
 
 @infer_getattr
-class _WitnessAttrs(AttributeTemplate):  # type: ignore[misc]
+class _WitnessAttrs(AttributeTemplate):
     key = ThreadIndexType
 
     def resolve_index(self, w: ThreadIndexType) -> Any:

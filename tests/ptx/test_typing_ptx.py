@@ -51,7 +51,7 @@ def test_typing_error_points_at_line(tmp_path, case):  # type: ignore[no-untyped
     exc = _ptx_error(mod.k)
     assert exc.lineno == line_of(tmp_path, "# BAD")
     assert "# BAD" in (exc.source_line or "")
-    assert f'line {exc.lineno}' in str(exc)
+    assert f"line {exc.lineno}" in str(exc)
 
 
 @pytest.mark.parametrize("source", [RETURN_WITNESS, RETURN_WITNESS_TUPLE], ids=["bare", "tuple"])

@@ -125,20 +125,38 @@ def _bad_launch(mod, out, *args, cls, fragment, n=32):  # type: ignore[no-untype
 
 def test_wrong_dtype(mod):  # type: ignore[no-untyped-def]
     a, b = _ab(32)
-    _bad_launch(mod, _poisoned(32), cuda.to_device(np.zeros(32)), b,
-                cls=ss.ArgumentTypeError, fragment="argument 'a'")
+    _bad_launch(
+        mod,
+        _poisoned(32),
+        cuda.to_device(np.zeros(32)),
+        b,
+        cls=ss.ArgumentTypeError,
+        fragment="argument 'a'",
+    )
 
 
 def test_wrong_ndim(mod):  # type: ignore[no-untyped-def]
     a, b = _ab(32)
-    _bad_launch(mod, _poisoned(32), cuda.to_device(np.zeros((4, 8), np.float32)), b,
-                cls=ss.ArgumentTypeError, fragment="2D float32")
+    _bad_launch(
+        mod,
+        _poisoned(32),
+        cuda.to_device(np.zeros((4, 8), np.float32)),
+        b,
+        cls=ss.ArgumentTypeError,
+        fragment="2D float32",
+    )
 
 
 def test_host_array(mod):  # type: ignore[no-untyped-def]
     a, b = _ab(32)
-    _bad_launch(mod, _poisoned(32), np.zeros(32, np.float32), b,
-                cls=ss.ArgumentTypeError, fragment="host numpy array")
+    _bad_launch(
+        mod,
+        _poisoned(32),
+        np.zeros(32, np.float32),
+        b,
+        cls=ss.ArgumentTypeError,
+        fragment="host numpy array",
+    )
 
 
 def test_output_is_an_input(mod):  # type: ignore[no-untyped-def]
@@ -178,8 +196,14 @@ def test_wrong_argument_count(mod, count):  # type: ignore[no-untyped-def]
 
 def test_requires_violated(mod):  # type: ignore[no-untyped-def]
     _, b = _ab(32)
-    _bad_launch(mod, _poisoned(32), cuda.to_device(np.zeros(31, np.float32)), b,
-                cls=ss.RequiresViolation, fragment="a.size == out.size")
+    _bad_launch(
+        mod,
+        _poisoned(32),
+        cuda.to_device(np.zeros(31, np.float32)),
+        b,
+        cls=ss.RequiresViolation,
+        fragment="a.size == out.size",
+    )
 
 
 def test_covers_violated(mod):  # type: ignore[no-untyped-def]

@@ -29,9 +29,11 @@ _IGNORE = re.compile(r"#\s*type:\s*ignore\[([a-z0-9-]+(?:\s*,\s*[a-z0-9-]+)*)\]"
 
 def _run_mypy() -> dict[Path, list[str]]:
     args = [
-        "--config-file", str(ROOT / "pyproject.toml"),
+        "--config-file",
+        str(ROOT / "pyproject.toml"),
         "--strict",
-        "--enable-error-code", "deprecated",
+        "--enable-error-code",
+        "deprecated",
         "--warn-unused-ignores",
         "--no-incremental",
         "--show-error-codes",
@@ -44,7 +46,9 @@ def _run_mypy() -> dict[Path, list[str]]:
     for line in stdout.splitlines():
         m = _LINE.match(line)
         if m and m.group("kind") == "error":
-            errors[(ROOT / m.group("path")).resolve()].append(f"{m.group('line')}: {m.group('msg')}")
+            errors[(ROOT / m.group("path")).resolve()].append(
+                f"{m.group('line')}: {m.group('msg')}"
+            )
     return errors
 
 

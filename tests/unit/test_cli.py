@@ -53,7 +53,9 @@ def test_check_flags_raw_launches_outside_unsafe(
     out = capsys.readouterr().out
     assert f"{app}:4: raw launch" in out
     assert ":6:" not in out
-    app.write_text(RAW_LAUNCHES.replace("    k.unchecked[1, 32](a)                 # flagged\n", ""))
+    app.write_text(
+        RAW_LAUNCHES.replace("    k.unchecked[1, 32](a)                 # flagged\n", "")
+    )
     assert main(["check", str(app)]) == 0
 
 

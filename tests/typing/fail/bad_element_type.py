@@ -1,11 +1,21 @@
 """Rule: a value of the wrong element type cannot be stored."""
+
 import numpy as np
-from numba import cuda
 
-from simtsafe import DisjointSlice, DisjointSlice2D, In, In2D, Index2D, PerBlock, ThreadIndex, thread
+from simtsafe import (
+    DisjointSlice,
+    In,
+    thread,
+)
 
 
-def k(out: DisjointSlice[np.float32], n: DisjointSlice[np.int32], a: In[np.float32], ai: In[np.int32], d: In[np.float64]) -> None:
+def k(
+    out: DisjointSlice[np.float32],
+    n: DisjointSlice[np.int32],
+    a: In[np.float32],
+    ai: In[np.int32],
+    d: In[np.float64],
+) -> None:
     i = thread.index_1d()
     out[i] = "1.0"  # type: ignore[call-overload]
     out[i] = i  # type: ignore[call-overload]

@@ -1,8 +1,12 @@
 """Rule: any store into an In / In2D is an error."""
-import numpy as np
-from numba import cuda
 
-from simtsafe import DisjointSlice, DisjointSlice2D, In, In2D, Index2D, PerBlock, ThreadIndex, thread
+import numpy as np
+
+from simtsafe import (
+    In,
+    In2D,
+    thread,
+)
 
 
 def k(a: In[np.float32], b: In2D[np.float32]) -> None:

@@ -1,9 +1,14 @@
 """Rule: numba.cuda intrinsics (Tier 2) called with wrong types are errors."""
-import simtsafe as ss
+
 import numpy as np
 from numba import cuda
 
-from simtsafe import DisjointSlice, DisjointSlice2D, In, In2D, Index2D, PerBlock, ThreadIndex, thread
+import simtsafe as ss
+from simtsafe import (
+    DisjointSlice,
+    In,
+    thread,
+)
 
 
 def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
@@ -19,9 +24,11 @@ def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
     cuda.threadIdx.x = 3  # type: ignore[misc]
     t = cuda.grid(4)  # type: ignore[call-overload]
 
+
 @cuda.jit
 def raw(x: int) -> None:
     pass
+
 
 def host() -> None:
     raw[1, 32]("3")  # type: ignore[arg-type]

@@ -1,12 +1,17 @@
 """Rule: passing a ThreadIndex where an int is expected is an error."""
-import numpy as np
-from numba import cuda
 
-from simtsafe import DisjointSlice, DisjointSlice2D, In, In2D, Index2D, PerBlock, ThreadIndex, thread
+import numpy as np
+
+from simtsafe import (
+    DisjointSlice,
+    In,
+    thread,
+)
 
 
 def helper(n: int) -> int:
     return n * 2
+
 
 def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
     i = thread.index_1d()

@@ -1,8 +1,12 @@
 """Rule: arithmetic, ordering or comparison with a non-witness on a witness is an error."""
-import numpy as np
-from numba import cuda
 
-from simtsafe import DisjointSlice, DisjointSlice2D, In, In2D, Index2D, PerBlock, ThreadIndex, thread
+import numpy as np
+
+from simtsafe import (
+    DisjointSlice,
+    In,
+    thread,
+)
 
 
 def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:

@@ -1,11 +1,22 @@
 """Rule: a witness of another index space cannot index a DisjointSlice."""
+
 import numpy as np
-from numba import cuda
 
-from simtsafe import DisjointSlice, DisjointSlice2D, In, In2D, Index2D, PerBlock, ThreadIndex, thread
+from simtsafe import (
+    DisjointSlice,
+    DisjointSlice2D,
+    In,
+    PerBlock,
+    thread,
+)
 
 
-def k(o1: DisjointSlice[np.float32], o2: DisjointSlice2D[np.float32], pb: DisjointSlice[np.float32, PerBlock], a: In[np.float32]) -> None:
+def k(
+    o1: DisjointSlice[np.float32],
+    o2: DisjointSlice2D[np.float32],
+    pb: DisjointSlice[np.float32, PerBlock],
+    a: In[np.float32],
+) -> None:
     i = thread.index_1d()
     j = thread.index_2d()
     o1[j] = a[i]  # type: ignore[index]

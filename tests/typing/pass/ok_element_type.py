@@ -1,11 +1,23 @@
 """Rule: stores into a DisjointSlice take its element type or a same-kind Python scalar."""
+
 import numpy as np
-from numba import cuda
 
-from simtsafe import DisjointSlice, DisjointSlice2D, In, In2D, Index2D, PerBlock, ThreadIndex, thread
+from simtsafe import (
+    DisjointSlice,
+    In,
+    thread,
+)
 
 
-def k(out: DisjointSlice[np.float32], d: DisjointSlice[np.float64], n: DisjointSlice[np.int32], fl: DisjointSlice[np.bool_], a: In[np.float32], alpha: float, m: int) -> None:
+def k(
+    out: DisjointSlice[np.float32],
+    d: DisjointSlice[np.float64],
+    n: DisjointSlice[np.int32],
+    fl: DisjointSlice[np.bool_],
+    a: In[np.float32],
+    alpha: float,
+    m: int,
+) -> None:
     i = thread.index_1d()
     out[i] = a[i]
     out[i] = a[i] * 2.0

@@ -1,8 +1,13 @@
 """Rule: inputs are read, never written."""
-import numpy as np
-from numba import cuda
 
-from simtsafe import DisjointSlice, DisjointSlice2D, In, In2D, Index2D, PerBlock, ThreadIndex, thread
+import numpy as np
+
+from simtsafe import (
+    DisjointSlice,
+    In,
+    In2D,
+    thread,
+)
 
 
 def k(out: DisjointSlice[np.float32], a: In[np.float32], b: In2D[np.float32]) -> None:

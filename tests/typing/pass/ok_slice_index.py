@@ -1,11 +1,22 @@
 """Rule: a DisjointSlice is indexed only by a witness of its own space."""
+
 import numpy as np
-from numba import cuda
 
-from simtsafe import DisjointSlice, DisjointSlice2D, In, In2D, Index2D, PerBlock, ThreadIndex, thread
+from simtsafe import (
+    DisjointSlice,
+    DisjointSlice2D,
+    In,
+    PerBlock,
+    thread,
+)
 
 
-def k(out: DisjointSlice[np.float32], o2: DisjointSlice2D[np.float32], pb: DisjointSlice[np.float32, PerBlock], a: In[np.float32]) -> None:
+def k(
+    out: DisjointSlice[np.float32],
+    o2: DisjointSlice2D[np.float32],
+    pb: DisjointSlice[np.float32, PerBlock],
+    a: In[np.float32],
+) -> None:
     i = thread.index_1d()
     out[i] = a[i]
     for w in thread.grid_stride(out):

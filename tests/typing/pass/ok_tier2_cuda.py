@@ -1,9 +1,14 @@
 """Rule: numba.cuda intrinsics (Tier 2) are called with the right types."""
-import simtsafe as ss
+
 import numpy as np
 from numba import cuda
 
-from simtsafe import DisjointSlice, DisjointSlice2D, In, In2D, Index2D, PerBlock, ThreadIndex, thread
+import simtsafe as ss
+from simtsafe import (
+    DisjointSlice,
+    In,
+    thread,
+)
 
 
 def k(out: DisjointSlice[np.float32], hist: DisjointSlice[np.int32], a: In[np.float32]) -> None:
@@ -23,15 +28,20 @@ def k(out: DisjointSlice[np.float32], hist: DisjointSlice[np.int32], a: In[np.fl
         cuda.atomic.add(hist.unchecked, n % 8, 1)
         cuda.atomic.max(out.unchecked, 1, 2.0)
         cuda.atomic.cas(hist.unchecked, 0, 0, 1)
-    out[i] = old + np.float32(cuda.grid(1) + cuda.gridsize(1) + cuda.blockIdx.x * cuda.blockDim.x + cuda.gridDim.y)
+    out[i] = old + np.float32(
+        cuda.grid(1) + cuda.gridsize(1) + cuda.blockIdx.x * cuda.blockDim.x + cuda.gridDim.y
+    )
+
 
 @cuda.jit
 def raw(x: int) -> None:
     pass
 
+
 @cuda.jit(device=True, inline="always", fastmath=True, lineinfo=True)
 def dev(x: float) -> float:
     return x * 2.0
+
 
 def host() -> None:
     d = cuda.to_device(np.zeros(4, dtype=np.float32))

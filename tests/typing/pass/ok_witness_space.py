@@ -1,11 +1,18 @@
 """Rule: the witness's index space matches the slice's."""
+
 import numpy as np
-from numba import cuda
 
-from simtsafe import DisjointSlice, DisjointSlice2D, In, In2D, Index2D, PerBlock, ThreadIndex, thread
+from simtsafe import (
+    DisjointSlice,
+    In2D,
+    Index2D,
+    thread,
+)
 
 
-def k(o1: DisjointSlice[np.float32], o2: DisjointSlice[np.float32, Index2D], b: In2D[np.float32]) -> None:
+def k(
+    o1: DisjointSlice[np.float32], o2: DisjointSlice[np.float32, Index2D], b: In2D[np.float32]
+) -> None:
     j = thread.index_2d()
     o2[j] = b[j]
     o2[j] = b[j.row, j.col]
