@@ -70,10 +70,20 @@ def main() -> int:
 
     preconfigured = vecadd_raw[grid, BLOCK]
     prepared = vecadd.prepare(grid=grid, block=BLOCK)
+    # Two argument sets used alternately: the memo of the last checked launch never
+    # matches, so every launch runs all argument checks (on cached array metadata).
+    sets = [(out, a, b), (cuda.device_array(N, np.float32), a, b)]
+    flip = [0]
+
+    def alternating() -> None:
+        flip[0] ^= 1
+        prepared(*sets[flip[0]])
+
     variants: dict[str, Callable[[], None]] = {
         "numba kernel[grid, block](...)": lambda: vecadd_raw[grid, BLOCK](out, a, b),
         "numba pre-configured launcher": lambda: preconfigured(out, a, b),
-        "simtsafe PreparedLaunch (all checks)": lambda: prepared(out, a, b),
+        "simtsafe PreparedLaunch, same arrays (checks memoized)": lambda: prepared(out, a, b),
+        "simtsafe PreparedLaunch, alternating arrays (checks re-run)": alternating,
     }
     try:
         import cupy as cp
@@ -82,6 +92,10 @@ def main() -> int:
         ca, cb, cout = cp.asarray(a), cp.asarray(b), cp.asarray(out)
         n64 = np.int64(N)
         variants["cupy RawKernel"] = lambda: raw((grid,), (BLOCK,), (cout, ca, cb, n64))
+        # CuPy arrays: metadata read from __cuda_array_interface__ and checked every launch.
+        variants["simtsafe PreparedLaunch, CuPy arrays (checks re-run)"] = lambda: prepared(
+            cout, ca, cb
+        )
     except ImportError:
         print("cupy not installed: skipping the CuPy row")
 

@@ -6,7 +6,7 @@ import numpy as np
 from numba import cuda
 
 import simtsafe as ss
-from simtsafe import DisjointSlice, In, thread
+from simtsafe import DisjointSlice, In, PerBlock, thread
 
 
 @ss.kernel(contract=ss.LaunchContract(domain=1, block=(128, 1, 1), requires=["a.size == out.size"]))
@@ -29,3 +29,23 @@ def shared_copy(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
         t = cuda.threadIdx.x
         buf[t] = a[i]
         out[i] = buf[t]
+
+
+# Differential test kernels: every thread participates only through its block's leader,
+# so any grid/block shape is meaningful; `out` has one element per block.
+@ss.kernel
+def diff_free(out: DisjointSlice[np.int32, PerBlock]) -> None:
+    w = thread.block_leader()
+    out[w] = 1
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=3, block=(8, 4, 2)))
+def diff_exact(out: DisjointSlice[np.int32, PerBlock]) -> None:
+    w = thread.block_leader()
+    out[w] = 1
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=3, dynamic_shared=(0, 1 << 20)))
+def diff_shared(out: DisjointSlice[np.int32, PerBlock]) -> None:
+    w = thread.block_leader()
+    out[w] = 1
