@@ -353,7 +353,11 @@ class LaunchContract(BaseModel):
             arrays = [p for p in params if p.kind == "array"]
             found = next((p for p in params if p.name == self.covers), None)
             if found is None or found.kind != "array":
-                what = "is not a parameter" if found is None else f"is a {found.kind} scalar"
+                what = (
+                    "is not a parameter"
+                    if found is None
+                    else f"is {'an' if found.kind == 'int' else 'a'} {found.kind} scalar"
+                )
                 listed = ", ".join(f"{p.name} (ndim {p.ndim})" for p in arrays) or "none"
                 raise ContractDefinitionError(
                     f"kernel {kernel!r}: the launch contract covers {self.covers!r}, which "

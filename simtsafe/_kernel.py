@@ -279,7 +279,16 @@ class Kernel(_Compiled, Generic[P]):
     def _get_dispatcher(self) -> Any:
         self._resolve_namespace()
         if self._dispatcher is None:
-            self._dispatcher = cuda.jit(self._rewritten.function)
+            options: dict[str, Any] = {}
+            if (
+                self.contract is not None
+                and self.contract.max_threads is not None
+                and not SIMULATOR
+            ):
+                # .maxntid lets the compiler budget registers for the contract's
+                # block size (an exact block is stamped as .reqntid instead).
+                options["launch_bounds"] = self.contract.max_threads
+            self._dispatcher = cuda.jit(**options)(self._rewritten.function)
         return self._dispatcher
 
     def argtypes(self, layouts: tuple[str, ...] | None = None) -> tuple[Any, ...]:
@@ -333,8 +342,11 @@ class Kernel(_Compiled, Generic[P]):
             raise RuntimeError("Kernel.ptx() needs the CUDA target; unset NUMBA_ENABLE_CUDASIM")
         self._resolve_namespace()
         try:
+            bounds = self.contract.max_threads if self.contract is not None else None
             with assume_compute_capability(cc):
-                ptx, _ = cuda.compile_ptx(self._rewritten.function, self.argtypes(layouts), cc=cc)
+                ptx, _ = cuda.compile_ptx(
+                    self._rewritten.function, self.argtypes(layouts), cc=cc, launch_bounds=bounds
+                )
         except typing_error_classes() as exc:
             raise self._translate(exc) from None
         return str(ptx)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ctypes
 import weakref
 from collections.abc import Callable
+from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple, final
 
 import numpy as np
@@ -67,7 +68,8 @@ class _Facts(NamedTuple):
     lo: int  # first byte touched
     hi: int  # one past the last byte touched
     stable: bool  # metadata cannot change while the object lives (Numba device arrays)
-    device: int | None  # ordinal of the device holding the memory (None: empty or simulator)
+    device: int | None  # ordinal of the owning device (None: empty, simulator, or one GPU)
+    packed: tuple[int, ...]  # the array's kernel parameters in Numba's ABI
 
 
 #: Facts about live Numba device arrays, whose pointer/shape/strides never change:
@@ -114,7 +116,7 @@ def _array_facts(obj: Any, param: Param, kernel: str, itemsize: int) -> _Facts:
             lo += (n - 1) * st
         else:
             hi += (n - 1) * st
-    stable = _is_numba_device_array(obj)
+    stable = type(obj) is _device_array_type()
     facts = _Facts(
         ptr,
         shape,
@@ -126,7 +128,8 @@ def _array_facts(obj: Any, param: Param, kernel: str, itemsize: int) -> _Facts:
         lo,
         hi + itemsize,
         stable,
-        pointer_device(ptr) if size and not SIMULATOR else None,
+        pointer_device(ptr) if size and _several_devices() else None,
+        (0, 0, size, itemsize, ptr, *shape, *strides),
     )
     if stable:
         _FACTS_CACHE[key] = (weakref.ref(obj, _forget(key)), facts)
@@ -186,12 +189,24 @@ def check_device(kernel: str, prepared_on: int, current: int | None, arrays: Any
             )
 
 
-def _is_numba_device_array(obj: Any) -> bool:
+@cache
+def _device_array_type() -> type | None:
+    """Numba's DeviceNDArray class (None on the simulator, where nothing is cached)."""
     if SIMULATOR:
-        return False
+        return None
     from numba.cuda.cudadrv.devicearray import DeviceNDArray
 
-    return type(obj) is DeviceNDArray
+    return DeviceNDArray
+
+
+@cache
+def _several_devices() -> bool:
+    """More than one visible GPU: only then can memory live on another device."""
+    if SIMULATOR:
+        return False
+    from numba import cuda
+
+    return len(cuda.gpus) > 1
 
 
 @final
@@ -201,22 +216,21 @@ class _Memo:
     __slots__ = ("kernel", "params", "refs", "scalars")
 
     def __init__(
-        self, args: tuple[Any, ...], expect: Any, kernel: Any, params: tuple[Any, ...]
+        self,
+        args: tuple[Any, ...],
+        array_idx: tuple[int, ...],
+        scalar_idx: tuple[int, ...],
+        kernel: Any,
+        params: tuple[Any, ...],
     ) -> None:
         self.kernel = kernel
         self.params = params
-        self.refs = tuple(
-            (i, weakref.ref(a))
-            for i, ((p, _, _), a) in enumerate(zip(expect, args, strict=True))
-            if p.is_array
-        )
-        self.scalars = tuple(
-            (i, type(a), a)
-            for i, ((p, _, _), a) in enumerate(zip(expect, args, strict=True))
-            if not p.is_array
-        )
+        ref = weakref.ref
+        self.refs = tuple([(i, ref(args[i])) for i in array_idx])
+        self.scalars = tuple([(i, type(args[i]), args[i]) for i in scalar_idx])
 
     def matches(self, args: tuple[Any, ...]) -> bool:
+        """Same array objects (by identity, still alive) and equal scalars of the same type."""
         if len(args) != len(self.refs) + len(self.scalars):
             return False
         for i, ref in self.refs:
@@ -276,7 +290,10 @@ class LaunchPlan:
         "_cfg",
         "_cufuncs",
         "_dispatch",
+        "_array_idx",
+        "_core_launch",
         "_memo",
+        "_scalar_idx",
         "_stream",
         "block",
         "capacity",
@@ -315,6 +332,9 @@ class LaunchPlan:
         self.capacity = self._capacity()
         self._cufuncs: dict[tuple[str, ...], Any] = {}
         self._memo: _Memo | None = None
+        self._array_idx = tuple(i for i, p in enumerate(kernel.params) if p.is_array)
+        self._scalar_idx = tuple(i for i, p in enumerate(kernel.params) if not p.is_array)
+        self._core_launch: Any = None
         self._stream = stream
         if SIMULATOR:
             self._dispatch = kernel._get_dispatcher()
@@ -333,6 +353,9 @@ class LaunchPlan:
                 kwargs["is_cooperative"] = True
             self._cfg = LaunchConfig(**kwargs)
             self._dispatch = None
+            from cuda.core import launch
+
+            self._core_launch = launch
 
     def _capacity(self) -> tuple[int, ...] | None:
         """How many elements of the ``covers`` parameter the launch's threads can own."""
@@ -352,15 +375,15 @@ class LaunchPlan:
     # ------------------------------------------------------------------ per launch
 
     def launch(self, args: tuple[Any, ...]) -> None:
-        if not SIMULATOR and current_device() != self.device_id:
-            check_device(self.name, self.device_id, current_device(), ())
+        if _several_devices():
+            current = current_device()
+            if current != self.device_id:
+                check_device(self.name, self.device_id, current, ())
         memo = self._memo
         if memo is not None and memo.matches(args):
             # Same array objects (immutable metadata) and equal scalars as the
             # last checked launch: every check would give the same answer.
-            from cuda.core import launch
-
-            launch(self._stream, self._cfg, memo.kernel, *memo.params)
+            self._core_launch(self._stream, self._cfg, memo.kernel, *memo.params)
             return
         self._launch_checked(args)
 
@@ -390,42 +413,28 @@ class LaunchPlan:
                 continue
             facts = _array_facts(obj, param, name, itemsize)
             memoizable = memoizable and facts.stable
-            devices.append((param.name, facts.device))
             shape = facts.shape
             if facts.typestr != typestr or len(shape) != param.ndim:
                 self._wrong_array(param, facts.typestr, shape)
             if param.kind == "out":
-                if not facts.c_contiguous:
-                    raise ArgumentTypeError(
-                        f"kernel {name!r}: output {param.name!r} must be C-contiguous (got "
-                        f"strides {facts.strides} for shape {shape}); pass a contiguous array "
-                        "(e.g. numba.cuda.device_array(shape, dtype))",
-                        kernel=name,
-                        argument=param.name,
-                        actual=facts.strides,
-                    )
-                if facts.readonly:
-                    raise ArgumentTypeError(
-                        f"kernel {name!r}: output {param.name!r} is a read-only array; pass a "
-                        "writable one",
-                        kernel=name,
-                        argument=param.name,
-                    )
+                if not facts.c_contiguous or facts.readonly:
+                    self._bad_output(param, facts)
             else:
                 layouts.append("C" if facts.c_contiguous else "A")
             if facts.size:
                 ranges.append((facts.lo, facts.hi, param.name, param.kind == "out"))
+                if facts.device is not None:
+                    devices.append((param.name, facts.device))
             shapes[param.name] = shape
-            if self.needs_env:
-                env[param.name] = shape
-            params += (0, 0, facts.size, itemsize, facts.ptr, *shape, *facts.strides)
-        if not SIMULATOR:
+            params += facts.packed
+        if devices:
             check_device(name, self.device_id, None, devices)
         if len(ranges) > 1:
             self._check_aliasing(ranges)
         if self.needs_env:
             bound = self.kernel.bound
             assert bound is not None
+            env.update(shapes)
             bound.check_requires(env)
         if self.capacity is not None:
             self._check_covers(shapes[self.covers])  # type: ignore[index]
@@ -443,11 +452,11 @@ class LaunchPlan:
         cufunc = self._cufuncs.get(key)
         if cufunc is None:
             cufunc = self._compile_for(key)
-        from cuda.core import launch
-
-        launch(self._stream, self._cfg, cufunc.kernel, *params)
+        self._core_launch(self._stream, self._cfg, cufunc.kernel, *params)
         if memoizable:
-            self._memo = _Memo(args, expect, cufunc.kernel, tuple(params))
+            self._memo = _Memo(
+                args, self._array_idx, self._scalar_idx, cufunc.kernel, tuple(params)
+            )
 
     def _compile_for(self, layouts: tuple[str, ...]) -> Any:
         from ._limits import check_function, device_limits
@@ -490,6 +499,22 @@ class LaunchPlan:
         if SIMULATOR:
             return obj
         return _CTYPES[param.dtype.name](obj)
+
+    def _bad_output(self, param: Param, facts: _Facts) -> None:
+        if not facts.c_contiguous:
+            raise ArgumentTypeError(
+                f"kernel {self.name!r}: output {param.name!r} must be C-contiguous (got strides "
+                f"{facts.strides} for shape {facts.shape}); pass a contiguous array (e.g. "
+                "numba.cuda.device_array(shape, dtype))",
+                kernel=self.name,
+                argument=param.name,
+                actual=facts.strides,
+            )
+        raise ArgumentTypeError(
+            f"kernel {self.name!r}: output {param.name!r} is a read-only array; pass a writable one",
+            kernel=self.name,
+            argument=param.name,
+        )
 
     def _wrong_array(self, param: Param, typestr: str, shape: tuple[int, ...]) -> None:
         got = f"{len(shape)}D {np.dtype(typestr).name}"

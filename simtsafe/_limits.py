@@ -145,7 +145,8 @@ def check_function(
         raise FunctionLimitExceeded(
             f"kernel {name!r}: the compiled function allows at most {attrs.maxthreads} threads "
             f"per block (it uses {attrs.regs} registers per thread), got {threads}. Use a "
-            "smaller block, or give the contract max_threads so the compiler budgets registers",
+            "smaller block, or declare max_threads in the contract: the kernel is then compiled "
+            "with that bound (.maxntid) and the compiler budgets registers for it",
             kernel=name,
             actual=threads,
             limit=attrs.maxthreads,

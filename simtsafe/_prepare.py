@@ -78,8 +78,9 @@ def _check_cluster(kernel: Kernel[Any], grid: tuple[int, int, int], lim: DeviceL
     name = kernel.name
     if not lim.clusters:
         raise ClusterError(
-            f"kernel {name!r} uses thread-block clusters {cluster}, which need compute "
-            f"capability 9.0; {lim.name} is {lim.compute_capability[0]}.{lim.compute_capability[1]}.",
+            f"kernel {name!r} uses thread-block clusters {cluster}, which {lim.name} does not "
+            "support (clusters need a GPU of compute capability 9.0 or newer; the simulator has "
+            "none). Run on such a GPU, or drop `cluster` from the contract.",
             kernel=name,
             actual=lim.compute_capability,
             limit=(9, 0),

@@ -271,7 +271,7 @@ def test_bind_unknown_relation_name() -> None:
     ("covers", "fragment"),
     [
         ("b", "'b', which is not a parameter"),
-        ("n", "'n', which is a int scalar"),
+        ("n", "'n', which is an int scalar"),
         ("alpha", "'alpha', which is a float scalar"),
     ],
 )
