@@ -40,8 +40,33 @@ def device_name() -> str:
     return dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
 
 
-def write_results(stem: str, payload: dict[str, Any], table: str) -> None:
+def write_results(
+    stem: str,
+    payload: dict[str, Any],
+    table: str,
+    bars: dict[str, float] | None = None,
+    unit: str = "",
+) -> None:
+    """Write <stem>.json, <stem>.md and, when matplotlib is there, a bar chart <stem>.png."""
     d = out_dir()
     (d / f"{stem}.json").write_text(json.dumps(payload, indent=2))
     (d / f"{stem}.md").write_text(table + "\n")
     print(table)
+    if not bars:
+        return
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib not installed: no plot")
+        return
+    fig, ax = plt.subplots(figsize=(9, 0.45 * len(bars) + 1.2))
+    names = list(bars)
+    ax.barh(names, [bars[n] for n in names], color="#4c72b0")
+    ax.invert_yaxis()
+    ax.set_xlabel(unit)
+    ax.set_title(table.splitlines()[0], fontsize=8)
+    fig.tight_layout()
+    fig.savefig(d / f"{stem}.png", dpi=110)

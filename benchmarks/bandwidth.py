@@ -143,6 +143,8 @@ def main() -> int:
         "bandwidth",
         {"device": device_name(), "n": n, "copy_GBps": copy_gbs, "variants": variants},
         "\n".join(lines),
+        bars={k: float(v["GBps"]) for k, v in variants.items()},  # type: ignore[arg-type]
+        unit="GB/s (higher is better)",
     )
     return 0 if all(v["correct"] for v in variants.values()) else 1
 

@@ -70,20 +70,27 @@ def main() -> int:
 
     preconfigured = vecadd_raw[grid, BLOCK]
     prepared = vecadd.prepare(grid=grid, block=BLOCK)
-    # Two argument sets used alternately: the memo of the last checked launch never
-    # matches, so every launch runs all argument checks (on cached array metadata).
-    sets = [(out, a, b), (cuda.device_array(N, np.float32), a, b)]
-    flip = [0]
+    # Ping-pong buffers (two argument sets alternately): both stay in the memo.
+    pair = [(out, a, b), (cuda.device_array(N, np.float32), a, b)]
+    # Sixteen argument sets in rotation: more than the memo holds, so every launch
+    # runs all argument checks (on cached Numba array metadata).
+    ring = [(cuda.device_array(N, np.float32), a, b) for _ in range(16)]
+    turn = [0]
 
-    def alternating() -> None:
-        flip[0] ^= 1
-        prepared(*sets[flip[0]])
+    def ping_pong() -> None:
+        turn[0] += 1
+        prepared(*pair[turn[0] & 1])
+
+    def rotating() -> None:
+        turn[0] += 1
+        prepared(*ring[turn[0] & 15])
 
     variants: dict[str, Callable[[], None]] = {
         "numba kernel[grid, block](...)": lambda: vecadd_raw[grid, BLOCK](out, a, b),
         "numba pre-configured launcher": lambda: preconfigured(out, a, b),
         "simtsafe PreparedLaunch, same arrays (checks memoized)": lambda: prepared(out, a, b),
-        "simtsafe PreparedLaunch, alternating arrays (checks re-run)": alternating,
+        "simtsafe PreparedLaunch, ping-pong arrays (checks memoized)": ping_pong,
+        "simtsafe PreparedLaunch, 16 rotating arrays (checks re-run)": rotating,
     }
     try:
         import cupy as cp
@@ -127,6 +134,8 @@ def main() -> int:
         "launch_latency",
         {"device": device_name(), "n": N, "samples_us": samples, "median_us": medians},
         "\n".join(lines),
+        bars=medians,
+        unit="host microseconds per launch (lower is better)",
     )
     return 0
 

@@ -209,6 +209,10 @@ def _several_devices() -> bool:
     return len(cuda.gpus) > 1
 
 
+#: How many recently checked argument sets a prepared launch remembers.
+_MEMO_SIZE = 8
+
+
 @final
 class _Memo:
     """The last checked launch: which objects and scalar values it was checked for."""
@@ -331,7 +335,8 @@ class LaunchPlan:
         self.covers = bound.covers if bound else None
         self.capacity = self._capacity()
         self._cufuncs: dict[tuple[str, ...], Any] = {}
-        self._memo: _Memo | None = None
+        # Recently checked argument sets (ping-pong buffers hit too), by array identities.
+        self._memo: dict[tuple[int, ...], _Memo] = {}
         self._array_idx = tuple(i for i, p in enumerate(kernel.params) if p.is_array)
         self._scalar_idx = tuple(i for i, p in enumerate(kernel.params) if not p.is_array)
         self._core_launch: Any = None
@@ -379,10 +384,10 @@ class LaunchPlan:
             current = current_device()
             if current != self.device_id:
                 check_device(self.name, self.device_id, current, ())
-        memo = self._memo
+        memo = self._memo.get(tuple([id(args[i]) for i in self._array_idx]))
         if memo is not None and memo.matches(args):
-            # Same array objects (immutable metadata) and equal scalars as the
-            # last checked launch: every check would give the same answer.
+            # Same array objects (immutable metadata) and equal scalars as a recent
+            # checked launch: every check would give the same answer.
             self._core_launch(self._stream, self._cfg, memo.kernel, *memo.params)
             return
         self._launch_checked(args)
@@ -454,7 +459,10 @@ class LaunchPlan:
             cufunc = self._compile_for(key)
         self._core_launch(self._stream, self._cfg, cufunc.kernel, *params)
         if memoizable:
-            self._memo = _Memo(
+            memos = self._memo
+            if len(memos) >= _MEMO_SIZE:
+                del memos[next(iter(memos))]
+            memos[tuple([id(args[i]) for i in self._array_idx])] = _Memo(
                 args, self._array_idx, self._scalar_idx, cufunc.kernel, tuple(params)
             )
 

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# One device-tool call: GPU test layers, examples, benchmarks; logs and results under $OUT.
+# On the lent H200 machine (no network): run with the carried wheels, see docs/performance.md.
+set -uo pipefail
+OUT=${OUT:-benchmarks/results}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
+python3 -m pytest tests/gpu tests/examples tests/ptx tests/unit -q -s -p no:cacheprovider \
+  -W ignore::numba.core.errors.NumbaPerformanceWarning \
+  --deselect tests/unit/test_tooling.py 2>&1 | tee "$OUT/pytest_gpu.log" | grep -E "passed|failed|differential counts"
+python3 examples/run_all.py 2>&1 | tee "$OUT/examples.log"
+python3 benchmarks/bandwidth.py 2>&1 | grep -v -i warn
+python3 benchmarks/launch_latency.py 2>&1 | grep -v -i warn
