@@ -296,6 +296,7 @@ class LaunchPlan:
         "_dispatch",
         "_array_idx",
         "_core_launch",
+        "_default_layouts",
         "_memo",
         "_scalar_idx",
         "_stream",
@@ -337,6 +338,7 @@ class LaunchPlan:
         self._cufuncs: dict[tuple[str, ...], Any] = {}
         # Recently checked argument sets (ping-pong buffers hit too), by array identities.
         self._memo: dict[tuple[int, ...], _Memo] = {}
+        self._default_layouts = tuple("C" for p in kernel.params if p.kind == "in")
         self._array_idx = tuple(i for i, p in enumerate(kernel.params) if p.is_array)
         self._scalar_idx = tuple(i for i, p in enumerate(kernel.params) if not p.is_array)
         self._core_launch: Any = None
@@ -465,6 +467,13 @@ class LaunchPlan:
             memos[tuple([id(args[i]) for i in self._array_idx])] = _Memo(
                 args, self._array_idx, self._scalar_idx, cufunc.kernel, tuple(params)
             )
+
+    def max_active_clusters(self) -> int:
+        """How many clusters of this launch's shape can be resident at once (GPU only)."""
+        cufunc = self._cufuncs.get(self._default_layouts) or self._compile_for(
+            self._default_layouts
+        )
+        return int(cufunc.kernel.occupancy.max_active_clusters(self._cfg, stream=self._stream))
 
     def _compile_for(self, layouts: tuple[str, ...]) -> Any:
         from ._limits import check_function, device_limits

@@ -107,6 +107,24 @@ def _check_cluster(kernel: Kernel[Any], grid: tuple[int, int, int], lim: DeviceL
             )
 
 
+def _check_cluster_occupancy(kernel: Kernel[Any], plan: LaunchPlan, lim: DeviceLimits) -> None:
+    """At least one cluster of the contract's shape must fit on the device at once."""
+    contract = kernel.contract
+    if contract is None or contract.cluster is None:
+        return
+    fits = plan.max_active_clusters()
+    if fits < 1:
+        raise ClusterError(
+            f"kernel {kernel.name!r}: not one cluster {tuple(contract.cluster)} of blocks "
+            f"{plan.block} with {plan.shared_mem} B dynamic shared memory can be resident on "
+            f"{lim.name} (its blocks' registers or shared memory exceed one GPC). Use a smaller "
+            "cluster, smaller blocks or less shared memory.",
+            kernel=kernel.name,
+            actual=fits,
+            limit=1,
+        )
+
+
 def _check_cooperative(
     kernel: Kernel[Any],
     numba_kernel: Any,
@@ -116,9 +134,18 @@ def _check_cooperative(
     lim: DeviceLimits,
 ) -> None:
     contract = kernel.contract
-    if contract is None or not contract.cooperative:
-        return
     name = kernel.name
+    declared = contract is not None and contract.cooperative
+    if not declared:
+        if numba_kernel is not None and numba_kernel.cooperative:
+            raise CooperativeLaunchError(
+                f"kernel {name!r} synchronizes the whole grid (cuda.cg.this_grid().sync()), which "
+                "needs a cooperative launch whose blocks are all resident at once; declare "
+                "cooperative=True in its launch contract so prepare checks residency and launches "
+                "it cooperatively",
+                kernel=name,
+            )
+        return
     if not lim.cooperative:
         raise CooperativeLaunchError(
             f"kernel {name!r} is cooperative by its contract, but {lim.name} does not support "
@@ -172,8 +199,10 @@ def prepare(
         )
     _check_capability(kernel, lim)
     _check_cluster(kernel, grid3, lim)
-    _check_cooperative(kernel, spec.numba_kernel, grid3, block3, shared_mem, lim)
     plan = LaunchPlan(kernel, grid3, block3, shared_mem, stream, lim.device_id)
+    if not SIMULATOR:
+        _check_cluster_occupancy(kernel, plan, lim)
+    _check_cooperative(kernel, spec.numba_kernel, grid3, block3, shared_mem, lim)
     return PreparedLaunch._mint(kernel, grid3, block3, shared_mem, stream, lim, plan)
 
 

@@ -49,3 +49,32 @@ def diff_exact(out: DisjointSlice[np.int32, PerBlock]) -> None:
 def diff_shared(out: DisjointSlice[np.int32, PerBlock]) -> None:
     w = thread.block_leader()
     out[w] = 1
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=(64, 1, 1), cluster=(2, 1, 1)))
+def clustered_fill(out: DisjointSlice[np.int32]) -> None:
+    i = thread.index_1d()
+    out[i] = 3
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=(128, 1, 1), cooperative=True))
+def coop_reverse(
+    out: DisjointSlice[np.float32], tmp: DisjointSlice[np.float32], a: In[np.float32]
+) -> None:
+    i = thread.index_1d()
+    tmp[i] = a[i] * np.float32(2.0)
+    with ss.unsafe(
+        "SAFETY: every thread reaches grid.sync() (no early return before it), so tmp is fully "
+        "written when it is read; the reversed index n - 1 - i is in bounds because i is"
+    ):
+        cuda.cg.this_grid().sync()
+        if i.in_bounds(out):
+            out[i] = tmp.unchecked[tmp.size - 1 - i.index]
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=(128, 1, 1)))
+def coop_undeclared(out: DisjointSlice[np.float32]) -> None:
+    i = thread.index_1d()
+    with ss.unsafe("SAFETY: every thread reaches grid.sync(); nothing is read across it"):
+        cuda.cg.this_grid().sync()
+    out[i] = 1.0

@@ -114,3 +114,29 @@ def test_repeated_launches_with_new_arguments_are_checked_again() -> None:
     assert (out.copy_to_host() == 2).all()
     launch(out, a, np.float32(4))  # a changed scalar: checked path again
     assert (out.copy_to_host() == 4).all()
+
+
+def test_cluster_launch_runs_and_grid_must_divide() -> None:
+    from .gpu_kernels import clustered_fill
+
+    out = _poisoned(256, np.int32)
+    clustered_fill.prepare(grid=4, block=64)(out)
+    assert (out.copy_to_host() == 3).all()
+    with pytest.raises(
+        ss.ClusterError, match="grid x = 5 is not a multiple of the cluster's x = 2"
+    ):
+        clustered_fill.prepare(grid=5, block=64)
+
+
+def test_cooperative_launch_checks_residency_and_runs() -> None:
+    from .gpu_kernels import coop_reverse, coop_undeclared
+
+    n = 128 * 8
+    a = np.arange(n, dtype=np.float32)
+    out, tmp = _poisoned(n), _poisoned(n)
+    coop_reverse.prepare(grid=8, block=128)(out, tmp, cuda.to_device(a))
+    np.testing.assert_array_equal(out.copy_to_host(), (a * 2)[::-1])
+    with pytest.raises(ss.CooperativeLaunchError, match="must be co-resident"):
+        coop_reverse.prepare(grid=1_000_000, block=128)
+    with pytest.raises(ss.CooperativeLaunchError, match="declare cooperative=True"):
+        coop_undeclared.prepare(grid=2, block=128)

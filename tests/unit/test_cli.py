@@ -63,4 +63,5 @@ def test_audit_lists_unsafe_regions_with_reasons(capsys: pytest.CaptureFixture[s
     assert main(["audit", str(ROOT / "tests" / "gpu" / "gpu_kernels.py")]) == 0
     out = capsys.readouterr().out
     assert "shared_copy: SAFETY: each thread writes and reads back only its own slot" in out
-    assert "1 unsafe region(s)" in out
+    assert "3 unsafe region(s)" in out
+    assert "coop_reverse: SAFETY: every thread reaches grid.sync()" in out
