@@ -13,11 +13,11 @@ import re
 import types as pytypes
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, NoReturn, ParamSpec, final, overload
+from typing import TYPE_CHECKING, Any, Generic, NoReturn, ParamSpec, final, overload
 
 from numba import cuda
 
-from . import device as _device
+from .device import builtins as device_builtins
 from ._contract import BoundContract, LaunchContract
 from ._errors import SafetyError, UnsafeRegionRequired
 from ._params import Param, parse_params
@@ -30,6 +30,9 @@ from .device._compat import (
     typing_error_classes,
     typing_error_location,
 )
+
+if TYPE_CHECKING:
+    from ._prepare import PreparedLaunch
 
 __all__ = ["DeviceFunction", "Kernel", "device", "kernel"]
 
@@ -199,7 +202,7 @@ class _Compiled:
         ns = self._namespace
         for key, value in self.py_func.__globals__.items():
             ns[key] = value._target() if isinstance(value, DeviceFunction) else value
-        ns.update(_device.builtins(proven_domain=self._domain))
+        ns.update(device_builtins(proven_domain=self._domain))
 
     def _translate(self, exc: BaseException) -> BaseException:
         return _translate_typing_error(exc, self.name, self.filename)
@@ -359,7 +362,7 @@ class Kernel(_Compiled, Generic[P]):
         block: Any,
         shared_mem: int = 0,
         stream: Any = None,
-    ) -> Any:
+    ) -> PreparedLaunch:
         """Check a launch configuration once and return a reusable ``PreparedLaunch``.
 
         Checks, in order: dimensions, the contract's domain/block/shared
