@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any, Generic, NoReturn, ParamSpec, final, over
 
 from numba import cuda
 
-from .device import builtins as device_builtins
 from ._contract import BoundContract, LaunchContract
 from ._errors import SafetyError, UnsafeRegionRequired
 from ._params import Param, parse_params
 from ._unsafe import in_unsafe_region
 from .analysis._rewrite import ParamView, Rewritten, UnsafeRegion, rewrite
+from .device import builtins as device_builtins
 from .device._compat import (
     SIMULATOR,
     assume_compute_capability,

@@ -386,7 +386,12 @@ class LaunchPlan:
             current = current_device()
             if current != self.device_id:
                 check_device(self.name, self.device_id, current, ())
-        memo = self._memo.get(tuple([id(args[i]) for i in self._array_idx]))
+        memos = self._memo
+        memo = (
+            memos.get(tuple([id(args[i]) for i in self._array_idx]))
+            if memos and len(args) == len(self.expect)
+            else None
+        )
         if memo is not None and memo.matches(args):
             # Same array objects (immutable metadata) and equal scalars as a recent
             # checked launch: every check would give the same answer.

@@ -111,6 +111,8 @@ def test_repeated_launches_with_new_arguments_are_checked_again() -> None:
         launch(out, out, np.float32(3))
     with pytest.raises(ss.ArgumentTypeError, match="argument 'k'"):
         launch(out, a, "3")
+    with pytest.raises(ss.ArgumentTypeError, match="takes 3 arguments"):
+        launch(out, a)
     assert (out.copy_to_host() == 2).all()
     launch(out, a, np.float32(4))  # a changed scalar: checked path again
     assert (out.copy_to_host() == 4).all()
