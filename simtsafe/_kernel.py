@@ -13,6 +13,7 @@ import re
 import types as pytypes
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any, Generic, NoReturn, ParamSpec, final, overload
 
 from numba import cuda
@@ -48,14 +49,73 @@ def _is_gated(obj: Any, attr: str) -> bool:
     return id(obj) in _GATED_IDS
 
 
-def _is_raw_device_function(obj: Any) -> bool:
+_PUBLIC_MODULES = frozenset({"simtsafe", "simtsafe.thread"})
+
+
+def _forbidden(obj: Any) -> tuple[str, str] | None:
+    """(rule, reason) why a kernel may not refer to ``obj``, or None when it may.
+
+    Numba-compiled functions (raw ``numba.cuda.jit`` device functions, ``njit``
+    dispatchers, user ``@intrinsic``s) would receive simtsafe values in code no
+    rule checks; simtsafe's own internals would let code mint witnesses.
+    """
+    internals = ("private-name", "is simtsafe internals; kernels use only simtsafe's public API")
+    if isinstance(obj, pytypes.ModuleType):
+        name = obj.__name__
+        return internals if name.startswith("simtsafe.") and name not in _PUBLIC_MODULES else None
+    if id(obj) in _private_ids():
+        return internals
+    if not isinstance(obj, _foreign_compiled_types()):
+        return None
+    definition = getattr(obj, "_defn", None)  # an @intrinsic: Numba's own API is fine
+    if definition is not None and getattr(definition, "__module__", "").startswith("numba"):
+        return None
+    kind = (
+        "a raw numba.cuda.jit function"
+        if type(obj).__name__ in ("CUDADispatcher", "FakeCUDAKernel")
+        else "a Numba-compiled function (njit or @intrinsic)"
+    )
+    return (
+        "raw-device-function",
+        f"is {kind}, whose body simtsafe does not check; decorate a plain function with "
+        "@simtsafe.device instead",
+    )
+
+
+@cache
+def _foreign_compiled_types() -> tuple[type, ...]:
+    from numba.core.dispatcher import _DispatcherBase
+    from numba.core.extending import _Intrinsic as CoreIntrinsic
+
+    kinds: list[type] = [_DispatcherBase, CoreIntrinsic]
     if SIMULATOR:
         from numba.cuda.simulator.kernel import FakeCUDAKernel
 
-        return isinstance(obj, FakeCUDAKernel)
-    from numba.cuda.dispatcher import CUDADispatcher
+        kinds.append(FakeCUDAKernel)
+    else:
+        from numba.cuda.dispatcher import CUDADispatcher
+        from numba.cuda.extending import _Intrinsic as CudaIntrinsic
 
-    return isinstance(obj, CUDADispatcher)
+        kinds += [CUDADispatcher, CudaIntrinsic]
+    return tuple(kinds)
+
+
+@cache
+def _private_ids() -> frozenset[int]:
+    """Identities of every private device builtin (witness minting intrinsics included)."""
+    import importlib
+
+    ids = {id(v) for d in (None, 1, 2) for v in device_builtins(proven_domain=d).values()}
+    # Note: the attribute simtsafe.device is the @device decorator (public API), which
+    # hides the subpackage of the same name; import the backend module by its full name.
+    module = importlib.import_module(f"simtsafe.device.{'_sim' if SIMULATOR else '_cuda'}")
+    ids.update(
+        id(v)
+        for v in vars(module).values()
+        if getattr(v, "__module__", None) == module.__name__
+        or isinstance(v, _foreign_compiled_types())
+    )
+    return frozenset(ids)
 
 
 # ------------------------------------------------------------------ Numba error translation
@@ -180,7 +240,7 @@ class _Compiled:
             exact_block=exact_block,
             namespace=self._namespace,
             is_gated=_is_gated,
-            is_raw_device_function=_is_raw_device_function,
+            forbidden=_forbidden,
             cuda_module=cuda,
         )
         self._resolved = False

@@ -74,7 +74,7 @@ class _Env:
     filename: str
     globals: dict[str, Any]
     is_gated: Callable[[Any, str], bool]
-    is_raw_device_function: Callable[[Any], bool]
+    forbidden: Callable[[Any], tuple[str, str] | None]
     cuda_module: Any
 
 
@@ -209,13 +209,17 @@ class _Checker(ast.NodeTransformer):
                 "shared code into a @simtsafe.device helper",
                 "nested-kernel",
             )
-        if self.env.is_raw_device_function(obj):
+        if any(obj is f for f in _DYNAMIC_BUILTINS):
             raise self._fail(
                 node,
-                f"`{ast.unparse(node)}` is a raw numba.cuda.jit function, whose body simtsafe "
-                "does not check; decorate it with @simtsafe.device instead",
-                "raw-device-function",
+                f"`{ast.unparse(node)}` is not allowed in kernels: name attributes and values "
+                "directly, so that every access can be checked",
+                "dynamic-access",
             )
+        verdict = self.env.forbidden(obj)
+        if verdict is not None:
+            rule, reason = verdict
+            raise self._fail(node, f"`{ast.unparse(node)}` {reason}", rule)
         return None
 
     # ------------------------------------------------------------------ visitors
@@ -230,6 +234,17 @@ class _Checker(ast.NodeTransformer):
         return node
 
     def visit_Attribute(self, node: ast.Attribute) -> Any:
+        if node.attr == "unchecked" and self.unsafe_depth > 0 and isinstance(node.ctx, ast.Load):
+            # The raw view exists only through this rewrite: `unchecked` is no attribute
+            # of a DisjointSlice for Numba, so getattr() and aliases cannot reach it.
+            return ast.copy_location(
+                ast.Call(
+                    func=ast.Name(id="__ss_unchecked", ctx=ast.Load()),
+                    args=[self.visit(node.value)],
+                    keywords=[],
+                ),
+                node,
+            )
         if node.attr == "unchecked" and self.unsafe_depth == 0:
             raise self._fail(
                 node,
@@ -357,6 +372,117 @@ class _Checker(ast.NodeTransformer):
 
 _GATED = object()
 
+#: Builtins that would reach attributes or names the checks cannot see.
+_DYNAMIC_BUILTINS = tuple(
+    getattr(_py_builtins, n)
+    for n in (
+        "getattr",
+        "setattr",
+        "delattr",
+        "globals",
+        "locals",
+        "vars",
+        "eval",
+        "exec",
+        "compile",
+        "__import__",
+    )
+)
+
+
+#: numba.cuda namespaces whose results are raw arrays (the taint sources, with `.unchecked`).
+_ARRAY_SOURCES = frozenset({"shared", "local", "const"})
+
+
+class _EscapeCheck(ast.NodeVisitor):
+    """Raw arrays obtained inside an unsafe region may be used only inside one.
+
+    `raw = out.unchecked` or `tile = cuda.shared.array(...)` inside
+    `with simtsafe.unsafe(...)` bind a name to an array that can be written
+    without a witness; a use of that name outside every unsafe region would
+    escape the region's stated reason. Flow-insensitive: a name bound to such
+    a value anywhere in the function is checked at every use.
+    """
+
+    def __init__(self, checker: _Checker) -> None:
+        self.c = checker
+        self.depth = 0
+        self.sources: dict[str, int] = {}
+        self.outside: list[ast.Name] = []
+
+    def _is_unsafe_region(self, node: ast.With) -> bool:
+        return all(
+            isinstance(item.context_expr, ast.Call)
+            and getattr(self.c._resolve(item.context_expr.func)[0], "__simtsafe_builtin__", None)
+            == "unsafe"
+            for item in node.items
+        )
+
+    def _raw_array(self, expr: ast.expr) -> bool:
+        cuda = self.c.env.cuda_module
+        sources = {id(getattr(cuda, n)) for n in _ARRAY_SOURCES if hasattr(cuda, n)}
+        for sub in ast.walk(expr):
+            if isinstance(sub, ast.Attribute) and sub.attr == "unchecked":
+                return True
+            if isinstance(sub, ast.Name | ast.Attribute):
+                obj, parent, attr = self.c._resolve(sub)
+                if obj is _GATED and attr in _ARRAY_SOURCES:
+                    return True
+                if id(obj) in sources or (parent is not None and id(parent) in sources):
+                    return True
+        return False
+
+    def visit_With(self, node: ast.With) -> None:
+        unsafe = self._is_unsafe_region(node)
+        self.depth += unsafe
+        self.generic_visit(node)
+        self.depth -= unsafe
+
+    def _bind(self, targets: Sequence[ast.expr], value: ast.expr | None, lineno: int) -> None:
+        if not (self.depth and value is not None and self._raw_array(value)):
+            return
+        pending = list(targets)
+        while pending:  # names bound by the assignment (not `x[i] = ...` or `x.a = ...`)
+            target = pending.pop()
+            if isinstance(target, ast.Name):
+                self.sources.setdefault(target.id, lineno)
+            elif isinstance(target, ast.Tuple | ast.List):
+                pending.extend(target.elts)
+            elif isinstance(target, ast.Starred):
+                pending.append(target.value)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self._bind(node.targets, node.value, node.lineno)
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self._bind([node.target], node.value, node.lineno)
+        self.generic_visit(node)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        self._bind([node.target], node.value, node.lineno)
+        self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Load) and not self.depth:
+            self.outside.append(node)
+
+    def check(self, fn_node: ast.FunctionDef) -> None:
+        for stmt in fn_node.body:
+            self.visit(stmt)
+        for use in self.outside:
+            line = self.sources.get(use.id)
+            if line is not None:
+                raise self.c._fail(
+                    use,
+                    f"`{use.id}` holds a raw array obtained inside an unsafe region (line {line}: "
+                    "an `.unchecked` view or a shared/local/const array) and is used outside "
+                    'every `with simtsafe.unsafe("SAFETY: ..."):` block; keep each use inside '
+                    "such a block, where its reason covers it",
+                    "unsafe-escape",
+                    UnsafeRegionRequired,
+                )
+
 
 def _flatten(stmts: Sequence[Any]) -> list[ast.stmt]:
     out: list[ast.stmt] = []
@@ -389,7 +515,7 @@ def rewrite(
     exact_block: tuple[int, int, int] | None,
     namespace: dict[str, Any],
     is_gated: Callable[[Any, str], bool],
-    is_raw_device_function: Callable[[Any], bool],
+    forbidden: Callable[[Any], tuple[str, str] | None],
     cuda_module: Any,
 ) -> Rewritten:
     """Check ``fn`` and build the function Numba will compile.
@@ -405,8 +531,8 @@ def rewrite(
             (the user's globals plus the ``__ss_*`` builtins).
         is_gated: ``is_gated(obj, attr)`` says whether ``obj`` (or attribute
             ``attr`` of the ``numba.cuda`` module) needs an unsafe region.
-        is_raw_device_function: says whether an object is a raw
-            ``numba.cuda.jit`` dispatcher.
+        forbidden: for an object a kernel refers to, (rule, reason) why it may
+            not (a raw Numba-compiled function, simtsafe internals), or None.
         cuda_module: the ``numba.cuda`` module object.
 
     Raises:
@@ -438,10 +564,11 @@ def rewrite(
         filename=filename,
         globals=fn.__globals__,
         is_gated=is_gated,
-        is_raw_device_function=is_raw_device_function,
+        forbidden=forbidden,
         cuda_module=cuda_module,
     )
     checker = _Checker(env, _local_names(fn_node))
+    _EscapeCheck(checker).check(fn_node)
     fn_node.body = _flatten([checker.visit(stmt) for stmt in fn_node.body])
     fn_node.decorator_list = []
     fn_node.returns = None

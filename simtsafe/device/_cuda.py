@@ -285,9 +285,6 @@ class _SliceAttrs(AttributeTemplate):
     def resolve_shape(self, ds: DisjointSliceType) -> Any:
         return types.UniTuple(types.intp, ds.ndim)
 
-    def resolve_unchecked(self, ds: DisjointSliceType) -> Any:
-        return ds.arr_type
-
 
 @infer_getattr
 class _WitnessAttrs(AttributeTemplate):
@@ -370,11 +367,6 @@ def _lower_ndim(context: Any, builder: ir.IRBuilder, ty: Any, val: Any) -> Any:
 @lower_getattr(DisjointSliceType, "shape")
 def _lower_shape(context: Any, builder: ir.IRBuilder, ty: Any, val: Any) -> Any:
     return make_array(ty.arr_type)(context, builder, _slice_array(context, builder, ty, val)).shape
-
-
-@lower_getattr(DisjointSliceType, "unchecked")
-def _lower_unchecked(context: Any, builder: ir.IRBuilder, ty: Any, val: Any) -> Any:
-    return _slice_array(context, builder, ty, val)
 
 
 @lower_getattr(ThreadIndexType, "index")
@@ -508,6 +500,18 @@ def _extent(typingctx: Any, s: Any) -> Any:
 
 
 @intrinsic
+def _unchecked(typingctx: Any, ds: Any) -> Any:
+    """The raw array of a DisjointSlice: what `out.unchecked` inside an unsafe region becomes."""
+    if not isinstance(ds, DisjointSliceType):
+        raise _reject(f".unchecked is a DisjointSlice attribute; got {ds}")
+
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        return _slice_array(context, builder, ds, args[0])
+
+    return ds.arr_type(ds), codegen
+
+
+@intrinsic
 def _no_witness(typingctx: Any, x: Any) -> Any:
     """Identity that refuses witnesses: wraps every ``return`` of a device helper."""
     if _contains_witness(x):
@@ -597,6 +601,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
         "__ss_mint_1d": _mint_1d,
         "__ss_extent": _extent,
         "__ss_no_witness": _no_witness,
+        "__ss_unchecked": _unchecked,
         "__ss_require_block": _require_block,
         "__ss_view_in": _VIEW_IN,
     }

@@ -169,10 +169,6 @@ class SimDisjointSlice:
     def shape(self) -> tuple[int, ...]:
         return tuple(self._arr.shape)
 
-    @property
-    def unchecked(self) -> Any:
-        return self._arr
-
 
 @final
 class SimInput:
@@ -313,6 +309,11 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
             )
         return x
 
+    def unchecked(s: Any) -> Any:
+        if not isinstance(s, SimDisjointSlice):
+            _reject(f".unchecked is a DisjointSlice attribute; got {type(s).__name__}")
+        return s._arr
+
     def require_block(x: int, y: int, z: int) -> None:
         return None
 
@@ -329,6 +330,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
         "__ss_mint_1d": mint_1d,
         "__ss_extent": extent,
         "__ss_no_witness": no_witness,
+        "__ss_unchecked": unchecked,
         "__ss_require_block": require_block,
         "__ss_view_in": view_in,
     }

@@ -129,7 +129,7 @@ def test_gated_ops_inside_unsafe_accepted(tmp_path):  # type: ignore[no-untyped-
                 tid = cuda.threadIdx.x
                 buf[tid] = a[i] * 2 if i.in_bounds(a) else np.float32(0)
                 cuda.syncthreads()
-            out[i] = buf[tid]
+                out[i] = buf[tid]
         """,
     )
     assert [r.reason for r in mod.k.unsafe_regions] == [
@@ -489,3 +489,117 @@ def test_kernel_defaults_rejected(tmp_path):  # type: ignore[no-untyped-def]
         """,
     )
     assert exc.rule == "signature"
+
+
+# --- raw arrays must not escape their unsafe region --------------------------------------
+
+
+def test_shared_array_used_after_its_unsafe_region_rejected(tmp_path):  # type: ignore[no-untyped-def]
+    exc = _rejected(
+        tmp_path,
+        """
+        @ss.kernel(contract=ss.LaunchContract(domain=1, block=(32, 1, 1)))
+        def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+            i = thread.index_1d()
+            with ss.unsafe("SAFETY: each thread writes only buf[tid] before the barrier"):
+                buf = cuda.shared.array(32, np.float32)
+                tid = cuda.threadIdx.x
+                buf[tid] = a[i] * 2 if i.in_bounds(a) else np.float32(0)
+                cuda.syncthreads()
+            out[i] = buf[tid]  # BAD
+        """,
+        cls=ss.UnsafeRegionRequired,
+    )
+    assert exc.rule == "unsafe-escape"
+    assert "`buf` holds a raw array obtained inside an unsafe region" in str(exc)
+    _assert_points_at(exc, tmp_path, "# BAD")
+
+
+def test_unchecked_view_escaping_its_region_rejected(tmp_path):  # type: ignore[no-untyped-def]
+    exc = _rejected(
+        tmp_path,
+        """
+        @ss.kernel
+        def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+            i = thread.index_1d()
+            with ss.unsafe("SAFETY: only takes the raw view"):
+                raw = out.unchecked
+            raw[0] = a[i]  # BAD
+        """,
+        cls=ss.UnsafeRegionRequired,
+    )
+    assert exc.rule == "unsafe-escape"
+    assert "`raw` holds a raw array" in str(exc)
+    _assert_points_at(exc, tmp_path, "# BAD")
+
+
+def test_unchecked_view_used_inside_its_region_accepted(tmp_path):  # type: ignore[no-untyped-def]
+    mod = load_kernel_module(
+        tmp_path,
+        """
+        @ss.kernel
+        def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+            i = thread.index_1d()
+            if i.in_bounds(out):
+                with ss.unsafe("SAFETY: i.index is this thread's own, in-bounds element"):
+                    raw = out.unchecked
+                    raw[i.index] = a[i] * 2
+        """,
+    )
+    _copy_twin(mod)
+
+
+def test_getattr_cannot_reach_unchecked(tmp_path):  # type: ignore[no-untyped-def]
+    exc = _rejected(
+        tmp_path,
+        """
+        @ss.kernel
+        def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+            i = thread.index_1d()
+            getattr(out, "unchecked")[0] = a[i]  # BAD
+        """,
+    )
+    assert exc.rule == "dynamic-access"
+    assert "`getattr` is not allowed in kernels" in str(exc)
+    _assert_points_at(exc, tmp_path, "# BAD")
+
+
+def test_simtsafe_internals_cannot_mint_witnesses(tmp_path):  # type: ignore[no-untyped-def]
+    exc = _rejected(
+        tmp_path,
+        """
+        import importlib
+        _backend = importlib.import_module(
+            "simtsafe.device._sim" if ss.SIMULATOR else "simtsafe.device._cuda"
+        )
+
+        @ss.kernel
+        def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+            w = _backend._mint_1d(0)  # BAD
+            out[w] = a[0]
+        """,
+    )
+    assert exc.rule == "private-name"
+    assert "is simtsafe internals" in str(exc)
+    _assert_points_at(exc, tmp_path, "# BAD")
+
+
+def test_njit_function_rejected(tmp_path):  # type: ignore[no-untyped-def]
+    exc = _rejected(
+        tmp_path,
+        """
+        import numba
+
+        @numba.njit
+        def twice(x):
+            return x * 2
+
+        @ss.kernel
+        def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+            i = thread.index_1d()
+            out[i] = twice(a[i])  # BAD
+        """,
+    )
+    assert exc.rule == "raw-device-function"
+    assert "Numba-compiled function (njit or @intrinsic)" in str(exc)
+    _assert_points_at(exc, tmp_path, "# BAD")
