@@ -90,15 +90,13 @@ _TOKEN = object()
 
 
 def _shape_of(s: Any) -> tuple[int, ...]:
-    if isinstance(s, SimDisjointSlice | SimInput):
+    if isinstance(s, _SimView):
         return tuple(s._arr.shape)
     return tuple(s.shape)
 
 
-def _witness_for(arr_shape: Sequence[int], w: Any, what: str) -> tuple[int, ...] | None:
-    """Indices of ``w`` if in bounds, None if out of bounds; rejects non-witnesses."""
-    if not isinstance(w, SimWitness):
-        _reject(what)
+def _witness_for(arr_shape: Sequence[int], w: SimWitness) -> tuple[int, ...] | None:
+    """Indices of ``w`` if in bounds, None if out of bounds; rejects a rank mismatch."""
     if len(w._idx) != len(arr_shape):
         _reject(
             f"a ThreadIndex[{w._space}] witness addresses {len(w._idx)}D elements, but the "
@@ -109,14 +107,45 @@ def _witness_for(arr_shape: Sequence[int], w: Any, what: str) -> tuple[int, ...]
     return None
 
 
+class _SimView:
+    """What both simulator views share: the wrapped array's metadata, witness reads."""
+
+    __slots__ = ("_arr",)
+
+    def __init__(self, arr: Any) -> None:
+        self._arr = arr
+
+    def _read(self, w: SimWitness) -> Any:
+        """Bounds-checked read through a witness: zero when out of range."""
+        idx = _witness_for(self._arr.shape, w)
+        if idx is None:
+            return self._arr.dtype.type(0)
+        return self._arr[idx if len(idx) > 1 else idx[0]]
+
+    def __len__(self) -> int:
+        return int(self._arr.shape[0])
+
+    @property
+    def size(self) -> int:
+        return int(self._arr.size)
+
+    @property
+    def ndim(self) -> int:
+        return int(self._arr.ndim)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self._arr.shape)
+
+
 @final
-class SimDisjointSlice:
+class SimDisjointSlice(_SimView):
     """Output view on the simulator: witness-only access, bounds-checked."""
 
-    __slots__ = ("_arr", "_space")
+    __slots__ = ("_space",)
 
     def __init__(self, arr: Any, space: str) -> None:
-        self._arr = arr
+        super().__init__(arr)
         self._space = space
 
     def _check_space(self, w: Any, writing: bool) -> None:
@@ -143,41 +172,20 @@ class SimDisjointSlice:
 
     def __setitem__(self, w: Any, value: Any) -> None:
         self._check_space(w, writing=True)
-        idx = _witness_for(self._arr.shape, w, "")
+        idx = _witness_for(self._arr.shape, w)
         if idx is not None:
             self._arr[idx if len(idx) > 1 else idx[0]] = value
 
     def __getitem__(self, w: Any) -> Any:
         self._check_space(w, writing=False)
-        idx = _witness_for(self._arr.shape, w, "")
-        if idx is None:
-            return self._arr.dtype.type(0)
-        return self._arr[idx if len(idx) > 1 else idx[0]]
-
-    def __len__(self) -> int:
-        return int(self._arr.shape[0])
-
-    @property
-    def size(self) -> int:
-        return int(self._arr.size)
-
-    @property
-    def ndim(self) -> int:
-        return int(self._arr.ndim)
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return tuple(self._arr.shape)
+        return self._read(w)
 
 
 @final
-class SimInput:
+class SimInput(_SimView):
     """Read-only input view on the simulator."""
 
-    __slots__ = ("_arr",)
-
-    def __init__(self, arr: Any) -> None:
-        self._arr = arr
+    __slots__ = ()
 
     def __setitem__(self, i: Any, value: Any) -> NoReturn:
         _reject(
@@ -188,29 +196,11 @@ class SimInput:
 
     def __getitem__(self, i: Any) -> Any:
         if isinstance(i, SimWitness):
-            idx = _witness_for(self._arr.shape, i, "")
-            if idx is None:
-                return self._arr.dtype.type(0)
-            return self._arr[idx if len(idx) > 1 else idx[0]]
+            return self._read(i)
         value = self._arr[i]
         if hasattr(value, "shape") and getattr(value, "ndim", 0) > 0:
             return SimInput(value)  # slices of an input stay read-only
         return value
-
-    def __len__(self) -> int:
-        return int(self._arr.shape[0])
-
-    @property
-    def size(self) -> int:
-        return int(self._arr.size)
-
-    @property
-    def ndim(self) -> int:
-        return int(self._arr.ndim)
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return tuple(self._arr.shape)
 
     @property
     def dtype(self) -> Any:
