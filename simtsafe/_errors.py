@@ -43,9 +43,21 @@ __all__ = [
 
 
 class _Structured:
-    """Mixin: keyword fields become attributes; the message is the first arg."""
+    """Mixin: keyword fields become attributes; the message is the first arg.
+
+    The fields an error carries depend on its class (see docs/contracts.md);
+    the common ones are declared here so that programs can read them typed,
+    and are None where a class does not set them.
+    """
 
     kernel: str | None
+    axis: str | int | None = None
+    actual: Any = None
+    limit: Any = None
+    argument: str | None = None
+    other: str | None = None
+    relation: str | None = None
+    what: str | None = None
 
     def _store_fields(self, kernel: str | None, fields: dict[str, Any]) -> None:
         self.kernel = kernel
