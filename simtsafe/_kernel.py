@@ -50,6 +50,8 @@ def _is_gated(obj: Any, attr: str) -> bool:
 
 
 _PUBLIC_MODULES = frozenset({"simtsafe", "simtsafe.thread"})
+#: Modules whose plain functions kernels may call (Numba implements them itself).
+_TRUSTED_MODULES = ("numba", "numpy", "math", "cmath", "operator", "simtsafe.thread")
 
 
 def _forbidden(obj: Any) -> tuple[str, str] | None:
@@ -65,6 +67,14 @@ def _forbidden(obj: Any) -> tuple[str, str] | None:
         return internals if name.startswith("simtsafe.") and name not in _PUBLIC_MODULES else None
     if id(obj) in _private_ids():
         return internals
+    if isinstance(obj, pytypes.FunctionType) and not obj.__module__.startswith(_TRUSTED_MODULES):
+        # A plain function called from a kernel is compiled by Numba (after
+        # register_jitable / @overload) with a body no simtsafe rule has seen.
+        return (
+            "raw-device-function",
+            "is a plain Python function, whose body simtsafe does not check; decorate it with "
+            "@simtsafe.device",
+        )
     if not isinstance(obj, _foreign_compiled_types()):
         return None
     definition = getattr(obj, "_defn", None)  # an @intrinsic: Numba's own API is fine

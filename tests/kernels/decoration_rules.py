@@ -603,3 +603,40 @@ def test_njit_function_rejected(tmp_path):  # type: ignore[no-untyped-def]
     assert exc.rule == "raw-device-function"
     assert "Numba-compiled function (njit or @intrinsic)" in str(exc)
     _assert_points_at(exc, tmp_path, "# BAD")
+
+
+def test_register_jitable_helper_rejected(tmp_path):  # type: ignore[no-untyped-def]
+    exc = _rejected(
+        tmp_path,
+        """
+        from numba.extending import register_jitable
+
+        @register_jitable
+        def twice(x):
+            return x * 2
+
+        @ss.kernel
+        def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+            i = thread.index_1d()
+            out[i] = twice(a[i])  # BAD
+        """,
+    )
+    assert exc.rule == "raw-device-function"
+    assert "`twice` is a plain Python function" in str(exc)
+    assert "@simtsafe.device" in str(exc)
+    _assert_points_at(exc, tmp_path, "# BAD")
+
+
+def test_math_and_numpy_functions_accepted(tmp_path):  # type: ignore[no-untyped-def]
+    mod = load_kernel_module(
+        tmp_path,
+        """
+        import math
+
+        @ss.kernel
+        def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+            i = thread.index_1d()
+            out[i] = np.float32(2.0) * a[i] + np.float32(math.floor(0.5)) + min(a[i], a[i]) - a[i]
+        """,
+    )
+    _copy_twin(mod)
