@@ -593,8 +593,10 @@ def rewrite(
     ast.fix_missing_locations(module)
     code = compile(module, filename, "exec")
     exec(code, namespace)
-    new_fn = namespace[fn_node.name]
-    namespace.pop(fn_node.name, None) if namespace.get(fn_node.name) is new_fn else None
+    # exec bound the new function under its name; drop that binding: when the
+    # namespace is filled from the user's globals, the name means what it means
+    # there (the Kernel, or the helper's compiled target for recursion).
+    new_fn = namespace.pop(fn_node.name)
     new_fn.__qualname__ = fn.__qualname__
     new_fn.__module__ = fn.__module__
     new_fn.__doc__ = fn.__doc__
