@@ -20,11 +20,11 @@ from __future__ import annotations
 import ctypes
 import weakref
 from collections.abc import Callable
-from functools import cache
-from typing import TYPE_CHECKING, Any, NamedTuple, final
+from typing import TYPE_CHECKING, Any, final
 
 import numpy as np
 
+from ._argfacts import Facts, array_facts, current_device, several_devices
 from ._errors import (
     AliasingError,
     ArgumentTypeError,
@@ -32,6 +32,7 @@ from ._errors import (
     CoverageError,
     SafetyError,
 )
+from ._fastcheck import build_fast_check
 from .device._compat import SIMULATOR
 
 if TYPE_CHECKING:
@@ -53,105 +54,6 @@ _CTYPES: dict[str, Any] = {
     "float64": ctypes.c_double,
     "bool": ctypes.c_bool,
 }
-
-
-class _Facts(NamedTuple):
-    """What the checks need from one array argument."""
-
-    ptr: int
-    shape: tuple[int, ...]
-    strides: tuple[int, ...]
-    typestr: str
-    readonly: bool
-    c_contiguous: bool
-    size: int
-    lo: int  # first byte touched
-    hi: int  # one past the last byte touched
-    stable: bool  # metadata cannot change while the object lives (Numba device arrays)
-    device: int | None  # ordinal of the owning device (None: empty, simulator, or one GPU)
-    packed: tuple[int, ...]  # the array's kernel parameters in Numba's ABI
-
-
-#: Facts about live Numba device arrays, whose pointer/shape/strides never change:
-#: id -> (weak reference, facts). Entries go when the array is collected.
-_FACTS_CACHE: dict[int, tuple[weakref.ref[Any], _Facts]] = {}
-
-
-def _forget(key: int) -> Callable[[Any], None]:
-    def drop(_ref: Any) -> None:
-        _FACTS_CACHE.pop(key, None)
-
-    return drop
-
-
-def _array_facts(obj: Any, param: Param, kernel: str, itemsize: int) -> _Facts:
-    key = id(obj)
-    hit = _FACTS_CACHE.get(key)
-    if hit is not None and hit[0]() is obj:
-        return hit[1]
-    cai = getattr(obj, "__cuda_array_interface__", None)
-    if cai is None:
-        cai = _fallback_interface(obj, param, kernel)
-    if cai.get("mask") is not None:
-        raise ArgumentTypeError(
-            f"kernel {kernel!r}: argument {param.name!r} is a masked array; pass plain data",
-            kernel=kernel,
-            argument=param.name,
-        )
-    shape = tuple(cai["shape"])
-    ptr, readonly = cai["data"]
-    raw_strides = cai.get("strides")
-    if raw_strides is None:
-        strides = _c_strides(shape, itemsize)
-        c_contiguous = True
-    else:
-        strides = tuple(raw_strides)
-        c_contiguous = _is_c_contiguous(shape, strides, itemsize)
-    size = 1
-    for n in shape:
-        size *= n
-    lo = hi = ptr
-    for n, st in zip(shape, strides, strict=True):
-        if st < 0:
-            lo += (n - 1) * st
-        else:
-            hi += (n - 1) * st
-    stable = type(obj) is _device_array_type()
-    facts = _Facts(
-        ptr,
-        shape,
-        strides,
-        cai["typestr"],
-        bool(readonly),
-        c_contiguous,
-        size,
-        lo,
-        hi + itemsize,
-        stable,
-        pointer_device(ptr) if size and _several_devices() else None,
-        (0, 0, size, itemsize, ptr, *shape, *strides),
-    )
-    if stable:
-        _FACTS_CACHE[key] = (weakref.ref(obj, _forget(key)), facts)
-    return facts
-
-
-def pointer_device(ptr: int) -> int | None:
-    """Ordinal of the device that owns device pointer ``ptr`` (None if the driver cannot tell)."""
-    from cuda.bindings import driver as drv
-
-    err, value = drv.cuPointerGetAttribute(
-        drv.CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr
-    )
-    return int(value) if err == drv.CUresult.CUDA_SUCCESS else None
-
-
-def current_device() -> int | None:
-    """Ordinal of the device of the calling thread's current CUDA context (None if none)."""
-    from cuda.bindings import driver as drv
-
-    err, dev = drv.cuCtxGetDevice()
-    return int(dev) if err == drv.CUresult.CUDA_SUCCESS else None
 
 
 def check_device(kernel: str, prepared_on: int, current: int | None, arrays: Any) -> None:
@@ -187,26 +89,6 @@ def check_device(kernel: str, prepared_on: int, current: int | None, arrays: Any
                 actual=dev,
                 limit=prepared_on,
             )
-
-
-@cache
-def _device_array_type() -> type | None:
-    """Numba's DeviceNDArray class (None on the simulator, where nothing is cached)."""
-    if SIMULATOR:
-        return None
-    from numba.cuda.cudadrv.devicearray import DeviceNDArray
-
-    return DeviceNDArray
-
-
-@cache
-def _several_devices() -> bool:
-    """More than one visible GPU: only then can memory live on another device."""
-    if SIMULATOR:
-        return False
-    from numba import cuda
-
-    return len(cuda.gpus) > 1
 
 
 #: How many recently checked argument sets a prepared launch remembers.
@@ -247,45 +129,6 @@ class _Memo:
         return True
 
 
-def _fallback_interface(obj: Any, param: Param, kernel: str) -> dict[str, Any]:
-    """The array interface of an argument without ``__cuda_array_interface__``, or a clear error."""
-    if SIMULATOR:
-        from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
-
-        if isinstance(obj, FakeCUDAArray):
-            return obj._ary.__array_interface__  # type: ignore[no-any-return]
-    if isinstance(obj, np.ndarray):
-        raise ArgumentTypeError(
-            f"kernel {kernel!r}: argument {param.name!r} is a host numpy array; simtsafe launches "
-            "take device arrays only (no hidden copies). Pass numba.cuda.to_device(x) (or a "
-            "CuPy/PyTorch CUDA array) and copy results back with .copy_to_host()",
-            kernel=kernel,
-            argument=param.name,
-            actual=type(obj).__name__,
-        )
-    raise ArgumentTypeError(
-        f"kernel {kernel!r}: argument {param.name!r} ({param.annotation}) must be a device array "
-        f"(anything with __cuda_array_interface__), got {type(obj).__name__}",
-        kernel=kernel,
-        argument=param.name,
-        actual=type(obj).__name__,
-    )
-
-
-def _c_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
-    strides = []
-    step = itemsize
-    for n in reversed(shape):
-        strides.append(step)
-        step *= max(n, 1)
-    return tuple(reversed(strides))
-
-
-def _is_c_contiguous(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> bool:
-    expected = _c_strides(shape, itemsize)
-    return all(n == 1 or s == e for n, s, e in zip(shape, strides, expected, strict=True))
-
-
 @final
 class LaunchPlan:
     """Everything a launch needs that the arguments do not change."""
@@ -294,6 +137,7 @@ class LaunchPlan:
         "_cfg",
         "_cufuncs",
         "_dispatch",
+        "_fast_check",
         "_array_idx",
         "_core_launch",
         "_default_layouts",
@@ -342,6 +186,7 @@ class LaunchPlan:
         self._array_idx = tuple(i for i, p in enumerate(kernel.params) if p.is_array)
         self._scalar_idx = tuple(i for i, p in enumerate(kernel.params) if not p.is_array)
         self._core_launch: Any = None
+        self._fast_check = build_fast_check(self, check_devices=several_devices())
         self._stream = stream
         if SIMULATOR:
             self._dispatch = kernel._get_dispatcher()
@@ -382,7 +227,7 @@ class LaunchPlan:
     # ------------------------------------------------------------------ per launch
 
     def launch(self, args: tuple[Any, ...]) -> None:
-        if _several_devices():
+        if several_devices():
             current = current_device()
             if current != self.device_id:
                 check_device(self.name, self.device_id, current, ())
@@ -400,6 +245,37 @@ class LaunchPlan:
         self._launch_checked(args)
 
     def _launch_checked(self, args: tuple[Any, ...]) -> None:
+        checked = self._fast_check(args)
+        if checked is None:  # some check failed: the general loop raises the precise error
+            checked = self._check(args)
+        layouts, params, memoizable = checked
+        if SIMULATOR:
+            try:
+                self._dispatch[self.grid, self.block, 0, self.shared_mem](*args)
+            except SafetyError as exc:
+                from ._kernel import translate_simulator_error
+
+                raise translate_simulator_error(exc, self.name).with_traceback(
+                    exc.__traceback__
+                ) from None
+            return
+        cufunc = self._cufuncs.get(layouts)
+        if cufunc is None:
+            cufunc = self._compile_for(layouts)
+        self._core_launch(self._stream, self._cfg, cufunc.kernel, *params)
+        if memoizable:
+            memos = self._memo
+            if len(memos) >= _MEMO_SIZE:
+                del memos[next(iter(memos))]
+            memos[tuple([id(args[i]) for i in self._array_idx])] = _Memo(
+                args, self._array_idx, self._scalar_idx, cufunc.kernel, params
+            )
+
+    def _check(self, args: tuple[Any, ...]) -> tuple[tuple[str, ...], tuple[Any, ...], bool]:
+        """Every argument check, in order; raises the first failure's error.
+
+        Returns (input layouts, packed kernel parameters, all arrays cacheable).
+        """
         name = self.name
         expect = self.expect
         if len(args) != len(expect):
@@ -420,10 +296,9 @@ class LaunchPlan:
         for (param, typestr, itemsize), obj in zip(expect, args, strict=True):
             if param.kind == "scalar":
                 params.append(self._scalar(param, obj))
-                if self.needs_env:
-                    env[param.name] = obj
+                env[param.name] = obj
                 continue
-            facts = _array_facts(obj, param, name, itemsize)
+            facts = array_facts(obj, param, name, itemsize)
             memoizable = memoizable and facts.stable
             shape = facts.shape
             if facts.typestr != typestr or len(shape) != param.ndim:
@@ -450,28 +325,22 @@ class LaunchPlan:
             bound.check_requires(env)
         if self.capacity is not None:
             self._check_covers(shapes[self.covers])  # type: ignore[index]
-        if SIMULATOR:
-            try:
-                self._dispatch[self.grid, self.block, 0, self.shared_mem](*args)
-            except SafetyError as exc:
-                from ._kernel import translate_simulator_error
+        return tuple(layouts), tuple(params), memoizable
 
-                raise translate_simulator_error(exc, name).with_traceback(
-                    exc.__traceback__
-                ) from None
-            return
-        key = tuple(layouts)
-        cufunc = self._cufuncs.get(key)
-        if cufunc is None:
-            cufunc = self._compile_for(key)
-        self._core_launch(self._stream, self._cfg, cufunc.kernel, *params)
-        if memoizable:
-            memos = self._memo
-            if len(memos) >= _MEMO_SIZE:
-                del memos[next(iter(memos))]
-            memos[tuple([id(args[i]) for i in self._array_idx])] = _Memo(
-                args, self._array_idx, self._scalar_idx, cufunc.kernel, tuple(params)
-            )
+    def scalar_packer(self, param: Param) -> Callable[[Any], Any]:
+        """Check and pack one scalar argument (raises ArgumentTypeError)."""
+        return lambda obj: self._scalar(param, obj)
+
+    def extent(self, shape: tuple[int, ...]) -> tuple[int, ...]:
+        """The ``covers`` parameter's extent per axis of the launch capacity."""
+        capacity = self.capacity
+        assert capacity is not None
+        if len(capacity) == len(shape):
+            return shape
+        size = 1
+        for n in shape:
+            size *= n
+        return (size,)
 
     def max_active_clusters(self) -> int:
         """How many clusters of this launch's shape can be resident at once (GPU only)."""
@@ -522,7 +391,7 @@ class LaunchPlan:
             return obj
         return _CTYPES[param.dtype.name](obj)
 
-    def _bad_output(self, param: Param, facts: _Facts) -> None:
+    def _bad_output(self, param: Param, facts: Facts) -> None:
         if not facts.c_contiguous:
             raise ArgumentTypeError(
                 f"kernel {self.name!r}: output {param.name!r} must be C-contiguous (got strides "
@@ -569,8 +438,7 @@ class LaunchPlan:
     def _check_covers(self, shape: tuple[int, ...]) -> None:
         capacity = self.capacity
         assert capacity is not None
-        extent = shape if len(capacity) == len(shape) else (int(np.prod(shape)),)
-        for axis, (n, cap) in enumerate(zip(extent, capacity, strict=True)):
+        for axis, (n, cap) in enumerate(zip(self.extent(shape), capacity, strict=True)):
             if n > cap:
                 raise CoverageError(
                     f"kernel {self.name!r} must cover every element of {self.covers!r} by its "

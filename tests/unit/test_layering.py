@@ -20,7 +20,9 @@ ALLOWED: dict[str, set[str]] = {
     "analysis": {"_errors", "_unsafe"},
     "device": {"_errors", "_spaces", "device"},
     "_limits": {"_errors", "device", "_kernel"},
-    "_launch": {"_errors", "device", "_kernel", "_params", "_limits"},
+    "_argfacts": {"_errors", "device", "_params"},
+    "_fastcheck": {"_argfacts", "_errors", "_launch"},
+    "_launch": {"_argfacts", "_errors", "_fastcheck", "device", "_kernel", "_params", "_limits"},
     "_prepare": {"_contract", "_errors", "_launch", "_limits", "device", "_kernel"},
 }
 

@@ -1,0 +1,183 @@
+"""What the launch checks need to know about one array argument ("facts").
+
+Read from ``__cuda_array_interface__`` (Numba, CuPy, PyTorch...) or, on the
+simulator, from the fake device array's host buffer. Facts about Numba
+device arrays are cached per live object: their pointer, shape and strides
+cannot change while the object exists. Arrays of other libraries can change
+their metadata in place, so their facts are read again at every launch.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from functools import cache
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
+
+from ._errors import ArgumentTypeError
+from .device._compat import SIMULATOR
+
+if TYPE_CHECKING:
+    from ._params import Param
+
+__all__ = ["Facts", "array_facts", "current_device", "pointer_device", "several_devices"]
+
+
+class Facts(NamedTuple):
+    """What the checks need from one array argument."""
+
+    ptr: int
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    typestr: str
+    readonly: bool
+    c_contiguous: bool
+    size: int
+    lo: int  # first byte touched
+    hi: int  # one past the last byte touched
+    stable: bool  # metadata cannot change while the object lives (Numba device arrays)
+    device: int | None  # ordinal of the owning device (None: empty, simulator, or one GPU)
+    packed: tuple[int, ...]  # the array's kernel parameters in Numba's ABI
+
+
+#: Facts about live Numba device arrays, whose pointer/shape/strides never change:
+#: id -> (weak reference, facts). Entries go when the array is collected.
+_FACTS_CACHE: dict[int, tuple[weakref.ref[Any], Facts]] = {}
+
+
+def _forget(key: int) -> Callable[[Any], None]:
+    def drop(_ref: Any) -> None:
+        _FACTS_CACHE.pop(key, None)
+
+    return drop
+
+
+def array_facts(obj: Any, param: Param, kernel: str, itemsize: int) -> Facts:
+    key = id(obj)
+    hit = _FACTS_CACHE.get(key)
+    if hit is not None and hit[0]() is obj:
+        return hit[1]
+    cai = getattr(obj, "__cuda_array_interface__", None)
+    if cai is None:
+        cai = _fallback_interface(obj, param, kernel)
+    if cai.get("mask") is not None:
+        raise ArgumentTypeError(
+            f"kernel {kernel!r}: argument {param.name!r} is a masked array; pass plain data",
+            kernel=kernel,
+            argument=param.name,
+        )
+    shape = tuple(cai["shape"])
+    ptr, readonly = cai["data"]
+    raw_strides = cai.get("strides")
+    if raw_strides is None:
+        strides = _c_strides(shape, itemsize)
+        c_contiguous = True
+    else:
+        strides = tuple(raw_strides)
+        c_contiguous = _is_c_contiguous(shape, strides, itemsize)
+    size = 1
+    for n in shape:
+        size *= n
+    lo = hi = ptr
+    for n, st in zip(shape, strides, strict=True):
+        if st < 0:
+            lo += (n - 1) * st
+        else:
+            hi += (n - 1) * st
+    stable = type(obj) is _device_array_type()
+    facts = Facts(
+        ptr,
+        shape,
+        strides,
+        cai["typestr"],
+        bool(readonly),
+        c_contiguous,
+        size,
+        lo,
+        hi + itemsize,
+        stable,
+        pointer_device(ptr) if size and several_devices() else None,
+        (0, 0, size, itemsize, ptr, *shape, *strides),
+    )
+    if stable:
+        _FACTS_CACHE[key] = (weakref.ref(obj, _forget(key)), facts)
+    return facts
+
+
+def pointer_device(ptr: int) -> int | None:
+    """Ordinal of the device that owns device pointer ``ptr`` (None if the driver cannot tell)."""
+    from cuda.bindings import driver as drv
+
+    err, value = drv.cuPointerGetAttribute(
+        drv.CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr
+    )
+    return int(value) if err == drv.CUresult.CUDA_SUCCESS else None
+
+
+def current_device() -> int | None:
+    """Ordinal of the device of the calling thread's current CUDA context (None if none)."""
+    from cuda.bindings import driver as drv
+
+    err, dev = drv.cuCtxGetDevice()
+    return int(dev) if err == drv.CUresult.CUDA_SUCCESS else None
+
+
+@cache
+def _device_array_type() -> type | None:
+    """Numba's DeviceNDArray class (None on the simulator, where nothing is cached)."""
+    if SIMULATOR:
+        return None
+    from numba.cuda.cudadrv.devicearray import DeviceNDArray
+
+    return DeviceNDArray
+
+
+@cache
+def several_devices() -> bool:
+    """More than one visible GPU: only then can memory live on another device."""
+    if SIMULATOR:
+        return False
+    from numba import cuda
+
+    return len(cuda.gpus) > 1
+
+
+def _fallback_interface(obj: Any, param: Param, kernel: str) -> dict[str, Any]:
+    """The array interface of an argument without ``__cuda_array_interface__``, or a clear error."""
+    if SIMULATOR:
+        from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
+
+        if isinstance(obj, FakeCUDAArray):
+            return obj._ary.__array_interface__  # type: ignore[no-any-return]
+    if isinstance(obj, np.ndarray):
+        raise ArgumentTypeError(
+            f"kernel {kernel!r}: argument {param.name!r} is a host numpy array; simtsafe launches "
+            "take device arrays only (no hidden copies). Pass numba.cuda.to_device(x) (or a "
+            "CuPy/PyTorch CUDA array) and copy results back with .copy_to_host()",
+            kernel=kernel,
+            argument=param.name,
+            actual=type(obj).__name__,
+        )
+    raise ArgumentTypeError(
+        f"kernel {kernel!r}: argument {param.name!r} ({param.annotation}) must be a device array "
+        f"(anything with __cuda_array_interface__), got {type(obj).__name__}",
+        kernel=kernel,
+        argument=param.name,
+        actual=type(obj).__name__,
+    )
+
+
+def _c_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
+    strides = []
+    step = itemsize
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def _is_c_contiguous(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> bool:
+    expected = _c_strides(shape, itemsize)
+    return all(n == 1 or s == e for n, s, e in zip(shape, strides, expected, strict=True))

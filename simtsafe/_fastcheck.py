@@ -1,0 +1,101 @@
+"""A per-launch argument checker generated for one kernel signature.
+
+The general check loop in ``_launch`` interprets the kernel's parameter list
+at every launch. For a given ``LaunchPlan`` the list never changes, so this
+module writes it out once as straight-line Python -- one block per argument,
+the aliasing pairs, the ``requires`` relations and the ``covers`` bound --
+and compiles it. The generated function returns ``(layouts, params,
+stable)`` when every check passes and ``None`` as soon as one fails; the
+launch then runs the general loop, which raises the precise error. So the
+generated code only has to be *sound* (never accept what the general loop
+refuses); the general loop stays the single source of every message.
+
+Invariant: the generated checks are the general loop's checks, in the same
+order, on the same facts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ._argfacts import array_facts
+from ._errors import ArgumentTypeError
+
+if TYPE_CHECKING:
+    from ._launch import LaunchPlan
+
+__all__ = ["FastCheck", "build_fast_check"]
+
+#: args -> (input layouts, packed kernel parameters, all arrays cacheable) or None.
+FastCheck = Callable[[tuple[Any, ...]], "tuple[tuple[str, ...], tuple[Any, ...], bool] | None"]
+
+
+def build_fast_check(plan: LaunchPlan, check_devices: bool) -> FastCheck:
+    """Generate and compile the checker for ``plan`` (see the module docstring)."""
+    expect = plan.expect
+    names: dict[str, Any] = {"array_facts": array_facts, "ArgumentTypeError": ArgumentTypeError}
+    code = ["def fast_check(args):", f"    if len(args) != {len(expect)}:", "        return None"]
+    if expect:
+        code.append(f"    ({', '.join(f'x{i}' for i in range(len(expect)))},) = args")
+    arrays: list[int] = []
+    layouts: list[str] = []
+    packed: list[str] = []
+    env: list[str] = []
+    for i, (param, typestr, itemsize) in enumerate(expect):
+        names[f"P{i}"] = param
+        if param.kind == "scalar":
+            names[f"scalar{i}"] = plan.scalar_packer(param)
+            code += [
+                "    try:",
+                f"        s{i} = scalar{i}(x{i})",
+                "    except ArgumentTypeError:",
+                "        return None",
+            ]
+            packed.append(f"s{i}")
+            env.append(f"{param.name!r}: x{i}")
+            continue
+        arrays.append(i)
+        code.append(f"    f{i} = array_facts(x{i}, P{i}, NAME, {itemsize})")
+        cond = [f"f{i}.typestr != {typestr!r}", f"len(f{i}.shape) != {param.ndim}"]
+        if param.kind == "out":
+            cond += [f"not f{i}.c_contiguous", f"f{i}.readonly"]
+        else:
+            layouts.append(f"('C' if f{i}.c_contiguous else 'A')")
+        if check_devices:
+            cond.append(f"(f{i}.device is not None and f{i}.device != DEVICE)")
+        code += [f"    if {' or '.join(cond)}:", "        return None"]
+        packed.append(f"*f{i}.packed")
+        env.append(f"{param.name!r}: f{i}.shape")
+    for n, i in enumerate(arrays):
+        for j in arrays[n + 1 :]:
+            if "out" in (expect[i][0].kind, expect[j][0].kind):
+                code += [
+                    f"    if f{i}.size and f{j}.size and f{i}.lo < f{j}.hi and f{j}.lo < f{i}.hi:",
+                    "        return None",
+                ]
+    bound = plan.kernel.bound
+    if bound is not None and bound.relations:
+        code.append(f"    env = {{{', '.join(env)}}}")
+        for k, relation in enumerate(bound.relations):
+            names[f"R{k}"] = relation
+            code += [f"    if not R{k}.holds(env):", "        return None"]
+    if plan.capacity is not None:
+        i = next(i for i, (p, _, _) in enumerate(expect) if p.name == plan.covers)
+        names["CAPACITY"] = plan.capacity
+        names["EXTENT"] = plan.extent
+        code += [
+            f"    if not all(n <= c for n, c in zip(EXTENT(f{i}.shape), CAPACITY)):",
+            "        return None",
+        ]
+    stable = " and ".join(f"f{i}.stable" for i in arrays) or "True"
+    code.append(
+        f"    return (({', '.join(layouts)}{',' if len(layouts) == 1 else ''}), "
+        f"({', '.join(packed)}{',' if len(packed) == 1 else ''}), {stable})"
+    )
+    names["NAME"] = plan.name
+    names["DEVICE"] = plan.device_id
+    namespace: dict[str, Any] = dict(names)
+    exec(compile("\n".join(code), f"<simtsafe fast check for {plan.name}>", "exec"), namespace)
+    fast: FastCheck = namespace["fast_check"]
+    return fast

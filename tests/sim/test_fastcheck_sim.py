@@ -1,0 +1,91 @@
+"""The generated per-kernel checker never accepts what the general check loop refuses.
+
+Random argument sets (dtypes, ranks, overlapping views of one buffer, sizes,
+scalars) go through both: when the generated checker accepts, the general
+loop must accept too and produce the same layouts and kernel parameters.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numba import cuda
+
+import simtsafe as ss
+
+pytestmark = pytest.mark.sim
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
+
+
+def _plans():  # type: ignore[no-untyped-def]
+    from saxpy import saxpy
+    from vecadd import vecadd
+
+    return {
+        "vecadd": vecadd.prepare(grid=4, block=256)._plan,
+        "saxpy": saxpy.prepare(grid=2, block=256)._plan,
+    }
+
+
+BUFFER = cuda.to_device(np.zeros(4096, np.float32))
+OTHER = cuda.to_device(np.zeros(4096, np.float64))
+
+views = st.tuples(
+    st.sampled_from(["f32", "f64", "2d"]),
+    st.integers(0, 2000),
+    st.integers(1, 1500),
+    st.sampled_from([1, 1, 1, 2]),
+)
+
+
+def _make(view: tuple[str, int, int, int]):  # type: ignore[no-untyped-def]
+    kind, start, length, step = view
+    if kind == "2d":
+        return cuda.to_device(np.zeros((4, 8), np.float32))
+    buf = BUFFER if kind == "f32" else OTHER
+    return buf[start : start + length * step : step]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    which=st.sampled_from(["vecadd", "saxpy"]),
+    arrays=st.lists(views, min_size=3, max_size=3),
+    alpha=st.sampled_from([np.float32(2.0), 2.0, 3, "x", True]),
+    drop=st.booleans(),
+)
+def test_generated_checker_is_sound(which, arrays, alpha, drop) -> None:  # type: ignore[no-untyped-def]
+    plan = _plans()[which]
+    out, a, b = (_make(v) for v in arrays)
+    args = (out, a, b) if which == "vecadd" else (out, alpha, a, b)
+    if drop:
+        args = args[:-1]
+    fast = plan._fast_check(args)
+    try:
+        slow = plan._check(args)
+    except ss.LaunchContractError:
+        assert fast is None, f"generated checker accepted what the general loop refuses: {args}"
+        return
+    if fast is not None:
+        assert fast == slow
+
+
+def test_generated_checker_accepts_valid_arguments() -> None:
+    plan = _plans()["vecadd"]
+    out = cuda.to_device(np.zeros(1000, np.float32))
+    args = (out, BUFFER[:1000], BUFFER[1000:2000])
+    fast = plan._fast_check(args)
+    assert fast is not None
+    assert fast == plan._check(args)
+    assert fast[0] == ("C", "C")
+
+
+def test_generated_checker_source_is_straight_line() -> None:
+    plan = _plans()["saxpy"]
+    code = plan._fast_check.__code__
+    assert code.co_filename == "<simtsafe fast check for saxpy>"
