@@ -14,7 +14,16 @@ import types as pytypes
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any, Generic, NoReturn, ParamSpec, final, overload
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Generic,
+    NoReturn,
+    ParamSpec,
+    SupportsIndex,
+    final,
+    overload,
+)
 
 from numba import cuda
 
@@ -38,6 +47,14 @@ if TYPE_CHECKING:
 __all__ = ["DeviceFunction", "Kernel", "device", "kernel"]
 
 P = ParamSpec("P")
+
+#: A grid or block: an int or 1 to 3 ints (numpy integers too), padded with 1s.
+Dims = (
+    SupportsIndex
+    | tuple[SupportsIndex]
+    | tuple[SupportsIndex, SupportsIndex]
+    | tuple[SupportsIndex, SupportsIndex, SupportsIndex]
+)
 
 _GATED_NAMES = gated_cuda_names()
 _GATED_IDS = frozenset(id(getattr(cuda, n)) for n in _GATED_NAMES if hasattr(cuda, n))
@@ -428,8 +445,8 @@ class Kernel(_Compiled, Generic[P]):
 
     def prepare(
         self,
-        grid: Any,
-        block: Any,
+        grid: Dims,
+        block: Dims,
         shared_mem: int = 0,
         stream: Any = None,
     ) -> PreparedLaunch:
