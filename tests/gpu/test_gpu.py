@@ -142,3 +142,17 @@ def test_cooperative_launch_checks_residency_and_runs() -> None:
         coop_reverse.prepare(grid=1_000_000, block=128)
     with pytest.raises(ss.CooperativeLaunchError, match="declare cooperative=True"):
         coop_undeclared.prepare(grid=2, block=128)
+
+
+def test_pytorch_tensors_go_through_the_cuda_array_interface() -> None:
+    torch = pytest.importorskip("torch")
+    a = torch.arange(512, dtype=torch.float32, device="cuda")
+    out = torch.full((512,), -7.0, dtype=torch.float32, device="cuda")
+    launch = scale.prepare(grid=4, block=128)
+    launch(out, a, np.float32(3))
+    torch.cuda.synchronize()
+    np.testing.assert_array_equal(out.cpu().numpy(), np.arange(512, dtype=np.float32) * 3)
+    with pytest.raises(ss.AliasingError):
+        launch(out, out, np.float32(3))
+    with pytest.raises(ss.ArgumentTypeError, match="must be C-contiguous"):
+        launch(torch.zeros(1024, device="cuda")[::2], a, np.float32(3))
