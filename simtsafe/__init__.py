@@ -10,11 +10,15 @@ General layout (data flows one way):
   ``_requires`` + ``_contract`` (``LaunchContract``, static launch checks),
   ``_params`` (annotations -> parameter records).
 * Device path: ``_kernel`` (decorators) -> ``analysis`` (AST rules and
-  rewrite) -> ``device`` (Numba types/lowering, or simulator twins; the only
-  code touching numba-cuda internals, version gates in ``device._compat``).
+  rewrite) -> ``device`` (the only code touching numba-cuda internals:
+  ``_cuda`` Numba types/lowering or ``_sim`` simulator twins, ``_policy``
+  what kernels may refer to, ``_diagnostics`` error translation, version
+  gates in ``_compat``).
 * Host path: ``_contract`` -> ``_prepare`` (``PreparedLaunch``: contract,
-  device and compiled-function checks) -> ``_launch`` (per-launch argument
-  checks, fast driver launch).
+  device and compiled-function checks, limits in ``_limits``) -> ``_launch``
+  (per-launch argument checks on ``_argfacts``, a generated checker from
+  ``_fastcheck``, the direct driver launch).
+* ``cli``: ``simtsafe schema | audit | check``.
 """
 
 from . import thread as thread

@@ -9,11 +9,9 @@ domain, and compiles one specialization per input-layout combination.
 
 from __future__ import annotations
 
-import re
 import types as pytypes
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -28,7 +26,7 @@ from typing import (
 from numba import cuda
 
 from ._contract import BoundContract, LaunchContract
-from ._errors import SafetyError, UnsafeRegionRequired
+from ._errors import UnsafeRegionRequired
 from ._params import Param, parse_params
 from ._unsafe import in_unsafe_region
 from .analysis._rewrite import ParamView, Rewritten, UnsafeRegion, rewrite
@@ -36,10 +34,10 @@ from .device import builtins as device_builtins
 from .device._compat import (
     SIMULATOR,
     assume_compute_capability,
-    gated_cuda_names,
     typing_error_classes,
-    typing_error_location,
 )
+from .device._diagnostics import translate_typing_error
+from .device._policy import forbidden, is_gated
 
 if TYPE_CHECKING:
     from ._prepare import PreparedLaunch
@@ -55,187 +53,6 @@ Dims = (
     | tuple[SupportsIndex, SupportsIndex]
     | tuple[SupportsIndex, SupportsIndex, SupportsIndex]
 )
-
-_GATED_NAMES = gated_cuda_names()
-_GATED_IDS = frozenset(id(getattr(cuda, n)) for n in _GATED_NAMES if hasattr(cuda, n))
-
-
-def _is_gated(obj: Any, attr: str) -> bool:
-    if attr:
-        return obj is cuda and attr in _GATED_NAMES
-    return id(obj) in _GATED_IDS
-
-
-_PUBLIC_MODULES = frozenset({"simtsafe", "simtsafe.thread"})
-#: Modules whose plain functions kernels may call (Numba implements them itself).
-_TRUSTED_MODULES = ("numba", "numpy", "math", "cmath", "operator", "simtsafe.thread")
-
-
-def _forbidden(obj: Any) -> tuple[str, str] | None:
-    """(rule, reason) why a kernel may not refer to ``obj``, or None when it may.
-
-    Numba-compiled functions (raw ``numba.cuda.jit`` device functions, ``njit``
-    dispatchers, user ``@intrinsic``s) would receive simtsafe values in code no
-    rule checks; simtsafe's own internals would let code mint witnesses.
-    """
-    internals = ("private-name", "is simtsafe internals; kernels use only simtsafe's public API")
-    if isinstance(obj, pytypes.ModuleType):
-        name = obj.__name__
-        return internals if name.startswith("simtsafe.") and name not in _PUBLIC_MODULES else None
-    if id(obj) in _private_ids():
-        return internals
-    if isinstance(obj, pytypes.FunctionType) and not obj.__module__.startswith(_TRUSTED_MODULES):
-        # A plain function called from a kernel is compiled by Numba (after
-        # register_jitable / @overload) with a body no simtsafe rule has seen.
-        return (
-            "raw-device-function",
-            "is a plain Python function, whose body simtsafe does not check; decorate it with "
-            "@simtsafe.device",
-        )
-    if not isinstance(obj, _foreign_compiled_types()):
-        return None
-    definition = getattr(obj, "_defn", None)  # an @intrinsic: Numba's own API is fine
-    if definition is not None and getattr(definition, "__module__", "").startswith("numba"):
-        return None
-    kind = (
-        "a raw numba.cuda.jit function"
-        if type(obj).__name__ in ("CUDADispatcher", "FakeCUDAKernel")
-        else "a Numba-compiled function (njit or @intrinsic)"
-    )
-    return (
-        "raw-device-function",
-        f"is {kind}, whose body simtsafe does not check; decorate a plain function with "
-        "@simtsafe.device instead",
-    )
-
-
-@cache
-def _foreign_compiled_types() -> tuple[type, ...]:
-    from numba.core.dispatcher import _DispatcherBase
-    from numba.core.extending import _Intrinsic as CoreIntrinsic
-
-    kinds: list[type] = [_DispatcherBase, CoreIntrinsic]
-    if SIMULATOR:
-        from numba.cuda.simulator.kernel import FakeCUDAKernel
-
-        kinds.append(FakeCUDAKernel)
-    else:
-        from numba.cuda.dispatcher import CUDADispatcher
-        from numba.cuda.extending import _Intrinsic as CudaIntrinsic
-
-        kinds += [CUDADispatcher, CudaIntrinsic]
-    return tuple(kinds)
-
-
-@cache
-def _private_ids() -> frozenset[int]:
-    """Identities of every private device builtin (witness minting intrinsics included)."""
-    import importlib
-
-    ids = {id(v) for d in (None, 1, 2) for v in device_builtins(proven_domain=d).values()}
-    # Note: the attribute simtsafe.device is the @device decorator (public API), which
-    # hides the subpackage of the same name; import the backend module by its full name.
-    module = importlib.import_module(f"simtsafe.device.{'_sim' if SIMULATOR else '_cuda'}")
-    ids.update(
-        id(v)
-        for v in vars(module).values()
-        if getattr(v, "__module__", None) == module.__name__
-        or isinstance(v, _foreign_compiled_types())
-    )
-    return frozenset(ids)
-
-
-# ------------------------------------------------------------------ Numba error translation
-
-_LOCATION = re.compile(r'File "([^"]+)", line (\d+)')
-_SIMTSAFE_LINE = re.compile(r"simtsafe: (.*)")
-_NO_IMPL = re.compile(r">>> (.*)")
-
-
-def _translate_typing_error(exc: BaseException, name: str, filename: str) -> BaseException:
-    """Turn a Numba typing error that involves simtsafe into a SafetyError at the user's line."""
-    text = str(exc)
-    lineno: int | None = None
-    located = typing_error_location(exc)
-    if located is not None and located[0] == filename:
-        lineno = located[1]
-    else:
-        for match in _LOCATION.finditer(text):
-            lineno = int(match.group(2))
-    simtsafe = _SIMTSAFE_LINE.search(text)
-    signature = _NO_IMPL.search(text)
-    if simtsafe is not None:
-        message = simtsafe.group(1).strip()
-    elif "ThreadIndex[" in text:
-        message = (
-            "no arithmetic, comparison or conversion on a witness"
-            + (f" ({signature.group(1).strip()})" if signature else "")
-            + ": a ThreadIndex only indexes DisjointSlices and inputs. Use w.index / w.row / "
-            "w.col for a plain int (which can read inputs but no longer index a DisjointSlice)"
-        )
-    elif "DisjointSlice[" in text:
-        message = (
-            "unsupported operation on a DisjointSlice"
-            + (f" ({signature.group(1).strip()})" if signature else "")
-            + ": a DisjointSlice supports s[w] = v and s[w] with a witness, len(s), s.size, "
-            "s.shape, and s.unchecked inside simtsafe.unsafe"
-        )
-    elif "readonly array" in text and "setitem" in text:
-        message = "cannot store into a read-only input: In[...] parameters are read-only"
-    else:
-        return exc
-    line = None
-    if lineno is not None:
-        import linecache
-
-        line = linecache.getline(filename, lineno) or None
-    return SafetyError(
-        f"kernel {name!r}: {message}",
-        kernel=name,
-        rule="typing",
-        filename=filename,
-        lineno=lineno,
-        source_line=line,
-    )
-
-
-_SIM_PREFIX = re.compile(r"^(tid=\[[^\]]*\] ctaid=\[[^\]]*\]):\s*")
-_PACKAGE_DIR = __file__.rsplit("/", 1)[0]
-
-
-def translate_simulator_error(exc: SafetyError, name: str) -> SafetyError:
-    """Re-attach kernel name and user line to a SafetyError raised inside a simulated thread.
-
-    The simulator re-raises a thread's exception as ``type(e)(message)``,
-    which drops structured fields; the traceback still holds the user's frame.
-    """
-    text = str(exc)
-    thread = ""
-    match = _SIM_PREFIX.match(text)
-    if match:
-        thread = match.group(1)
-        text = text[match.end() :]
-    text = text.removeprefix("simtsafe: ")
-    filename: str | None = None
-    lineno: int | None = None
-    tb = exc.__traceback__
-    while tb is not None:
-        code_file = tb.tb_frame.f_code.co_filename
-        if not code_file.startswith(_PACKAGE_DIR) and "/numba" not in code_file:
-            filename, lineno = code_file, tb.tb_lineno
-        tb = tb.tb_next
-    import linecache
-
-    line = linecache.getline(filename, lineno) if filename and lineno else None
-    suffix = f" (simulated thread {thread})" if thread else ""
-    return SafetyError(
-        f"kernel {name!r}: {text}{suffix}",
-        kernel=name,
-        rule=exc.rule or "typing",
-        filename=filename,
-        lineno=lineno,
-        source_line=line or None,
-    )
 
 
 class _Compiled:
@@ -266,8 +83,8 @@ class _Compiled:
             views=views,
             exact_block=exact_block,
             namespace=self._namespace,
-            is_gated=_is_gated,
-            forbidden=_forbidden,
+            is_gated=is_gated,
+            forbidden=forbidden,
             cuda_module=cuda,
         )
         self._resolved = False
@@ -292,7 +109,7 @@ class _Compiled:
         ns.update(device_builtins(proven_domain=self._domain))
 
     def _translate(self, exc: BaseException) -> BaseException:
-        return _translate_typing_error(exc, self.name, self.filename)
+        return translate_typing_error(exc, self.name, self.filename)
 
 
 @final

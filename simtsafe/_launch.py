@@ -253,7 +253,7 @@ class LaunchPlan:
             try:
                 self._dispatch[self.grid, self.block, 0, self.shared_mem](*args)
             except SafetyError as exc:
-                from ._kernel import translate_simulator_error
+                from .device._diagnostics import translate_simulator_error
 
                 raise translate_simulator_error(exc, self.name).with_traceback(
                     exc.__traceback__
