@@ -22,7 +22,14 @@ from .device._compat import SIMULATOR
 if TYPE_CHECKING:
     from ._params import Param
 
-__all__ = ["Facts", "array_facts", "current_device", "pointer_device", "several_devices"]
+__all__ = [
+    "FACTS_CACHE",
+    "Facts",
+    "array_facts",
+    "current_device",
+    "pointer_device",
+    "several_devices",
+]
 
 
 class Facts(NamedTuple):
@@ -44,19 +51,19 @@ class Facts(NamedTuple):
 
 #: Facts about live Numba device arrays, whose pointer/shape/strides never change:
 #: id -> (weak reference, facts). Entries go when the array is collected.
-_FACTS_CACHE: dict[int, tuple[weakref.ref[Any], Facts]] = {}
+FACTS_CACHE: dict[int, tuple[weakref.ref[Any], Facts]] = {}
 
 
 def _forget(key: int) -> Callable[[Any], None]:
     def drop(_ref: Any) -> None:
-        _FACTS_CACHE.pop(key, None)
+        FACTS_CACHE.pop(key, None)
 
     return drop
 
 
 def array_facts(obj: Any, param: Param, kernel: str, itemsize: int) -> Facts:
     key = id(obj)
-    hit = _FACTS_CACHE.get(key)
+    hit = FACTS_CACHE.get(key)
     if hit is not None and hit[0]() is obj:
         return hit[1]
     cai = getattr(obj, "__cuda_array_interface__", None)
@@ -102,7 +109,7 @@ def array_facts(obj: Any, param: Param, kernel: str, itemsize: int) -> Facts:
         (0, 0, size, itemsize, ptr, *shape, *strides),
     )
     if stable:
-        _FACTS_CACHE[key] = (weakref.ref(obj, _forget(key)), facts)
+        FACTS_CACHE[key] = (weakref.ref(obj, _forget(key)), facts)
     return facts
 
 

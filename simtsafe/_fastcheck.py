@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ._argfacts import array_facts
+from ._argfacts import FACTS_CACHE, array_facts
 from ._errors import ArgumentTypeError
 
 if TYPE_CHECKING:
@@ -34,7 +34,11 @@ FastCheck = Callable[[tuple[Any, ...]], "tuple[tuple[str, ...], tuple[Any, ...],
 def build_fast_check(plan: LaunchPlan, check_devices: bool) -> FastCheck:
     """Generate and compile the checker for ``plan`` (see the module docstring)."""
     expect = plan.expect
-    names: dict[str, Any] = {"array_facts": array_facts, "ArgumentTypeError": ArgumentTypeError}
+    names: dict[str, Any] = {
+        "array_facts": array_facts,
+        "ArgumentTypeError": ArgumentTypeError,
+        "CACHE": FACTS_CACHE,
+    }
     code = ["def fast_check(args):", f"    if len(args) != {len(expect)}:", "        return None"]
     if expect:
         code.append(f"    ({', '.join(f'x{i}' for i in range(len(expect)))},) = args")
@@ -56,7 +60,11 @@ def build_fast_check(plan: LaunchPlan, check_devices: bool) -> FastCheck:
             env.append(f"{param.name!r}: x{i}")
             continue
         arrays.append(i)
-        code.append(f"    f{i} = array_facts(x{i}, P{i}, NAME, {itemsize})")
+        code += [  # the facts cache lookup of array_facts, inlined
+            f"    h{i} = CACHE.get(id(x{i}))",
+            f"    f{i} = h{i}[1] if h{i} is not None and h{i}[0]() is x{i} else "
+            f"array_facts(x{i}, P{i}, NAME, {itemsize})",
+        ]
         cond = [f"f{i}.typestr != {typestr!r}", f"len(f{i}.shape) != {param.ndim}"]
         if param.kind == "out":
             cond += [f"not f{i}.c_contiguous", f"f{i}.readonly"]

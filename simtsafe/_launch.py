@@ -231,20 +231,18 @@ class LaunchPlan:
             current = current_device()
             if current != self.device_id:
                 check_device(self.name, self.device_id, current, ())
-        memos = self._memo
-        memo = (
-            memos.get(tuple([id(args[i]) for i in self._array_idx]))
-            if memos and len(args) == len(self.expect)
-            else None
-        )
-        if memo is not None and memo.matches(args):
-            # Same array objects (immutable metadata) and equal scalars as a recent
-            # checked launch: every check would give the same answer.
-            self._core_launch(self._stream, self._cfg, memo.kernel, *memo.params)
-            return
-        self._launch_checked(args)
+        key = None
+        if len(args) == len(self.expect):
+            key = tuple([id(args[i]) for i in self._array_idx])
+            memo = self._memo.get(key)
+            if memo is not None and memo.matches(args):
+                # Same array objects (immutable metadata) and equal scalars as a recent
+                # checked launch: every check would give the same answer.
+                self._core_launch(self._stream, self._cfg, memo.kernel, *memo.params)
+                return
+        self._launch_checked(args, key)
 
-    def _launch_checked(self, args: tuple[Any, ...]) -> None:
+    def _launch_checked(self, args: tuple[Any, ...], key: tuple[int, ...] | None) -> None:
         checked = self._fast_check(args)
         if checked is None:  # some check failed: the general loop raises the precise error
             checked = self._check(args)
@@ -263,13 +261,11 @@ class LaunchPlan:
         if cufunc is None:
             cufunc = self._compile_for(layouts)
         self._core_launch(self._stream, self._cfg, cufunc.kernel, *params)
-        if memoizable:
+        if memoizable and key is not None:
             memos = self._memo
             if len(memos) >= _MEMO_SIZE:
                 del memos[next(iter(memos))]
-            memos[tuple([id(args[i]) for i in self._array_idx])] = _Memo(
-                args, self._array_idx, self._scalar_idx, cufunc.kernel, params
-            )
+            memos[key] = _Memo(args, self._array_idx, self._scalar_idx, cufunc.kernel, params)
 
     def _check(self, args: tuple[Any, ...]) -> tuple[tuple[str, ...], tuple[Any, ...], bool]:
         """Every argument check, in order; raises the first failure's error.
