@@ -16,6 +16,7 @@ order, on the same facts.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -84,10 +85,10 @@ def build_fast_check(plan: LaunchPlan, check_devices: bool) -> FastCheck:
                 ]
     bound = plan.kernel.bound
     if bound is not None and bound.relations:
-        code.append(f"    env = {{{', '.join(env)}}}")
-        for k, relation in enumerate(bound.relations):
-            names[f"R{k}"] = relation
-            code += [f"    if not R{k}.holds(env):", "        return None"]
+        names["_prod"] = math.prod
+        code.append(f"    e = {{{', '.join(env)}}}")
+        for relation in bound.relations:  # validated sources over `e` (see _requires)
+            code += [f"    if not ({relation.source}):", "        return None"]
     if plan.capacity is not None:
         i = next(i for i, (p, _, _) in enumerate(expect) if p.name == plan.covers)
         names["CAPACITY"] = plan.capacity

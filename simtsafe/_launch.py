@@ -143,6 +143,7 @@ class LaunchPlan:
         "_default_layouts",
         "_memo",
         "_scalar_idx",
+        "_seen",
         "_stream",
         "block",
         "capacity",
@@ -182,6 +183,7 @@ class LaunchPlan:
         self._cufuncs: dict[tuple[str, ...], Any] = {}
         # Recently checked argument sets (ping-pong buffers hit too), by array identities.
         self._memo: dict[tuple[int, ...], _Memo] = {}
+        self._seen: dict[tuple[int, ...], None] = {}
         self._default_layouts = tuple("C" for p in kernel.params if p.kind == "in")
         self._array_idx = tuple(i for i, p in enumerate(kernel.params) if p.is_array)
         self._scalar_idx = tuple(i for i, p in enumerate(kernel.params) if not p.is_array)
@@ -262,6 +264,14 @@ class LaunchPlan:
             cufunc = self._compile_for(layouts)
         self._core_launch(self._stream, self._cfg, cufunc.kernel, *params)
         if memoizable and key is not None:
+            # Remember an argument set from its second checked launch on: sets that
+            # never repeat (or repeat too rarely to stay) cost no memo entry.
+            seen = self._seen
+            if key not in seen:
+                if len(seen) >= _MEMO_SIZE:
+                    del seen[next(iter(seen))]
+                seen[key] = None
+                return
             memos = self._memo
             if len(memos) >= _MEMO_SIZE:
                 del memos[next(iter(memos))]

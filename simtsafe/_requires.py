@@ -120,6 +120,8 @@ class Relation:
     text: str
     names: frozenset[str]
     op: str
+    #: The relation as a Python expression over the env mapping ``e`` (uses ``_prod``).
+    source: str = field(repr=False, compare=False)
     # Invariant: the three callables were generated from a tree that passed
     # validation, so they only index the env, multiply, add, subtract, compare.
     _left: Callable[[Env], int] = field(repr=False, compare=False)
@@ -329,6 +331,7 @@ def parse_relation(text: str, params: Sequence[ParamInfo], *, kernel: str) -> Re
         text=translator.text,
         names=frozenset(translator.names),
         op=op,
+        source=f"{left} {op} {right}",
         _left=cast("Callable[[Env], int]", build(left)),
         _right=cast("Callable[[Env], int]", build(right)),
         _holds=cast("Callable[[Env], bool]", build(f"{left} {op} {right}")),
