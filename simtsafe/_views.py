@@ -208,8 +208,28 @@ class _UncheckedView(_KernelOnly, Generic[T]):
         raise NotImplementedError
 
 
+class _Input(_KernelOnly):
+    """What both read-only inputs share; stores are hidden from checkers."""
+
+    __slots__ = ()
+
+    if not TYPE_CHECKING:
+        # Hidden from checkers, so that a store is a static error
+        # ("Unsupported target for indexed assignment", code ``index``).
+        def __setitem__(self, i: object, value: object) -> NoReturn:
+            raise NotImplementedError
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def size(self) -> int:
+        """Number of elements."""
+        raise NotImplementedError
+
+
 @final
-class In(_KernelOnly, Generic[T]):
+class In(_Input, Generic[T]):
     """A read-only 1D input. Any store is rejected when the kernel compiles."""
 
     __slots__ = ()
@@ -221,20 +241,6 @@ class In(_KernelOnly, Generic[T]):
     def __getitem__(self, i: int | ThreadIndex[Index1D]) -> T:
         raise NotImplementedError
 
-    if not TYPE_CHECKING:
-        # Hidden from checkers, so that a store is a static error
-        # ("Unsupported target for indexed assignment", code ``index``).
-        def __setitem__(self, i: object, value: object) -> NoReturn:
-            raise NotImplementedError
-
-    def __len__(self) -> int:
-        raise NotImplementedError
-
-    @property
-    def size(self) -> int:
-        """Number of elements."""
-        raise NotImplementedError
-
     @property
     def shape(self) -> tuple[int]:
         """The array's shape."""
@@ -242,7 +248,7 @@ class In(_KernelOnly, Generic[T]):
 
 
 @final
-class In2D(_KernelOnly, Generic[T]):
+class In2D(_Input, Generic[T]):
     """A read-only 2D input. Any store is rejected when the kernel compiles."""
 
     __slots__ = ()
@@ -252,20 +258,6 @@ class In2D(_KernelOnly, Generic[T]):
     @overload
     def __getitem__(self, i: ThreadIndex[Index2D]) -> T: ...
     def __getitem__(self, i: tuple[int, int] | ThreadIndex[Index2D]) -> T:
-        raise NotImplementedError
-
-    if not TYPE_CHECKING:
-        # Hidden from checkers, so that a store is a static error
-        # ("Unsupported target for indexed assignment", code ``index``).
-        def __setitem__(self, i: object, value: object) -> NoReturn:
-            raise NotImplementedError
-
-    def __len__(self) -> int:
-        raise NotImplementedError
-
-    @property
-    def size(self) -> int:
-        """Number of elements."""
         raise NotImplementedError
 
     @property
