@@ -95,6 +95,15 @@ def check_device(kernel: str, prepared_on: int, current: int | None, arrays: Any
 _MEMO_SIZE = 8
 
 
+def _evict_oldest(entries: dict[Any, Any]) -> None:
+    """Make room for one entry (oldest first); tolerant of other threads doing the same."""
+    while len(entries) >= _MEMO_SIZE:
+        try:
+            entries.pop(next(iter(entries)), None)
+        except (RuntimeError, StopIteration):  # changed by another thread meanwhile
+            break
+
+
 @final
 class _Memo:
     """The last checked launch: which objects and scalar values it was checked for."""
@@ -268,14 +277,11 @@ class LaunchPlan:
             # never repeat (or repeat too rarely to stay) cost no memo entry.
             seen = self._seen
             if key not in seen:
-                if len(seen) >= _MEMO_SIZE:
-                    del seen[next(iter(seen))]
+                _evict_oldest(seen)
                 seen[key] = None
                 return
-            memos = self._memo
-            if len(memos) >= _MEMO_SIZE:
-                del memos[next(iter(memos))]
-            memos[key] = _Memo(args, self._array_idx, self._scalar_idx, cufunc.kernel, params)
+            _evict_oldest(self._memo)
+            self._memo[key] = _Memo(args, self._array_idx, self._scalar_idx, cufunc.kernel, params)
 
     def _check(self, args: tuple[Any, ...]) -> tuple[tuple[str, ...], tuple[Any, ...], bool]:
         """Every argument check, in order; raises the first failure's error.
