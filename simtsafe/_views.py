@@ -264,7 +264,3 @@ class In2D(_Input, Generic[T]):
     def shape(self) -> tuple[int, int]:
         """The array's shape."""
         raise NotImplementedError
-
-
-# Re-exported so ``from simtsafe import PerBlock`` reads next to the views.
-_ = (PerWarp, PerBlock)
