@@ -1,30 +1,30 @@
 """simtsafe: Numba CUDA kernels that are safe to write and safe to launch.
 
-General layout (data flows one way):
+General layout (DESIGN.md section 3; data flows one way):
 
 * Shared vocabulary, importing nothing else from simtsafe: ``_errors``
   (exception hierarchy), ``_spaces`` (index-space markers), ``_unsafe``
-  (the ``unsafe`` region marker).
-* What a kernel declares: ``_views`` (``DisjointSlice``, ``In``,
-  ``ThreadIndex`` annotations), ``thread`` (witness constructors),
-  ``_requires`` + ``_contract`` (``LaunchContract``, static launch checks),
-  ``_params`` (annotations -> parameter records).
-* Device path: ``_kernel`` (decorators) -> ``analysis`` (AST rules and
-  rewrite) -> ``device`` (the only code touching numba-cuda internals:
-  ``_cuda`` Numba types/lowering or ``_sim`` simulator twins, ``_policy``
-  what kernels may refer to, ``_diagnostics`` error translation, version
-  gates in ``_compat``).
-* Host path: ``_contract`` -> ``_prepare`` (``PreparedLaunch``: contract,
-  device and compiled-function checks, limits in ``_limits``) -> ``_launch``
-  (per-launch argument checks on ``_argfacts``, a generated checker from
-  ``_fastcheck``, the direct driver launch).
-* ``cli``: ``simtsafe schema | audit | check``.
+  (the ``unsafe`` region marker); the annotations ``_views`` and the
+  witness constructors ``thread`` build only on those.
+* ``decoration/`` -- decoration: the decorators, annotations -> parameters,
+  the allow-list of what kernel code may reach, the source rules and the
+  rewrite handed to Numba.
+* ``lowering/`` -- what Numba compiles: Numba types and lowering of views
+  and witnesses, their simulator twins, and every other use of numba-cuda
+  internals (array packing, compiled-function access, stream conversion,
+  error translation; version gates in ``_compat``).
+* ``host/`` -- ``LaunchContract`` and ``requires``, ``prepare`` ->
+  ``PreparedLaunch`` (device and function limits), the per-launch argument
+  checks and the driver launch.
+* ``sim/`` -- the CPU race / synchronization checker.
+* ``cli`` -- ``simtsafe check | audit | schema``.
+
+Arrows: decoration -> lowering; host -> decoration, lowering; sim -> decoration,
+lowering; never lowering -> decoration/host, never decoration -> host at import time,
+never anything -> cli.
 """
 
 from . import thread as thread
-from ._contract import LaunchConfig as LaunchConfig
-from ._contract import LaunchContract as LaunchContract
-from ._contract import cover as cover
 from ._errors import AliasingError as AliasingError
 from ._errors import ArgumentError as ArgumentError
 from ._errors import ArgumentTypeError as ArgumentTypeError
@@ -45,11 +45,6 @@ from ._errors import SafetyError as SafetyError
 from ._errors import SharedMemoryError as SharedMemoryError
 from ._errors import TooManyThreads as TooManyThreads
 from ._errors import UnsafeRegionRequired as UnsafeRegionRequired
-from ._kernel import DeviceFunction as DeviceFunction
-from ._kernel import Kernel as Kernel
-from ._kernel import device as device
-from ._kernel import kernel as kernel
-from ._prepare import PreparedLaunch as PreparedLaunch
 from ._spaces import Index1D as Index1D
 from ._spaces import Index2D as Index2D
 from ._spaces import IndexSpace as IndexSpace
@@ -61,7 +56,15 @@ from ._views import DisjointSlice2D as DisjointSlice2D
 from ._views import In as In
 from ._views import In2D as In2D
 from ._views import ThreadIndex as ThreadIndex
-from .device._compat import SIMULATOR as SIMULATOR
+from .decoration._decorators import DeviceFunction as DeviceFunction
+from .decoration._decorators import Kernel as Kernel
+from .decoration._decorators import device as device
+from .decoration._decorators import kernel as kernel
+from .host._contract import LaunchConfig as LaunchConfig
+from .host._contract import LaunchContract as LaunchContract
+from .host._contract import cover as cover
+from .host._prepare import PreparedLaunch as PreparedLaunch
+from .lowering._compat import SIMULATOR as SIMULATOR
 
 __version__ = "0.1.0"
 

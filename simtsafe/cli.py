@@ -36,7 +36,7 @@ def _load_module(path: Path) -> Any:
 
 
 def _compiled_objects(module: Any) -> Iterator[tuple[str, Any]]:
-    from ._kernel import DeviceFunction, Kernel
+    from .decoration._decorators import DeviceFunction, Kernel
 
     for name, value in sorted(vars(module).items()):
         if (
@@ -48,8 +48,8 @@ def _compiled_objects(module: Any) -> Iterator[tuple[str, Any]]:
 
 def generated_files(examples: Path) -> dict[str, str]:
     """File name -> content of everything ``simtsafe schema`` writes."""
-    from ._contract import contract_json_schema, launch_config_json_schema
-    from ._kernel import Kernel
+    from .decoration._decorators import Kernel
+    from .host._contract import contract_json_schema, launch_config_json_schema
 
     def dump(obj: Any) -> str:
         return json.dumps(obj, indent=2, sort_keys=True) + "\n"

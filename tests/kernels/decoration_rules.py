@@ -570,7 +570,7 @@ def test_simtsafe_internals_cannot_mint_witnesses(tmp_path):  # type: ignore[no-
         """
         import importlib
         _backend = importlib.import_module(
-            "simtsafe.device._sim" if ss.SIMULATOR else "simtsafe.device._cuda"
+            "simtsafe.lowering._sim" if ss.SIMULATOR else "simtsafe.lowering._cuda"
         )
 
         @ss.kernel

@@ -12,17 +12,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from simtsafe._contract import (
-    MAX_DIM,
-    BoundContract,
-    LaunchConfig,
-    LaunchContract,
-    check_static,
-    contract_json_schema,
-    cover,
-    launch_config_json_schema,
-    normalize_dims,
-)
 from simtsafe._errors import (
     BlockShapeMismatch,
     ContractDefinitionError,
@@ -33,7 +22,18 @@ from simtsafe._errors import (
     SharedMemoryError,
     TooManyThreads,
 )
-from simtsafe._requires import ParamInfo
+from simtsafe.host._contract import (
+    MAX_DIM,
+    BoundContract,
+    LaunchConfig,
+    LaunchContract,
+    check_static,
+    contract_json_schema,
+    cover,
+    launch_config_json_schema,
+    normalize_dims,
+)
+from simtsafe.host._requires import ParamInfo
 
 PARAMS = [
     ParamInfo("a", "array", 1),

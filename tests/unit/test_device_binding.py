@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import simtsafe as ss
-from simtsafe._launch import check_device
+from simtsafe.host._launch import check_device
 
 
 def test_same_device_passes() -> None:

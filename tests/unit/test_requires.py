@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simtsafe._errors import ContractDefinitionError, LaunchContractError
-from simtsafe._requires import (
+from simtsafe.host._requires import (
     GRAMMAR,
     Env,
     ParamInfo,

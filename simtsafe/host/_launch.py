@@ -24,20 +24,27 @@ from typing import TYPE_CHECKING, Any, final
 
 import numpy as np
 
-from ._argfacts import Facts, array_facts, current_device, several_devices
-from ._errors import (
+from .._errors import (
     AliasingError,
     ArgumentTypeError,
     ContextMismatch,
     CoverageError,
     SafetyError,
 )
+from ..lowering._compat import SIMULATOR
+from ..lowering._launching import (
+    compiled_function,
+    core_launcher,
+    core_stream,
+    launch_config,
+    max_active_clusters,
+)
+from ._argfacts import Facts, array_facts, current_device, several_devices
 from ._fastcheck import build_fast_check
-from .device._compat import SIMULATOR
 
 if TYPE_CHECKING:
-    from ._kernel import Kernel
-    from ._params import Param
+    from ..decoration._decorators import Kernel
+    from ..decoration._params import Param
 
 __all__ = ["LaunchPlan"]
 
@@ -203,22 +210,17 @@ class LaunchPlan:
             self._dispatch = kernel._get_dispatcher()
             self._cfg = None
         else:
-            from cuda.core import LaunchConfig
-            from numba.cuda.cudadrv.driver import _to_core_stream
-
-            self._stream = _to_core_stream(stream or 0)
+            self._stream = core_stream(stream)
             cluster = kernel.contract.cluster if kernel.contract else None
-            cooperative = bool(kernel.contract and kernel.contract.cooperative)
-            kwargs: dict[str, Any] = {"grid": grid, "block": block, "shmem_size": shared_mem}
-            if cluster is not None:
-                kwargs["cluster"] = tuple(cluster)
-            if cooperative:
-                kwargs["is_cooperative"] = True
-            self._cfg = LaunchConfig(**kwargs)
+            self._cfg = launch_config(
+                grid,
+                block,
+                shared_mem,
+                tuple(cluster) if cluster is not None else None,  # type: ignore[arg-type]
+                bool(kernel.contract and kernel.contract.cooperative),
+            )
             self._dispatch = None
-            from cuda.core import launch
-
-            self._core_launch = launch
+            self._core_launch = core_launcher()
 
     def _capacity(self) -> tuple[int, ...] | None:
         """How many elements of the ``covers`` parameter the launch's threads can own."""
@@ -262,7 +264,7 @@ class LaunchPlan:
             try:
                 self._dispatch[self.grid, self.block, 0, self.shared_mem](*args)
             except SafetyError as exc:
-                from .device._diagnostics import translate_simulator_error
+                from ..lowering._diagnostics import translate_simulator_error
 
                 raise translate_simulator_error(exc, self.name).with_traceback(
                     exc.__traceback__
@@ -359,13 +361,13 @@ class LaunchPlan:
         cufunc = self._cufuncs.get(self._default_layouts) or self._compile_for(
             self._default_layouts
         )
-        return int(cufunc.kernel.occupancy.max_active_clusters(self._cfg, stream=self._stream))
+        return max_active_clusters(cufunc, self._cfg, self._stream)
 
     def _compile_for(self, layouts: tuple[str, ...]) -> Any:
         from ._limits import check_function, device_limits
 
         spec = self.kernel.specialize(layouts)
-        cufunc = spec.numba_kernel._codelibrary.get_cufunc()
+        cufunc = compiled_function(spec.numba_kernel)
         check_function(self.kernel, cufunc, self.block, self.shared_mem, device_limits())
         self._cufuncs[layouts] = cufunc
         return cufunc

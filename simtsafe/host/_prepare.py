@@ -15,20 +15,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, final
 
-from ._contract import check_static, normalize_dims
-from ._errors import (
+from .._errors import (
     ClusterError,
     ComputeCapabilityError,
     ContextMismatch,
     CooperativeLaunchError,
     SharedMemoryError,
 )
+from ..lowering._compat import SIMULATOR
+from ..lowering._launching import compiled_function, cooperative_blocks, uses_grid_sync
+from ._contract import check_static, normalize_dims
 from ._launch import LaunchPlan
 from ._limits import DeviceLimits, check_device_limits, check_function, device_limits
-from .device._compat import SIMULATOR
 
 if TYPE_CHECKING:
-    from ._kernel import Kernel
+    from ..decoration._decorators import Kernel
 
 __all__ = ["PreparedLaunch", "prepare"]
 
@@ -137,7 +138,7 @@ def _check_cooperative(
     name = kernel.name
     declared = contract is not None and contract.cooperative
     if not declared:
-        if numba_kernel is not None and numba_kernel.cooperative:
+        if uses_grid_sync(numba_kernel):
             raise CooperativeLaunchError(
                 f"kernel {name!r} synchronizes the whole grid (cuda.cg.this_grid().sync()), which "
                 "needs a cooperative launch whose blocks are all resident at once; declare "
@@ -155,7 +156,7 @@ def _check_cooperative(
     blocks = grid[0] * grid[1] * grid[2]
     if numba_kernel is None:
         return
-    resident = numba_kernel.max_cooperative_grid_blocks(block, shared_mem)
+    resident = cooperative_blocks(numba_kernel, block, shared_mem)
     if blocks > resident:
         raise CooperativeLaunchError(
             f"kernel {name!r}: a cooperative grid must be co-resident, but {blocks} blocks of "
@@ -187,7 +188,7 @@ def prepare(
     check_device_limits(name, grid3, block3, lim)
     spec = kernel.specialize()
     if not SIMULATOR:
-        cufunc = spec.numba_kernel._codelibrary.get_cufunc()
+        cufunc = compiled_function(spec.numba_kernel)
         check_function(kernel, cufunc, block3, shared_mem, lim)
     elif shared_mem > lim.max_shared_per_block:
         raise SharedMemoryError(

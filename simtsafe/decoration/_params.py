@@ -15,10 +15,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ._errors import SafetyError
-from ._requires import ParamInfo
-from ._spaces import SPACE_NDIM, IndexSpace
-from ._views import DisjointSlice, In, In2D
+from .._errors import SafetyError
+from .._spaces import SPACE_NDIM, IndexSpace
+from .._views import DisjointSlice, In, In2D
 
 __all__ = ["Param", "parse_params"]
 
@@ -53,13 +52,6 @@ class Param:
     @property
     def is_array(self) -> bool:
         return self.kind != "scalar"
-
-    def info(self) -> ParamInfo:
-        """What a ``requires`` relation may say about this parameter."""
-        if self.is_array:
-            return ParamInfo(self.name, "array", self.ndim)
-        kind: Literal["int", "float"] = "int" if self.dtype.kind in "iu" else "float"
-        return ParamInfo(self.name, kind)
 
 
 def _describe(annotation: Any) -> str:

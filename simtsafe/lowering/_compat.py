@@ -7,6 +7,7 @@ through here, so a numba-cuda upgrade changes one module.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.metadata
 from collections.abc import Iterator
 
@@ -17,6 +18,7 @@ __all__ = [
     "SIMULATOR",
     "SUPPORTED",
     "assume_compute_capability",
+    "compiled_function_types",
     "gated_cuda_names",
     "typing_error_classes",
     "typing_error_location",
@@ -77,6 +79,25 @@ def gated_cuda_names() -> frozenset[str]:
             "stwt",
         }
     )
+
+
+@functools.cache
+def compiled_function_types() -> tuple[type, ...]:
+    """Classes of Numba-compiled callables (dispatchers, intrinsics, simulator kernels)."""
+    from numba.core.dispatcher import _DispatcherBase
+    from numba.core.extending import _Intrinsic as CoreIntrinsic
+
+    kinds: list[type] = [_DispatcherBase, CoreIntrinsic]
+    if SIMULATOR:
+        from numba.cuda.simulator.kernel import FakeCUDAKernel
+
+        kinds.append(FakeCUDAKernel)
+    else:
+        from numba.cuda.dispatcher import CUDADispatcher
+        from numba.cuda.extending import _Intrinsic as CudaIntrinsic
+
+        kinds += [CUDADispatcher, CudaIntrinsic]
+    return tuple(kinds)
 
 
 @contextlib.contextmanager

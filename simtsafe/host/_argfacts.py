@@ -16,11 +16,18 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from ._errors import ArgumentTypeError
-from .device._compat import SIMULATOR
+from .._errors import ArgumentTypeError
+from ..lowering._compat import SIMULATOR
+from ..lowering._launching import (
+    current_device,
+    device_array_type,
+    pack_array,
+    pointer_device,
+    simulator_array_interface,
+)
 
 if TYPE_CHECKING:
-    from ._params import Param
+    from ..decoration._params import Param
 
 __all__ = [
     "FACTS_CACHE",
@@ -93,7 +100,7 @@ def array_facts(obj: Any, param: Param, kernel: str, itemsize: int) -> Facts:
             lo += (n - 1) * st
         else:
             hi += (n - 1) * st
-    stable = type(obj) is _device_array_type()
+    stable = type(obj) is device_array_type()
     facts = Facts(
         ptr,
         shape,
@@ -106,39 +113,11 @@ def array_facts(obj: Any, param: Param, kernel: str, itemsize: int) -> Facts:
         hi + itemsize,
         stable,
         pointer_device(ptr) if size and several_devices() else None,
-        (0, 0, size, itemsize, ptr, *shape, *strides),
+        pack_array(ptr, shape, strides, size, itemsize),
     )
     if stable:
         FACTS_CACHE[key] = (weakref.ref(obj, _forget(key)), facts)
     return facts
-
-
-def pointer_device(ptr: int) -> int | None:
-    """Ordinal of the device that owns device pointer ``ptr`` (None if the driver cannot tell)."""
-    from cuda.bindings import driver as drv
-
-    err, value = drv.cuPointerGetAttribute(
-        drv.CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr
-    )
-    return int(value) if err == drv.CUresult.CUDA_SUCCESS else None
-
-
-def current_device() -> int | None:
-    """Ordinal of the device of the calling thread's current CUDA context (None if none)."""
-    from cuda.bindings import driver as drv
-
-    err, dev = drv.cuCtxGetDevice()
-    return int(dev) if err == drv.CUresult.CUDA_SUCCESS else None
-
-
-@cache
-def _device_array_type() -> type | None:
-    """Numba's DeviceNDArray class (None on the simulator, where nothing is cached)."""
-    if SIMULATOR:
-        return None
-    from numba.cuda.cudadrv.devicearray import DeviceNDArray
-
-    return DeviceNDArray
 
 
 @cache
@@ -153,11 +132,9 @@ def several_devices() -> bool:
 
 def _fallback_interface(obj: Any, param: Param, kernel: str) -> dict[str, Any]:
     """The array interface of an argument without ``__cuda_array_interface__``, or a clear error."""
-    if SIMULATOR:
-        from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
-
-        if isinstance(obj, FakeCUDAArray):
-            return obj._ary.__array_interface__  # type: ignore[no-any-return]
+    fake = simulator_array_interface(obj)
+    if fake is not None:
+        return fake
     if isinstance(obj, np.ndarray):
         raise ArgumentTypeError(
             f"kernel {kernel!r}: argument {param.name!r} is a host numpy array; simtsafe launches "

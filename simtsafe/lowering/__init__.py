@@ -12,7 +12,7 @@ from typing import Any
 
 from ._compat import SIMULATOR
 
-__all__ = ["SIMULATOR", "builtins"]
+__all__ = ["SIMULATOR", "builtins", "numba_type"]
 
 
 @cache
@@ -27,3 +27,12 @@ def _builtins(proven_domain: int | None) -> tuple[tuple[str, Any], ...]:
 def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     """Fresh dict of the ``__ss_*`` implementations for a kernel's proven domain."""
     return dict(_builtins(proven_domain))
+
+
+def numba_type(dtype: Any, ndim: int = 0, layout: str = "C") -> Any:
+    """The Numba type of a kernel parameter: a scalar of ``dtype``, or an array of it."""
+    from numba.cuda import types
+    from numba.cuda.np.numpy_support import from_dtype
+
+    scalar = from_dtype(dtype)
+    return types.Array(scalar, ndim, layout) if ndim else scalar

@@ -14,8 +14,8 @@ from typing import Any
 
 from numba import cuda
 
-from . import builtins as device_builtins
-from ._compat import SIMULATOR, gated_cuda_names
+from ..lowering import builtins as device_builtins
+from ..lowering._compat import SIMULATOR, compiled_function_types, gated_cuda_names
 
 __all__ = ["forbidden", "is_gated"]
 
@@ -56,7 +56,7 @@ def forbidden(obj: Any) -> tuple[str, str] | None:
             "is a plain Python function, whose body simtsafe does not check; decorate it with "
             "@simtsafe.device",
         )
-    if not isinstance(obj, _foreign_compiled_types()):
+    if not isinstance(obj, compiled_function_types()):
         return None
     definition = getattr(obj, "_defn", None)  # an @intrinsic: Numba's own API is fine
     if definition is not None and getattr(definition, "__module__", "").startswith("numba"):
@@ -74,34 +74,16 @@ def forbidden(obj: Any) -> tuple[str, str] | None:
 
 
 @cache
-def _foreign_compiled_types() -> tuple[type, ...]:
-    from numba.core.dispatcher import _DispatcherBase
-    from numba.core.extending import _Intrinsic as CoreIntrinsic
-
-    kinds: list[type] = [_DispatcherBase, CoreIntrinsic]
-    if SIMULATOR:
-        from numba.cuda.simulator.kernel import FakeCUDAKernel
-
-        kinds.append(FakeCUDAKernel)
-    else:
-        from numba.cuda.dispatcher import CUDADispatcher
-        from numba.cuda.extending import _Intrinsic as CudaIntrinsic
-
-        kinds += [CUDADispatcher, CudaIntrinsic]
-    return tuple(kinds)
-
-
-@cache
 def _private_ids() -> frozenset[int]:
     """Identities of every private device builtin (witness minting intrinsics included)."""
     ids = {id(v) for d in (None, 1, 2) for v in device_builtins(proven_domain=d).values()}
     # Note: the attribute simtsafe.device is the @device decorator (public API), which
     # hides the subpackage of the same name; import the backend module by its full name.
-    module = importlib.import_module(f"simtsafe.device.{'_sim' if SIMULATOR else '_cuda'}")
+    module = importlib.import_module(f"simtsafe.lowering.{'_sim' if SIMULATOR else '_cuda'}")
     ids.update(
         id(v)
         for v in vars(module).values()
         if getattr(v, "__module__", None) == module.__name__
-        or isinstance(v, _foreign_compiled_types())
+        or isinstance(v, compiled_function_types())
     )
     return frozenset(ids)

@@ -25,22 +25,24 @@ from typing import (
 
 from numba import cuda
 
-from ._contract import BoundContract, LaunchContract
-from ._errors import UnsafeRegionRequired
-from ._params import Param, parse_params
-from ._unsafe import in_unsafe_region
-from .analysis._rewrite import ParamView, Rewritten, UnsafeRegion, rewrite
-from .device import builtins as device_builtins
-from .device._compat import (
+from .._errors import UnsafeRegionRequired
+from .._unsafe import in_unsafe_region
+from ..lowering import builtins as device_builtins
+from ..lowering import numba_type
+from ..lowering._compat import (
     SIMULATOR,
     assume_compute_capability,
     typing_error_classes,
 )
-from .device._diagnostics import translate_typing_error
-from .device._policy import forbidden, is_gated
+from ..lowering._diagnostics import translate_typing_error
+from ._params import Param, parse_params
+from ._policy import forbidden, is_gated
+from ._rewrite import ParamView, Rewritten, UnsafeRegion, rewrite
 
 if TYPE_CHECKING:
-    from ._prepare import PreparedLaunch
+    from ..host._contract import BoundContract, LaunchContract
+    from ..host._prepare import PreparedLaunch
+    from ..host._requires import ParamInfo
 
 __all__ = ["DeviceFunction", "Kernel", "device", "kernel"]
 
@@ -161,7 +163,7 @@ class Kernel(_Compiled, Generic[P]):
         self.params: tuple[Param, ...] = parse_params(fn, name)
         self.contract = contract
         self.bound: BoundContract | None = (
-            contract.bind([p.info() for p in self.params], kernel=name) if contract else None
+            contract.bind([_param_info(p) for p in self.params], kernel=name) if contract else None
         )
         exact_block = contract.block if contract is not None else None
         views = tuple(
@@ -205,18 +207,15 @@ class Kernel(_Compiled, Generic[P]):
             layouts: one of ``"C"``/``"A"`` per input array parameter
                 (default all ``"C"``); outputs are always C-contiguous.
         """
-        from numba.cuda import types
-        from numba.cuda.np.numpy_support import from_dtype
-
         layouts = layouts or tuple("C" for p in self.params if p.kind == "in")
         it = iter(layouts)
         out: list[Any] = []
         for p in self.params:
             if p.kind == "scalar":
-                out.append(from_dtype(p.dtype))
+                out.append(numba_type(p.dtype))
             else:
                 layout = next(it) if p.kind == "in" else "C"
-                out.append(types.Array(from_dtype(p.dtype), p.ndim, layout))
+                out.append(numba_type(p.dtype, p.ndim, layout))
         return tuple(out)
 
     def specialize(self, layouts: tuple[str, ...] | None = None) -> Specialization:
@@ -277,7 +276,7 @@ class Kernel(_Compiled, Generic[P]):
             LaunchContractError: a subclass naming what is wrong and the fix.
             SafetyError: the kernel fails to compile under simtsafe's rules.
         """
-        from ._prepare import prepare
+        from ..host._prepare import prepare
 
         return prepare(self, grid=grid, block=block, shared_mem=shared_mem, stream=stream)
 
@@ -307,6 +306,15 @@ class Kernel(_Compiled, Generic[P]):
 
     def __repr__(self) -> str:
         return f"<simtsafe.kernel {self.name!r} contract={self.contract!r}>"
+
+
+def _param_info(p: Param) -> ParamInfo:
+    """What a ``requires`` relation may say about parameter ``p``."""
+    from ..host._requires import ParamInfo
+
+    if p.is_array:
+        return ParamInfo(p.name, "array", p.ndim)
+    return ParamInfo(p.name, "int" if p.dtype.kind in "iu" else "float")
 
 
 @final
@@ -356,6 +364,8 @@ def kernel(
         SafetyError: the source breaks a rule, a parameter is unannotated...
         LaunchContractError: the contract does not fit the parameters.
     """
+    from ..host._contract import LaunchContract
+
     if contract is not None and not isinstance(contract, LaunchContract):
         raise TypeError(
             f"contract must be a simtsafe.LaunchContract, got {type(contract).__name__}"

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, NoReturn, TypeAlias, cast
 
-from simtsafe._errors import ContractDefinitionError
+from .._errors import ContractDefinitionError
 
 __all__ = [
     "GRAMMAR",

@@ -30,7 +30,7 @@ from pydantic import (
     model_validator,
 )
 
-from simtsafe._errors import (
+from .._errors import (
     BlockShapeMismatch,
     ContractDefinitionError,
     DomainMismatch,
@@ -39,7 +39,7 @@ from simtsafe._errors import (
     SharedMemoryError,
     TooManyThreads,
 )
-from simtsafe._requires import (
+from ._requires import (
     Env,
     ParamInfo,
     Relation,

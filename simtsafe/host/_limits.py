@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from numba import cuda
 
-from ._errors import DeviceLimitExceeded, FunctionLimitExceeded, SharedMemoryError
-from .device._compat import SIMULATOR
+from .._errors import DeviceLimitExceeded, FunctionLimitExceeded, SharedMemoryError
+from ..lowering._compat import SIMULATOR
+from ..lowering._launching import set_max_dynamic_shared
 
 if TYPE_CHECKING:
-    from ._kernel import Kernel
+    from ..decoration._decorators import Kernel
 
 __all__ = [
     "SIMULATOR_LIMITS",
@@ -122,15 +123,6 @@ def check_device_limits(
         )
 
 
-def _set_dynamic_shared_attribute(cufunc: Any, nbytes: int, device_id: int) -> None:
-    from cuda.bindings import driver as drv
-
-    attr = drv.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
-    (err,) = drv.cuKernelSetAttribute(attr, nbytes, cufunc.handle, device_id)
-    if err != drv.CUresult.CUDA_SUCCESS:  # pragma: no cover - checked against limits first
-        raise SharedMemoryError(f"could not raise the dynamic shared memory limit: {err}")
-
-
 def check_function(
     kernel: Kernel[Any],
     cufunc: Any,
@@ -163,4 +155,12 @@ def check_function(
         )
     if total > lim.max_shared_per_block:
         # Above the portable 48 KiB, a kernel must opt in to more dynamic shared memory.
-        _set_dynamic_shared_attribute(cufunc, shared_mem, lim.device_id)
+        error = set_max_dynamic_shared(cufunc, shared_mem, lim.device_id)
+        if error is not None:  # pragma: no cover - checked against the limits above
+            raise SharedMemoryError(
+                f"kernel {name!r}: could not raise the dynamic shared memory limit to "
+                f"{shared_mem} B: {error}",
+                kernel=name,
+                actual=shared_mem,
+                limit=lim.max_shared_optin,
+            )

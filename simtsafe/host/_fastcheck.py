@@ -20,8 +20,8 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .._errors import ArgumentTypeError
 from ._argfacts import FACTS_CACHE, array_facts
-from ._errors import ArgumentTypeError
 
 if TYPE_CHECKING:
     from ._launch import LaunchPlan

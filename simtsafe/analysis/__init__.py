@@ -1,1 +1,0 @@
-"""Decoration-time analysis of kernel source: safety rules and the rewrite Numba compiles."""

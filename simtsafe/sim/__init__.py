@@ -1,0 +1,1 @@
+"""The CPU race and synchronization checker (``simtsafe.sim.check``): not built yet."""
