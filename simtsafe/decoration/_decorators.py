@@ -1,17 +1,29 @@
 """``@simtsafe.kernel`` and ``@simtsafe.device``: checked, rewritten Numba CUDA functions.
 
 Decoration parses the annotations (``_params``), validates the contract
-against them, and checks + rewrites the source (``analysis``); nothing is
-compiled yet. The first ``prepare`` (or ``ptx``) resolves the function's
-globals, binds the ``__ss_*`` device builtins for the contract's proven
-domain, and compiles one specialization per input-layout combination.
+against them and checks the source (``_rewrite``) against the names bound so
+far; nothing is compiled. The first compile (``prepare``, ``ptx()``, a
+simulator launch) *freezes* the function: it snapshots the module globals
+and closure values, runs the same analysis strictly over that snapshot (a
+name bound after decoration is classified like any other; an unknown name is
+an error), and compiles the rewritten function against a namespace holding
+exactly the objects that were checked. Every later compile re-runs the
+analysis over the frozen snapshot.
+
+Invariant: a kernel's declaration (function, parameters, contract) never
+changes after decoration (the objects refuse attribute assignment), and
+every compiled specialization records the declaration it was built from;
+``prepare`` refuses a kernel whose declaration differs from its compiled
+one.
 """
 
 from __future__ import annotations
 
+import builtins as _py_builtins
+import threading
 import types as pytypes
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -25,7 +37,7 @@ from typing import (
 
 from numba import cuda
 
-from .._errors import UnsafeRegionRequired
+from .._errors import SafetyError, UnsafeRegionRequired
 from .._unsafe import in_unsafe_region
 from ..lowering import builtins as device_builtins
 from ..lowering import numba_type
@@ -35,9 +47,9 @@ from ..lowering._compat import (
     typing_error_classes,
 )
 from ..lowering._diagnostics import translate_typing_error
-from ._params import Param, parse_params
-from ._policy import forbidden, is_gated
-from ._rewrite import ParamView, Rewritten, UnsafeRegion, rewrite
+from ._params import Param, parse_params, record_fields
+from ._policy import LOCAL_ATTRIBUTES
+from ._rewrite import Analysis, ParamView, Source, UnsafeRegion, analyze, parse_source
 
 if TYPE_CHECKING:
     from ..host._contract import BoundContract, LaunchContract
@@ -57,78 +69,222 @@ Dims = (
 )
 
 
+@dataclass(frozen=True)
+class _Decl:
+    """What decoration decided about a kernel or helper (immutable)."""
+
+    py_func: pytypes.FunctionType
+    name: str
+    kind: str  # "kernel" or "device"
+    source: Source
+    params: tuple[Param, ...]
+    contract: LaunchContract | None
+    bound: BoundContract | None
+    domain: int | None
+    views: tuple[ParamView, ...]
+    exact_block: tuple[int, int, int] | None
+    attributes: frozenset[str]
+    unsafe_regions: tuple[UnsafeRegion, ...]
+
+
+@dataclass
+class _Build:
+    """What the first compile froze: the scope, the checked function, its dispatcher."""
+
+    decl: _Decl
+    scope: dict[str, Any]
+    analysis: Analysis
+    function: pytypes.FunctionType
+    namespace: dict[str, Any]
+    dispatcher: Any = None
+    specs: dict[tuple[str, ...], Specialization] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Specialization:
+    """One compiled specialization of a kernel for a set of argument types."""
+
+    argtypes: tuple[Any, ...]
+    numba_kernel: Any  # numba.cuda.dispatcher._Kernel (None on the simulator)
+    decl: Any = None  # the declaration it was compiled from
+
+
+def _scope_of(fn: pytypes.FunctionType) -> dict[str, Any]:
+    """Globals and closure values of ``fn`` as they are now (closure values shadow globals)."""
+    scope = dict(fn.__globals__)
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=True):
+        try:
+            scope[name] = cell.cell_contents
+        except ValueError:  # an empty cell: not bound yet
+            scope.pop(name, None)
+    return scope
+
+
+_FREEZE_LOCK = threading.RLock()
+
+
 class _Compiled:
-    """Common machinery of kernels and device helpers: rewrite once, resolve lazily."""
+    """What kernels and helpers share: an immutable declaration, a build frozen on first use."""
 
-    _kind: str = "kernel"
+    __slots__ = ("__weakref__", "_build", "_decl", "_taint_cache")
 
-    def __init__(
-        self,
-        fn: pytypes.FunctionType,
-        *,
-        kind: str,
-        domain: int | None,
-        views: tuple[ParamView, ...],
-        exact_block: tuple[int, int, int] | None,
-    ) -> None:
-        self.py_func = fn
-        self.name: str = fn.__name__
-        self._domain = domain
-        # The rewritten function's globals: refreshed from the user's module
-        # at first compile, so names defined after the decorator resolve.
-        self._namespace: dict[str, Any] = {"__builtins__": fn.__globals__.get("__builtins__")}
-        self._rewritten: Rewritten = rewrite(
-            fn,
-            kernel=self.name,
-            kind="kernel" if kind == "kernel" else "device",
-            domain=domain,
-            views=views,
-            exact_block=exact_block,
-            namespace=self._namespace,
-            is_gated=is_gated,
-            forbidden=forbidden,
-            cuda_module=cuda,
+    _decl: _Decl
+    _build: _Build | None
+
+    def _init(self, decl: _Decl) -> None:
+        object.__setattr__(self, "_decl", decl)
+        object.__setattr__(self, "_build", None)
+        object.__setattr__(self, "_taint_cache", {})
+
+    def __setattr__(self, key: str, value: object) -> None:
+        raise AttributeError(
+            f"{type(self).__name__} {self._decl.name!r} is immutable after decoration: its "
+            "contract, parameters and source were checked together and compiled together. "
+            "Decorate a new function instead"
         )
-        self._resolved = False
+
+    def __delattr__(self, key: str) -> None:
+        raise AttributeError(f"{type(self).__name__} {self._decl.name!r} is immutable")
+
+    # ------------------------------------------------------------------ declaration
+
+    @property
+    def py_func(self) -> pytypes.FunctionType:
+        return self._decl.py_func
+
+    @property
+    def name(self) -> str:
+        return self._decl.name
+
+    @property
+    def filename(self) -> str:
+        return self._decl.source.filename
 
     @property
     def unsafe_regions(self) -> list[UnsafeRegion]:
         """The ``with simtsafe.unsafe(...)`` regions of this function, with their reasons."""
-        return list(self._rewritten.unsafe_regions)
+        return list(self._decl.unsafe_regions)
 
     @property
-    def filename(self) -> str:
-        return self.py_func.__code__.co_filename
+    def _domain(self) -> int | None:
+        return self._decl.domain
 
-    def _resolve_namespace(self) -> None:
-        """Fill the rewritten function's globals: user globals, helpers, ``__ss_*`` builtins."""
-        if self._resolved:
-            return
-        self._resolved = True  # first: a helper that refers to itself must not recurse
-        ns = self._namespace
-        for key, value in self.py_func.__globals__.items():
-            ns[key] = value._target() if isinstance(value, DeviceFunction) else value
-        ns.update(device_builtins(proven_domain=self._domain))
+    # ------------------------------------------------------------------ analysis
+
+    def _analyze(
+        self, scope: Mapping[str, Any], *, strict: bool, seeds: Mapping[str, int] | None = None
+    ) -> Analysis:
+        d = self._decl
+        return analyze(
+            d.source,
+            kernel=d.name,
+            kind="kernel" if d.kind == "kernel" else "device",
+            domain=d.domain,
+            views=d.views,
+            exact_block=d.exact_block,
+            scope=scope,
+            strict=strict,
+            attributes=d.attributes,
+            seeds=seeds,
+            helper_returns_raw=_helper_returns_raw,
+        )
+
+    def _freeze(self) -> _Build:
+        """Snapshot the scope, check strictly, build the function Numba compiles (once)."""
+        build = self._build
+        if build is not None:
+            return build
+        with _FREEZE_LOCK:
+            if self._build is not None:
+                return self._build
+            d = self._decl
+            scope = _scope_of(d.py_func)
+            analysis = self._analyze(scope, strict=True)
+            namespace: dict[str, Any] = {"__builtins__": _py_builtins}
+            namespace.update(device_builtins(proven_domain=d.domain))
+            function = analysis.build(namespace, d.py_func.__qualname__, d.py_func.__module__)
+            function.__doc__ = d.py_func.__doc__
+            build = _Build(d, scope, analysis, function, namespace)
+            object.__setattr__(self, "_build", build)
+            # Only now bind what the code refers to: a helper that refers (perhaps
+            # through others) back to this one finds this build already in place.
+            for name, value in {**analysis.globals_used, **analysis.substitutes}.items():
+                namespace[name] = value._target() if isinstance(value, DeviceFunction) else value
+            return build
+
+    def _recheck(self) -> _Build:
+        """Re-run the analysis over the frozen scope (every compile), and the declaration."""
+        build = self._freeze()
+        if build.decl is not self._decl:
+            raise SafetyError(
+                f"kernel {self.name!r}: its declaration was replaced after it was compiled (the "
+                "compiled code embodies the old contract); decorate a new function instead",
+                kernel=self.name,
+                rule="immutable",
+            )
+        self._analyze(build.scope, strict=True)
+        return build
 
     def _translate(self, exc: BaseException) -> BaseException:
         return translate_typing_error(exc, self.name, self.filename)
+
+
+def _helper_returns_raw(helper: Any, seeds: dict[int, int]) -> bool:
+    """Taint summary of a helper called with raw arguments at ``seeds`` (position -> rank)."""
+    if not isinstance(helper, DeviceFunction):
+        return True
+    return helper._returns_raw(seeds)
 
 
 @final
 class DeviceFunction(_Compiled):
     """A ``@simtsafe.device`` helper: checked like a kernel, callable from kernels."""
 
+    __slots__ = ()
+
     def __init__(self, fn: pytypes.FunctionType) -> None:
-        super().__init__(fn, kind="device", domain=None, views=(), exact_block=None)
-        self._dispatcher: Any = None
+        name = fn.__name__
+        source = parse_source(fn, name)
+        decl = _Decl(
+            py_func=fn,
+            name=name,
+            kind="device",
+            source=source,
+            params=(),
+            contract=None,
+            bound=None,
+            domain=None,
+            views=(),
+            exact_block=None,
+            attributes=LOCAL_ATTRIBUTES,
+            unsafe_regions=(),
+        )
+        self._init(decl)
+        analysis = self._analyze(_scope_of(fn), strict=False)
+        object.__setattr__(self, "_decl", _with_regions(decl, analysis))
 
     def _target(self) -> Any:
-        """What kernels call: a Numba device dispatcher, or the Python function on the simulator."""
-        if self._dispatcher is None:
-            fn = self._rewritten.function
-            self._dispatcher = fn if SIMULATOR else cuda.jit(device=True)(fn)
-            self._resolve_namespace()
-        return self._dispatcher
+        """What kernels call: a Numba device dispatcher (a simulator device function)."""
+        build = self._freeze()
+        if build.dispatcher is None:
+            # On the simulator, a jit(device=True) function swaps `cuda` for the running
+            # kernel's fake module when called, so helpers can read cuda.threadIdx too.
+            build.dispatcher = cuda.jit(device=True)(build.function)
+        return build.dispatcher
+
+    def _returns_raw(self, seeds: dict[int, int]) -> bool:
+        """Check this helper with raw values in the given parameters; does it return one?"""
+        key = frozenset(seeds.items())
+        cache: dict[Any, bool] = self._taint_cache  # type: ignore[attr-defined]
+        if key in cache:
+            return cache[key]
+        cache[key] = True  # recursion: assume the worst until known
+        params = self._decl.source.params
+        named = {params[i]: rank for i, rank in seeds.items() if i < len(params)}
+        scope = self._build.scope if self._build is not None else _scope_of(self._decl.py_func)
+        analysis = self._analyze(scope, strict=False, seeds=named)
+        cache[key] = analysis.returns_raw
+        return analysis.returns_raw
 
     def __call__(self, *args: Any) -> NoReturn:
         raise RuntimeError(
@@ -140,12 +296,10 @@ class DeviceFunction(_Compiled):
         return f"<simtsafe.device {self.name!r}>"
 
 
-@dataclass(frozen=True)
-class Specialization:
-    """One compiled specialization of a kernel for a set of argument types."""
+def _with_regions(decl: _Decl, analysis: Analysis) -> _Decl:
+    from dataclasses import replace
 
-    argtypes: tuple[Any, ...]
-    numba_kernel: Any  # numba.cuda.dispatcher._Kernel (None on the simulator)
+    return replace(decl, unsafe_regions=tuple(analysis.unsafe_regions))
 
 
 @final
@@ -154,51 +308,68 @@ class Kernel(_Compiled, Generic[P]):
 
     Launch it through ``prepare(grid=..., block=...)`` (checked) or, inside
     ``simtsafe.unsafe``, ``kernel.unchecked[grid, block](...)`` (raw).
+    Immutable: its contract cannot be replaced after decoration.
     """
 
+    __slots__ = ()
     __simtsafe_kernel__ = True
 
     def __init__(self, fn: pytypes.FunctionType, contract: LaunchContract | None) -> None:
         name = fn.__name__
-        self.params: tuple[Param, ...] = parse_params(fn, name)
-        self.contract = contract
-        self.bound: BoundContract | None = (
-            contract.bind([_param_info(p) for p in self.params], kernel=name) if contract else None
-        )
-        exact_block = contract.block if contract is not None else None
+        params = parse_params(fn, name)
+        bound = contract.bind([_param_info(p) for p in params], kernel=name) if contract else None
         views = tuple(
-            ParamView(p.name, "in" if p.kind == "in" else str(p.space))
-            for p in self.params
+            ParamView(p.name, "in" if p.kind == "in" else str(p.space), p.ndim)
+            for p in params
             if p.is_array
         )
-        super().__init__(
-            fn,
+        decl = _Decl(
+            py_func=fn,
+            name=name,
             kind="kernel",
+            source=parse_source(fn, name),
+            params=params,
+            contract=contract,
+            bound=bound,
             domain=contract.domain if contract is not None else None,
             views=views,
-            exact_block=exact_block,
+            exact_block=contract.block if contract is not None else None,
+            attributes=LOCAL_ATTRIBUTES | record_fields(params),
+            unsafe_regions=(),
         )
-        self._dispatcher: Any = None
-        self._specs: dict[tuple[str, ...], Specialization] = {}
-        self.__doc__ = fn.__doc__
-        self.__wrapped__ = fn
+        self._init(decl)
+        analysis = self._analyze(_scope_of(fn), strict=False)
+        object.__setattr__(self, "_decl", _with_regions(decl, analysis))
+
+    @property
+    def params(self) -> tuple[Param, ...]:
+        return self._decl.params
+
+    @property
+    def contract(self) -> LaunchContract | None:
+        return self._decl.contract
+
+    @property
+    def bound(self) -> BoundContract | None:
+        return self._decl.bound
+
+    @property
+    def __wrapped__(self) -> pytypes.FunctionType:
+        return self._decl.py_func
 
     # ------------------------------------------------------------------ compilation
 
     def _get_dispatcher(self) -> Any:
-        self._resolve_namespace()
-        if self._dispatcher is None:
+        build = self._recheck()
+        if build.dispatcher is None:
             options: dict[str, Any] = {}
-            if (
-                self.contract is not None
-                and self.contract.max_threads is not None
-                and not SIMULATOR
-            ):
+            contract = self.contract
+            if contract is not None and contract.max_threads is not None and not SIMULATOR:
                 # .maxntid lets the compiler budget registers for the contract's
                 # block size (an exact block is stamped as .reqntid instead).
-                options["launch_bounds"] = self.contract.max_threads
-            self._dispatcher = cuda.jit(**options)(self._rewritten.function)
-        return self._dispatcher
+                options["launch_bounds"] = contract.max_threads
+            build.dispatcher = cuda.jit(**options)(build.function)
+        return build.dispatcher
 
     def argtypes(self, layouts: tuple[str, ...] | None = None) -> tuple[Any, ...]:
         """Numba argument types of the kernel ABI (plain arrays and scalars).
@@ -222,36 +393,41 @@ class Kernel(_Compiled, Generic[P]):
         """Compile (once) and return the specialization for the given input layouts.
 
         Raises:
-            SafetyError: the kernel body breaks a typing rule (a write without
-                a witness, a store into an input, arithmetic on a witness...).
+            SafetyError: the kernel body breaks a rule (a write without a
+                witness, a store into an input, a name outside the allow-list...).
         """
         key = layouts or tuple("C" for p in self.params if p.kind == "in")
-        spec = self._specs.get(key)
-        if spec is not None:
+        build = self._freeze()
+        spec = build.specs.get(key)
+        if spec is not None and spec.decl is self._decl:
             return spec
-        disp = self._get_dispatcher()
+        disp = self._get_dispatcher()  # re-checks the frozen scope and the declaration
         if SIMULATOR:
-            spec = Specialization((), None)
+            spec = Specialization((), None, self._decl)
         else:
             argtypes = self.argtypes(key)
             try:
                 numba_kernel = disp.compile(argtypes)
             except typing_error_classes() as exc:
                 raise self._translate(exc) from None
-            spec = Specialization(argtypes, numba_kernel)
-        self._specs[key] = spec
+            spec = Specialization(argtypes, numba_kernel, self._decl)
+        build.specs[key] = spec
         return spec
 
     def ptx(self, cc: tuple[int, int] = (9, 0), layouts: tuple[str, ...] | None = None) -> str:
-        """PTX of the kernel for compute capability ``cc``; needs NVVM, not a GPU."""
+        """PTX of the kernel for compute capability ``cc``; needs NVVM, not a GPU.
+
+        The same checks run as for a launch: the strict analysis of the
+        frozen scope, then Numba's typing with simtsafe's rules.
+        """
         if SIMULATOR:
             raise RuntimeError("Kernel.ptx() needs the CUDA target; unset NUMBA_ENABLE_CUDASIM")
-        self._resolve_namespace()
+        build = self._recheck()
         try:
             bounds = self.contract.max_threads if self.contract is not None else None
             with assume_compute_capability(cc):
                 ptx, _ = cuda.compile_ptx(
-                    self._rewritten.function, self.argtypes(layouts), cc=cc, launch_bounds=bounds
+                    build.function, self.argtypes(layouts), cc=cc, launch_bounds=bounds
                 )
         except typing_error_classes() as exc:
             raise self._translate(exc) from None
@@ -287,7 +463,8 @@ class Kernel(_Compiled, Generic[P]):
         Safety:
             No contract or argument check runs; the caller guarantees the
             launch shape matches the kernel's witnesses and the arguments
-            are valid, non-aliasing device arrays.
+            are valid, non-aliasing device arrays. Both the configuration
+            and the call must happen inside the region.
         """
         return _UncheckedLauncher(self)
 
@@ -317,6 +494,18 @@ def _param_info(p: Param) -> ParamInfo:
     return ParamInfo(p.name, "int" if p.dtype.kind in "iu" else "float")
 
 
+def _require_unsafe(kernel: Kernel[Any], what: str) -> None:
+    if not in_unsafe_region():
+        raise UnsafeRegionRequired(
+            f"kernel {kernel.name!r}: kernel.unchecked[...] {what} without any contract or "
+            'argument check; it is allowed only inside `with simtsafe.unsafe("SAFETY: why '
+            'this launch is sound"):`, and the launch itself must happen inside it too. Use '
+            "kernel.prepare(grid=..., block=...)(*args) for a checked launch",
+            kernel=kernel.name,
+            rule="unchecked-launch",
+        )
+
+
 @final
 class _UncheckedLauncher:
     __slots__ = ("_kernel",)
@@ -326,21 +515,41 @@ class _UncheckedLauncher:
 
     def __getitem__(self, config: Any) -> Callable[..., None]:
         kernel = self._kernel
-        if not in_unsafe_region():
-            raise UnsafeRegionRequired(
-                f"kernel {kernel.name!r}: kernel.unchecked[...] launches without any contract or "
-                'argument check; it is allowed only inside `with simtsafe.unsafe("SAFETY: why '
-                'this launch is sound"):`. Use kernel.prepare(grid=..., block=...)(*args) for a '
-                "checked launch",
-                kernel=kernel.name,
-                rule="unchecked-launch",
-            )
+        _require_unsafe(kernel, "launches")
         launcher = kernel._get_dispatcher()[config]
 
         def run(*args: Any) -> None:
+            # Checked again at the call: a launcher configured inside a region
+            # and called after it would escape the region's reason.
+            _require_unsafe(kernel, "launched (a launcher kept past its unsafe region)")
             launcher(*args)
 
         return run
+
+
+#: Kernels made by factories, by what determines their compiled code (see `kernel`).
+_FACTORY_CACHE: dict[Any, Kernel[Any]] = {}
+
+
+def _factory_key(fn: pytypes.FunctionType, contract: LaunchContract | None) -> Any:
+    """A key for a kernel defined inside a function, or None if it cannot be cached."""
+    if not fn.__closure__:
+        return None
+    values: list[Any] = []
+    for cell in fn.__closure__:
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            return None
+        if isinstance(value, DeviceFunction | Kernel):
+            values.append(("obj", id(value)))
+        else:
+            try:
+                hash(value)
+            except TypeError:
+                return None
+            values.append((type(value), value))
+    return (fn.__code__, id(fn.__globals__), contract, tuple(values))
 
 
 @overload
@@ -353,6 +562,11 @@ def kernel(
     fn: Callable[P, None] | None = None, /, *, contract: LaunchContract | None = None
 ) -> Kernel[P] | Callable[[Callable[P, None]], Kernel[P]]:
     """Make a safe CUDA kernel from an annotated Python function.
+
+    A kernel defined inside a function (a *kernel factory*) may close over
+    compile-time constants and ``@simtsafe.device`` helpers, checked like
+    globals; calling the factory again with the same values returns the same
+    kernel (compiled once).
 
     Args:
         fn: the kernel function (when used as ``@simtsafe.kernel`` without arguments).
@@ -374,9 +588,20 @@ def kernel(
     def decorate(f: Callable[P, None]) -> Kernel[P]:
         if not isinstance(f, pytypes.FunctionType):
             raise TypeError(f"@simtsafe.kernel decorates a plain function, got {type(f).__name__}")
-        return Kernel(f, contract)
+        key = _factory_key(f, contract)
+        if key is not None:
+            cached = _FACTORY_CACHE.get(key)
+            if cached is not None:
+                return cached
+        made: Kernel[P] = Kernel(f, contract)
+        if key is not None:
+            _FACTORY_CACHE[key] = made
+        return made
 
     return decorate(fn) if fn is not None else decorate
+
+
+_HELPER_CACHE: dict[Any, DeviceFunction] = {}
 
 
 def device(fn: Callable[P, Any]) -> DeviceFunction:
@@ -384,8 +609,15 @@ def device(fn: Callable[P, Any]) -> DeviceFunction:
 
     Its witnesses carry no domain proof (it may be called from any kernel),
     so ``thread.index_1d()`` inside it checks the launch shape on the device.
-    It may not return a witness.
+    It may not return a witness. Like kernels, helpers made inside a factory
+    may close over constants and other helpers (cached by those values).
     """
     if not isinstance(fn, pytypes.FunctionType):
         raise TypeError(f"@simtsafe.device decorates a plain function, got {type(fn).__name__}")
-    return DeviceFunction(fn)
+    key = _factory_key(fn, None)
+    if key is not None and key in _HELPER_CACHE:
+        return _HELPER_CACHE[key]
+    made = DeviceFunction(fn)
+    if key is not None:
+        _HELPER_CACHE[key] = made
+    return made

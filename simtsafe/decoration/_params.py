@@ -141,3 +141,12 @@ def parse_params(fn: Any, kernel: str) -> tuple[Param, ...]:
         _parse_one(name, annotations.get(name, inspect.Parameter.empty), kernel)
         for name in sig.parameters
     )
+
+
+def record_fields(params: tuple[Param, ...]) -> frozenset[str]:
+    """Field names of the record dtypes among the parameters (readable as attributes)."""
+    names: set[str] = set()
+    for p in params:
+        if p.dtype.names:
+            names.update(p.dtype.names)
+    return frozenset(names)

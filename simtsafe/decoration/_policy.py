@@ -1,89 +1,465 @@
-"""What kernel code may refer to: the gated ``numba.cuda`` names and the forbidden callees.
+"""The allow-list: what every name and attribute chain in kernel code may denote.
 
-Used by the decoration-time rewrite (``simtsafe.analysis``) through the two
-predicates below; the only module that knows which Numba classes are
-compiled functions.
+Kernel and ``@simtsafe.device`` code can reach the outside world only
+through the names it refers to. Each is classified once, by the object it
+denotes (never by its spelling), into a :class:`Ref`; anything not on the
+list is refused with a reason and a fix:
+
+* compile-time constants: ``int``, ``float``, ``bool``, ``complex``, ``str``,
+  ``None``, numpy scalars, dtypes and scalar types, Numba scalar types, and
+  tuples of these;
+* the ``numba.cuda`` kernel API listed in ``simtsafe.lowering._api``
+  (ungated, or gated: only inside ``simtsafe.unsafe``), ``numba``'s scalar
+  types and ``literal_unroll``;
+* functions of ``math``, ``cmath``, an explicit list of ``operator`` and of
+  Python builtins, numpy ufuncs (called with their inputs only: an ``out``
+  argument would write an array) and numpy scalar types;
+* simtsafe's public kernel API (witness constructors, ``unsafe``) and
+  ``@simtsafe.device`` helpers;
+* modules, but only as the head of an attribute chain that ends in one of
+  the above.
+
+Everything else -- modules as values, arrays of any library held in globals,
+plain or Numba-compiled functions, simtsafe internals, classes, objects -- is
+refused. Trust in a module is by identity of the module object, never by a
+name prefix.
 """
 
 from __future__ import annotations
 
-import importlib
+import builtins as _py_builtins
+import cmath
+import math
+import operator
+import sys
 import types as pytypes
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
-from numba import cuda
+import numpy as np
 
-from ..lowering import builtins as device_builtins
-from ..lowering._compat import SIMULATOR, compiled_function_types, gated_cuda_names
+from ..lowering._api import (
+    CUDA_API,
+    NUMBA_API,
+    cuda_object_kinds,
+    is_numba_scalar_type,
+    libdevice_names,
+)
+from ..lowering._compat import compiled_function_types
 
-__all__ = ["forbidden", "is_gated"]
+__all__ = [
+    "ALLOWED_BUILTINS",
+    "LOCAL_ATTRIBUTES",
+    "Ref",
+    "Refusal",
+    "classify",
+    "resolve_chain",
+]
+
+Kind = Literal[
+    "const",  # a compile-time constant (or a scalar type: usable as a dtype and a constructor)
+    "module",  # only as the head of a chain
+    "dim3",  # cuda.threadIdx & co: .x/.y/.z are ints
+    "api",  # ungated numba.cuda / math / operator / builtin function or value
+    "gated",  # numba.cuda operation allowed only inside simtsafe.unsafe, called directly
+    "ufunc",  # numpy ufunc: called directly with exactly `nin` positional arguments
+    "simtsafe",  # simtsafe's public kernel API (witness constructors, unsafe)
+    "device",  # a @simtsafe.device helper
+]
 
 
-_GATED_NAMES = gated_cuda_names()
-_GATED_IDS = frozenset(id(getattr(cuda, n)) for n in _GATED_NAMES if hasattr(cuda, n))
+@dataclass(frozen=True)
+class Ref:
+    """What a name or attribute chain denotes, and how kernel code may use it.
 
-
-def is_gated(obj: Any, attr: str) -> bool:
-    if attr:
-        return obj is cuda and attr in _GATED_NAMES
-    return id(obj) in _GATED_IDS
-
-
-_PUBLIC_MODULES = frozenset({"simtsafe", "simtsafe.thread"})
-#: Modules whose plain functions kernels may call (Numba implements them itself).
-_TRUSTED_MODULES = ("numba", "numpy", "math", "cmath", "operator", "simtsafe.thread")
-
-
-def forbidden(obj: Any) -> tuple[str, str] | None:
-    """(rule, reason) why a kernel may not refer to ``obj``, or None when it may.
-
-    Numba-compiled functions (raw ``numba.cuda.jit`` device functions, ``njit``
-    dispatchers, user ``@intrinsic``s) would receive simtsafe values in code no
-    rule checks; simtsafe's own internals would let code mint witnesses.
+    Attributes:
+        kind: the class of object (see ``Kind``).
+        obj: the object itself (None for ``numba.cuda`` API members, which
+            exist only inside kernels on the simulator).
+        name: a readable name for messages (``cuda.syncthreads``).
+        nin: a ufunc's number of inputs.
+        substitute: the chain passes through a module Numba would not
+            resolve the same way (a user module): the rewrite binds the object
+            to a private name instead.
     """
-    internals = ("private-name", "is simtsafe internals; kernels use only simtsafe's public API")
-    if isinstance(obj, pytypes.ModuleType):
-        name = obj.__name__
-        return internals if name.startswith("simtsafe.") and name not in _PUBLIC_MODULES else None
-    if id(obj) in _private_ids():
-        return internals
-    if isinstance(obj, pytypes.FunctionType) and not obj.__module__.startswith(_TRUSTED_MODULES):
-        # A plain function called from a kernel is compiled by Numba (after
-        # register_jitable / @overload) with a body no simtsafe rule has seen.
-        return (
-            "raw-device-function",
-            "is a plain Python function, whose body simtsafe does not check; decorate it with "
-            "@simtsafe.device",
-        )
-    if not isinstance(obj, compiled_function_types()):
-        return None
-    definition = getattr(obj, "_defn", None)  # an @intrinsic: Numba's own API is fine
-    if definition is not None and getattr(definition, "__module__", "").startswith("numba"):
-        return None
-    kind = (
-        "a raw numba.cuda.jit function"
-        if type(obj).__name__ in ("CUDADispatcher", "FakeCUDAKernel")
-        else "a Numba-compiled function (njit or @intrinsic)"
-    )
-    return (
-        "raw-device-function",
-        f"is {kind}, whose body simtsafe does not check; decorate a plain function with "
-        "@simtsafe.device instead",
-    )
+
+    kind: Kind
+    obj: Any
+    name: str
+    nin: int | None = None
+    substitute: bool = False
+
+
+class Refusal(Exception):
+    """A reference kernel code may not make: (rule, reason with the fix)."""
+
+    def __init__(self, rule: str, reason: str) -> None:
+        super().__init__(reason)
+        self.rule = rule
+        self.reason = reason
+
+
+#: Attributes kernel code may read off its own values (views, witnesses, dims,
+#: complex numbers, a grid group). Record field names of the kernel's
+#: parameter dtypes are added per kernel. Everything else (``.flat``,
+#: ``.view``, ``.T``, ``.fill``...) is refused: array methods can alias or
+#: write their array.
+LOCAL_ATTRIBUTES = frozenset(
+    {
+        "shape",
+        "size",
+        "ndim",
+        "dtype",
+        "index",
+        "row",
+        "col",
+        "in_bounds",
+        "x",
+        "y",
+        "z",
+        "real",
+        "imag",
+        "conjugate",
+        "sync",
+    }
+)
+
+ALLOWED_BUILTINS = frozenset(
+    {
+        "range",
+        "len",
+        "min",
+        "max",
+        "abs",
+        "int",
+        "float",
+        "bool",
+        "complex",
+        "round",
+        "print",
+        "divmod",
+        "pow",
+        "enumerate",
+        "zip",
+        "slice",
+    }
+)
+
+_OPERATOR_NAMES = (
+    "abs add and_ contains eq floordiv ge getitem gt index inv invert is_ is_not le lshift lt "
+    "matmul mod mul ne neg not_ or_ pos pow rshift setitem sub truediv truth xor"
+).split()
+
+_DYNAMIC = frozenset(
+    {
+        "getattr",
+        "setattr",
+        "delattr",
+        "globals",
+        "locals",
+        "vars",
+        "eval",
+        "exec",
+        "compile",
+        "__import__",
+        "open",
+        "breakpoint",
+        "input",
+        "memoryview",
+        "object",
+        "type",
+        "super",
+    }
+)
 
 
 @cache
-def _private_ids() -> frozenset[int]:
-    """Identities of every private device builtin (witness minting intrinsics included)."""
-    ids = {id(v) for d in (None, 1, 2) for v in device_builtins(proven_domain=d).values()}
-    # Note: the attribute simtsafe.device is the @device decorator (public API), which
-    # hides the subpackage of the same name; import the backend module by its full name.
-    module = importlib.import_module(f"simtsafe.lowering.{'_sim' if SIMULATOR else '_cuda'}")
-    ids.update(
-        id(v)
-        for v in vars(module).values()
-        if getattr(v, "__module__", None) == module.__name__
-        or isinstance(v, compiled_function_types())
+def _identity_table() -> dict[int, Ref]:
+    """id(object) -> Ref for every allowed object reachable by identity."""
+    table: dict[int, Ref] = {}
+    for name in ALLOWED_BUILTINS:
+        obj = getattr(_py_builtins, name)
+        table[id(obj)] = Ref("api", obj, name)
+    for module in (math, cmath):
+        for name, obj in vars(module).items():
+            if not name.startswith("_") and callable(obj):
+                table[id(obj)] = Ref("api", obj, f"{module.__name__}.{name}")
+    for name in _OPERATOR_NAMES:
+        obj = getattr(operator, name)
+        table[id(obj)] = Ref("api", obj, f"operator.{name}")
+    for oid, (name, kind) in cuda_object_kinds().items():
+        table[oid] = Ref(kind, None, name)  # type: ignore[arg-type]
+    for name, obj in _public_kernel_api().items():
+        table[id(obj)] = Ref("simtsafe", obj, name)
+    return table
+
+
+@cache
+def _public_kernel_api() -> dict[str, Any]:
+    """simtsafe's public objects that kernel code may name (witness constructors, unsafe)."""
+    from .. import thread
+    from .._unsafe import unsafe
+
+    api: dict[str, Any] = {"unsafe": unsafe}
+    for name in thread.__all__:
+        api[f"thread.{name}"] = getattr(thread, name)
+    return api
+
+
+def _trusted_modules() -> dict[int, str]:
+    """Modules Numba resolves attributes of itself: chains through them need no substitution."""
+    import numba
+    from numba import cuda
+
+    simtsafe = sys.modules["simtsafe"]
+    mods = [numba, cuda, np, math, cmath, operator, simtsafe, sys.modules["simtsafe.thread"]]
+    return {id(m): m.__name__ for m in mods}
+
+
+def _is_simtsafe_internal_module(module: pytypes.ModuleType) -> bool:
+    name = module.__name__
+    return name.startswith("simtsafe.") and name != "simtsafe.thread"
+
+
+def _is_array_like(obj: Any) -> bool:
+    return (
+        isinstance(obj, np.ndarray)
+        or hasattr(obj, "__cuda_array_interface__")
+        or hasattr(obj, "__array_interface__")
+        or hasattr(obj, "__array__")
+        or isinstance(obj, bytearray | memoryview)
     )
-    return frozenset(ids)
+
+
+def _is_constant(obj: Any) -> bool:
+    if obj is None or isinstance(obj, bool | int | float | complex | str):
+        return True
+    if isinstance(obj, np.generic | np.dtype):
+        return True
+    if isinstance(obj, type) and issubclass(obj, np.generic):
+        return True
+    if is_numba_scalar_type(obj):
+        return True
+    if type(obj) is tuple:
+        return all(_is_constant(v) for v in obj)
+    return False
+
+
+def _describe(obj: Any) -> str:
+    kind = type(obj).__name__
+    module = getattr(type(obj), "__module__", "")
+    return f"{module}.{kind}" if module and module != "builtins" else kind
+
+
+def classify(obj: Any, name: str) -> Ref:
+    """Classify the object a (resolved) name denotes.
+
+    Raises:
+        Refusal: the object is not on the allow-list; the reason says what to do.
+    """
+    if _is_constant(obj):
+        return Ref("const", obj, name)
+    known = _identity_table().get(id(obj))
+    if known is not None:
+        return known
+    if isinstance(obj, pytypes.ModuleType):
+        if _is_simtsafe_internal_module(obj):
+            raise Refusal(
+                "private-name", "is simtsafe internals; kernels use only simtsafe's public API"
+            )
+        return Ref("module", obj, name)
+    if isinstance(obj, np.ufunc):
+        return Ref("ufunc", obj, name, nin=obj.nin)
+    if isinstance(obj, type) and issubclass(obj, BaseException):
+        return Ref("api", obj, name)
+    from ._decorators import DeviceFunction, Kernel
+
+    if isinstance(obj, DeviceFunction):
+        return Ref("device", obj, name)
+    if isinstance(obj, Kernel):
+        raise Refusal(
+            "nested-kernel",
+            "is a kernel: a kernel cannot launch or call another kernel; move the shared code "
+            "into a @simtsafe.device helper",
+        )
+    if (
+        getattr(obj, "__name__", None) in _DYNAMIC
+        and getattr(_py_builtins, obj.__name__, None) is obj
+    ):
+        raise Refusal(
+            "dynamic-access",
+            "is not allowed in kernels: name attributes and values directly, so that every "
+            "access can be checked",
+        )
+    if _is_array_like(obj):
+        raise Refusal(
+            "global-array",
+            f"is a global array ({_describe(obj)}): Numba would compile it into the kernel as a "
+            "mutable constant that no witness, bounds or aliasing check covers. Pass it as an "
+            "argument (In[...] to read it, DisjointSlice[...] to write it)",
+        )
+    module = getattr(obj, "__module__", None) or ""
+    if module == "simtsafe" or module.startswith("simtsafe."):
+        raise Refusal(
+            "private-name",
+            "is simtsafe internals or host API; kernels use only simtsafe's public kernel API "
+            "(simtsafe.thread, simtsafe.unsafe)",
+        )
+    if isinstance(obj, compiled_function_types()):
+        definition = getattr(obj, "_defn", None)
+        what = (
+            "a raw numba.cuda.jit function"
+            if type(obj).__name__ in ("CUDADispatcher", "FakeCUDAKernel")
+            else "a Numba-compiled function (njit or @intrinsic)"
+            if definition is None or not callable(definition)
+            else "a Numba-compiled function (njit or @intrinsic)"
+        )
+        raise Refusal(
+            "raw-device-function",
+            f"is {what}, whose body simtsafe does not check; decorate a plain function with "
+            "@simtsafe.device instead",
+        )
+    if isinstance(obj, pytypes.FunctionType | pytypes.BuiltinFunctionType | pytypes.MethodType):
+        raise Refusal(
+            "raw-device-function",
+            "is a plain Python function, whose body simtsafe does not check (Numba would "
+            "compile it through register_jitable or @overload); decorate it with "
+            "@simtsafe.device, or use a function of math, cmath or numpy",
+        )
+    if isinstance(obj, type):
+        raise Refusal(
+            "unknown-object",
+            f"is a class ({obj.__qualname__}), which kernels cannot use; only numpy/Numba scalar "
+            "types are usable as types in kernels",
+        )
+    raise Refusal(
+        "unknown-object",
+        f"is a {_describe(obj)} object, which is not on simtsafe's allow-list of what kernels "
+        "may refer to (constants, numba.cuda's kernel API, math/cmath/numpy functions, "
+        "simtsafe.thread, @simtsafe.device helpers). Pass data as arguments",
+    )
+
+
+_MISSING = object()
+
+
+def _cuda_member(attrs: Sequence[str], name: str) -> tuple[Ref, int]:
+    """Classify ``cuda.<attrs...>`` by the table; (ref, number of attrs consumed)."""
+    first = attrs[0]
+    kind = CUDA_API.get(first)
+    dotted = f"{name}.{first}"
+    if kind is None:
+        from numba import cuda
+
+        obj = getattr(cuda, first, _MISSING)
+        if obj is not _MISSING and is_numba_scalar_type(obj):
+            return Ref("const", obj, dotted), 1
+        raise Refusal(
+            "not-allowed",
+            "is not part of the numba.cuda kernel API that simtsafe allows (thread geometry, "
+            "math intrinsics, and -- inside simtsafe.unsafe -- shared memory, barriers, warp "
+            "intrinsics, atomics); see docs/safety.md",
+        )
+    if kind == "dim3":
+        if len(attrs) > 1:
+            if attrs[1] not in ("x", "y", "z"):
+                raise Refusal("not-allowed", f"`{dotted}` has only .x, .y and .z")
+            return Ref("const", None, f"{dotted}.{attrs[1]}"), 2
+        return Ref("dim3", None, dotted), 1
+    if kind == "libdevice":
+        if len(attrs) < 2 or attrs[1] not in libdevice_names():
+            raise Refusal("not-allowed", "is not a libdevice math function")
+        return Ref("api", None, f"{dotted}.{attrs[1]}"), 2
+    if isinstance(kind, dict):
+        if len(attrs) < 2 or attrs[1] not in kind:
+            raise Refusal(
+                "not-allowed",
+                f"is not allowed: of `{dotted}` kernels may use only "
+                + ", ".join(f"{dotted}.{m}" for m in sorted(kind)),
+            )
+        return Ref(kind[attrs[1]], None, f"{dotted}.{attrs[1]}"), 2
+    return Ref(kind, None, dotted), 1
+
+
+def resolve_chain(head: Any, head_name: str, attrs: Sequence[str]) -> Ref | None:
+    """Classify ``head.attrs[0].attrs[1]...`` where ``head`` is a global's value.
+
+    Returns None when an attribute does not exist (yet): the caller decides
+    whether a missing name is pending (decoration) or an error (compile).
+
+    Raises:
+        Refusal: the chain leaves the allow-list or passes through a value
+            that is not a module.
+    """
+    import numba
+    from numba import cuda
+
+    obj = head
+    name = head_name
+    trusted = _trusted_modules()
+    through_user_module = False
+    i = 0
+    while i < len(attrs):
+        if obj is cuda:
+            ref, used = _cuda_member(attrs[i:], name)
+            i += used
+            if i < len(attrs):
+                if ref.kind == "const" and ref.obj is None:  # cuda.threadIdx.x.<more>
+                    raise Refusal("not-allowed", f"`{ref.name}` is an int")
+                raise Refusal(
+                    "not-allowed", f"attributes of `{ref.name}` are not part of the kernel API"
+                )
+            return ref
+        if obj is numba:
+            attr = attrs[i]
+            if attr == "cuda":
+                obj, name, i = cuda, f"{name}.cuda", i + 1
+                continue
+            value = getattr(numba, attr, _MISSING)
+            if attr in NUMBA_API:
+                ref = classify(value, f"{name}.{attr}")
+            elif value is not _MISSING and is_numba_scalar_type(value):
+                ref = Ref("const", value, f"{name}.{attr}")
+            else:
+                raise Refusal(
+                    "not-allowed",
+                    "is not allowed in kernels: of the numba package, kernels may use its "
+                    "scalar types, numba.literal_unroll and numba.cuda's kernel API",
+                )
+            if i + 1 < len(attrs):
+                raise Refusal("not-allowed", f"attributes of `{ref.name}` are not allowed")
+            return ref
+        if not isinstance(obj, pytypes.ModuleType):
+            raise Refusal(
+                "not-allowed",
+                f"reads attribute `.{attrs[i]}` of a global value ({_describe(obj)}); kernels "
+                "may follow attributes of modules only. Bind the value to a module-level "
+                "constant, or pass it as an argument",
+            )
+        if _is_simtsafe_internal_module(obj):
+            raise Refusal(
+                "private-name", "is simtsafe internals; kernels use only simtsafe's public API"
+            )
+        if id(obj) not in trusted:
+            through_user_module = True
+        attr = attrs[i]
+        if attr.startswith("__"):
+            raise Refusal("dynamic-access", f"reads the special attribute `{attr}` of a module")
+        nxt = getattr(obj, attr, _MISSING)
+        if nxt is _MISSING:
+            return None
+        obj, name, i = nxt, f"{name}.{attr}", i + 1
+    ref = classify(obj, name)
+    if ref.kind == "module":
+        return ref
+    if through_user_module and ref.kind in ("const", "device", "api", "ufunc"):
+        return Ref(ref.kind, ref.obj, ref.name, ref.nin, substitute=True)
+    if through_user_module and ref.kind not in ("simtsafe",):
+        raise Refusal(
+            "not-allowed",
+            f"reaches {ref.name} through a user module; import it directly (e.g. "
+            "`from numba import cuda`) so that Numba and simtsafe resolve it the same way",
+        )
+    return ref

@@ -1,43 +1,56 @@
-"""Decoration-time check and rewrite of a kernel's (or device helper's) source.
+"""Check and rewrite a kernel's (or device helper's) source against a scope.
 
-One pass over the function's AST, with the function's globals to resolve
-names to the objects they denote:
+One walk over the function's AST. Every name and attribute chain the code
+refers to is resolved in ``scope`` (the module globals, plus closure values)
+and classified by the allow-list (``_policy``); the walk then applies the
+rules of its use:
 
-* checks the lexical rules: gated ``numba.cuda`` operations (shared memory,
-  barriers, warp intrinsics, atomics, fences) and ``.unchecked`` only inside
-  ``with simtsafe.unsafe("SAFETY: ...")``, with a non-empty reason; witness
-  constructors only called directly (``grid_stride`` only as a ``for``
-  iterable); no private ``__ss_*`` names; no raw ``numba.cuda.jit`` device
-  functions (their bodies escape these checks); kernels return nothing;
-* rewrites: strips the ``with simtsafe.unsafe`` markers (Numba cannot
-  compile them), binds ``thread.*`` calls to the private intrinsics of the
-  kernel's proven domain, expands ``grid_stride`` into a plain range loop
-  that mints one witness per iteration, wraps a device helper's returns in
-  a witness guard, and prepends the view prologue (plain array parameter ->
-  ``DisjointSlice`` / read-only input) and the ``.reqntid`` stamp.
+* gated ``numba.cuda`` operations only called directly, inside
+  ``with simtsafe.unsafe("SAFETY: ...")`` with a non-empty literal reason;
+  ``.unchecked`` likewise; raw values obtained there never used outside
+  (``_taint``);
+* witness constructors only called directly (``grid_stride`` only as a
+  ``for`` iterable), of the contract's domain; no ``__ss_*`` names;
+* functions only called, never passed around as values; numpy ufuncs with
+  their inputs only; modules only as the head of an attribute chain;
+  attributes of local values from a short list (``shape``, ``size``...);
+* no imports, nested functions, lambdas, comprehensions, classes,
+  ``global``/``nonlocal``; kernels return nothing.
 
-Line numbers are kept, so Numba's errors and the simulator's tracebacks
-point at the user's file and line.
+The rewrite strips the ``with simtsafe.unsafe`` markers (Numba cannot compile
+them), binds ``thread.*`` calls to the private intrinsics of the kernel's
+proven domain, expands ``grid_stride`` into a range loop minting one witness
+per step, guards a helper's returns against witnesses, replaces chains
+through user modules by private names, and prepends the view prologue and
+the ``.reqntid`` stamp. Line numbers are kept.
+
+The same analysis runs at decoration (names not yet bound are *pending*) and
+again, strictly, over the frozen scope at every compile: what Numba compiles
+is exactly what was checked.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins as _py_builtins
+import copy
 import inspect
 import linecache
 import textwrap
 import types
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .._errors import SafetyError, UnsafeRegionRequired
 from .._unsafe import check_reason
+from ._policy import ALLOWED_BUILTINS, LOCAL_ATTRIBUTES, Ref, Refusal, classify, resolve_chain
+from ._taint import ARRAY_SOURCES, OBJECT_SOURCES, RawSource, analyze_taint
 
-__all__ = ["ParamView", "Rewritten", "rewrite"]
+__all__ = ["Analysis", "ParamView", "Source", "UnsafeRegion", "analyze", "parse_source"]
 
 _WITNESS_SPACE_CTORS = {"index_1d": 1, "index_2d": 2, "grid_stride": 1}
+_PENDING = object()
 
 
 @dataclass(frozen=True)
@@ -46,6 +59,7 @@ class ParamView:
 
     name: str
     view: str  # "in" or an index-space name ("Index1D", "Index2D", "PerWarp", "PerBlock")
+    ndim: int = 1
 
 
 @dataclass(frozen=True)
@@ -57,13 +71,38 @@ class UnsafeRegion:
     reason: str
 
 
-@dataclass
-class Rewritten:
-    """The result of :func:`rewrite`."""
+@dataclass(frozen=True)
+class Source:
+    """A function's source, parsed once at decoration."""
 
-    function: types.FunctionType
+    node: ast.FunctionDef
+    text: str
+    filename: str
+    params: tuple[str, ...]
+
+
+@dataclass
+class Analysis:
+    """The result of :func:`analyze`."""
+
+    module: ast.Module  # the rewritten function, as a module with one def
     unsafe_regions: list[UnsafeRegion] = field(default_factory=list)
-    source: str = ""
+    globals_used: dict[str, Any] = field(default_factory=dict)  # name -> value in scope
+    substitutes: dict[str, Any] = field(default_factory=dict)  # private name -> object
+    returns_raw: bool = False
+    filename: str = "<kernel>"
+
+    def build(self, namespace: dict[str, Any], qualname: str, module: str) -> types.FunctionType:
+        """Compile the rewritten def into ``namespace`` and return the function."""
+        fn_node = self.module.body[0]
+        assert isinstance(fn_node, ast.FunctionDef)
+        code = compile(self.module, self.filename, "exec")
+        exec(code, namespace)
+        fn = namespace.pop(fn_node.name)
+        assert isinstance(fn, types.FunctionType)
+        fn.__qualname__ = qualname
+        fn.__module__ = module
+        return fn
 
 
 @dataclass(frozen=True)
@@ -72,16 +111,14 @@ class _Env:
     kind: Literal["kernel", "device"]
     domain: int | None
     filename: str
-    globals: dict[str, Any]
-    is_gated: Callable[[Any, str], bool]
-    forbidden: Callable[[Any], tuple[str, str] | None]
-    cuda_module: Any
+    scope: Mapping[str, Any]
+    strict: bool
+    attributes: frozenset[str]
+    helper_returns_raw: Callable[[Any, dict[int, int]], bool]
 
 
-_MISSING = object()
-
-
-def _source_tree(fn: types.FunctionType, kernel: str) -> tuple[ast.FunctionDef, str, str]:
+def parse_source(fn: types.FunctionType, kernel: str) -> Source:
+    """Read and parse ``fn``'s source, line numbers as in its file."""
     try:
         lines, first = inspect.getsourcelines(fn)
     except (OSError, TypeError) as exc:
@@ -91,38 +128,109 @@ def _source_tree(fn: types.FunctionType, kernel: str) -> tuple[ast.FunctionDef, 
             kernel=kernel,
             rule="source",
         ) from None
-    src = textwrap.dedent("".join(lines))
-    tree = ast.parse(src)
+    text = textwrap.dedent("".join(lines))
+    tree = ast.parse(text)
     ast.increment_lineno(tree, first - 1)
     node = tree.body[0]
+    filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
     if not isinstance(node, ast.FunctionDef):
         raise SafetyError(
             f"{kernel!r} must be a plain `def` function (async functions and lambdas cannot be "
             "kernels)",
             kernel=kernel,
             rule="source",
+            filename=filename,
         )
-    return node, src, inspect.getsourcefile(fn) or fn.__code__.co_filename
+    args = node.args
+    if args.vararg or args.kwarg or args.kwonlyargs or args.defaults or args.posonlyargs:
+        raise SafetyError(
+            f"kernel {kernel!r}: parameters must be plain positional names (no defaults, *args, "
+            "**kwargs or keyword-only parameters)",
+            kernel=kernel,
+            rule="signature",
+            filename=filename,
+            lineno=node.lineno,
+        )
+    return Source(node, text, filename, tuple(a.arg for a in args.args))
+
+
+def _local_names(fn_node: ast.FunctionDef) -> set[str]:
+    names = {a.arg for a in fn_node.args.args}
+    for node in ast.walk(fn_node):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            names.add(node.id)
+    return names
+
+
+def _chain(node: ast.expr) -> tuple[ast.Name, list[str]] | None:
+    """(head name, attributes) of ``a.b.c``, or None if the chain does not start at a name."""
+    attrs: list[str] = []
+    cur = node
+    while isinstance(cur, ast.Attribute):
+        attrs.append(cur.attr)
+        cur = cur.value
+    if not isinstance(cur, ast.Name):
+        return None
+    return cur, list(reversed(attrs))
+
+
+def _flatten(stmts: Sequence[Any]) -> list[ast.stmt]:
+    out: list[ast.stmt] = []
+    for s in stmts:
+        if isinstance(s, list):
+            out.extend(s)
+        elif s is not None:
+            out.append(s)
+    return out
+
+
+_FORBIDDEN_NODES: dict[type, str] = {
+    ast.Import: "imports belong at module level; refer to the module's names there",
+    ast.ImportFrom: "imports belong at module level; refer to the module's names there",
+    ast.Global: "`global` would let a kernel rebind module names; use parameters",
+    ast.Nonlocal: "`nonlocal` is not allowed in kernels",
+    ast.ClassDef: "classes cannot be defined in kernels",
+    ast.FunctionDef: "nested functions are not allowed in kernels; write a @simtsafe.device helper",
+    ast.AsyncFunctionDef: "async code cannot run in a kernel",
+    ast.Lambda: "lambdas are not allowed in kernels; write a @simtsafe.device helper",
+    ast.ListComp: "comprehensions are not allowed in kernels; write a loop",
+    ast.SetComp: "comprehensions are not allowed in kernels; write a loop",
+    ast.DictComp: "comprehensions are not allowed in kernels; write a loop",
+    ast.GeneratorExp: "generator expressions are not allowed in kernels; write a loop",
+    ast.Await: "async code cannot run in a kernel",
+    ast.Yield: "generators cannot be kernels",
+    ast.YieldFrom: "generators cannot be kernels",
+    ast.Match: "`match` is not supported in kernels; use if/elif",
+    ast.AsyncWith: "async code cannot run in a kernel",
+    ast.AsyncFor: "async code cannot run in a kernel",
+    ast.Try: "try/except is not supported in kernels",
+}
 
 
 class _Checker(ast.NodeTransformer):
     """Checks the rules and rewrites in one walk (see module docstring)."""
 
-    def __init__(self, env: _Env, local_names: set[str]) -> None:
+    def __init__(self, env: _Env, local_names: set[str], view_names: dict[str, str]) -> None:
         self.env = env
         self.locals = local_names
+        self.view_names = view_names  # parameter -> "in" or its index space
         self.unsafe_depth = 0
         self.regions: list[UnsafeRegion] = []
-        self._allowed_calls: set[int] = set()  # ids of func nodes that are direct call targets
+        self.globals_used: dict[str, Any] = {}
+        self.substitutes: dict[str, Any] = {}
+        self._call_targets: set[int] = set()
         self._grid_stride_ok: set[int] = set()
+        self._refs: dict[int, Ref | None] = {}
 
     # ------------------------------------------------------------------ helpers
 
-    def _fail(
-        self, node: ast.AST, message: str, rule: str, cls: type[SafetyError] = SafetyError
+    def fail(
+        self, node: ast.AST, message: str, rule: str, cls: type[SafetyError] | None = None
     ) -> SafetyError:
         lineno = getattr(node, "lineno", None)
         line = linecache.getline(self.env.filename, lineno) if lineno else None
+        if cls is None:
+            cls = UnsafeRegionRequired if rule in ("unsafe-op", "unsafe-escape") else SafetyError
         return cls(
             f"kernel {self.env.kernel!r}: {message}",
             kernel=self.env.kernel,
@@ -132,148 +240,253 @@ class _Checker(ast.NodeTransformer):
             source_line=line or None,
         )
 
-    def _resolve(self, node: ast.expr) -> tuple[Any, Any, str | None]:
-        """(object, parent object, last attribute) an expression names, or (_MISSING, ...)."""
-        chain: list[str] = []
-        cur: ast.expr = node
-        while isinstance(cur, ast.Attribute):
-            chain.append(cur.attr)
-            cur = cur.value
-        if not isinstance(cur, ast.Name) or cur.id in self.locals:
-            return _MISSING, None, None
-        if cur.id in self.env.globals:
-            obj = self.env.globals[cur.id]
-        elif hasattr(_py_builtins, cur.id):
-            obj = getattr(_py_builtins, cur.id)
-        else:
-            return _MISSING, None, None
-        parent: Any = None
-        attr: str | None = None
-        for name in reversed(chain):
-            if obj is self.env.cuda_module and self.env.is_gated(obj, name):
-                return _GATED, obj, name
-            parent, attr = obj, name
-            obj = getattr(obj, name, _MISSING)
-            if obj is _MISSING:
-                return _MISSING, parent, attr
-        return obj, parent, attr
+    def ref_of(self, node: ast.expr) -> Ref | None:
+        """The classified object a global name or chain denotes (None: a local, or pending).
 
-    def _check_reference(self, node: ast.expr) -> ast.expr | None:
-        """Apply the rules to a Name/Attribute reference; maybe return a replacement."""
-        obj, parent, attr = self._resolve(node)
-        if obj is _MISSING:
+        Raises:
+            SafetyError: the reference leaves the allow-list.
+        """
+        key = id(node)
+        if key in self._refs:
+            return self._refs[key]
+        ref = self._resolve(node)
+        self._refs[key] = ref
+        return ref
+
+    def _resolve(self, node: ast.expr) -> Ref | None:
+        found = _chain(node)
+        if found is None:
             return None
-        if obj is _GATED or self.env.is_gated(obj, ""):
-            if self.unsafe_depth == 0:
-                what = ast.unparse(node)
-                raise self._fail(
+        head, attrs = found
+        if head.id in self.locals:
+            return None
+        if head.id.startswith("__ss_"):
+            raise self.fail(head, f"the name {head.id!r} is reserved for simtsafe", "private-name")
+        text = ast.unparse(node)
+        value = self.env.scope.get(head.id, _PENDING)
+        try:
+            if value is _PENDING:
+                if head.id in ALLOWED_BUILTINS or (
+                    isinstance(getattr(_py_builtins, head.id, None), type)
+                    and issubclass(getattr(_py_builtins, head.id), BaseException)
+                ):
+                    value = getattr(_py_builtins, head.id)
+                elif hasattr(_py_builtins, head.id):
+                    classify(getattr(_py_builtins, head.id), head.id)  # raises its refusal
+                    raise Refusal(
+                        "not-allowed",
+                        "is a Python builtin that kernels cannot use; allowed builtins: "
+                        + ", ".join(sorted(ALLOWED_BUILTINS)),
+                    )
+                else:
+                    if self.env.strict:
+                        raise Refusal(
+                            "undefined-name",
+                            f"is not defined: `{head.id}` is neither a local, a global of "
+                            "the kernel's module nor an allowed builtin",
+                        )
+                    return None
+            else:
+                self.globals_used[head.id] = value
+            ref = resolve_chain(value, head.id, attrs) if attrs else classify(value, head.id)
+        except Refusal as refusal:
+            raise self.fail(node, f"`{text}` {refusal.reason}", refusal.rule) from None
+        if ref is None and self.env.strict:
+            raise self.fail(node, f"`{text}` does not exist", "undefined-name")
+        return ref
+
+    # ------------------------------------------------------------------ references
+
+    def _use(self, node: ast.expr) -> ast.expr | None:
+        """Apply the rules of a reference's use; maybe return its replacement."""
+        ref = self.ref_of(node)
+        if ref is None:
+            return None
+        text = ast.unparse(node)
+        called = id(node) in self._call_targets
+        if ref.kind == "module":
+            raise self.fail(
+                node,
+                f"`{text}` is a module used as a value; kernels may use a module's attributes "
+                f"(`{text}.name`) but not the module itself",
+                "module-value",
+            )
+        if ref.kind == "gated":
+            if not called:
+                raise self.fail(
                     node,
-                    f'`{what}` is allowed only inside `with simtsafe.unsafe("SAFETY: ..."):` '
+                    f"`{text}` ({ref.name}) may only be called directly inside "
+                    '`with simtsafe.unsafe("SAFETY: ..."):`, not bound to a name or passed on',
+                    "unsafe-op",
+                )
+            if self.unsafe_depth == 0:
+                raise self.fail(
+                    node,
+                    f'`{text}` is allowed only inside `with simtsafe.unsafe("SAFETY: ..."):` '
                     "(shared memory, barriers, warp intrinsics, fences and atomics can break "
                     "the disjoint-write guarantee). Wrap the code in such a block and state why "
                     "it is sound",
                     "unsafe-op",
-                    UnsafeRegionRequired,
                 )
             return None
-        builtin = getattr(obj, "__simtsafe_builtin__", None)
-        if isinstance(builtin, str) and builtin != "unsafe":
-            if id(node) not in self._allowed_calls:
-                how = (
-                    "as the iterable of a `for` loop: `for w in thread.grid_stride(out):`"
-                    if builtin == "grid_stride"
-                    else f"directly: `w = thread.{builtin}()`"
-                )
-                raise self._fail(node, f"use thread.{builtin} only {how}", "witness-ctor")
-            if builtin == "grid_stride" and id(node) not in self._grid_stride_ok:
-                raise self._fail(
-                    node,
-                    "thread.grid_stride(...) is allowed only as the iterable of a `for` loop: "
-                    "`for w in thread.grid_stride(out): out[w] = ...`",
-                    "witness-ctor",
-                )
-            needed = _WITNESS_SPACE_CTORS.get(builtin)
-            if needed is not None and self.env.domain not in (None, needed):
-                raise self._fail(
-                    node,
-                    f"thread.{builtin}() needs a {needed}D launch, but the launch contract has "
-                    f"domain={self.env.domain}; use the witness of the contract's domain, or "
-                    f"change the contract to domain={needed}",
-                    "witness-domain",
-                )
-            return ast.copy_location(ast.Name(id=f"__ss_{builtin}", ctx=ast.Load()), node)
-        if getattr(obj, "__simtsafe_kernel__", False):
-            raise self._fail(
+        if ref.kind == "simtsafe":
+            return self._simtsafe_builtin(node, ref)
+        if ref.kind in ("device", "ufunc") and not called:
+            raise self.fail(
                 node,
-                f"a kernel cannot launch or call another kernel ({ast.unparse(node)}); move the "
-                "shared code into a @simtsafe.device helper",
-                "nested-kernel",
+                f"`{text}` is a function used as a value; kernels call functions directly "
+                f"(`{text}(...)`)",
+                "function-value",
             )
-        if any(obj is f for f in _DYNAMIC_BUILTINS):
-            raise self._fail(
+        if ref.kind == "api" and not called and callable(ref.obj):
+            raise self.fail(
                 node,
-                f"`{ast.unparse(node)}` is not allowed in kernels: name attributes and values "
-                "directly, so that every access can be checked",
-                "dynamic-access",
+                f"`{text}` is a function used as a value; kernels call functions directly "
+                f"(`{text}(...)`)",
+                "function-value",
             )
-        verdict = self.env.forbidden(obj)
-        if verdict is not None:
-            rule, reason = verdict
-            raise self._fail(node, f"`{ast.unparse(node)}` {reason}", rule)
+        if ref.substitute:
+            private = f"__ss_ref{len(self.substitutes)}"
+            self.substitutes[private] = ref.obj
+            return ast.copy_location(ast.Name(id=private, ctx=ast.Load()), node)
         return None
+
+    def _simtsafe_builtin(self, node: ast.expr, ref: Ref) -> ast.expr | None:
+        builtin = ref.name.removeprefix("thread.")
+        if builtin == "unsafe":
+            raise self.fail(
+                node,
+                'simtsafe.unsafe is used only as `with simtsafe.unsafe("SAFETY: ..."):`',
+                "with",
+            )
+        if id(node) not in self._call_targets:
+            how = (
+                "as the iterable of a `for` loop: `for w in thread.grid_stride(out):`"
+                if builtin == "grid_stride"
+                else f"directly: `w = thread.{builtin}()`"
+            )
+            raise self.fail(node, f"use thread.{builtin} only {how}", "witness-ctor")
+        if builtin == "grid_stride" and id(node) not in self._grid_stride_ok:
+            raise self.fail(
+                node,
+                "thread.grid_stride(...) is allowed only as the iterable of a `for` loop: "
+                "`for w in thread.grid_stride(out): out[w] = ...`",
+                "witness-ctor",
+            )
+        needed = _WITNESS_SPACE_CTORS.get(builtin)
+        if needed is not None and self.env.domain not in (None, needed):
+            raise self.fail(
+                node,
+                f"thread.{builtin}() needs a {needed}D launch, but the launch contract has "
+                f"domain={self.env.domain}; use the witness of the contract's domain, or "
+                f"change the contract to domain={needed}",
+                "witness-domain",
+            )
+        return ast.copy_location(ast.Name(id=f"__ss_{builtin}", ctx=ast.Load()), node)
 
     # ------------------------------------------------------------------ visitors
 
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        reason = _FORBIDDEN_NODES.get(type(node))
+        if reason is not None:
+            raise self.fail(node, reason, "statement")
+        return super().generic_visit(node)
+
     def visit_Name(self, node: ast.Name) -> Any:
         if node.id.startswith("__ss_"):
-            raise self._fail(node, f"the name {node.id!r} is reserved for simtsafe", "private-name")
+            raise self.fail(node, f"the name {node.id!r} is reserved for simtsafe", "private-name")
         if isinstance(node.ctx, ast.Load):
-            replacement = self._check_reference(node)
+            replacement = self._use(node)
             if replacement is not None:
                 return replacement
         return node
 
     def visit_Attribute(self, node: ast.Attribute) -> Any:
-        if node.attr == "unchecked" and self.unsafe_depth > 0 and isinstance(node.ctx, ast.Load):
-            # The raw view exists only through this rewrite: `unchecked` is no attribute
-            # of a DisjointSlice for Numba, so getattr() and aliases cannot reach it.
-            return ast.copy_location(
-                ast.Call(
-                    func=ast.Name(id="__ss_unchecked", ctx=ast.Load()),
-                    args=[self.visit(node.value)],
-                    keywords=[],
-                ),
+        if node.attr == "unchecked":
+            return self._unchecked(node)
+        if _chain(node) is not None and self.ref_of(node) is not None:
+            if not isinstance(node.ctx, ast.Load):
+                raise self.fail(
+                    node, f"kernels cannot assign `{ast.unparse(node)}`", "attribute-store"
+                )
+            replacement = self._use(node)
+            return replacement if replacement is not None else node
+        if _chain(node) is not None and self._is_global_chain(node):
+            return node  # pending at decoration
+        if node.attr.startswith("__"):
+            raise self.fail(
                 node,
+                f"the special attribute `{node.attr}` is not allowed in kernels",
+                "dynamic-access",
             )
-        if node.attr == "unchecked" and self.unsafe_depth == 0:
-            raise self._fail(
+        if node.attr not in self.env.attributes:
+            raise self.fail(
+                node,
+                f"attribute `.{node.attr}` is not allowed in kernels (array methods and "
+                "attributes can alias or write their array); kernel values offer "
+                + ", ".join(f".{a}" for a in sorted(LOCAL_ATTRIBUTES)),
+                "attribute",
+            )
+        if not isinstance(node.ctx, ast.Load) and self.unsafe_depth == 0:
+            raise self.fail(
+                node,
+                f"assigning `{ast.unparse(node)}` writes through a reference; it is allowed only "
+                'inside `with simtsafe.unsafe("SAFETY: ..."):`',
+                "attribute-store",
+            )
+        node.value = self.visit(node.value)
+        return node
+
+    def _is_global_chain(self, node: ast.expr) -> bool:
+        found = _chain(node)
+        return found is not None and found[0].id not in self.locals
+
+    def _unchecked(self, node: ast.Attribute) -> Any:
+        if self.unsafe_depth == 0:
+            raise self.fail(
                 node,
                 f"`{ast.unparse(node)}` writes without a witness; it is allowed only inside "
                 '`with simtsafe.unsafe("SAFETY: ..."):` with a reason why no two threads write '
                 "the same element",
                 "unsafe-op",
-                UnsafeRegionRequired,
             )
-        if isinstance(node.ctx, ast.Load):
-            replacement = self._check_reference(node)
-            if replacement is not None:
-                return replacement
-        self.generic_visit(node)
-        return node
+        if not isinstance(node.ctx, ast.Load):
+            raise self.fail(node, "`.unchecked` cannot be assigned", "attribute-store")
+        # The raw view exists only through this rewrite: `unchecked` is no attribute
+        # of a DisjointSlice for Numba, so getattr() and aliases cannot reach it.
+        return ast.copy_location(
+            ast.Call(
+                func=ast.Name(id="__ss_unchecked", ctx=ast.Load()),
+                args=[self.visit(node.value)],
+                keywords=[],
+            ),
+            node,
+        )
 
     def visit_Call(self, node: ast.Call) -> Any:
-        self._allowed_calls.add(id(node.func))
-        self.generic_visit(node)
-        return node
+        self._call_targets.add(id(node.func))
+        ref = self.ref_of(node.func) if _chain(node.func) is not None else None
+        if ref is not None and ref.kind == "ufunc":
+            if (
+                len(node.args) != ref.nin
+                or node.keywords
+                or any(isinstance(a, ast.Starred) for a in node.args)
+            ):
+                raise self.fail(
+                    node,
+                    f"`{ast.unparse(node.func)}` takes exactly its {ref.nin} input(s) in kernels; "
+                    "an extra `out` argument (or keywords) would write an array",
+                    "ufunc-out",
+                )
+        return super().generic_visit(node)
 
     def visit_For(self, node: ast.For) -> Any:
         it = node.iter
-        if isinstance(it, ast.Call):
-            obj, _, _ = self._resolve(it.func)
-            if getattr(obj, "__simtsafe_builtin__", None) == "grid_stride":
+        if isinstance(it, ast.Call) and _chain(it.func) is not None:
+            ref = self.ref_of(it.func)
+            if ref is not None and ref.kind == "simtsafe" and ref.name == "thread.grid_stride":
                 return self._expand_grid_stride(node, it)
-        self.generic_visit(node)
-        return node
+        return self.generic_visit(node)
 
     def _expand_grid_stride(self, node: ast.For, it: ast.Call) -> list[ast.stmt]:
         """``for w in thread.grid_stride(s): body`` -> a range loop minting one witness per step.
@@ -283,16 +496,16 @@ class _Checker(ast.NodeTransformer):
         index, so it is this thread's and, like any witness, bounds-checked.
         """
         if len(it.args) != 1 or it.keywords:
-            raise self._fail(
+            raise self.fail(
                 it, "thread.grid_stride takes exactly one argument: the slice", "witness-ctor"
             )
         if not isinstance(node.target, ast.Name):
-            raise self._fail(
+            raise self.fail(
                 node, "bind grid_stride's witness to a plain name: `for w in ...`", "witness-ctor"
             )
-        self._allowed_calls.add(id(it.func))
+        self._call_targets.add(id(it.func))
         self._grid_stride_ok.add(id(it.func))
-        self._check_reference(it.func)  # domain rule
+        self._use(it.func)  # domain rule
         target = self.visit(it.args[0])
         k = f"__ss_k{node.lineno}_{node.col_offset}"
         loop = ast.parse(
@@ -309,29 +522,51 @@ class _Checker(ast.NodeTransformer):
         loop.orelse = _flatten([self.visit(stmt) for stmt in node.orelse])
         return [loop]
 
+    def unsafe_nodes(self, fn: ast.FunctionDef) -> set[int]:
+        """Ids of every node of ``fn`` lexically inside an unsafe region."""
+        inside: set[int] = set()
+        for node in ast.walk(fn):
+            if isinstance(node, ast.With) and id(node) not in inside and self._is_unsafe_with(node):
+                for stmt in node.body:
+                    inside.update(id(child) for child in ast.walk(stmt))
+        return inside
+
+    def _is_unsafe_with(self, node: ast.With) -> bool:
+        for item in node.items:
+            call = item.context_expr
+            if not isinstance(call, ast.Call) or _chain(call.func) is None:
+                return False
+            self._call_targets.add(id(call.func))
+            try:
+                ref = self.ref_of(call.func)
+            except SafetyError:
+                return False
+            if ref is None and not self.env.strict and self._is_global_chain(call.func):
+                continue  # pending at decoration: judged at compile
+            if ref is None or ref.kind != "simtsafe" or ref.name != "unsafe":
+                return False
+        return True
+
     def visit_With(self, node: ast.With) -> Any:
+        if not self._is_unsafe_with(node):
+            raise self.fail(
+                node,
+                'the only `with` allowed in a kernel is `with simtsafe.unsafe("SAFETY: ...")`',
+                "with",
+            )
         reasons: list[str] = []
         for item in node.items:
             call = item.context_expr
-            obj = _MISSING
-            if isinstance(call, ast.Call):
-                obj, _, _ = self._resolve(call.func)
-            if getattr(obj, "__simtsafe_builtin__", None) != "unsafe":
-                raise self._fail(
-                    node,
-                    'the only `with` allowed in a kernel is `with simtsafe.unsafe("SAFETY: ...")`',
-                    "with",
-                )
             assert isinstance(call, ast.Call)
             if item.optional_vars is not None:
-                raise self._fail(node, "write `with simtsafe.unsafe(...):` without `as`", "with")
+                raise self.fail(node, "write `with simtsafe.unsafe(...):` without `as`", "with")
             if (
                 len(call.args) != 1
                 or call.keywords
                 or not isinstance(call.args[0], ast.Constant)
                 or not isinstance(call.args[0].value, str)
             ):
-                raise self._fail(
+                raise self.fail(
                     node,
                     "simtsafe.unsafe() takes one string literal: the reason, e.g. "
                     'simtsafe.unsafe("SAFETY: every thread writes its own tile[ty, tx]")',
@@ -339,8 +574,8 @@ class _Checker(ast.NodeTransformer):
                 )
             try:
                 reasons.append(check_reason(call.args[0].value))
-            except ValueError as exc:
-                raise self._fail(node, str(exc), "unsafe-reason") from None
+            except (TypeError, ValueError) as exc:
+                raise self.fail(node, str(exc), "unsafe-reason") from None
         for reason in reasons:
             self.regions.append(UnsafeRegion(self.env.filename, node.lineno, reason))
         self.unsafe_depth += 1
@@ -350,14 +585,11 @@ class _Checker(ast.NodeTransformer):
             self.unsafe_depth -= 1
         return body
 
-    def visit_AsyncWith(self, node: ast.AsyncWith) -> Any:
-        raise self._fail(node, "async code cannot run in a kernel", "with")
-
     def visit_Return(self, node: ast.Return) -> Any:
         if node.value is None:
             return node
         if self.env.kind == "kernel":
-            raise self._fail(
+            raise self.fail(
                 node, "a kernel returns nothing; write results into a DisjointSlice", "return"
             )
         value = self.visit(node.value)
@@ -369,207 +601,79 @@ class _Checker(ast.NodeTransformer):
         )
         return node
 
+    # ------------------------------------------------------------------ taint
 
-_GATED = object()
-
-#: Builtins that would reach attributes or names the checks cannot see.
-_DYNAMIC_BUILTINS = tuple(
-    getattr(_py_builtins, n)
-    for n in (
-        "getattr",
-        "setattr",
-        "delattr",
-        "globals",
-        "locals",
-        "vars",
-        "eval",
-        "exec",
-        "compile",
-        "__import__",
-    )
-)
+    def raw_source(self, func: ast.expr) -> RawSource | None:
+        if _chain(func) is None:
+            return None
+        ref = self.ref_of(func)
+        if ref is None:
+            return None
+        if ref.kind == "gated" and ref.name in ARRAY_SOURCES | OBJECT_SOURCES:
+            return RawSource(ref.name)
+        if ref.kind == "device":
+            return RawSource(f"helper:{ref.name}", helper=ref.obj)
+        return None
 
 
-#: numba.cuda namespaces whose results are raw arrays (the taint sources, with `.unchecked`).
-_ARRAY_SOURCES = frozenset({"shared", "local", "const"})
-
-
-class _EscapeCheck(ast.NodeVisitor):
-    """Raw arrays obtained inside an unsafe region may be used only inside one.
-
-    `raw = out.unchecked` or `tile = cuda.shared.array(...)` inside
-    `with simtsafe.unsafe(...)` bind a name to an array that can be written
-    without a witness; a use of that name outside every unsafe region would
-    escape the region's stated reason. Flow-insensitive: a name bound to such
-    a value anywhere in the function is checked at every use.
-    """
-
-    def __init__(self, checker: _Checker) -> None:
-        self.c = checker
-        self.depth = 0
-        self.sources: dict[str, int] = {}
-        self.outside: list[ast.Name] = []
-
-    def _is_unsafe_region(self, node: ast.With) -> bool:
-        return all(
-            isinstance(item.context_expr, ast.Call)
-            and getattr(self.c._resolve(item.context_expr.func)[0], "__simtsafe_builtin__", None)
-            == "unsafe"
-            for item in node.items
-        )
-
-    def _raw_array(self, expr: ast.expr) -> bool:
-        cuda = self.c.env.cuda_module
-        sources = {id(getattr(cuda, n)) for n in _ARRAY_SOURCES if hasattr(cuda, n)}
-        for sub in ast.walk(expr):
-            if isinstance(sub, ast.Attribute) and sub.attr == "unchecked":
-                return True
-            if isinstance(sub, ast.Name | ast.Attribute):
-                obj, parent, attr = self.c._resolve(sub)
-                if obj is _GATED and attr in _ARRAY_SOURCES:
-                    return True
-                if id(obj) in sources or (parent is not None and id(parent) in sources):
-                    return True
-        return False
-
-    def visit_With(self, node: ast.With) -> None:
-        unsafe = self._is_unsafe_region(node)
-        self.depth += unsafe
-        self.generic_visit(node)
-        self.depth -= unsafe
-
-    def _bind(self, targets: Sequence[ast.expr], value: ast.expr | None, lineno: int) -> None:
-        if not (self.depth and value is not None and self._raw_array(value)):
-            return
-        pending = list(targets)
-        while pending:  # names bound by the assignment (not `x[i] = ...` or `x.a = ...`)
-            target = pending.pop()
-            if isinstance(target, ast.Name):
-                self.sources.setdefault(target.id, lineno)
-            elif isinstance(target, ast.Tuple | ast.List):
-                pending.extend(target.elts)
-            elif isinstance(target, ast.Starred):
-                pending.append(target.value)
-
-    def visit_Assign(self, node: ast.Assign) -> None:
-        self._bind(node.targets, node.value, node.lineno)
-        self.generic_visit(node)
-
-    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
-        self._bind([node.target], node.value, node.lineno)
-        self.generic_visit(node)
-
-    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
-        self._bind([node.target], node.value, node.lineno)
-        self.generic_visit(node)
-
-    def visit_Name(self, node: ast.Name) -> None:
-        if isinstance(node.ctx, ast.Load) and not self.depth:
-            self.outside.append(node)
-
-    def check(self, fn_node: ast.FunctionDef) -> None:
-        for stmt in fn_node.body:
-            self.visit(stmt)
-        for use in self.outside:
-            line = self.sources.get(use.id)
-            if line is not None:
-                raise self.c._fail(
-                    use,
-                    f"`{use.id}` holds a raw array obtained inside an unsafe region (line {line}: "
-                    "an `.unchecked` view or a shared/local/const array) and is used outside "
-                    'every `with simtsafe.unsafe("SAFETY: ..."):` block; keep each use inside '
-                    "such a block, where its reason covers it",
-                    "unsafe-escape",
-                    UnsafeRegionRequired,
-                )
-
-
-def _flatten(stmts: Sequence[Any]) -> list[ast.stmt]:
-    out: list[ast.stmt] = []
-    for s in stmts:
-        if isinstance(s, list):
-            out.extend(s)
-        elif s is not None:
-            out.append(s)
-    return out
-
-
-def _local_names(fn_node: ast.FunctionDef) -> set[str]:
-    names = {a.arg for a in fn_node.args.args}
-    for node in ast.walk(fn_node):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-        elif isinstance(node, ast.FunctionDef | ast.Lambda) and node is not fn_node:
-            args = node.args
-            names.update(a.arg for a in args.args + args.kwonlyargs + args.posonlyargs)
-    return names
-
-
-def rewrite(
-    fn: types.FunctionType,
+def analyze(
+    source: Source,
     *,
     kernel: str,
     kind: Literal["kernel", "device"],
     domain: int | None,
     views: Sequence[ParamView],
     exact_block: tuple[int, int, int] | None,
-    namespace: dict[str, Any],
-    is_gated: Callable[[Any, str], bool],
-    forbidden: Callable[[Any], tuple[str, str] | None],
-    cuda_module: Any,
-) -> Rewritten:
-    """Check ``fn`` and build the function Numba will compile.
+    scope: Mapping[str, Any],
+    strict: bool,
+    attributes: frozenset[str] = LOCAL_ATTRIBUTES,
+    seeds: Mapping[str, int] | None = None,
+    helper_returns_raw: Callable[[Any, dict[int, int]], bool] = lambda h, s: True,
+) -> Analysis:
+    """Check ``source`` against ``scope`` and build the rewritten function's AST.
 
     Args:
-        fn: the user's function.
-        kernel: its name, for messages.
+        source: the parsed function (copied, never modified).
+        kernel: the function's name, for messages.
         kind: ``"kernel"`` (gets the view prologue) or ``"device"`` (helper).
         domain: the contract's proven launch rank, or None.
         views: the parameters that get a view in the prologue (kernels only).
         exact_block: the contract's exact block, stamped as ``.reqntid``.
-        namespace: the globals the rewritten function is executed with
-            (the user's globals plus the ``__ss_*`` builtins).
-        is_gated: ``is_gated(obj, attr)`` says whether ``obj`` (or attribute
-            ``attr`` of the ``numba.cuda`` module) needs an unsafe region.
-        forbidden: for an object a kernel refers to, (rule, reason) why it may
-            not (a raw Numba-compiled function, simtsafe internals), or None.
-        cuda_module: the ``numba.cuda`` module object.
+        scope: what global names denote (module globals, closure values).
+        strict: a name missing from ``scope`` is an error (compile) rather
+            than pending (decoration).
+        attributes: attributes allowed on local values.
+        seeds: parameters holding raw values on entry (helper taint).
+        helper_returns_raw: taint summary of helpers (see ``_taint``).
 
     Raises:
         SafetyError: the function breaks a rule; the message names the line.
     """
-    if fn.__code__.co_freevars:
-        raise SafetyError(
-            f"kernel {kernel!r} closes over local variables {fn.__code__.co_freevars}; kernels "
-            "and device helpers must be module-level functions: make those values module "
-            "globals or parameters",
-            kernel=kernel,
-            rule="closure",
-        )
-    fn_node, src, filename = _source_tree(fn, kernel)
-    args = fn_node.args
-    if args.vararg or args.kwarg or args.kwonlyargs or args.defaults or args.posonlyargs:
-        raise SafetyError(
-            f"kernel {kernel!r}: parameters must be plain positional names (no defaults, *args, "
-            "**kwargs or keyword-only parameters)",
-            kernel=kernel,
-            rule="signature",
-            filename=filename,
-            lineno=fn_node.lineno,
-        )
+    fn_node = copy.deepcopy(source.node)
     env = _Env(
         kernel=kernel,
         kind=kind,
         domain=domain,
-        filename=filename,
-        globals=fn.__globals__,
-        is_gated=is_gated,
-        forbidden=forbidden,
-        cuda_module=cuda_module,
+        filename=source.filename,
+        scope=scope,
+        strict=strict,
+        attributes=attributes,
+        helper_returns_raw=helper_returns_raw,
     )
-    checker = _Checker(env, _local_names(fn_node))
-    _EscapeCheck(checker).check(fn_node)
-    fn_node.body = _flatten([checker.visit(stmt) for stmt in fn_node.body])
+    checker = _Checker(env, _local_names(fn_node), {v.name: v.view for v in views})
+    new_body = _flatten([checker.visit(stmt) for stmt in fn_node.body])
+    # Taint runs over an untouched copy (the walk above rewrote fn_node in place).
+    original = copy.deepcopy(source.node)
+    taint = analyze_taint(
+        original,
+        inside=checker.unsafe_nodes(original),
+        source_of=checker.raw_source,
+        view_ranks={v.name: v.ndim for v in views if v.view != "in"},
+        seeds=seeds or {},
+        helper_returns_raw=helper_returns_raw,
+        fail=checker.fail,
+    )
+    fn_node.body = new_body
     fn_node.decorator_list = []
     fn_node.returns = None
     for a in fn_node.args.args:
@@ -588,16 +692,13 @@ def rewrite(
     if not fn_node.body:
         fn_node.body = [ast.copy_location(ast.Pass(), fn_node)]
     fn_node.body = prologue + fn_node.body
-
     module = ast.Module(body=[fn_node], type_ignores=[])
     ast.fix_missing_locations(module)
-    code = compile(module, filename, "exec")
-    exec(code, namespace)
-    # exec bound the new function under its name; drop that binding: when the
-    # namespace is filled from the user's globals, the name means what it means
-    # there (the Kernel, or the helper's compiled target for recursion).
-    new_fn = namespace.pop(fn_node.name)
-    new_fn.__qualname__ = fn.__qualname__
-    new_fn.__module__ = fn.__module__
-    new_fn.__doc__ = fn.__doc__
-    return Rewritten(function=new_fn, unsafe_regions=checker.regions, source=src)
+    return Analysis(
+        module=module,
+        unsafe_regions=checker.regions,
+        globals_used=checker.globals_used,
+        substitutes=checker.substitutes,
+        returns_raw=taint.returns_raw,
+        filename=source.filename,
+    )

@@ -229,7 +229,7 @@ def test_other_with_rejected(tmp_path, with_line):  # type: ignore[no-untyped-de
     "body",
     [
         "it = thread.grid_stride(out)  # BAD",
-        "for w in list(thread.grid_stride(out)):  # BAD\n                out[w] = a[w] * 2",
+        "for w in zip(thread.grid_stride(out)):  # BAD\n                out[w] = a[w] * 2",
         "g = thread.grid_stride  # BAD",
     ],
     ids=["assigned", "wrapped", "aliased"],
@@ -442,13 +442,34 @@ def test_kernel_bare_return_accepted(tmp_path):  # type: ignore[no-untyped-def]
     _copy_twin(mod)
 
 
-def test_closure_rejected(tmp_path):  # type: ignore[no-untyped-def]
+def test_closure_over_array_rejected(tmp_path):  # type: ignore[no-untyped-def]
     mod = load_kernel_module(
         tmp_path,
         """
         def make():
-            scale = np.float32(2)
+            table = np.arange(4, dtype=np.float32)
 
+            @ss.kernel
+            def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+                i = thread.index_1d()
+                out[i] = a[i] * table[0]  # BAD
+
+            return k
+        """,
+    )
+    with pytest.raises(ss.SafetyError) as info:
+        mod.make()
+    assert info.value.rule == "global-array"
+    assert "`table` is a global array (numpy.ndarray)" in str(info.value)
+    assert "Pass it as an argument" in str(info.value)
+    _assert_points_at(info.value, tmp_path, "# BAD")
+
+
+def test_closure_over_constant_accepted_and_cached(tmp_path):  # type: ignore[no-untyped-def]
+    mod = load_kernel_module(
+        tmp_path,
+        """
+        def make(scale):
             @ss.kernel
             def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
                 i = thread.index_1d()
@@ -457,11 +478,14 @@ def test_closure_rejected(tmp_path):  # type: ignore[no-untyped-def]
             return k
         """,
     )
-    with pytest.raises(ss.SafetyError) as info:
-        mod.make()
-    assert info.value.rule == "closure"
-    assert "closes over local variables ('scale',)" in str(info.value)
-    assert "'k'" in str(info.value)
+    k2 = mod.make(np.float32(2))
+    assert mod.make(np.float32(2)) is k2  # same closure values: the same (compiled) kernel
+    assert mod.make(np.float32(3)) is not k2
+
+    class Twin:
+        k = k2
+
+    _copy_twin(Twin)
 
 
 def test_module_global_twin_accepted(tmp_path):  # type: ignore[no-untyped-def]
@@ -511,7 +535,7 @@ def test_shared_array_used_after_its_unsafe_region_rejected(tmp_path):  # type: 
         cls=ss.UnsafeRegionRequired,
     )
     assert exc.rule == "unsafe-escape"
-    assert "`buf` holds a raw array obtained inside an unsafe region" in str(exc)
+    assert "`buf` holds a raw value obtained inside an unsafe region" in str(exc)
     _assert_points_at(exc, tmp_path, "# BAD")
 
 
@@ -529,7 +553,7 @@ def test_unchecked_view_escaping_its_region_rejected(tmp_path):  # type: ignore[
         cls=ss.UnsafeRegionRequired,
     )
     assert exc.rule == "unsafe-escape"
-    assert "`raw` holds a raw array" in str(exc)
+    assert "`raw` holds a raw value" in str(exc)
     _assert_points_at(exc, tmp_path, "# BAD")
 
 

@@ -1,0 +1,166 @@
+"""The ``numba.cuda`` kernel API that simtsafe kernels may name, and how.
+
+An allow-list, by name: anything of ``numba.cuda`` (or ``numba``) that is not
+listed here is refused in kernels and device helpers, whatever it is (the
+package has submodules whose functions reach the same intrinsics as gated
+names under other names). ``simtsafe.decoration._policy`` classifies every
+object a kernel refers to with these tables.
+
+Kinds: ``"ok"`` usable anywhere; ``"gated"`` only inside
+``with simtsafe.unsafe("SAFETY: ...")`` (shared/local/constant memory,
+barriers, warp intrinsics, fences, atomics, cooperative groups, stores with
+cache hints); ``"dim3"`` a ``threadIdx``-like namespace whose ``x``/``y``/``z``
+are ints. A nested dict is a namespace whose members are classified by it.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from ._compat import SIMULATOR
+
+__all__ = ["CUDA_API", "NUMBA_API", "cuda_object_kinds", "is_numba_scalar_type"]
+
+_DIM3 = ("threadIdx", "blockIdx", "blockDim", "gridDim")
+_OK = (
+    "laneid",
+    "warpsize",
+    "grid",
+    "gridsize",
+    "fma",
+    "cbrt",
+    "brev",
+    "clz",
+    "ffs",
+    "popc",
+    "selp",
+    "nanosleep",
+    # Loads with cache hints: reads, like a plain int read of an input.
+    "ldca",
+    "ldcg",
+    "ldcs",
+    "ldcv",
+    "ldlu",
+    "literal_unroll",
+)
+_GATED = (
+    "syncthreads",
+    "syncthreads_count",
+    "syncthreads_and",
+    "syncthreads_or",
+    "syncwarp",
+    "shfl_sync",
+    "shfl_up_sync",
+    "shfl_down_sync",
+    "shfl_xor_sync",
+    "all_sync",
+    "any_sync",
+    "eq_sync",
+    "ballot_sync",
+    "match_any_sync",
+    "match_all_sync",
+    "activemask",
+    "lanemask_lt",
+    "threadfence",
+    "threadfence_block",
+    "threadfence_system",
+    # Stores with cache hints: raw writes through a plain index.
+    "stcg",
+    "stcs",
+    "stwb",
+    "stwt",
+)
+_ATOMICS = (
+    "add",
+    "sub",
+    "max",
+    "min",
+    "nanmax",
+    "nanmin",
+    "exch",
+    "cas",
+    "compare_and_swap",
+    "inc",
+    "dec",
+    "and_",
+    "or_",
+    "xor",
+)
+
+CUDA_API: dict[str, Any] = {
+    **dict.fromkeys(_DIM3, "dim3"),
+    **dict.fromkeys(_OK, "ok"),
+    **dict.fromkeys(_GATED, "gated"),
+    "shared": {"array": "gated"},
+    "local": {"array": "gated"},
+    "const": {"array_like": "gated"},
+    "atomic": dict.fromkeys(_ATOMICS, "gated"),
+    "cg": {"this_grid": "gated"},
+    "libdevice": "libdevice",  # every public libdevice function: scalar math, "ok"
+}
+
+#: What kernels may name of the top-level ``numba`` package (its scalar types are constants).
+NUMBA_API: dict[str, Any] = {"literal_unroll": "ok"}
+
+#: Functions of ``numba.cuda.random`` (they write the RNG state array: gated).
+_RANDOM = (
+    "xoroshiro128p_uniform_float32",
+    "xoroshiro128p_uniform_float64",
+    "xoroshiro128p_normal_float32",
+    "xoroshiro128p_normal_float64",
+    "xoroshiro128p_next",
+    "xoroshiro128p_jump",
+    "init_xoroshiro128p_state",
+)
+
+
+def is_numba_scalar_type(obj: Any) -> bool:
+    """A Numba scalar type object (``numba.float32``...), usable as a dtype constant."""
+    from numba.core import types
+
+    return isinstance(obj, types.Number | types.Boolean)
+
+
+@cache
+def libdevice_names() -> frozenset[str]:
+    from numba.cuda import libdevice
+
+    return frozenset(n for n in dir(libdevice) if not n.startswith("_"))
+
+
+@cache
+def cuda_object_kinds() -> dict[int, tuple[str, str]]:
+    """id(object) -> (dotted name, kind) for the API objects themselves.
+
+    Lets a kernel use names imported from ``numba.cuda`` directly
+    (``from numba.cuda import syncthreads``). Empty on the simulator, where
+    the kernel API exists only inside a running kernel.
+    """
+    if SIMULATOR:
+        return {}
+    from numba import cuda
+    from numba.cuda import libdevice
+
+    kinds: dict[int, tuple[str, str]] = {}
+    for name, kind in CUDA_API.items():
+        obj = getattr(cuda, name, None)
+        if obj is None:
+            continue
+        if isinstance(kind, dict):
+            for member, sub in kind.items():
+                if hasattr(obj, member):
+                    kinds[id(getattr(obj, member))] = (f"cuda.{name}.{member}", sub)
+        elif kind == "libdevice":
+            for member in libdevice_names():
+                kinds[id(getattr(libdevice, member))] = (f"cuda.libdevice.{member}", "ok")
+        else:
+            kinds[id(obj)] = (f"cuda.{name}", kind)
+    import numba
+    import numba.cuda.random as random
+
+    for name in _RANDOM:
+        if hasattr(random, name):
+            kinds[id(getattr(random, name))] = (f"numba.cuda.random.{name}", "gated")
+    kinds[id(numba.literal_unroll)] = ("numba.literal_unroll", "ok")
+    return kinds
