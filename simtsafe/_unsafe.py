@@ -23,10 +23,11 @@ def check_reason(reason: object) -> str:
     """Validate an unsafe reason: a non-empty string that states why the code is sound.
 
     Raises:
-        ValueError: if ``reason`` is not a string or has no text after ``SAFETY:``.
+        TypeError: if ``reason`` is not a string (``unsafe(None)`` included).
+        ValueError: if ``reason`` has no text after ``SAFETY:``.
     """
     if not isinstance(reason, str):
-        raise ValueError(
+        raise TypeError(
             f"simtsafe.unsafe() needs a string reason, got {type(reason).__name__}; "
             'write simtsafe.unsafe("SAFETY: why this is sound")'
         )
