@@ -18,6 +18,7 @@ import numpy as np
 from .._errors import SafetyError
 from .._spaces import SPACE_NDIM, IndexSpace
 from .._views import DisjointSlice, In, In2D
+from ..lowering._scalars import scalar_kind
 
 __all__ = ["Param", "parse_params"]
 
@@ -84,20 +85,34 @@ def _parse_one(name: str, annotation: Any, kernel: str) -> Param:
     if annotation in _SCALAR_BUILTINS:
         return Param(name, "scalar", _SCALAR_BUILTINS[annotation], 0, None, text)
     if isinstance(annotation, type) and issubclass(annotation, np.generic):
-        return Param(
-            name, "scalar", _element_dtype(annotation, kernel, name, annotation), 0, None, text
-        )
+        dtype = _element_dtype(annotation, kernel, name, annotation)
+        if scalar_kind(dtype) is None:
+            raise SafetyError(
+                f"kernel {kernel!r}: parameter {name!r} is annotated {text}, which cannot be "
+                "passed to a kernel by value; scalar parameters may be bool, int8..int64, "
+                "uint8..uint64, float16, float32, float64, complex64 or complex128 (pass other "
+                "data in a 1-element In[...] array)",
+                kernel=kernel,
+                rule="annotation",
+            )
+        return Param(name, "scalar", dtype, 0, None, text)
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
     if origin is DisjointSlice:
         dtype = _element_dtype(args[0], kernel, name, annotation)
         space = args[1]
         if not (
-            isinstance(space, type) and issubclass(space, IndexSpace) and space is not IndexSpace
+            isinstance(space, type)
+            and issubclass(space, IndexSpace)
+            and space is not IndexSpace
+            and SPACE_NDIM.get(space.__name__) is not None
+            and space.__module__ == IndexSpace.__module__
         ):
             raise SafetyError(
                 f"kernel {kernel!r}: parameter {name!r}: the second argument of DisjointSlice "
-                f"must be an index space (Index1D, Index2D, PerWarp, PerBlock), got {_describe(space)}",
+                f"must be one of simtsafe's index spaces ({', '.join(SPACE_NDIM)}), got "
+                f"{_describe(space)}. A user-defined IndexSpace has no witness constructor that "
+                "proves one writer per element, so it cannot type an output",
                 kernel=kernel,
                 rule="annotation",
             )

@@ -57,7 +57,7 @@ def build_fast_check(plan: LaunchPlan, check_devices: bool) -> FastCheck:
                 "    except ArgumentTypeError:",
                 "        return None",
             ]
-            packed.append(f"s{i}")
+            packed.append(f"*s{i}")
             env.append(f"{param.name!r}: x{i}")
             continue
         arrays.append(i)

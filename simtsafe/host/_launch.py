@@ -17,7 +17,6 @@ touches no output.
 
 from __future__ import annotations
 
-import ctypes
 import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, final
@@ -39,6 +38,7 @@ from ..lowering._launching import (
     launch_config,
     max_active_clusters,
 )
+from ..lowering._scalars import scalar_kind
 from ._argfacts import Facts, array_facts, current_device, several_devices
 from ._fastcheck import build_fast_check
 
@@ -47,20 +47,6 @@ if TYPE_CHECKING:
     from ..decoration._params import Param
 
 __all__ = ["LaunchPlan"]
-
-_CTYPES: dict[str, Any] = {
-    "int8": ctypes.c_int8,
-    "int16": ctypes.c_int16,
-    "int32": ctypes.c_int32,
-    "int64": ctypes.c_int64,
-    "uint8": ctypes.c_uint8,
-    "uint16": ctypes.c_uint16,
-    "uint32": ctypes.c_uint32,
-    "uint64": ctypes.c_uint64,
-    "float32": ctypes.c_float,
-    "float64": ctypes.c_double,
-    "bool": ctypes.c_bool,
-}
 
 
 def check_device(kernel: str, prepared_on: int, current: int | None, arrays: Any) -> None:
@@ -309,7 +295,7 @@ class LaunchPlan:
         devices: list[tuple[str, int | None]] = []
         for (param, typestr, itemsize), obj in zip(expect, args, strict=True):
             if param.kind == "scalar":
-                params.append(self._scalar(param, obj))
+                params += self._scalar(param, obj)
                 env[param.name] = obj
                 continue
             facts = array_facts(obj, param, name, itemsize)
@@ -372,17 +358,11 @@ class LaunchPlan:
         self._cufuncs[layouts] = cufunc
         return cufunc
 
-    def _scalar(self, param: Param, obj: Any) -> Any:
-        kind = param.dtype.kind
-        ok = (
-            isinstance(obj, bool | np.bool_)
-            if kind == "b"
-            else isinstance(obj, int | np.integer) and not isinstance(obj, bool | np.bool_)
-            if kind in "iu"
-            else isinstance(obj, int | float | np.integer | np.floating)
-            and not isinstance(obj, bool | np.bool_)
-        )
-        if not ok:
+    def _scalar(self, param: Param, obj: Any) -> tuple[Any, ...]:
+        """Check one scalar argument against the scalar table and pack it (ABI order)."""
+        kind = scalar_kind(param.dtype)
+        assert kind is not None  # refused at decoration otherwise
+        if not kind.admits(obj):
             raise ArgumentTypeError(
                 f"kernel {self.name!r}: argument {param.name!r} is declared {param.annotation}, got "
                 f"{type(obj).__name__} {obj!r}",
@@ -390,20 +370,25 @@ class LaunchPlan:
                 argument=param.name,
                 actual=type(obj).__name__,
             )
-        if kind in "iu":
-            info = np.iinfo(param.dtype)
-            if not info.min <= int(obj) <= info.max:
-                raise ArgumentTypeError(
-                    f"kernel {self.name!r}: argument {param.name!r} = {obj} does not fit "
-                    f"{param.dtype} [{info.min}, {info.max}]",
-                    kernel=self.name,
-                    argument=param.name,
-                    actual=int(obj),
-                    limit=(int(info.min), int(info.max)),
-                )
+        problem = kind.out_of_range(obj)
+        if problem is not None:
+            limit: Any = None
+            if param.dtype.kind in "iu":
+                info = np.iinfo(param.dtype)
+                limit = (int(info.min), int(info.max))
+            else:
+                limit = float(np.finfo(param.dtype).max)
+            raise ArgumentTypeError(
+                f"kernel {self.name!r}: argument {param.name!r} = {obj} {problem}. Pass a value "
+                f"that fits, or declare the parameter with a wider type",
+                kernel=self.name,
+                argument=param.name,
+                actual=obj,
+                limit=limit,
+            )
         if SIMULATOR:
-            return obj
-        return _CTYPES[param.dtype.name](obj)
+            return (obj,)
+        return kind.pack(obj)
 
     def _bad_output(self, param: Param, facts: Facts) -> None:
         if not facts.c_contiguous:
