@@ -37,7 +37,10 @@ from .._unsafe import check_reason
 
 __all__ = ["ParamView", "Rewritten", "rewrite"]
 
-_WITNESS_SPACE_CTORS = {"index_1d": 1, "index_2d": 2, "grid_stride": 1}
+#: Witness constructors that belong to one launch rank: refused in a kernel whose
+#: contract proves another (``index_3d`` is unique in any launch, but a contract
+#: that says ``domain=1`` or ``2`` and a 3D witness contradict each other).
+_WITNESS_SPACE_CTORS = {"index_1d": 1, "index_2d": 2, "index_3d": 3, "grid_stride": 1}
 
 
 @dataclass(frozen=True)
@@ -45,7 +48,7 @@ class ParamView:
     """How the prologue turns one plain array parameter into its view."""
 
     name: str
-    view: str  # "in" or an index-space name ("Index1D", "Index2D", "PerWarp", "PerBlock")
+    view: str  # "in" or an index-space name ("Index1D", "Index2D", "Index3D", "PerWarp", ...)
 
 
 @dataclass(frozen=True)

@@ -228,8 +228,10 @@ class LaunchPlan:
             return None
         param = next(p for p in self.kernel.params if p.name == self.covers)
         g, b = self.grid, self.block
-        if param.space == "Index2D":
-            return (g[1] * b[1], g[0] * b[0])
+        if param.space in ("Index2D", "Index3D") or (param.kind == "in" and param.ndim > 1):
+            # One thread per element along each axis: the array's last axis follows
+            # x, the one before y, then z (rows follow y; 3D: (z, y, x)).
+            return tuple(g[axis] * b[axis] for axis in reversed(range(param.ndim)))
         blocks = g[0] * g[1] * g[2]
         if param.space == "PerBlock":
             return (blocks,)
