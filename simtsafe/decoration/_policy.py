@@ -76,7 +76,7 @@ def forbidden(obj: Any) -> tuple[str, str] | None:
 @cache
 def _private_ids() -> frozenset[int]:
     """Identities of every private device builtin (witness minting intrinsics included)."""
-    ids = {id(v) for d in (None, 1, 2) for v in device_builtins(proven_domain=d).values()}
+    ids = {id(v) for d in (None, 1, 2, 3) for v in device_builtins(proven_domain=d).values()}
     # Note: the attribute simtsafe.device is the @device decorator (public API), which
     # hides the subpackage of the same name; import the backend module by its full name.
     module = importlib.import_module(f"simtsafe.lowering.{'_sim' if SIMULATOR else '_cuda'}")
