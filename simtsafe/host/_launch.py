@@ -41,6 +41,7 @@ from ..lowering._launching import (
 )
 from ._argfacts import Facts, array_facts, current_device, several_devices
 from ._fastcheck import build_fast_check
+from ._requires import launch_env
 
 if TYPE_CHECKING:
     from ..decoration._decorators import Kernel
@@ -193,7 +194,7 @@ class LaunchPlan:
             (p, p.dtype.str if p.is_array else "", p.dtype.itemsize) for p in kernel.params
         )
         bound = kernel.bound
-        self.needs_env = bool(bound and bound.relations)
+        self.needs_env = bool(bound and bound.per_launch)
         self.covers = bound.covers if bound else None
         self.capacity = self._capacity()
         self._cufuncs: dict[tuple[str, ...], Any] = {}
@@ -338,6 +339,7 @@ class LaunchPlan:
             bound = self.kernel.bound
             assert bound is not None
             env.update(shapes)
+            env.update(launch_env(self.grid, self.block))
             bound.check_requires(env)
         if self.capacity is not None:
             self._check_covers(shapes[self.covers])  # type: ignore[index]

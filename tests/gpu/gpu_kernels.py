@@ -90,3 +90,15 @@ def coords3d(out: DisjointSlice3D[np.int32]) -> None:
 def copy3d_free(out: DisjointSlice3D[np.float32], a: In3D[np.float32]) -> None:
     w = thread.index_3d()  # no contract: valid in any launch shape
     out[w] = a[w]
+
+
+@ss.kernel(
+    contract=ss.LaunchContract(
+        domain=1,
+        max_threads=1024,
+        requires=["block.x >= 64", "grid.x * block.x >= out.size", "a.size == out.size"],
+    )
+)
+def twice_covering(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+    i = thread.index_1d()
+    out[i] = a[i] * np.float32(2)

@@ -163,6 +163,25 @@ def test_3d_witnesses_own_one_element_each() -> None:
         np.testing.assert_array_equal(dst.copy_to_host(), a)
 
 
+def test_requires_over_launch_dimensions() -> None:
+    from .gpu_kernels import twice_covering
+
+    with pytest.raises(ss.RequiresViolation, match=r"block.x >= 64 is 32 >= 64"):
+        twice_covering.prepare(grid=16, block=32)
+    launch = twice_covering.prepare(grid=4, block=128)
+    a = cuda.to_device(np.arange(513, dtype=np.float32))
+    out = _poisoned(513)
+    with pytest.raises(ss.RequiresViolation, match=r"512 >= 513"):
+        launch(out, a)
+    assert (out.copy_to_host() == -7).all()
+    head, a_head = out[:512], a[:512]
+    for _ in range(3):  # checked, then remembered: the same objects again
+        launch(head, a_head)
+    expected = np.arange(512, dtype=np.float32) * 2
+    np.testing.assert_array_equal(out.copy_to_host()[:512], expected)
+    assert out.copy_to_host()[512] == -7
+
+
 def test_pytorch_tensors_go_through_the_cuda_array_interface() -> None:
     torch = pytest.importorskip("torch")
     a = torch.arange(512, dtype=torch.float32, device="cuda")
