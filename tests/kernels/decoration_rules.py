@@ -416,6 +416,27 @@ def test_simtsafe_device_helper_accepted(tmp_path):  # type: ignore[no-untyped-d
     _copy_twin(mod)
 
 
+def test_device_helper_minting_a_3d_witness_accepted(tmp_path):  # type: ignore[no-untyped-def]
+    # A helper has no domain proof; index_3d needs none (unique in every launch).
+    mod = load_kernel_module(
+        tmp_path,
+        """
+        @ss.device
+        def put(out, a):
+            w = thread.index_3d()
+            out[w] = a[w] * 2
+
+        @ss.kernel(contract=ss.LaunchContract(domain=3))
+        def k(out: DisjointSlice3D[np.float32], a: In3D[np.float32]) -> None:
+            put(out, a)
+        """,
+    )
+    a = np.arange(2 * 3 * 5, dtype=F32).reshape(2, 3, 5)
+    res = run_or_compile(mod.k, (1, 1, 2), (5, 3, 1), np.zeros_like(a), a)
+    if res is not None:
+        np.testing.assert_array_equal(res[0], a * 2)
+
+
 def test_kernel_calling_kernel_rejected(tmp_path):  # type: ignore[no-untyped-def]
     exc = _rejected(
         tmp_path,
