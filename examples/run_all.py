@@ -20,6 +20,7 @@ SIZES: dict[str, tuple[dict[str, int], dict[str, int]]] = {
     "vecadd": ({"n": 10_000_019}, {"n": 5_003}),
     "saxpy": ({"n": 10_000_019, "blocks": 264}, {"n": 5_003, "blocks": 4}),
     "jacobi": ({"rows": 2_000, "cols": 3_001}, {"rows": 40, "cols": 67}),
+    "heat3d": ({"nz": 200, "ny": 300, "nx": 513}, {"nz": 5, "ny": 7, "nx": 37}),
     "matmul": ({"m": 700, "k": 500, "n": 900}, {"m": 24, "k": 9, "n": 40}),
     "block_sumsq": ({"n": 10_000_019}, {"n": 3_001}),
 }

@@ -47,14 +47,17 @@ from ._errors import TooManyThreads as TooManyThreads
 from ._errors import UnsafeRegionRequired as UnsafeRegionRequired
 from ._spaces import Index1D as Index1D
 from ._spaces import Index2D as Index2D
+from ._spaces import Index3D as Index3D
 from ._spaces import IndexSpace as IndexSpace
 from ._spaces import PerBlock as PerBlock
 from ._spaces import PerWarp as PerWarp
 from ._unsafe import unsafe as unsafe
 from ._views import DisjointSlice as DisjointSlice
 from ._views import DisjointSlice2D as DisjointSlice2D
+from ._views import DisjointSlice3D as DisjointSlice3D
 from ._views import In as In
 from ._views import In2D as In2D
+from ._views import In3D as In3D
 from ._views import ThreadIndex as ThreadIndex
 from .decoration._decorators import DeviceFunction as DeviceFunction
 from .decoration._decorators import Kernel as Kernel
@@ -84,12 +87,15 @@ __all__ = [
     "DeviceLimitExceeded",
     "DisjointSlice",
     "DisjointSlice2D",
+    "DisjointSlice3D",
     "DomainMismatch",
     "FunctionLimitExceeded",
     "In",
     "In2D",
+    "In3D",
     "Index1D",
     "Index2D",
+    "Index3D",
     "IndexSpace",
     "Kernel",
     "LaunchConfig",

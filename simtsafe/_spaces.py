@@ -8,6 +8,9 @@ uniqueness of a witness across threads is only proven *within* its space:
   ``thread.grid_stride(...)``).
 * ``Index2D``  -- one (row, col) element per thread of a 2D grid
   (``thread.index_2d()``); row follows y, col follows x.
+* ``Index3D``  -- one (z, y, x) element per thread of a 3D grid
+  (``thread.index_3d()``); the last (contiguous) axis of a C-order array
+  follows x.
 * ``PerWarp``  -- one element per warp of the launch (``thread.warp_leader()``).
 * ``PerBlock`` -- one element per block of the launch (``thread.block_leader()``).
 
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 from typing import final
 
-__all__ = ["SPACE_NDIM", "Index1D", "Index2D", "IndexSpace", "PerBlock", "PerWarp"]
+__all__ = ["SPACE_NDIM", "Index1D", "Index2D", "Index3D", "IndexSpace", "PerBlock", "PerWarp"]
 
 
 class IndexSpace:
@@ -39,6 +42,11 @@ class Index2D(IndexSpace):
 
 
 @final
+class Index3D(IndexSpace):
+    """One (z, y, x) element per thread of a 3D launch."""
+
+
+@final
 class PerWarp(IndexSpace):
     """One element per warp of the launch (lane 0 writes)."""
 
@@ -49,4 +57,10 @@ class PerBlock(IndexSpace):
 
 
 #: Rank of the arrays each space addresses.
-SPACE_NDIM: dict[str, int] = {"Index1D": 1, "Index2D": 2, "PerWarp": 1, "PerBlock": 1}
+SPACE_NDIM: dict[str, int] = {
+    "Index1D": 1,
+    "Index2D": 2,
+    "Index3D": 3,
+    "PerWarp": 1,
+    "PerBlock": 1,
+}

@@ -17,15 +17,18 @@ from typing import TYPE_CHECKING, Any, Generic, NoReturn, final, overload
 import numpy as np
 from typing_extensions import TypeVar, deprecated
 
-from ._spaces import Index1D, Index2D, IndexSpace, PerBlock, PerWarp
+from ._spaces import Index1D, Index2D, Index3D, IndexSpace, PerBlock, PerWarp
 
 __all__ = [
     "DisjointSlice",
     "DisjointSlice2D",
+    "DisjointSlice3D",
     "In",
     "In2D",
+    "In3D",
     "Index1D",
     "Index2D",
+    "Index3D",
     "PerBlock",
     "PerWarp",
     "ThreadIndex",
@@ -60,15 +63,16 @@ class ThreadIndex(_KernelOnly, Generic[S_co]):
     """A witness that the current thread owns one element of space ``S``.
 
     Only ``simtsafe.thread`` constructors make one. It has no arithmetic and
-    no comparison; ``index`` (1D spaces) and ``row``/``col`` (``Index2D``)
-    give plain ints that can read inputs but never index a ``DisjointSlice``.
-    An invalid witness (the thread owns nothing) is out of bounds for every
+    no comparison; ``index`` (1D spaces), ``row``/``col`` (``Index2D``, with
+    the aliases ``y``/``x``) and ``z``/``y``/``x`` (``Index3D``) give plain
+    ints that can read inputs but never index a ``DisjointSlice``. An
+    invalid witness (the thread owns nothing) is out of bounds for every
     slice: writes through it do nothing.
     """
 
     __slots__ = ()
 
-    def in_bounds(self, s: DisjointSlice[Any, S_co] | In[Any] | In2D[Any]) -> bool:
+    def in_bounds(self, s: DisjointSlice[Any, S_co] | In[Any] | In2D[Any] | In3D[Any]) -> bool:
         """Does this witness address an element of ``s``?"""
         raise NotImplementedError
 
@@ -87,13 +91,29 @@ class ThreadIndex(_KernelOnly, Generic[S_co]):
         """Column (x) of a 2D witness, as a plain int."""
         raise NotImplementedError
 
+    @property
+    def x(self: ThreadIndex[Index2D] | ThreadIndex[Index3D]) -> int:
+        """The x coordinate (last array axis; ``col`` of a 2D witness), as a plain int."""
+        raise NotImplementedError
+
+    @property
+    def y(self: ThreadIndex[Index2D] | ThreadIndex[Index3D]) -> int:
+        """The y coordinate (``row`` of a 2D witness, axis 1 of a 3D one), as a plain int."""
+        raise NotImplementedError
+
+    @property
+    def z(self: ThreadIndex[Index3D]) -> int:
+        """The z coordinate of a 3D witness (array axis 0), as a plain int."""
+        raise NotImplementedError
+
 
 @final
 class DisjointSlice(_KernelOnly, Generic[T, S]):
     """An output array that a thread may write only where it owns the element.
 
     ``DisjointSlice[np.float32]`` is a 1D output in ``Index1D``;
-    ``DisjointSlice2D[np.float32]`` a 2D one; ``DisjointSlice[np.float32,
+    ``DisjointSlice2D[np.float32]`` a 2D one, ``DisjointSlice3D[np.float32]``
+    a 3D one; ``DisjointSlice[np.float32,
     PerBlock]`` a per-block result. Reads and writes take a witness of the same
     space and are bounds-checked against this array's own shape: out of range,
     a write does nothing and a read gives zero.
@@ -166,6 +186,9 @@ class DisjointSlice(_KernelOnly, Generic[T, S]):
 
 DisjointSlice2D = DisjointSlice[T, Index2D]
 """A 2D output addressed by ``thread.index_2d()`` witnesses."""
+
+DisjointSlice3D = DisjointSlice[T, Index3D]
+"""A 3D output addressed by ``thread.index_3d()`` witnesses."""
 
 
 @final
@@ -262,5 +285,24 @@ class In2D(_Input, Generic[T]):
 
     @property
     def shape(self) -> tuple[int, int]:
+        """The array's shape."""
+        raise NotImplementedError
+
+
+@final
+class In3D(_Input, Generic[T]):
+    """A read-only 3D input. Any store is rejected when the kernel compiles."""
+
+    __slots__ = ()
+
+    @overload
+    def __getitem__(self, i: tuple[int, int, int]) -> T: ...
+    @overload
+    def __getitem__(self, i: ThreadIndex[Index3D]) -> T: ...
+    def __getitem__(self, i: tuple[int, int, int] | ThreadIndex[Index3D]) -> T:
+        raise NotImplementedError
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
         """The array's shape."""
         raise NotImplementedError

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any, NoReturn, TypeVar
 
-from ._spaces import Index1D, Index2D, PerBlock, PerWarp
+from ._spaces import Index1D, Index2D, Index3D, PerBlock, PerWarp
 from ._views import DisjointSlice, In, ThreadIndex
 
-__all__ = ["block_leader", "grid_stride", "index_1d", "index_2d", "warp_leader"]
+__all__ = ["block_leader", "grid_stride", "index_1d", "index_2d", "index_3d", "warp_leader"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -53,10 +53,26 @@ def index_1d() -> ThreadIndex[Index1D]:
 def index_2d() -> ThreadIndex[Index2D]:
     """This thread's (row, col) of a 2D launch; row follows y, col follows x.
 
-    Unique per thread when the launch is 2D (proven by a ``domain=2``
-    contract, else checked on the device: invalid when z is not 1).
+    ``row = blockIdx.y * blockDim.y + threadIdx.y`` and ``col = blockIdx.x *
+    blockDim.x + threadIdx.x`` (also readable as ``w.y`` and ``w.x``): on a
+    C-order array, consecutive x threads own consecutive elements of a row,
+    so their accesses coalesce. Unique per thread when the launch is 2D
+    (proven by a ``domain=2`` contract, else checked on the device: invalid
+    when z is not 1).
     """
     _host_call("index_2d")
+
+
+@_builtin("index_3d")
+def index_3d() -> ThreadIndex[Index3D]:
+    """This thread's (z, y, x) of a 3D launch: array axes 0, 1, 2 follow z, y, x.
+
+    Each coordinate is ``blockIdx * blockDim + threadIdx`` of its axis, so on
+    a C-order 3D array consecutive x threads own consecutive elements. Unique
+    per thread in every launch (no axis is left out), so it needs no device
+    check; a kernel with a contract must declare ``domain=3`` to use it.
+    """
+    _host_call("index_3d")
 
 
 @_builtin("grid_stride")

@@ -17,10 +17,13 @@ import numpy as np
 
 from .._errors import SafetyError
 from .._spaces import SPACE_NDIM, IndexSpace
-from .._views import DisjointSlice, In, In2D
+from .._views import DisjointSlice, In, In2D, In3D
 from ..lowering._scalars import scalar_kind
 
 __all__ = ["Param", "parse_params"]
+
+#: Read-only input annotations and the rank of the array each takes.
+_INPUT_NDIM: dict[Any, int] = {In: 1, In2D: 2, In3D: 3}
 
 _SCALAR_BUILTINS: dict[Any, np.dtype[Any]] = {
     int: np.dtype(np.int64),
@@ -77,8 +80,8 @@ def _parse_one(name: str, annotation: Any, kernel: str) -> Param:
     if annotation is inspect.Parameter.empty:
         raise SafetyError(
             f"kernel {kernel!r}: parameter {name!r} has no annotation; annotate outputs as "
-            "DisjointSlice[np.float32] (or DisjointSlice2D[...]), inputs as In[np.float32] "
-            "(or In2D[...]), and scalars as int, float or a numpy scalar type",
+            "DisjointSlice[np.float32] (or DisjointSlice2D/DisjointSlice3D[...]), inputs as "
+            "In[np.float32] (or In2D/In3D[...]), and scalars as int, float or a numpy scalar type",
             kernel=kernel,
             rule="annotation",
         )
@@ -117,10 +120,10 @@ def _parse_one(name: str, annotation: Any, kernel: str) -> Param:
                 rule="annotation",
             )
         return Param(name, "out", dtype, SPACE_NDIM[space.__name__], space.__name__, text)
-    if origin in (In, In2D):
+    if origin in _INPUT_NDIM:
         dtype = _element_dtype(args[0], kernel, name, annotation)
-        return Param(name, "in", dtype, 1 if origin is In else 2, None, text)
-    if annotation in (DisjointSlice, In, In2D):
+        return Param(name, "in", dtype, _INPUT_NDIM[origin], None, text)
+    if annotation is DisjointSlice or annotation in _INPUT_NDIM:
         raise SafetyError(
             f"kernel {kernel!r}: parameter {name!r} is annotated {text} without an element "
             f"type; write {text}[np.float32] (or the dtype you launch with)",
@@ -129,8 +132,9 @@ def _parse_one(name: str, annotation: Any, kernel: str) -> Param:
         )
     raise SafetyError(
         f"kernel {kernel!r}: parameter {name!r} has annotation {text}, which simtsafe does not "
-        "know; use DisjointSlice[...] / DisjointSlice2D[...] for outputs, In[...] / In2D[...] "
-        "for read-only inputs, and int, float, bool or a numpy scalar type for scalars",
+        "know; use DisjointSlice[...] / DisjointSlice2D[...] / DisjointSlice3D[...] for outputs, "
+        "In[...] / In2D[...] / In3D[...] for read-only inputs, and int, float, bool or a numpy "
+        "scalar type for scalars",
         kernel=kernel,
         rule="annotation",
     )

@@ -49,7 +49,10 @@ from ._taint import ARRAY_SOURCES, OBJECT_SOURCES, RawSource, analyze_taint
 
 __all__ = ["Analysis", "ParamView", "Source", "UnsafeRegion", "analyze", "parse_source"]
 
-_WITNESS_SPACE_CTORS = {"index_1d": 1, "index_2d": 2, "grid_stride": 1}
+#: Witness constructors that belong to one launch rank: refused in a kernel whose
+#: contract proves another (``index_3d`` is unique in any launch, but a contract
+#: that says ``domain=1`` or ``2`` and a 3D witness contradict each other).
+_WITNESS_SPACE_CTORS = {"index_1d": 1, "index_2d": 2, "index_3d": 3, "grid_stride": 1}
 _PENDING = object()
 
 
@@ -58,7 +61,7 @@ class ParamView:
     """How the prologue turns one plain array parameter into its view."""
 
     name: str
-    view: str  # "in" or an index-space name ("Index1D", "Index2D", "PerWarp", "PerBlock")
+    view: str  # "in" or an index-space name ("Index1D", "Index2D", "Index3D", "PerWarp", ...)
     ndim: int = 1
 
 

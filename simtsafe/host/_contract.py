@@ -11,7 +11,8 @@ the launch layer, after these.
 
 Data flow: ``LaunchContract`` (user, decoration time) --``bind``-->
 ``BoundContract`` (names checked against the kernel's parameters, relations
-compiled) --> per-launch ``normalize_dims`` + ``check_static``.
+compiled) --> ``normalize_dims`` + ``check_static`` + ``BoundContract.check_launch``
+in ``prepare``, ``BoundContract.check_requires`` per launch.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from ._requires import (
     ParamInfo,
     Relation,
     check_relation_syntax,
+    launch_env,
     parse_relation,
 )
 
@@ -169,7 +171,11 @@ class LaunchContract(BaseModel):
         default=None, description="Thread-block cluster shape (x, y, z), padded like block."
     )
     requires: tuple[str, ...] = Field(
-        default=(), description="Size relations between parameters, e.g. 'a.size == out.size'."
+        default=(),
+        description=(
+            "Size relations between parameters and launch dimensions, e.g. 'a.size == out.size' "
+            "or 'grid.x * block.x >= out.size'."
+        ),
     )
     covers: str | None = Field(
         default=None,
@@ -385,20 +391,61 @@ class BoundContract:
     relations: tuple[Relation, ...]
     covers: str | None
 
-    def check_requires(self, env: Env) -> None:
-        """Check every ``requires`` relation for one launch.
+    @property
+    def per_launch(self) -> tuple[Relation, ...]:
+        """The relations that read an argument: checked at every launch, in contract order."""
+        return tuple(r for r in self.relations if r.per_launch)
+
+    def check_launch(self, grid: Dim3, block: Dim3) -> None:
+        """Check the relations that read only the launch dimensions (once, in ``prepare``).
 
         Args:
-            env: Array parameters mapped to their shape, integer scalars to their value.
+            grid: The normalized grid.
+            block: The normalized block.
+
+        Raises:
+            RequiresViolation: The first such relation that does not hold.
+        """
+        env = launch_env(grid, block)
+        for relation in self.relations:
+            if not relation.per_launch and not relation.holds(env):
+                raise RequiresViolation(
+                    f"kernel {self.kernel!r} requires {relation.text} by its launch contract, "
+                    f"but with grid {grid} and block {block}, {relation.explain(env)}. Prepare "
+                    "with a grid and block that satisfy it.",
+                    kernel=self.kernel,
+                    relation=relation.text,
+                    actual=relation.explain(env),
+                    grid=grid,
+                    block=block,
+                )
+
+    def check_requires(self, env: Env) -> None:
+        """Check the per-launch ``requires`` relations for one launch.
+
+        Relations over launch dimensions only were checked by :meth:`check_launch`.
+
+        Args:
+            env: Array parameters mapped to their shape, integer scalars to their value,
+                and (for relations that read them) the launch dimensions of
+                :func:`~simtsafe.host._requires.launch_env`.
 
         Raises:
             RequiresViolation: The first relation that does not hold.
         """
         for relation in self.relations:
-            if not relation.holds(env):
+            if relation.per_launch and not relation.holds(env):
+                fix = "Pass arguments whose sizes satisfy it"
+                if relation.launch:
+                    dims = {name: env[name] for name in sorted(relation.launch)}
+                    seen = ", ".join(f"{name} = {value}" for name, value in dims.items())
+                    fix = (
+                        f"Launch dimensions seen: {seen}. Pass arguments whose sizes satisfy "
+                        "it, or prepare a launch whose grid and block do"
+                    )
                 raise RequiresViolation(
                     f"kernel {self.kernel!r} requires {relation.text} by its launch contract, "
-                    f"but {relation.explain(env)}. Pass arguments whose sizes satisfy it.",
+                    f"but {relation.explain(env)}. {fix}.",
                     kernel=self.kernel,
                     relation=relation.text,
                     actual=relation.explain(env),

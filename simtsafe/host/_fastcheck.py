@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._errors import ArgumentTypeError
 from ._argfacts import FACTS_CACHE, array_facts
+from ._requires import launch_env
 
 if TYPE_CHECKING:
     from ._launch import LaunchPlan
@@ -84,10 +85,11 @@ def build_fast_check(plan: LaunchPlan, check_devices: bool) -> FastCheck:
                     "        return None",
                 ]
     bound = plan.kernel.bound
-    if bound is not None and bound.relations:
+    if bound is not None and bound.per_launch:
         names["_prod"] = math.prod
+        env += [f"{k!r}: {v}" for k, v in launch_env(plan.grid, plan.block).items()]
         code.append(f"    e = {{{', '.join(env)}}}")
-        for relation in bound.relations:  # validated sources over `e` (see _requires)
+        for relation in bound.per_launch:  # validated sources over `e` (see _requires)
             code += [f"    if not ({relation.source}):", "        return None"]
     if plan.capacity is not None:
         i = next(i for i, (p, _, _) in enumerate(expect) if p.name == plan.covers)

@@ -41,6 +41,7 @@ from ..lowering._launching import (
 from ..lowering._scalars import scalar_kind
 from ._argfacts import Facts, array_facts, current_device, several_devices
 from ._fastcheck import build_fast_check
+from ._requires import launch_env
 
 if TYPE_CHECKING:
     from ..decoration._decorators import Kernel
@@ -179,7 +180,7 @@ class LaunchPlan:
             (p, p.dtype.str if p.is_array else "", p.dtype.itemsize) for p in kernel.params
         )
         bound = kernel.bound
-        self.needs_env = bool(bound and bound.relations)
+        self.needs_env = bool(bound and bound.per_launch)
         self.covers = bound.covers if bound else None
         self.capacity = self._capacity()
         self._cufuncs: dict[tuple[str, ...], Any] = {}
@@ -214,8 +215,10 @@ class LaunchPlan:
             return None
         param = next(p for p in self.kernel.params if p.name == self.covers)
         g, b = self.grid, self.block
-        if param.space == "Index2D":
-            return (g[1] * b[1], g[0] * b[0])
+        if param.space in ("Index2D", "Index3D") or (param.kind == "in" and param.ndim > 1):
+            # One thread per element along each axis: the array's last axis follows
+            # x, the one before y, then z (rows follow y; 3D: (z, y, x)).
+            return tuple(g[axis] * b[axis] for axis in reversed(range(param.ndim)))
         blocks = g[0] * g[1] * g[2]
         if param.space == "PerBlock":
             return (blocks,)
@@ -322,6 +325,7 @@ class LaunchPlan:
             bound = self.kernel.bound
             assert bound is not None
             env.update(shapes)
+            env.update(launch_env(self.grid, self.block))
             bound.check_requires(env)
         if self.capacity is not None:
             self._check_covers(shapes[self.covers])  # type: ignore[index]

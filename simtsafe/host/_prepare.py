@@ -1,7 +1,8 @@
 """``kernel.prepare(...)``: check a launch configuration once, bind it to a device.
 
 Check order (cuda-oxide's): dimensions -> contract (domain, exact block or
-thread budget, dynamic shared memory) -> live device limits per axis and per
+thread budget, dynamic shared memory, ``requires`` relations over the launch
+dimensions only) -> live device limits per axis and per
 block -> the compiled function's own limits (max threads, static shared
 memory) -> static + dynamic shared memory against the portable limit, then
 the opt-in limit (raising the function's dynamic-shared attribute when
@@ -177,6 +178,8 @@ def prepare(
     block3 = normalize_dims(block, kernel=name, what="block")
     if kernel.contract is not None:
         check_static(kernel.contract, grid3, block3, shared_mem, kernel=name)
+        assert kernel.bound is not None
+        kernel.bound.check_launch(grid3, block3)
     elif not isinstance(shared_mem, int) or isinstance(shared_mem, bool) or shared_mem < 0:
         raise SharedMemoryError(
             f"kernel {name!r}: shared_mem must be a non-negative int (bytes), got {shared_mem!r}",

@@ -1,22 +1,30 @@
-"""The ``requires`` relation language: one integer comparison over parameter sizes.
+"""The ``requires`` relation language: one integer comparison over sizes and launch dims.
 
-A launch contract may state size relations between a kernel's parameters, for
-example ``"a.size == out.size"`` or ``"out.shape[0] == n * 2"``. Each relation
-is checked on the host before every launch, so it must be cheap to evaluate
-and impossible to abuse: user text is parsed with :mod:`ast`, every node is
-checked against a small grammar, and only then is a Python callable generated
-from the *validated tree* (never from the user's text).
+A launch contract may state size relations between a kernel's parameters and
+its launch geometry, for example ``"a.size == out.size"``, ``"out.shape[0] ==
+n * 2"`` or ``"grid.x * block.x >= out.size"``. Relations are checked on the
+host, so they must be cheap to evaluate and impossible to abuse: user text is
+parsed with :mod:`ast`, every node is checked against a small grammar, and
+only then is a Python callable generated from the *validated tree* (never
+from the user's text).
 
 Grammar (one relation)::
 
     relation := expr OP expr            OP in == != < <= > >=
     expr     := expr (+ | - | *) expr | -expr | (expr) | term
-    term     := INT | NAME | NAME.size | NAME.shape[INT]
+    term     := INT | NAME | NAME.size | NAME.shape[INT] | LAUNCH.AXIS
+    LAUNCH   := grid | block            AXIS in x y z
 
 ``INT`` is a non-negative integer literal, a bare ``NAME`` an integer scalar
 parameter, ``NAME.size`` the product of an array parameter's shape and
-``NAME.shape[k]`` one of its extents (``0 <= k < ndim``). Arithmetic is exact
-(Python ints), so no relation can overflow.
+``NAME.shape[k]`` one of its extents (``0 <= k < ndim``); ``grid.x`` ...
+``block.z`` are the dimensions the launch is prepared with. Arithmetic is
+exact (Python ints), so no relation can overflow.
+
+A relation that names no parameter (only launch dimensions and literals)
+holds or fails for a whole prepared launch: ``kernel.prepare`` checks it
+once. Every other relation is checked per launch, with the launch dimensions
+in the environment next to the arguments' shapes and values.
 """
 
 from __future__ import annotations
@@ -31,23 +39,44 @@ from .._errors import ContractDefinitionError
 
 __all__ = [
     "GRAMMAR",
+    "LAUNCH_NAMES",
     "Env",
     "ParamInfo",
     "Relation",
     "check_relation_syntax",
+    "launch_env",
     "parse_relation",
 ]
 
 #: What a relation is evaluated against: array parameters map to their shape
-#: tuple, integer scalar parameters to their value.
+#: tuple, integer scalar parameters to their value, and the launch dimensions
+#: (keys ``"grid.x"`` ... ``"block.z"``, which no parameter name can be) to ints.
 Env: TypeAlias = Mapping[str, int | tuple[int, ...]]
 
 #: The grammar in one line, quoted by every definition error.
 GRAMMAR = (
     "one comparison (== != < <= > >=) between integer expressions built from "
     "non-negative integer literals, NAME (integer scalar parameter), NAME.size, "
-    "NAME.shape[k], + - *, unary minus and parentheses"
+    "NAME.shape[k], the launch dimensions grid.x/y/z and block.x/y/z, + - *, unary minus "
+    "and parentheses"
 )
+
+_AXES = ("x", "y", "z")
+_LAUNCH = ("grid", "block")
+
+#: The launch-dimension terms, in the order of ``launch_env``.
+LAUNCH_NAMES = tuple(f"{what}.{axis}" for what in _LAUNCH for axis in _AXES)
+
+
+def launch_env(grid: Sequence[int], block: Sequence[int]) -> dict[str, int]:
+    """The launch dimensions as relation terms: ``{"grid.x": ..., ..., "block.z": ...}``.
+
+    Args:
+        grid: The normalized grid ``(x, y, z)``.
+        block: The normalized block ``(x, y, z)``.
+    """
+    return dict(zip(LAUNCH_NAMES, (*grid, *block), strict=True))
+
 
 _COMPARE_OPS: dict[type[ast.cmpop], str] = {
     ast.Eq: "==",
@@ -115,11 +144,13 @@ class Relation:
         text: The relation as the user wrote it (whitespace-stripped).
         names: The parameter names the relation reads.
         op: The comparison operator (``"=="``, ``"<="`` ...).
+        launch: The launch dimensions it reads (``"grid.x"`` ... ``"block.z"``).
     """
 
     text: str
     names: frozenset[str]
     op: str
+    launch: frozenset[str]
     #: The relation as a Python expression over the env mapping ``e`` (uses ``_prod``).
     source: str = field(repr=False, compare=False)
     # Invariant: the three callables were generated from a tree that passed
@@ -128,13 +159,19 @@ class Relation:
     _right: Callable[[Env], int] = field(repr=False, compare=False)
     _holds: Callable[[Env], bool] = field(repr=False, compare=False)
 
+    @property
+    def per_launch(self) -> bool:
+        """Does it read an argument (checked per launch), or only the launch (checked once)?"""
+        return bool(self.names)
+
     def holds(self, env: Env) -> bool:
         """Evaluate the relation for one launch.
 
         Args:
             env: Array parameters mapped to their shape tuple, integer scalar
-                parameters to their value. Must contain every name in
-                :attr:`names`.
+                parameters to their value, launch dimensions (``launch_env``)
+                to theirs. Must contain every name in :attr:`names` and
+                :attr:`launch`.
 
         Returns:
             Whether the relation holds (exact integer arithmetic).
@@ -167,6 +204,7 @@ class _Translator:
         self.params = params
         self.kernel = kernel
         self.names: set[str] = set()
+        self.launch: set[str] = set()
 
     def fail(self, reason: str) -> NoReturn:
         where = f"kernel {self.kernel!r}: " if self.kernel is not None else ""
@@ -185,7 +223,12 @@ class _Translator:
             return None
         info = self.params.get(name)
         if info is None:
-            self.fail(f"unknown name {name!r}")
+            hint = (
+                f" ({name}.x, {name}.y and {name}.z are the launch's {name} dimensions)"
+                if name in _LAUNCH
+                else ""
+            )
+            self.fail(f"unknown name {name!r}{hint}")
         if info.kind == "float":
             self.fail(f"{name!r} is a float scalar parameter; only integer scalars may appear")
         if need == "int" and info.kind == "array":
@@ -242,12 +285,26 @@ class _Translator:
         if not isinstance(node.value, ast.Name):
             self.fail(f"{ast.unparse(node)!r} is not NAME.size or NAME.shape[k]")
         name = node.value.id
+        if name in _LAUNCH and node.attr in _AXES:
+            return self._launch_dim(name, node.attr)
+        if name in _LAUNCH and node.attr not in ("size", "shape"):
+            self.fail(f"{name}.{node.attr} is not a launch dimension: write {name}.x, .y or .z")
         if node.attr == "size":
             self._param(name, need="array")
             return f"_prod(e[{name!r}])"
         if node.attr == "shape":
             self.fail(f"{name}.shape must be indexed: write {name}.shape[k]")
         self.fail(f"the attribute .{node.attr} is not allowed (only .size and .shape[k])")
+
+    def _launch_dim(self, what: str, axis: str) -> str:
+        if self.params is not None and what in self.params:
+            self.fail(
+                f"{what}.{axis} names the launch's {what} dimension, but the kernel also has a "
+                f"parameter {what!r}; rename the parameter so that the relation is unambiguous"
+            )
+        key = f"{what}.{axis}"
+        self.launch.add(key)
+        return f"e[{key!r}]"
 
     def _shape_index(self, node: ast.Subscript) -> str:
         base = node.value
@@ -275,7 +332,10 @@ def _available(params: Iterable[ParamInfo]) -> str:
     infos = list(params)
     arrays = ", ".join(f"{p.name} (ndim {p.ndim})" for p in infos if p.kind == "array")
     ints = ", ".join(p.name for p in infos if p.kind == "int")
-    return f"Available names: arrays {arrays or 'none'}; integer scalars {ints or 'none'}."
+    return (
+        f"Available names: arrays {arrays or 'none'}; integer scalars {ints or 'none'}; "
+        f"launch dimensions {', '.join(LAUNCH_NAMES)}."
+    )
 
 
 def _parse_tree(text: object, translator: _Translator) -> tuple[str, str, str]:
@@ -331,6 +391,7 @@ def parse_relation(text: str, params: Sequence[ParamInfo], *, kernel: str) -> Re
         text=translator.text,
         names=frozenset(translator.names),
         op=op,
+        launch=frozenset(translator.launch),
         source=f"{left} {op} {right}",
         _left=cast("Callable[[Env], int]", build(left)),
         _right=cast("Callable[[Env], int]", build(right)),

@@ -6,8 +6,9 @@ registries, not numba core's):
 
 * ``DisjointSliceType(arr, space)`` -- a one-member struct around the array,
   so the kernel ABI and the generated loads/stores are the raw array's.
-* ``ThreadIndexType(space)`` -- an opaque struct of one (1D spaces) or two
-  (``Index2D``) ``intp``; no arithmetic, no comparison, no constructor.
+* ``ThreadIndexType(space)`` -- an opaque struct of one (1D spaces), two
+  (``Index2D``) or three (``Index3D``) ``intp``; no arithmetic, no
+  comparison, no constructor.
 * typing templates for ``setitem``/``getitem``/``len``/attributes whose
   rejections start with ``simtsafe:`` (the kernel decorator lifts those lines
   out of Numba's report).
@@ -57,10 +58,31 @@ _I64 = ir.IntType(64)
 _CTOR_FOR_SPACE = {
     "Index1D": "thread.index_1d() or `for w in thread.grid_stride(out)`",
     "Index2D": "thread.index_2d()",
+    "Index3D": "thread.index_3d()",
     "PerWarp": "thread.warp_leader()",
     "PerBlock": "thread.block_leader()",
 }
 
+
+#: Struct members of a witness, by rank: the array indices, outermost axis first.
+_MEMBERS = {1: ("i",), 2: ("r", "c"), 3: ("z", "y", "x")}
+
+#: Witness attributes that read one coordinate: name -> (rank -> member).
+_COORDS: dict[str, dict[int, str]] = {
+    "index": {1: "i"},
+    "row": {2: "r"},
+    "col": {2: "c"},
+    "x": {2: "c", 3: "x"},
+    "y": {2: "r", 3: "y"},
+    "z": {3: "z"},
+}
+
+#: What each rank offers instead, for the message when an attribute does not exist.
+_ACCESSORS = {
+    1: "a 1D witness has .index",
+    2: "a 2D witness has .row and .col (also .y and .x)",
+    3: "a 3D witness has .z, .y and .x",
+}
 
 # --------------------------------------------------------------------------- types
 
@@ -88,8 +110,7 @@ class DisjointSliceType(types.Type):
 @register_model(ThreadIndexType)
 class _ThreadIndexModel(models.StructModel):
     def __init__(self, dmm: Any, fe_type: ThreadIndexType) -> None:
-        names = ("i",) if fe_type.rank == 1 else ("r", "c")
-        super().__init__(dmm, fe_type, [(n, types.intp) for n in names])
+        super().__init__(dmm, fe_type, [(n, types.intp) for n in _MEMBERS[fe_type.rank]])
 
 
 @register_model(DisjointSliceType)
@@ -150,10 +171,8 @@ def _make_witness(
     context: Any, builder: ir.IRBuilder, wty: ThreadIndexType, idx: list[ir.Value]
 ) -> Any:
     w = cgutils.create_struct_proxy(wty)(context, builder)
-    if wty.rank == 1:
-        w.i = idx[0]
-    else:
-        w.r, w.c = idx
+    for member, value in zip(_MEMBERS[wty.rank], idx, strict=True):
+        setattr(w, member, value)
     return w._getvalue()
 
 
@@ -161,7 +180,7 @@ def _witness_indices(
     context: Any, builder: ir.IRBuilder, wty: ThreadIndexType, val: Any
 ) -> list[Any]:
     w = cgutils.create_struct_proxy(wty)(context, builder, value=val)
-    return [w.i] if wty.rank == 1 else [w.r, w.c]
+    return [getattr(w, member) for member in _MEMBERS[wty.rank]]
 
 
 def _guarded_pointer(
@@ -290,19 +309,12 @@ class _SliceAttrs(AttributeTemplate):
 class _WitnessAttrs(AttributeTemplate):
     key = ThreadIndexType
 
-    def resolve_index(self, w: ThreadIndexType) -> Any:
-        if w.rank != 1:
-            raise _reject(f"{w} has no .index; a 2D witness has .row and .col")
-        return types.intp
-
-    def resolve_row(self, w: ThreadIndexType) -> Any:
-        if w.rank != 2:
-            raise _reject(f"{w} has no .row; a 1D witness has .index")
-        return types.intp
-
-    def resolve_col(self, w: ThreadIndexType) -> Any:
-        if w.rank != 2:
-            raise _reject(f"{w} has no .col; a 1D witness has .index")
+    def generic_resolve(self, w: ThreadIndexType, attr: str) -> Any:
+        ranks = _COORDS.get(attr)
+        if ranks is None:
+            return None
+        if w.rank not in ranks:
+            raise _reject(f"{w} has no .{attr}; {_ACCESSORS[w.rank]}")
         return types.intp
 
     @bound_function("ThreadIndex.in_bounds")
@@ -369,19 +381,17 @@ def _lower_shape(context: Any, builder: ir.IRBuilder, ty: Any, val: Any) -> Any:
     return make_array(ty.arr_type)(context, builder, _slice_array(context, builder, ty, val)).shape
 
 
-@lower_getattr(ThreadIndexType, "index")
-def _lower_index(context: Any, builder: ir.IRBuilder, ty: Any, val: Any) -> Any:
-    return _witness_indices(context, builder, ty, val)[0]
+def _lower_coordinate(attr: str) -> None:
+    ranks = _COORDS[attr]
+
+    @lower_getattr(ThreadIndexType, attr)
+    def lower(context: Any, builder: ir.IRBuilder, ty: Any, val: Any) -> Any:
+        w = cgutils.create_struct_proxy(ty)(context, builder, value=val)
+        return getattr(w, ranks[ty.rank])
 
 
-@lower_getattr(ThreadIndexType, "row")
-def _lower_row(context: Any, builder: ir.IRBuilder, ty: Any, val: Any) -> Any:
-    return _witness_indices(context, builder, ty, val)[0]
-
-
-@lower_getattr(ThreadIndexType, "col")
-def _lower_col(context: Any, builder: ir.IRBuilder, ty: Any, val: Any) -> Any:
-    return _witness_indices(context, builder, ty, val)[1]
+for _attr in _COORDS:
+    _lower_coordinate(_attr)
 
 
 @lower_builtin("ThreadIndex.in_bounds", ThreadIndexType, types.Any)
@@ -436,6 +446,20 @@ def _index_2d(checked: bool) -> Callable[[ir.IRBuilder], list[ir.Value]]:
         return [row, col]
 
     return compute
+
+
+def _axis(builder: ir.IRBuilder, axis: str) -> ir.Value:
+    """``blockIdx * blockDim + threadIdx`` along one axis."""
+    return builder.add(
+        builder.mul(_sreg(builder, f"ctaid.{axis}"), _sreg(builder, f"ntid.{axis}")),
+        _sreg(builder, f"tid.{axis}"),
+    )
+
+
+def _index_3d(builder: ir.IRBuilder) -> list[ir.Value]:
+    # Invariant: unique per thread in every launch shape (each coordinate
+    # decomposes into block and thread index uniquely), so no check is needed.
+    return [_axis(builder, "z"), _axis(builder, "y"), _linear_1d(builder)]
 
 
 def _warp_leader(builder: ir.IRBuilder) -> list[ir.Value]:
@@ -594,6 +618,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     names: dict[str, Any] = {
         "__ss_index_1d": _witness_intrinsic("Index1D", _index_1d(not proven1)),
         "__ss_index_2d": _witness_intrinsic("Index2D", _index_2d(not proven2)),
+        "__ss_index_3d": _INDEX_3D,
         "__ss_warp_leader": _witness_intrinsic("PerWarp", _warp_leader),
         "__ss_block_leader": _witness_intrinsic("PerBlock", _block_leader),
         "__ss_gs_start": gs_start,
@@ -610,5 +635,6 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     return names
 
 
+_INDEX_3D = _witness_intrinsic("Index3D", _index_3d)
 _VIEW_IN = _make_view(None)
 _VIEWS = {space: _make_view(space) for space in SPACE_NDIM}

@@ -41,7 +41,8 @@ def translate_typing_error(exc: BaseException, name: str, filename: str) -> Base
             "no arithmetic, comparison or conversion on a witness"
             + (f" ({signature.group(1).strip()})" if signature else "")
             + ": a ThreadIndex only indexes DisjointSlices and inputs. Use w.index / w.row / "
-            "w.col for a plain int (which can read inputs but no longer index a DisjointSlice)"
+            "w.col / w.x / w.y / w.z for a plain int (which can read inputs but no longer index "
+            "a DisjointSlice)"
         )
     elif "DisjointSlice[" in text:
         message = (

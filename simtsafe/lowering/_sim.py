@@ -22,8 +22,26 @@ SENTINEL: Final = 2**63 - 1
 _CTOR_FOR_SPACE = {
     "Index1D": "thread.index_1d() or `for w in thread.grid_stride(out)`",
     "Index2D": "thread.index_2d()",
+    "Index3D": "thread.index_3d()",
     "PerWarp": "thread.warp_leader()",
     "PerBlock": "thread.block_leader()",
+}
+
+
+#: Witness attributes that read one coordinate: name -> (rank -> position in the index).
+_COORDS: dict[str, dict[int, int]] = {
+    "index": {1: 0},
+    "row": {2: 0},
+    "col": {2: 1},
+    "x": {2: 1, 3: 2},
+    "y": {2: 0, 3: 1},
+    "z": {3: 0},
+}
+
+_ACCESSORS = {
+    1: "a 1D witness has .index",
+    2: "a 2D witness has .row and .col (also .y and .x)",
+    3: "a 3D witness has .z, .y and .x",
 }
 
 
@@ -43,23 +61,36 @@ class SimWitness:
         self._space = space
         self._idx = idx
 
+    def _coordinate(self, attr: str) -> int:
+        rank = len(self._idx)
+        position = _COORDS[attr].get(rank)
+        if position is None:
+            _reject(f"ThreadIndex[{self._space}] has no .{attr}; {_ACCESSORS[rank]}")
+        return self._idx[position]
+
     @property
     def index(self) -> int:
-        if len(self._idx) != 1:
-            _reject(f"ThreadIndex[{self._space}] has no .index; a 2D witness has .row and .col")
-        return self._idx[0]
+        return self._coordinate("index")
 
     @property
     def row(self) -> int:
-        if len(self._idx) != 2:
-            _reject(f"ThreadIndex[{self._space}] has no .row; a 1D witness has .index")
-        return self._idx[0]
+        return self._coordinate("row")
 
     @property
     def col(self) -> int:
-        if len(self._idx) != 2:
-            _reject(f"ThreadIndex[{self._space}] has no .col; a 1D witness has .index")
-        return self._idx[1]
+        return self._coordinate("col")
+
+    @property
+    def x(self) -> int:
+        return self._coordinate("x")
+
+    @property
+    def y(self) -> int:
+        return self._coordinate("y")
+
+    @property
+    def z(self) -> int:
+        return self._coordinate("z")
 
     def in_bounds(self, s: Any) -> bool:
         shape = _shape_of(s)
@@ -74,7 +105,8 @@ class SimWitness:
     def _refuse(self, *args: object) -> NoReturn:
         _reject(
             f"no arithmetic or comparison on a witness (ThreadIndex[{self._space}]); use "
-            ".index / .row / .col for a plain int (which can no longer index a DisjointSlice)"
+            ".index / .row / .col / .x / .y / .z for a plain int (which can no longer index a "
+            "DisjointSlice)"
         )
 
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _refuse
@@ -248,6 +280,12 @@ def _index_2d(checked: bool) -> tuple[int, int]:
     return row, bx * nx + tx
 
 
+def _index_3d() -> tuple[int, int, int]:
+    # Unique in every launch shape: no check, as on the device.
+    (bx, by, bz), (tx, ty, tz), (nx, ny, nz), _ = _geometry()
+    return bz * nz + tz, by * ny + ty, bx * nx + tx
+
+
 def _linear_ids() -> tuple[int, int, int]:
     """(linear block id, linear thread id in block, threads per block)."""
     (bx, by, bz), (tx, ty, tz), (nx, ny, nz), (gx, gy, _) = _geometry()
@@ -264,6 +302,9 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
 
     def index_2d() -> SimWitness:
         return _mint("Index2D", _index_2d(checked2))
+
+    def index_3d() -> SimWitness:
+        return _mint("Index3D", _index_3d())
 
     def warp_leader() -> SimWitness:
         block, tid, nthreads = _linear_ids()
@@ -313,6 +354,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     names: dict[str, Any] = {
         "__ss_index_1d": index_1d,
         "__ss_index_2d": index_2d,
+        "__ss_index_3d": index_3d,
         "__ss_warp_leader": warp_leader,
         "__ss_block_leader": block_leader,
         "__ss_gs_start": gs_start,

@@ -6,7 +6,7 @@ import numpy as np
 from numba import cuda
 
 import simtsafe as ss
-from simtsafe import DisjointSlice, In, PerBlock, thread
+from simtsafe import DisjointSlice, DisjointSlice3D, In, In3D, PerBlock, thread
 
 
 @ss.kernel(contract=ss.LaunchContract(domain=1, block=(128, 1, 1), requires=["a.size == out.size"]))
@@ -78,3 +78,27 @@ def coop_undeclared(out: DisjointSlice[np.float32]) -> None:
     with ss.unsafe("SAFETY: every thread reaches grid.sync(); nothing is read across it"):
         cuda.cg.this_grid().sync()
     out[i] = 1.0
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=3, block=(8, 4, 4), covers="out"))
+def coords3d(out: DisjointSlice3D[np.int32]) -> None:
+    w = thread.index_3d()
+    out[w] = w.z * 10000 + w.y * 100 + w.x
+
+
+@ss.kernel
+def copy3d_free(out: DisjointSlice3D[np.float32], a: In3D[np.float32]) -> None:
+    w = thread.index_3d()  # no contract: valid in any launch shape
+    out[w] = a[w]
+
+
+@ss.kernel(
+    contract=ss.LaunchContract(
+        domain=1,
+        max_threads=1024,
+        requires=["block.x >= 64", "grid.x * block.x >= out.size", "a.size == out.size"],
+    )
+)
+def twice_covering(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+    i = thread.index_1d()
+    out[i] = a[i] * np.float32(2)

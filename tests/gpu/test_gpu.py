@@ -144,6 +144,44 @@ def test_cooperative_launch_checks_residency_and_runs() -> None:
         coop_undeclared.prepare(grid=2, block=128)
 
 
+def test_3d_witnesses_own_one_element_each() -> None:
+    from .gpu_kernels import coords3d, copy3d_free
+
+    shape = (9, 13, 70)  # z, y, x
+    out = cuda.to_device(np.full(shape, -7, np.int32))
+    grid = (ss.cover(70, 8), ss.cover(13, 4), ss.cover(9, 4))
+    coords3d.prepare(grid=grid, block=(8, 4, 4))(out)
+    z, y, x = np.indices(shape)
+    np.testing.assert_array_equal(out.copy_to_host(), z * 10000 + y * 100 + x)
+    with pytest.raises(ss.CoverageError, match="along axis 0"):
+        coords3d.prepare(grid=(grid[0], grid[1], 2), block=(8, 4, 4))(out)
+    a = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
+    dst = cuda.to_device(np.full(shape, -7, np.float32))
+    for g, b in (((1, 13, 9), (128, 1, 1)), ((3, 1, 5), (32, 16, 2)), (grid, (8, 4, 4))):
+        dst.copy_to_device(np.full(shape, -7, np.float32))
+        copy3d_free.prepare(grid=g, block=b)(dst, cuda.to_device(a))
+        np.testing.assert_array_equal(dst.copy_to_host(), a)
+
+
+def test_requires_over_launch_dimensions() -> None:
+    from .gpu_kernels import twice_covering
+
+    with pytest.raises(ss.RequiresViolation, match=r"block.x >= 64 is 32 >= 64"):
+        twice_covering.prepare(grid=16, block=32)
+    launch = twice_covering.prepare(grid=4, block=128)
+    a = cuda.to_device(np.arange(513, dtype=np.float32))
+    out = _poisoned(513)
+    with pytest.raises(ss.RequiresViolation, match=r"512 >= 513"):
+        launch(out, a)
+    assert (out.copy_to_host() == -7).all()
+    head, a_head = out[:512], a[:512]
+    for _ in range(3):  # checked, then remembered: the same objects again
+        launch(head, a_head)
+    expected = np.arange(512, dtype=np.float32) * 2
+    np.testing.assert_array_equal(out.copy_to_host()[:512], expected)
+    assert out.copy_to_host()[512] == -7
+
+
 def test_pytorch_tensors_go_through_the_cuda_array_interface() -> None:
     torch = pytest.importorskip("torch")
     a = torch.arange(512, dtype=torch.float32, device="cuda")

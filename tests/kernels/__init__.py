@@ -25,7 +25,8 @@ HEADER = (
     "from numba import cuda\n"
     "import simtsafe as ss\n"
     "from simtsafe import (\n"
-    "    DisjointSlice, DisjointSlice2D, In, In2D, Index1D, Index2D, PerBlock, PerWarp, thread,\n"
+    "    DisjointSlice, DisjointSlice2D, DisjointSlice3D, In, In2D, In3D, Index1D, Index2D,\n"
+    "    Index3D, PerBlock, PerWarp, thread,\n"
     ")\n"
 )
 

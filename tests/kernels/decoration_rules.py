@@ -290,8 +290,22 @@ def test_grid_stride_for_loop_accepted(tmp_path, n):  # type: ignore[no-untyped-
         (1, "DisjointSlice2D[np.float32]", "index_2d", 2),
         (2, "DisjointSlice[np.float32]", "index_1d", 1),
         (2, "DisjointSlice[np.float32]", "grid_stride", 1),
+        (3, "DisjointSlice[np.float32]", "index_1d", 1),
+        (3, "DisjointSlice2D[np.float32]", "index_2d", 2),
+        (3, "DisjointSlice[np.float32]", "grid_stride", 1),
+        (1, "DisjointSlice3D[np.float32]", "index_3d", 3),
+        (2, "DisjointSlice3D[np.float32]", "index_3d", 3),
     ],
-    ids=["2d-in-domain1", "1d-in-domain2", "grid-stride-in-domain2"],
+    ids=[
+        "2d-in-domain1",
+        "1d-in-domain2",
+        "grid-stride-in-domain2",
+        "1d-in-domain3",
+        "2d-in-domain3",
+        "grid-stride-in-domain3",
+        "3d-in-domain1",
+        "3d-in-domain2",
+    ],
 )
 def test_witness_of_other_domain_rejected(tmp_path, domain, out_ann, ctor, needed):  # type: ignore[no-untyped-def]
     body = (
@@ -327,6 +341,39 @@ def test_witness_of_contract_domain_accepted(tmp_path):  # type: ignore[no-untyp
     res = run_or_compile(mod.k, (2, 2), (8, 4), np.zeros_like(a), a)
     if res is not None:
         np.testing.assert_array_equal(res[0], a * 2)
+
+
+def test_witness_of_contract_domain_3_accepted(tmp_path):  # type: ignore[no-untyped-def]
+    mod = load_kernel_module(
+        tmp_path,
+        """
+        @ss.kernel(contract=ss.LaunchContract(domain=3, block=(8, 2, 2)))
+        def k(out: DisjointSlice3D[np.float32], a: In3D[np.float32]) -> None:
+            w = thread.index_3d()
+            if w.in_bounds(a):
+                out[w] = a[w] * 2 + a[w.z, w.y, w.x]
+        """,
+    )
+    a = np.arange(3 * 5 * 10, dtype=F32).reshape(3, 5, 10)
+    res = run_or_compile(mod.k, (2, 3, 2), (8, 2, 2), np.zeros_like(a), a)
+    if res is not None:
+        np.testing.assert_array_equal(res[0], a * 3)
+
+
+def test_index_3d_without_contract_accepted(tmp_path):  # type: ignore[no-untyped-def]
+    mod = load_kernel_module(
+        tmp_path,
+        """
+        @ss.kernel
+        def k(out: DisjointSlice3D[np.float32], a: In3D[np.float32]) -> None:
+            w = thread.index_3d()
+            out[w] = a[w] + 1
+        """,
+    )
+    a = np.arange(2 * 3 * 4, dtype=F32).reshape(2, 3, 4)
+    res = run_or_compile(mod.k, (1, 2, 1), (4, 2, 2), np.zeros_like(a), a)
+    if res is not None:
+        np.testing.assert_array_equal(res[0], a + 1)
 
 
 # ---------------------------------------------------------------------- 11: raw device functions
@@ -367,6 +414,27 @@ def test_simtsafe_device_helper_accepted(tmp_path):  # type: ignore[no-untyped-d
         """,
     )
     _copy_twin(mod)
+
+
+def test_device_helper_minting_a_3d_witness_accepted(tmp_path):  # type: ignore[no-untyped-def]
+    # A helper has no domain proof; index_3d needs none (unique in every launch).
+    mod = load_kernel_module(
+        tmp_path,
+        """
+        @ss.device
+        def put(out, a):
+            w = thread.index_3d()
+            out[w] = a[w] * 2
+
+        @ss.kernel(contract=ss.LaunchContract(domain=3))
+        def k(out: DisjointSlice3D[np.float32], a: In3D[np.float32]) -> None:
+            put(out, a)
+        """,
+    )
+    a = np.arange(2 * 3 * 5, dtype=F32).reshape(2, 3, 5)
+    res = run_or_compile(mod.k, (1, 1, 2), (5, 3, 1), np.zeros_like(a), a)
+    if res is not None:
+        np.testing.assert_array_equal(res[0], a * 2)
 
 
 def test_kernel_calling_kernel_rejected(tmp_path):  # type: ignore[no-untyped-def]

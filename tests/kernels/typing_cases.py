@@ -12,7 +12,8 @@ import numpy as np
 
 SIGNATURE = (
     "out: DisjointSlice[np.float32], a: In[np.float32], out2d: DisjointSlice2D[np.float32], "
-    "pb: DisjointSlice[np.float32, PerBlock], iout: DisjointSlice[np.int64]"
+    "pb: DisjointSlice[np.float32, PerBlock], iout: DisjointSlice[np.int64], "
+    "out3d: DisjointSlice3D[np.float32]"
 )
 
 # id -> (body, fragment)
@@ -40,6 +41,20 @@ CASES: dict[str, tuple[str, str]] = {
     "2d-into-1d": ("out[thread.index_2d()] = 1.0  # BAD", "DisjointSlice of space Index1D"),
     "warp-into-block": ("pb[thread.warp_leader()] = 1.0  # BAD", "DisjointSlice of space PerBlock"),
     "read-perblock-1d": ("x = pb[thread.index_1d()]  # BAD", "DisjointSlice of space PerBlock"),
+    "1d-into-3d": ("out3d[thread.index_1d()] = 1.0  # BAD", "DisjointSlice of space Index3D"),
+    "2d-into-3d": ("out3d[thread.index_2d()] = 1.0  # BAD", "DisjointSlice of space Index3D"),
+    "3d-into-2d": ("out2d[thread.index_3d()] = 1.0  # BAD", "DisjointSlice of space Index2D"),
+    "3d-into-1d": ("out[thread.index_3d()] = 1.0  # BAD", "DisjointSlice of space Index1D"),
+    "read-3d-with-2d": ("x = out3d[thread.index_2d()]  # BAD", "DisjointSlice of space Index3D"),
+    "3d-reads-1d-input": (
+        "x = a[thread.index_3d()]  # BAD",
+        "a ThreadIndex[Index3D] witness addresses 3D elements, but the array is 1D",
+    ),
+    # 2b. coordinates a witness of that rank does not have
+    "row-of-3d": ("w = thread.index_3d()\nr = w.row  # BAD", "a 3D witness has .z, .y and .x"),
+    "z-of-2d": ("w = thread.index_2d()\nz = w.z  # BAD", "a 2D witness has .row and .col"),
+    "x-of-1d": ("w = thread.index_1d()\nx = w.x  # BAD", "a 1D witness has .index"),
+    "index-of-3d": ("w = thread.index_3d()\nk = w.index  # BAD", "has no .index"),
     # 3. arithmetic / comparison / conversion on a witness
     "add": ("i = thread.index_1d()\nout[i + 1] = 1.0  # BAD", "no arithmetic"),
     "eq": (
@@ -83,6 +98,7 @@ def sim_args() -> tuple[np.ndarray, ...]:
         np.zeros((4, 8), np.float32),
         np.zeros(1, np.float32),
         np.zeros(n, np.int64),
+        np.zeros((2, 3, 8), np.float32),
     )
 
 

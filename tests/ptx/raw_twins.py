@@ -13,6 +13,7 @@ import numpy as np
 from numba import cuda
 
 QUARTER = np.float32(0.25)
+SIX = np.float32(6.0)
 SUMSQ_BLOCK = 256
 
 
@@ -36,6 +37,25 @@ def jacobi_raw(out, u):  # type: ignore[no-untyped-def]
             out[r, c] = u[r, c]
         else:
             out[r, c] = QUARTER * (u[r - 1, c] + u[r + 1, c] + u[r, c - 1] + u[r, c + 1])
+
+
+def heat3d_raw(out, u, alpha):  # type: ignore[no-untyped-def]
+    x, y, z = cuda.grid(3)
+    nz, ny, nx = out.shape
+    if z < nz and y < ny and x < nx:
+        c = u[z, y, x]
+        if z == 0 or y == 0 or x == 0 or z == nz - 1 or y == ny - 1 or x == nx - 1:
+            out[z, y, x] = c
+        else:
+            around = (
+                u[z - 1, y, x]
+                + u[z + 1, y, x]
+                + u[z, y - 1, x]
+                + u[z, y + 1, x]
+                + u[z, y, x - 1]
+                + u[z, y, x + 1]
+            )
+            out[z, y, x] = c + alpha * (around - SIX * c)
 
 
 def matmul_raw(c, a, b):  # type: ignore[no-untyped-def]
@@ -64,6 +84,7 @@ RAW_TWINS = {
     "vecadd": ("vecadd", vecadd_raw),
     "saxpy": ("saxpy", saxpy_raw),
     "jacobi": ("jacobi_step", jacobi_raw),
+    "heat3d": ("heat_step", heat3d_raw),
     "matmul": ("matmul", matmul_raw),
     "block_sumsq": ("block_sumsq", block_sumsq_raw),
 }

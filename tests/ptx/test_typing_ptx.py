@@ -73,6 +73,9 @@ TWINS = {
         "i = thread.index_1d()\nif i.in_bounds(out):\n    out[i] = a[i.index + 1] + a[0]"
     ),
     "index2d": "w = thread.index_2d()\nout2d[w] = w.row * 10 + w.col",
+    "index2d-xy": "w = thread.index_2d()\nout2d[w] = w.y * 10 + w.x",
+    "index3d": "w = thread.index_3d()\nout3d[w] = w.z * 100 + w.y * 10 + w.x",
+    "index3d-reads-3d": "w = thread.index_3d()\nif w.in_bounds(out3d):\n    out3d[w] = out3d[w] + 1",
     "block-leader": "w = thread.block_leader()\npb[w] = 7.0",
     "plain-int-store": "i = thread.index_1d()\niout[i] = i.index",
     "range-over-index": (

@@ -18,13 +18,14 @@ from types import ModuleType
 import pytest
 from numba import cuda
 
+from tests.kernels import load_kernel_module
 from tests.ptx.raw_twins import RAW_TWINS
 
 pytestmark = pytest.mark.ptx
 
 CC = (9, 0)
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-CANDIDATES = ("vecadd", "saxpy", "jacobi", "matmul", "block_sumsq")
+CANDIDATES = ("vecadd", "saxpy", "jacobi", "heat3d", "matmul", "block_sumsq")
 PRESENT = [name for name in CANDIDATES if (EXAMPLES / f"{name}.py").is_file()]
 
 
@@ -76,3 +77,37 @@ def test_safe_ptx_matches_raw_twin(stem: str) -> None:
         assert ".maxntid" not in safe_ptx
     else:
         assert reqntid is None
+
+
+def test_index_3d_needs_no_device_check(tmp_path: Path) -> None:
+    """Every launch is a valid 3D launch: without a contract, index_3d reads no launch shape."""
+    mod = load_kernel_module(
+        tmp_path,
+        """
+        @ss.kernel
+        def free(out: DisjointSlice3D[np.float32], a: In3D[np.float32]) -> None:
+            w = thread.index_3d()
+            out[w] = a[w]
+
+        @ss.kernel(contract=ss.LaunchContract(domain=3, max_threads=256))
+        def proven(out: DisjointSlice3D[np.float32], a: In3D[np.float32]) -> None:
+            w = thread.index_3d()
+            out[w] = a[w]
+
+        @ss.kernel
+        def free2d(out: DisjointSlice2D[np.float32], a: In2D[np.float32]) -> None:
+            w = thread.index_2d()
+            out[w] = a[w]
+        """,
+    )
+    free, proven = mod.free.ptx(cc=CC), mod.proven.ptx(cc=CC)
+
+    def opcodes(ptx: str) -> list[str]:
+        """The instructions of the kernel body, registers and order aside."""
+        start = ptx.index("{", ptx.index(".entry"))
+        lines = (re.sub(r"^@!?%p\d+\s+", "", line.strip()) for line in ptx[start:].splitlines())
+        return sorted(line.split()[0] for line in lines if line.endswith(";") and line[0] != ".")
+
+    assert "%nctaid" not in free
+    assert opcodes(free) == opcodes(proven)
+    assert "%nctaid.z" in mod.free2d.ptx(cc=CC)  # the 2D witness does check z without a proof

@@ -127,6 +127,36 @@ def test_index_2d_twin(tmp_path):  # type: ignore[no-untyped-def]
     np.testing.assert_array_equal(out, rows * 10 + cols)
 
 
+def test_index_2d_xy_aliases_twin(tmp_path):  # type: ignore[no-untyped-def]
+    mod = load_kernel_module(
+        tmp_path,
+        """
+        @ss.kernel
+        def k(out2d: DisjointSlice2D[np.float32]) -> None:
+            w = thread.index_2d()
+            out2d[w] = w.y * 10 + w.x
+        """,
+    )
+    (out,) = _launch(mod.k, np.zeros((3, 7), np.float32), grid=(1, 1), block=(8, 4))
+    rows, cols = np.indices((3, 7))
+    np.testing.assert_array_equal(out, rows * 10 + cols)
+
+
+def test_index_3d_twin(tmp_path):  # type: ignore[no-untyped-def]
+    mod = load_kernel_module(
+        tmp_path,
+        """
+        @ss.kernel
+        def k(out3d: DisjointSlice3D[np.float32]) -> None:
+            w = thread.index_3d()
+            out3d[w] = w.z * 100 + w.y * 10 + w.x
+        """,
+    )
+    (out,) = _launch(mod.k, np.zeros((3, 5, 7), np.float32), grid=(1, 2, 2), block=(8, 4, 2))
+    z, y, x = np.indices((3, 5, 7))
+    np.testing.assert_array_equal(out, z * 100 + y * 10 + x)
+
+
 def test_witness_value_as_plain_int_twin(tmp_path):  # type: ignore[no-untyped-def]
     mod = load_kernel_module(
         tmp_path,

@@ -298,6 +298,55 @@ def test_check_requires_violation_message() -> None:
     assert isinstance(info.value, LaunchContractError)
 
 
+# --- requires over launch dimensions ---------------------------------------------------
+
+
+def test_launch_only_relations_are_checked_once_at_prepare() -> None:
+    contract = LaunchContract(
+        requires=["a.size == out.size", "block.x * block.y >= 64", "grid.x * block.x >= out.size"]
+    )
+    bound = contract.bind(PARAMS, kernel="vecadd")
+    assert [r.text for r in bound.per_launch] == [
+        "a.size == out.size",
+        "grid.x * block.x >= out.size",
+    ]
+    bound.check_launch((1, 1, 1), (64, 1, 1))
+    with pytest.raises(RequiresViolation) as info:
+        bound.check_launch((8, 1, 1), (32, 1, 1))
+    exc = info.value
+    assert str(exc) == (
+        "kernel 'vecadd' requires block.x * block.y >= 64 by its launch contract, but with grid "
+        "(8, 1, 1) and block (32, 1, 1), block.x * block.y >= 64 is 32 >= 64. Prepare with a "
+        "grid and block that satisfy it."
+    )
+    assert exc.relation == "block.x * block.y >= 64"
+    assert exc.fields["grid"] == (8, 1, 1) and exc.fields["block"] == (32, 1, 1)
+    # The per-launch check leaves the launch-only relation to prepare.
+    bound.check_requires({"a": (5,), "out": (5,), "grid.x": 1, "block.x": 8, "block.y": 1})
+
+
+def test_mixed_relation_is_checked_per_launch_with_the_launch_dims() -> None:
+    bound = LaunchContract(requires=["grid.x * block.x >= out.size"]).bind(PARAMS, kernel="k")
+    bound.check_launch((1, 1, 1), (1, 1, 1))  # reads an argument: nothing to check at prepare
+    env = {"a": (1,), "out": (1000,), "n": 0, "grid.x": 3, "block.x": 256}
+    with pytest.raises(RequiresViolation) as info:
+        bound.check_requires(env)
+    assert str(info.value) == (
+        "kernel 'k' requires grid.x * block.x >= out.size by its launch contract, but "
+        "grid.x * block.x >= out.size is 768 >= 1000. Launch dimensions seen: block.x = 256, "
+        "grid.x = 3. Pass arguments whose sizes satisfy it, or prepare a launch whose grid and "
+        "block do."
+    )
+    bound.check_requires({**env, "grid.x": 4})
+
+
+def test_literal_only_relation_is_a_prepare_check() -> None:
+    bound = LaunchContract(requires=["2 * 3 == 7"]).bind(PARAMS, kernel="k")
+    assert bound.per_launch == ()
+    with pytest.raises(RequiresViolation, match="2 \\* 3 == 7 is 6 == 7"):
+        bound.check_launch((1, 1, 1), (1, 1, 1))
+
+
 # --- LaunchConfig and schemas ----------------------------------------------------------
 
 

@@ -14,10 +14,12 @@ from hypothesis import strategies as st
 from simtsafe._errors import ContractDefinitionError, LaunchContractError
 from simtsafe.host._requires import (
     GRAMMAR,
+    LAUNCH_NAMES,
     Env,
     ParamInfo,
     Relation,
     check_relation_syntax,
+    launch_env,
     parse_relation,
 )
 
@@ -115,6 +117,91 @@ def test_compiled_relation_has_no_builtins() -> None:
     assert relation._holds.__globals__["__builtins__"] == {}
 
 
+# --- launch dimensions ---------------------------------------------------------------
+
+LAUNCH: Env = {**ENV, **launch_env((4, 2, 1), (256, 1, 1))}
+
+
+def test_launch_env_names_every_axis() -> None:
+    assert launch_env((1, 2, 3), (4, 5, 6)) == {
+        "grid.x": 1,
+        "grid.y": 2,
+        "grid.z": 3,
+        "block.x": 4,
+        "block.y": 5,
+        "block.z": 6,
+    }
+    assert tuple(launch_env((1, 1, 1), (1, 1, 1))) == LAUNCH_NAMES
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("grid.x * block.x >= a.size", True),
+        ("grid.x * block.x >= a.size + 25", False),
+        ("grid.x * block.x * grid.y * block.y * grid.z * block.z == 2048", True),
+        ("grid.y * block.y >= out.shape[0]", False),
+        ("block.x == 256", True),
+        ("grid.z + block.z == 2", True),
+        ("grid.x * block.x - n >= 0", True),
+    ],
+)
+def test_launch_dimensions_evaluate(text: str, expected: bool) -> None:
+    assert parse(text).holds(LAUNCH) is expected
+
+
+def test_relation_records_launch_dimensions_apart_from_names() -> None:
+    mixed = parse("grid.x * block.x >= out.size + n")
+    assert mixed.names == frozenset({"out", "n"})
+    assert mixed.launch == frozenset({"grid.x", "block.x"})
+    assert mixed.per_launch
+    only = parse("block.x * block.y <= 512")
+    assert only.names == frozenset() and only.launch == frozenset({"block.x", "block.y"})
+    assert not only.per_launch
+    assert not parse("1 <= 2").per_launch
+    assert parse("a.size == out.size").launch == frozenset()
+
+
+def test_explain_shows_launch_values() -> None:
+    relation = parse("grid.x * block.x >= a.size + 100")
+    assert relation.explain(LAUNCH) == "grid.x * block.x >= a.size + 100 is 1024 >= 1100"
+
+
+def test_launch_relation_has_no_builtins() -> None:
+    assert parse("grid.x >= 1")._holds.__globals__["__builtins__"] == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("grid.w == 1", "grid.w is not a launch dimension: write grid.x, .y or .z"),
+        ("block.ndim == 1", "block.ndim is not a launch dimension"),
+        ("grid.size == 1", "unknown name 'grid' (grid.x, grid.y and grid.z are the launch's grid"),
+        ("block == 1", "unknown name 'block' (block.x, block.y and block.z"),
+        ("grid.shape[0] == 1", "unknown name 'grid'"),
+        ("grid.x.y == 1", "is not NAME.size or NAME.shape[k]"),
+        ("Grid.x == 1", "the attribute .x is not allowed"),
+    ],
+)
+def test_bad_launch_dimensions_refused(text: str, fragment: str) -> None:
+    reject(text, fragment)
+
+
+def test_launch_dimension_shadowed_by_a_parameter_refused() -> None:
+    params = [*PARAMS, ParamInfo("grid", "array", 1)]
+    with pytest.raises(ContractDefinitionError) as info:
+        parse_relation("grid.x * block.x >= a.size", params, kernel="k")
+    assert "also has a parameter 'grid'; rename the parameter" in str(info.value)
+    # The twin: the parameter itself is fine where the relation reads it as an array.
+    assert parse_relation("grid.size == a.size", params, kernel="k").names == {"grid", "a"}
+
+
+def test_syntax_check_accepts_launch_dimensions() -> None:
+    check_relation_syntax("grid.x * block.x >= out.size")
+    with pytest.raises(ContractDefinitionError, match="grid.q is not a launch dimension"):
+        check_relation_syntax("grid.q >= 1")
+
+
 # --- rejected relations --------------------------------------------------------------
 
 
@@ -123,7 +210,8 @@ def test_unknown_name_lists_available_names() -> None:
         "a.size == b.size",
         "unknown name 'b'",
         "Grammar: one comparison (== != < <= > >=)",
-        "Available names: arrays a (ndim 1), out (ndim 2); integer scalars n.",
+        "Available names: arrays a (ndim 1), out (ndim 2); integer scalars n; launch "
+        "dimensions grid.x, grid.y, grid.z, block.x, block.y, block.z.",
     )
     assert isinstance(error, LaunchContractError)
     assert isinstance(error, ValueError)
@@ -244,7 +332,9 @@ def test_non_string_relation_refused() -> None:
 def test_message_says_none_when_no_names() -> None:
     with pytest.raises(ContractDefinitionError) as info:
         parse_relation("x == 1", [], kernel="k")
-    assert "Available names: arrays none; integer scalars none." in str(info.value)
+    assert "Available names: arrays none; integer scalars none; launch dimensions" in str(
+        info.value
+    )
 
 
 # --- context-free syntax check -------------------------------------------------------
@@ -308,6 +398,8 @@ _TERMS: list[Expr] = [
     ("y.shape[2]", lambda s, m, k: s["y"][2]),
     ("m", lambda s, m, k: m),
     ("k", lambda s, m, k: k),
+    ("grid.x", lambda s, m, k: s["grid"][0]),
+    ("block.z", lambda s, m, k: s["block"][2]),
 ]
 
 
@@ -347,6 +439,8 @@ HYP_PARAMS = [
     y=st.tuples(st.integers(0, 2**20), st.integers(0, 2**20), st.integers(0, 2**20)),
     m=st.integers(-(2**63), 2**63),
     k=st.integers(0, 2**31),
+    grid=st.tuples(*[st.integers(1, 2**32 - 1)] * 3),
+    block=st.tuples(*[st.integers(1, 1024)] * 3),
 )
 def test_holds_matches_direct_evaluation(
     lhs: Expr,
@@ -356,11 +450,13 @@ def test_holds_matches_direct_evaluation(
     y: tuple[int, int, int],
     m: int,
     k: int,
+    grid: tuple[int, int, int],
+    block: tuple[int, int, int],
 ) -> None:
     text = f"{lhs[0]} {op} {rhs[0]}"
     relation = parse_relation(text, HYP_PARAMS, kernel="k")
-    env: Env = {"x": x, "y": y, "m": m, "k": k}
-    shapes = {"x": x, "y": y}
+    env: Env = {"x": x, "y": y, "m": m, "k": k, **launch_env(grid, block)}
+    shapes = {"x": x, "y": y, "grid": grid, "block": block}
     left, right = lhs[1](shapes, m, k), rhs[1](shapes, m, k)
     assert relation.holds(env) is _COMPARE[op](left, right)
     assert relation.explain(env) == f"{text} is {left} {op} {right}"
