@@ -28,7 +28,6 @@ from .._errors import (
     ArgumentTypeError,
     ContextMismatch,
     CoverageError,
-    SafetyError,
 )
 from ..lowering._compat import SIMULATOR
 from ..lowering._launching import (
@@ -37,6 +36,7 @@ from ..lowering._launching import (
     core_stream,
     launch_config,
     max_active_clusters,
+    simulate_launch,
 )
 from ..lowering._scalars import scalar_kind
 from ._argfacts import Facts, array_facts, current_device, several_devices
@@ -250,14 +250,7 @@ class LaunchPlan:
             checked = self._check(args)
         layouts, params, memoizable = checked
         if SIMULATOR:
-            try:
-                self._dispatch[self.grid, self.block, 0, self.shared_mem](*args)
-            except SafetyError as exc:
-                from ..lowering._diagnostics import translate_simulator_error
-
-                raise translate_simulator_error(exc, self.name).with_traceback(
-                    exc.__traceback__
-                ) from None
+            simulate_launch(self._dispatch, self.grid, self.block, self.shared_mem, args, self.name)
             return
         cufunc = self._cufuncs.get(layouts)
         if cufunc is None:

@@ -70,11 +70,13 @@ _SIM_PREFIX = re.compile(r"^(tid=\[[^\]]*\] ctaid=\[[^\]]*\]):\s*")
 _PACKAGE_DIR = __file__.rsplit("/", 2)[0]  # the simtsafe package
 
 
-def translate_simulator_error(exc: SafetyError, name: str) -> SafetyError:
-    """Re-attach kernel name and user line to a SafetyError raised inside a simulated thread.
+def translate_simulator_error(exc: BaseException, name: str) -> SafetyError:
+    """Turn an error raised inside a simulated thread into a SafetyError at the user's line.
 
     The simulator re-raises a thread's exception as ``type(e)(message)``,
     which drops structured fields; the traceback still holds the user's frame.
+    A plain ``AttributeError``/``TypeError`` there means the kernel used a
+    value in a way the compiled kernel would refuse when it is typed.
     """
     text = str(exc)
     thread = ""
@@ -83,6 +85,11 @@ def translate_simulator_error(exc: SafetyError, name: str) -> SafetyError:
         thread = match.group(1)
         text = text[match.end() :]
     text = text.removeprefix("simtsafe: ")
+    if not isinstance(exc, SafetyError):
+        text = (
+            f"{type(exc).__name__} in the kernel's code on the simulator: {text} (on the GPU, "
+            "the kernel fails to compile)"
+        )
     filename: str | None = None
     lineno: int | None = None
     tb = exc.__traceback__
@@ -96,7 +103,7 @@ def translate_simulator_error(exc: SafetyError, name: str) -> SafetyError:
     return SafetyError(
         f"kernel {name!r}: {text}{suffix}",
         kernel=name,
-        rule=exc.rule or "typing",
+        rule=(exc.rule or "typing") if isinstance(exc, SafetyError) else "simulator",
         filename=filename,
         lineno=lineno,
         source_line=line or None,

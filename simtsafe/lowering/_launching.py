@@ -31,6 +31,7 @@ __all__ = [
     "pack_array",
     "pointer_device",
     "set_max_dynamic_shared",
+    "simulate_launch",
     "simulator_array_interface",
     "uses_grid_sync",
 ]
@@ -142,3 +143,51 @@ def current_device() -> int | None:
 
     err, dev = drv.cuCtxGetDevice()
     return int(dev) if err == drv.CUresult.CUDA_SUCCESS else None
+
+
+def _host_view(obj: Any) -> Any:
+    """A numpy view of an object exposing only ``__cuda_array_interface__`` (simulator).
+
+    The simulator's "device" memory is host memory, so the interface's data
+    pointer addresses host memory; Numba's simulator would pass such an
+    object through unchanged. Arrays it knows (its own, numpy) pass as they are.
+    """
+    import ctypes
+
+    import numpy as np
+
+    cai = getattr(obj, "__cuda_array_interface__", None)
+    if cai is None or simulator_array_interface(obj) is not None or isinstance(obj, np.ndarray):
+        return obj
+    dtype = np.dtype(cai["typestr"])
+    shape = tuple(int(n) for n in cai["shape"])
+    strides = cai.get("strides")
+    if strides is None:
+        strides = tuple(dtype.itemsize * int(np.prod(shape[i + 1 :])) for i in range(len(shape)))
+    strides = tuple(int(s) for s in strides)
+    if any(s < 0 for s in strides):
+        return obj  # not representable without an offset; the launch reports it
+    if not shape or 0 in shape:
+        return np.empty(shape, dtype)
+    span = sum((n - 1) * s for n, s in zip(shape, strides, strict=True)) + dtype.itemsize
+    buffer = (ctypes.c_byte * span).from_address(int(cai["data"][0]))
+    return np.ndarray(shape, dtype, buffer=buffer, strides=strides)
+
+
+def simulate_launch(
+    dispatcher: Any,
+    grid: tuple[int, int, int],
+    block: tuple[int, int, int],
+    shared_mem: int,
+    args: tuple[Any, ...],
+    kernel: str,
+) -> None:
+    """Run a checked launch on Numba's simulator; errors come out as simtsafe errors."""
+    from .._errors import SafetyError
+    from ._diagnostics import translate_simulator_error
+
+    converted = tuple(_host_view(a) for a in args)
+    try:
+        dispatcher[grid, block, 0, shared_mem](*converted)
+    except (SafetyError, AttributeError, TypeError) as exc:
+        raise translate_simulator_error(exc, kernel).with_traceback(exc.__traceback__) from None
