@@ -20,10 +20,62 @@ __all__ = ["translate_simulator_error", "translate_typing_error"]
 _LOCATION = re.compile(r'File "([^"]+)", line (\d+)')
 _SIMTSAFE_LINE = re.compile(r"simtsafe: (.*)")
 _NO_IMPL = re.compile(r">>> (.*)")
+_INVALID_USE = re.compile(r"Invalid use of (.*?) with parameters \((.*)\)")
+_UNKNOWN_ATTR = re.compile(r"Unknown attribute '([^']+)' of type (.*)")
+
+#: What each simtsafe value supports, for messages about an operation it does not.
+_SUPPORTS = {
+    "DisjointSlice": (
+        "a DisjointSlice (an output) supports only s[w] = v and s[w] with a witness of its "
+        "space, len(s), s.size, s.shape, s.ndim, and s.unchecked inside simtsafe.unsafe"
+    ),
+    "In": (
+        "an In[...] input is a read-only array: index it (a[i], a[w]) to get an element, and "
+        "read len(a), a.shape, a.size, a.ndim; functions such as math.sqrt take its elements, "
+        "not the array"
+    ),
+    "ThreadIndex": (
+        "a witness (ThreadIndex) has no arithmetic, comparison or conversion: it only indexes "
+        "DisjointSlices and inputs. Use w.index / w.row / w.col / w.x / w.y / w.z for a plain "
+        "int (which can read inputs but no longer index a DisjointSlice)"
+    ),
+}
+
+
+def _operation(text: str) -> str | None:
+    """The operation Numba could not type, as ``name(arg types)``."""
+    found = _NO_IMPL.search(text)
+    if found is not None:
+        return found.group(1).strip()
+    found = _INVALID_USE.search(text)
+    if found is not None:
+        return f"{found.group(1).strip()}({found.group(2).strip()})"
+    found = _UNKNOWN_ATTR.search(text)
+    if found is not None:
+        return f".{found.group(1)} of {found.group(2).strip()}"
+    return None
+
+
+def _involved(operation: str) -> list[str]:
+    """The simtsafe values among an operation's operands, most specific first."""
+    kinds: list[str] = []
+    if "ThreadIndex[" in operation:
+        kinds.append("ThreadIndex")
+    if "DisjointSlice[" in operation:
+        kinds.append("DisjointSlice")
+    if "readonly array(" in operation:
+        kinds.append("In")
+    return kinds
 
 
 def translate_typing_error(exc: BaseException, name: str, filename: str) -> BaseException:
-    """Turn a Numba typing error that involves simtsafe into a SafetyError at the user's line."""
+    """Turn a Numba typing error in a simtsafe kernel into a SafetyError at the user's line.
+
+    A rejection by one of simtsafe's typing rules carries its own text
+    (``simtsafe: ...``). Anything else Numba could not type is named by the
+    operation and its operand types, with what each simtsafe value involved
+    (an output, an input, a witness) does support.
+    """
     text = str(exc)
     lineno: int | None = None
     located = typing_error_location(exc)
@@ -31,30 +83,20 @@ def translate_typing_error(exc: BaseException, name: str, filename: str) -> Base
         lineno = located[1]
     else:
         for match in _LOCATION.finditer(text):
-            lineno = int(match.group(2))
+            if match.group(1).endswith(filename.rsplit("/", 1)[-1]):
+                lineno = int(match.group(2))
     simtsafe = _SIMTSAFE_LINE.search(text)
-    signature = _NO_IMPL.search(text)
+    operation = _operation(text)
     if simtsafe is not None:
         message = simtsafe.group(1).strip()
-    elif "ThreadIndex[" in text:
-        message = (
-            "no arithmetic, comparison or conversion on a witness"
-            + (f" ({signature.group(1).strip()})" if signature else "")
-            + ": a ThreadIndex only indexes DisjointSlices and inputs. Use w.index / w.row / "
-            "w.col / w.x / w.y / w.z for a plain int (which can read inputs but no longer index "
-            "a DisjointSlice)"
+    elif operation is not None:
+        involved = _involved(operation)
+        message = f"Numba cannot type `{operation}`" + (
+            f": {_SUPPORTS[involved[0]]}" if involved else ""
         )
-    elif "DisjointSlice[" in text:
-        message = (
-            "unsupported operation on a DisjointSlice"
-            + (f" ({signature.group(1).strip()})" if signature else "")
-            + ": a DisjointSlice supports s[w] = v and s[w] with a witness, len(s), s.size, "
-            "s.shape, and s.unchecked inside simtsafe.unsafe"
-        )
-    elif "readonly array" in text and "setitem" in text:
-        message = "cannot store into a read-only input: In[...] parameters are read-only"
     else:
-        return exc
+        first = text.strip().splitlines()
+        message = "Numba cannot compile this line" + (f" ({first[0]})" if first else "")
     line = linecache.getline(filename, lineno) or None if lineno is not None else None
     return SafetyError(
         f"kernel {name!r}: {message}",
