@@ -5,14 +5,15 @@
   example kernel's contract; ``--check`` fails when the files on disk differ.
 * ``simtsafe audit FILE...`` lists every ``simtsafe.unsafe`` region of the kernels
   and device helpers defined in the given modules, with its reason.
-* ``simtsafe check FILE...`` flags raw launches (``kernel.unchecked[...]``) that are
-  not lexically inside ``with simtsafe.unsafe(...)`` in application code.
+* ``simtsafe check PATH...`` is the CI gate: imports the modules (files, directories,
+  packages), compiles every kernel to PTX with NVVM (no GPU), checks every helper, and
+  flags raw launches outside ``with simtsafe.unsafe(...)``; ``file:line:col: CODE message``
+  (or ``--format json``), exit 1 on findings, 0 clean, 2 usage.
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
 import importlib.util
 import json
 import sys
@@ -109,49 +110,44 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return 0
 
 
-class _RawLaunchFinder(ast.NodeVisitor):
-    """Finds ``X.unchecked[...]`` outside ``with <...>.unsafe(...)`` blocks."""
-
-    def __init__(self) -> None:
-        self.depth = 0
-        self.found: list[int] = []
-
-    def visit_With(self, node: ast.With) -> None:
-        is_unsafe = any(
-            isinstance(item.context_expr, ast.Call)
-            and (
-                (isinstance(f := item.context_expr.func, ast.Attribute) and f.attr == "unsafe")
-                or (isinstance(f, ast.Name) and f.id == "unsafe")
-            )
-            for item in node.items
-        )
-        self.depth += is_unsafe
-        self.generic_visit(node)
-        self.depth -= is_unsafe
-
-    def visit_Subscript(self, node: ast.Subscript) -> None:
-        if (
-            isinstance(node.value, ast.Attribute)
-            and node.value.attr == "unchecked"
-            and not self.depth
-        ):
-            self.found.append(node.lineno)
-        self.generic_visit(node)
-
-
 def cmd_check(args: argparse.Namespace) -> int:
-    problems = 0
-    for file in args.files:
-        finder = _RawLaunchFinder()
-        finder.visit(ast.parse(Path(file).read_text(), filename=file))
-        for lineno in finder.found:
-            problems += 1
-            print(
-                f"{file}:{lineno}: raw launch `.unchecked[...]` outside `with simtsafe.unsafe("
-                '"SAFETY: ...")`: use kernel.prepare(...) or state why the launch is sound'
+    from .decoration._gate import check_paths
+    from .lowering._compat import SIMULATOR
+
+    if SIMULATOR:
+        print(
+            "simtsafe check compiles kernels to PTX with NVVM; unset NUMBA_ENABLE_CUDASIM",
+            file=sys.stderr,
+        )
+        return 2
+    paths = [Path(p) for p in args.paths]
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        print(f"simtsafe check: no such file or directory: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    cc = tuple(int(x) for x in args.cc.split("."))
+    report = check_paths(paths, cc=(cc[0], cc[1]))
+    if args.format == "json":
+        print(
+            json.dumps(
+                {
+                    "findings": [f.as_dict() for f in report.findings],
+                    "kernels": report.kernels,
+                    "helpers": report.helpers,
+                    "files": len(report.files),
+                },
+                indent=2,
             )
-    print(f"{problems} problem(s)")
-    return 1 if problems else 0
+        )
+    else:
+        for finding in report.findings:
+            print(finding)
+        print(
+            f"{len(report.findings)} finding(s) in {len(report.files)} file(s); "
+            f"{len(report.kernels)} kernel(s) compiled to PTX (cc {args.cc}), "
+            f"{len(report.helpers)} helper(s) checked"
+        )
+    return 1 if report.findings else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -165,8 +161,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = sub.add_parser("audit", help="list the unsafe regions of kernels in modules")
     p.add_argument("files", nargs="+")
     p.set_defaults(run=cmd_audit)
-    p = sub.add_parser("check", help="flag raw launches outside simtsafe.unsafe")
-    p.add_argument("files", nargs="+")
+    p = sub.add_parser(
+        "check",
+        help="CI gate: decorate, compile to PTX (no GPU) and scan for raw launches",
+    )
+    p.add_argument("paths", nargs="+", help="modules, directories or packages")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--cc", default="9.0", help="compute capability to compile for (default 9.0)")
     p.set_defaults(run=cmd_check)
     args = parser.parse_args(argv)
     return int(args.run(args))

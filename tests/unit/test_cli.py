@@ -51,7 +51,7 @@ def test_check_flags_raw_launches_outside_unsafe(
     app.write_text(RAW_LAUNCHES)
     assert main(["check", str(app)]) == 1
     out = capsys.readouterr().out
-    assert f"{app}:4: raw launch" in out
+    assert f"{app}:4:5: SS-raw-launch raw launch" in out
     assert ":6:" not in out
     app.write_text(
         RAW_LAUNCHES.replace("    k.unchecked[1, 32](a)                 # flagged\n", "")
