@@ -62,7 +62,9 @@ def ensure_venv() -> None:
     _say("installing simtsafe and its pinned dependencies into .venv (first run: a few minutes)")
     pip = [str(PY), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     subprocess.check_call([*pip, "--upgrade", "pip"])
-    targets = ["-e", f"{ROOT}[dev]"]
+    # compat: a .pth path entry, which mypy and pyright follow (the default editable
+    # mode installs an import hook that static checkers cannot see).
+    targets = ["--config-settings", "editable_mode=compat", "-e", f"{ROOT}[dev]"]
     if (ROOT / "stubs" / "pyproject.toml").exists():
         targets += [str(ROOT / "stubs")]
     subprocess.check_call([*pip, "-c", str(CONSTRAINTS), *targets])
