@@ -51,7 +51,7 @@ def _stamp() -> str:
 
 
 def ensure_venv() -> None:
-    """Create .venv and install simtsafe[dev] with pinned versions, if not up to date."""
+    """Create .venv and install simtsafe[dev,cu13] with pinned versions, if not up to date."""
     if sys.version_info < (3, 11):  # noqa: UP036 - this script may run on any python3
         sys.exit(f"simtsafe needs Python >= 3.11, this is {sys.version.split()[0]}")
     if not PY.exists():
@@ -64,7 +64,7 @@ def ensure_venv() -> None:
     subprocess.check_call([*pip, "--upgrade", "pip"])
     # compat: a .pth path entry, which mypy and pyright follow (the default editable
     # mode installs an import hook that static checkers cannot see).
-    targets = ["--config-settings", "editable_mode=compat", "-e", f"{ROOT}[dev]"]
+    targets = ["--config-settings", "editable_mode=compat", "-e", f"{ROOT}[dev,cu13]"]
     if (ROOT / "stubs" / "pyproject.toml").exists():
         targets += [str(ROOT / "stubs")]
     subprocess.check_call([*pip, "-c", str(CONSTRAINTS), *targets])

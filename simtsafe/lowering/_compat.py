@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib.metadata
+import warnings
 from collections.abc import Iterator
 
 from numba import cuda
@@ -18,6 +19,7 @@ __all__ = [
     "SIMULATOR",
     "SUPPORTED",
     "assume_compute_capability",
+    "check_version",
     "compiled_function_types",
     "gated_cuda_names",
     "typing_error_classes",
@@ -32,11 +34,22 @@ SUPPORTED = ("0.30.",)
 #: True when NUMBA_ENABLE_CUDASIM=1: kernels run as Python on the CPU.
 SIMULATOR: bool = bool(cuda.config.ENABLE_CUDASIM)
 
-if not NUMBA_CUDA_VERSION.startswith(SUPPORTED):  # pragma: no cover - guarded by the pin
-    raise ImportError(
-        f"simtsafe supports numba-cuda {' or '.join(s + 'x' for s in SUPPORTED)}, found "
-        f"{NUMBA_CUDA_VERSION}; install the version pinned in simtsafe's pyproject.toml"
+
+def check_version(version: str = NUMBA_CUDA_VERSION) -> str | None:
+    """A warning text when ``version`` is outside the tested numba-cuda releases, else None."""
+    if version.startswith(SUPPORTED):
+        return None
+    return (
+        f"simtsafe was tested with numba-cuda {' or '.join(s + 'x' for s in SUPPORTED)}, found "
+        f"{version}: simtsafe reaches numba-cuda internals (launch path, typing registries), "
+        "which may have changed. Install numba-cuda 0.30.x (requirements/constraints.txt pins "
+        "the tested set) if kernels fail to compile or launch"
     )
+
+
+_WARNING = check_version()
+if _WARNING is not None:  # pragma: no cover - guarded by the pin
+    warnings.warn(_WARNING, RuntimeWarning, stacklevel=2)
 
 
 def gated_cuda_names() -> frozenset[str]:

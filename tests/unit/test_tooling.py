@@ -31,3 +31,40 @@ def test_package_is_mypy_strict_clean() -> None:
         ["--config-file", str(ROOT / "pyproject.toml"), "--strict", str(ROOT / "simtsafe")]
     )
     assert status == 0, stdout + stderr
+
+
+def test_version_has_one_source() -> None:
+    import importlib.metadata
+    import tomllib
+
+    import simtsafe
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert "version" not in project and "version" in project["dynamic"]
+    assert importlib.metadata.version("simtsafe") == simtsafe.__version__
+
+
+def test_dependencies_are_ranges_and_constraints_pin_them() -> None:
+    import re
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    for dep in project["dependencies"]:
+        assert "==" not in dep, f"{dep}: [project] dependencies are ranges; pins go to constraints"
+    pins = dict(
+        line.split("==")
+        for line in (ROOT / "requirements" / "constraints.txt").read_text().splitlines()
+        if "==" in line and not line.startswith("#")
+    )
+    for dep in project["dependencies"]:
+        name = re.split(r"[<>=\[ ]", dep)[0]
+        assert name in pins, f"{name} is not pinned in requirements/constraints.txt"
+    assert {"cu12", "cu13"} <= set(project["optional-dependencies"])
+
+
+def test_untested_numba_cuda_warns_not_fails() -> None:
+    from simtsafe.lowering._compat import check_version
+
+    assert check_version("0.30.9") is None
+    warning = check_version("0.31.0")
+    assert warning is not None and "tested with numba-cuda 0.30.x, found 0.31.0" in warning
