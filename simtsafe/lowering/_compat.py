@@ -21,7 +21,6 @@ __all__ = [
     "assume_compute_capability",
     "check_version",
     "compiled_function_types",
-    "gated_cuda_names",
     "typing_error_classes",
     "typing_error_location",
 ]
@@ -50,48 +49,6 @@ def check_version(version: str = NUMBA_CUDA_VERSION) -> str | None:
 _WARNING = check_version()
 if _WARNING is not None:  # pragma: no cover - guarded by the pin
     warnings.warn(_WARNING, RuntimeWarning, stacklevel=2)
-
-
-def gated_cuda_names() -> frozenset[str]:
-    """Attributes of ``numba.cuda`` usable only inside ``simtsafe.unsafe`` regions.
-
-    Shared/local/constant memory, barriers, warp intrinsics, fences, atomics
-    and cooperative groups: each can break the disjoint-write invariant or
-    deadlock when misused, so each needs a stated reason.
-    """
-    return frozenset(
-        {
-            "shared",
-            "local",
-            "const",
-            "syncthreads",
-            "syncthreads_count",
-            "syncthreads_and",
-            "syncthreads_or",
-            "syncwarp",
-            "shfl_sync",
-            "shfl_up_sync",
-            "shfl_down_sync",
-            "shfl_xor_sync",
-            "all_sync",
-            "any_sync",
-            "eq_sync",
-            "ballot_sync",
-            "match_any_sync",
-            "match_all_sync",
-            "activemask",
-            "lanemask_lt",
-            "threadfence",
-            "threadfence_block",
-            "threadfence_system",
-            "atomic",
-            "cg",
-            "stcg",
-            "stcs",
-            "stwb",
-            "stwt",
-        }
-    )
 
 
 @functools.cache
