@@ -154,6 +154,15 @@ def parse_source(fn: types.FunctionType, kernel: str) -> Source:
             filename=filename,
             lineno=node.lineno,
         )
+    for a in args.args:
+        if a.arg.startswith("__ss_"):
+            raise SafetyError(
+                f"kernel {kernel!r}: the parameter name {a.arg!r} is reserved for simtsafe",
+                kernel=kernel,
+                rule="private-name",
+                filename=filename,
+                lineno=node.lineno,
+            )
     return Source(node, text, filename, tuple(a.arg for a in args.args))
 
 
@@ -587,6 +596,13 @@ class _Checker(ast.NodeTransformer):
         finally:
             self.unsafe_depth -= 1
         return body
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> Any:
+        """``x: T = v`` is ``x = v``: Python never evaluates a local's annotation."""
+        if node.value is None:
+            return None
+        assign = ast.copy_location(ast.Assign(targets=[node.target], value=node.value), node)
+        return self.visit(assign)
 
     def visit_Return(self, node: ast.Return) -> Any:
         if node.value is None:

@@ -951,3 +951,52 @@ def test_attribute_store_outside_unsafe_refused(tmp_path):  # type: ignore[no-un
         "attribute-store",
         "writes through a reference",
     )
+
+
+def test_reserved_parameter_name_refused(tmp_path):  # type: ignore[no-untyped-def]
+    with pytest.raises(ss.SafetyError) as info:
+        load_kernel_module(
+            tmp_path,
+            """
+            @ss.device
+            def helper(__ss_no_witness, x):
+                return x
+            """,
+        )
+    assert info.value.rule == "private-name"
+    assert "'__ss_no_witness' is reserved for simtsafe" in str(info.value)
+
+
+def test_local_annotations_are_not_evaluated_accepted(tmp_path):  # type: ignore[no-untyped-def]
+    mod = accepted(
+        tmp_path,
+        f"""
+        @ss.kernel
+        def k({SIG}) -> None:
+            i = thread.index_1d()
+            acc: float = 0.0
+            w: DisjointSlice = out
+            out[i] = a[i] + acc
+        """,
+    )
+    if ss.SIMULATOR:
+        np.testing.assert_array_equal(mod.result, mod.input)
+
+
+def test_simtsafe_intrinsic_bound_at_module_level_refused(tmp_path):  # type: ignore[no-untyped-def]
+    refused(
+        tmp_path,
+        f"""
+        import importlib
+        mint = importlib.import_module(
+            "simtsafe.lowering._sim" if ss.SIMULATOR else "simtsafe.lowering._cuda"
+        ).builtins(proven_domain=1)["__ss_mint_1d"]
+
+        @ss.kernel
+        def k({SIG}) -> None:
+            w = mint(0)  # BAD
+            out[w] = a[0]
+        """,
+        "private-name",
+        "is simtsafe internals",
+    )
