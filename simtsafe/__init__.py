@@ -24,7 +24,15 @@ lowering; never lowering -> decoration/host, never decoration -> host at import 
 never anything -> cli.
 """
 
+from . import block as block
+from . import shared as shared
 from . import thread as thread
+from . import warp as warp
+from ._coopviews import Accumulate as Accumulate
+from ._coopviews import OutTile as OutTile
+from ._coopviews import OutTile2D as OutTile2D
+from ._coopviews import SharedAccumulator as SharedAccumulator
+from ._coopviews import SharedTile as SharedTile
 from ._errors import AliasingError as AliasingError
 from ._errors import ArgumentError as ArgumentError
 from ._errors import ArgumentTypeError as ArgumentTypeError
@@ -49,6 +57,8 @@ from ._spaces import Index1D as Index1D
 from ._spaces import Index2D as Index2D
 from ._spaces import Index3D as Index3D
 from ._spaces import IndexSpace as IndexSpace
+from ._spaces import Local1D as Local1D
+from ._spaces import Local2D as Local2D
 from ._spaces import PerBlock as PerBlock
 from ._spaces import PerWarp as PerWarp
 from ._unsafe import unsafe as unsafe
@@ -72,7 +82,7 @@ from .lowering._compat import SIMULATOR as SIMULATOR
 __version__ = "0.1.0"
 
 __all__ = [
-    "SIMULATOR",
+    "Accumulate",
     "AliasingError",
     "ArgumentError",
     "ArgumentTypeError",
@@ -102,18 +112,28 @@ __all__ = [
     "LaunchContract",
     "LaunchContractError",
     "LaunchDimensionError",
+    "Local1D",
+    "Local2D",
+    "OutTile",
+    "OutTile2D",
     "PerBlock",
     "PerWarp",
     "PreparedLaunch",
     "RequiresViolation",
+    "SIMULATOR",
     "SafetyError",
+    "SharedAccumulator",
     "SharedMemoryError",
+    "SharedTile",
     "ThreadIndex",
     "TooManyThreads",
     "UnsafeRegionRequired",
+    "block",
     "cover",
     "device",
     "kernel",
+    "shared",
     "thread",
     "unsafe",
+    "warp",
 ]

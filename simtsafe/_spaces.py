@@ -21,7 +21,18 @@ from __future__ import annotations
 
 from typing import final
 
-__all__ = ["SPACE_NDIM", "Index1D", "Index2D", "Index3D", "IndexSpace", "PerBlock", "PerWarp"]
+__all__ = [
+    "LOCAL_SPACE_NDIM",
+    "SPACE_NDIM",
+    "Index1D",
+    "Index2D",
+    "Index3D",
+    "IndexSpace",
+    "Local1D",
+    "Local2D",
+    "PerBlock",
+    "PerWarp",
+]
 
 
 class IndexSpace:
@@ -56,7 +67,24 @@ class PerBlock(IndexSpace):
     """One element per block of the launch (thread (0, 0, 0) writes)."""
 
 
-#: Rank of the arrays each space addresses.
+@final
+class Local1D(IndexSpace):
+    """One element per thread of a block: the thread's linear index in its block.
+
+    Unique within a block only, so it addresses block-local storage (shared
+    tiles and accumulators), never a ``DisjointSlice``.
+    """
+
+
+@final
+class Local2D(IndexSpace):
+    """One (row, col) = (threadIdx.y, threadIdx.x) element per thread of a 2D block."""
+
+
+#: Rank of the block-local spaces (witnesses of shared tiles; never of outputs).
+LOCAL_SPACE_NDIM: dict[str, int] = {"Local1D": 1, "Local2D": 2}
+
+#: Rank of the arrays each space addresses (the spaces an output may have).
 SPACE_NDIM: dict[str, int] = {
     "Index1D": 1,
     "Index2D": 2,

@@ -11,12 +11,30 @@ Called on the host, outside a kernel, they raise ``RuntimeError``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any, NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar, overload
 
-from ._spaces import Index1D, Index2D, Index3D, PerBlock, PerWarp
+import numpy as np
+
+from ._coopviews import OutTile, OutTile2D, SharedTile
+from ._spaces import Index1D, Index2D, Index3D, Local1D, Local2D, PerBlock, PerWarp
 from ._views import DisjointSlice, In, ThreadIndex
 
-__all__ = ["block_leader", "grid_stride", "index_1d", "index_2d", "index_3d", "warp_leader"]
+__all__ = [
+    "block_leader",
+    "block_stride",
+    "grid_stride",
+    "index_1d",
+    "index_2d",
+    "index_3d",
+    "local_index",
+    "local_index_2d",
+    "tile_1d",
+    "tile_2d",
+    "tile_2d_strided",
+    "warp_leader",
+]
+
+T = TypeVar("T", bound=np.generic)
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -106,3 +124,60 @@ def block_leader() -> ThreadIndex[PerBlock]:
     per block, for per-block partial results.
     """
     _host_call("block_leader")
+
+
+# ------------------------------------------------------------------ block-local witnesses
+
+
+@_builtin("local_index")
+def local_index() -> ThreadIndex[Local1D]:
+    """This thread's linear index in its block: ``x + blockDim.x * (y + blockDim.y * z)``.
+
+    Unique within the block, so it writes block-local storage (a 1D shared
+    tile) but never an output (another block has the same local index).
+    """
+    _host_call("local_index")
+
+
+@_builtin("local_index_2d")
+def local_index_2d() -> ThreadIndex[Local2D]:
+    """This thread's ``(threadIdx.y, threadIdx.x)`` in a 2D block (invalid if blockDim.z > 1)."""
+    _host_call("local_index_2d")
+
+
+@overload
+def block_stride(t: SharedTile[Any, Local1D]) -> Iterator[ThreadIndex[Local1D]]: ...
+@overload
+def block_stride(t: SharedTile[Any, Local2D]) -> Iterator[ThreadIndex[Local2D]]: ...
+@_builtin("block_stride")
+def block_stride(t: Any) -> Any:
+    """Iterate over this thread's elements of a shared tile, the block's threads together
+    covering it once: 1D ``tid, tid + T, ...`` (``T`` threads per block); 2D
+    ``(ty + i * blockDim.y, tx + j * blockDim.x)``. Only as the iterable of a ``for``.
+    """
+    _host_call("block_stride")
+
+
+# ------------------------------------------------------------------ output tiles
+
+
+@_builtin("tile_1d")
+def tile_1d(out: DisjointSlice[T, Index1D], n: int) -> OutTile[T]:
+    """The ``n`` elements ``[g * n, (g + 1) * n)`` of ``out`` that thread ``g`` owns
+    (``g = index_1d()``; 1D launch). Written ``t[k] = v``, ``0 <= k < n``."""
+    _host_call("tile_1d")
+
+
+@_builtin("tile_2d")
+def tile_2d(out: DisjointSlice[T, Index2D], tm: int, tn: int) -> OutTile2D[T]:
+    """The ``tm x tn`` block of ``out`` at ``(row * tm, col * tn)`` that thread
+    ``(row, col) = index_2d()`` owns. Written ``t[r, c] = v``. ``tm``/``tn``: static ints."""
+    _host_call("tile_2d")
+
+
+@_builtin("tile_2d_strided")
+def tile_2d_strided(out: DisjointSlice[T, Index2D], tm: int, tn: int) -> OutTile2D[T]:
+    """A ``tm x tn`` sub-tile of the block's ``(tm * blockDim.y) x (tn * blockDim.x)`` tile of
+    ``out``, interleaved so that a warp's stores are coalesced: thread ``(ty, tx)`` of block
+    ``(by, bx)`` owns ``(by * tm * bdy + ty + r * bdy, bx * tn * bdx + tx + c * bdx)``."""
+    _host_call("tile_2d_strided")

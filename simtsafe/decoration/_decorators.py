@@ -319,7 +319,7 @@ class Kernel(_Compiled, Generic[P]):
         params = parse_params(fn, name)
         bound = contract.bind([_param_info(p) for p in params], kernel=name) if contract else None
         views = tuple(
-            ParamView(p.name, "in" if p.kind == "in" else str(p.space), p.ndim)
+            ParamView(p.name, p.kind if p.kind in ("in", "acc") else str(p.space), p.ndim)
             for p in params
             if p.is_array
         )

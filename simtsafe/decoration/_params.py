@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from .._coopviews import Accumulate
 from .._errors import SafetyError
 from .._spaces import SPACE_NDIM, IndexSpace
 from .._views import DisjointSlice, In, In2D, In3D
@@ -39,7 +40,8 @@ class Param:
 
     Attributes:
         name: the parameter's name.
-        kind: ``"out"`` (DisjointSlice), ``"in"`` (read-only input) or ``"scalar"``.
+        kind: ``"out"`` (DisjointSlice), ``"in"`` (read-only input), ``"acc"``
+            (``Accumulate``: atomic updates only) or ``"scalar"``.
         dtype: element dtype of an array, or the scalar's dtype.
         ndim: array rank (0 for scalars).
         space: index space of an output, else None.
@@ -47,7 +49,7 @@ class Param:
     """
 
     name: str
-    kind: Literal["out", "in", "scalar"]
+    kind: Literal["out", "in", "acc", "scalar"]
     dtype: np.dtype[Any]
     ndim: int
     space: str | None
@@ -120,10 +122,20 @@ def _parse_one(name: str, annotation: Any, kernel: str) -> Param:
                 rule="annotation",
             )
         return Param(name, "out", dtype, SPACE_NDIM[space.__name__], space.__name__, text)
+    if origin is Accumulate:
+        dtype = _element_dtype(args[0], kernel, name, annotation)
+        if dtype.kind not in "iuf":
+            raise SafetyError(
+                f"kernel {kernel!r}: parameter {name!r} is annotated {text}; accumulators hold "
+                "integers or floats (atomic add/min/max)",
+                kernel=kernel,
+                rule="annotation",
+            )
+        return Param(name, "acc", dtype, 1, None, text)
     if origin in _INPUT_NDIM:
         dtype = _element_dtype(args[0], kernel, name, annotation)
         return Param(name, "in", dtype, _INPUT_NDIM[origin], None, text)
-    if annotation is DisjointSlice or annotation in _INPUT_NDIM:
+    if annotation in (DisjointSlice, Accumulate) or annotation in _INPUT_NDIM:
         raise SafetyError(
             f"kernel {kernel!r}: parameter {name!r} is annotated {text} without an element "
             f"type; write {text}[np.float32] (or the dtype you launch with)",

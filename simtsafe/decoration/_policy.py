@@ -123,6 +123,10 @@ LOCAL_ATTRIBUTES = frozenset(
         "imag",
         "conjugate",
         "sync",
+        # accumulators (Accumulate, shared.accumulator): atomic updates only
+        "add",
+        "min",
+        "max",
     }
 )
 
@@ -198,14 +202,23 @@ def _identity_table() -> dict[int, Ref]:
 
 @cache
 def _public_kernel_api() -> dict[str, Any]:
-    """simtsafe's public objects that kernel code may name (witness constructors, unsafe)."""
-    from .. import thread
+    """simtsafe's public objects that kernel code may name: witness constructors,
+    ``unsafe``, block/warp collectives, shared tiles and accumulators."""
+    from .. import block, shared, thread, warp
     from .._unsafe import unsafe
 
     api: dict[str, Any] = {"unsafe": unsafe}
-    for name in thread.__all__:
-        api[f"thread.{name}"] = getattr(thread, name)
+    for module in (thread, block, warp, shared):
+        prefix = module.__name__.removeprefix("simtsafe.")
+        for name in module.__all__:
+            api[f"{prefix}.{name}"] = getattr(module, name)
     return api
+
+
+#: The public kernel-API modules (the rest of the simtsafe package is internals or host API).
+PUBLIC_MODULES = frozenset(
+    {"simtsafe.thread", "simtsafe.block", "simtsafe.warp", "simtsafe.shared"}
+)
 
 
 def _trusted_modules() -> dict[int, str]:
@@ -214,13 +227,14 @@ def _trusted_modules() -> dict[int, str]:
     from numba import cuda
 
     simtsafe = sys.modules["simtsafe"]
-    mods = [numba, cuda, np, math, cmath, operator, simtsafe, sys.modules["simtsafe.thread"]]
+    mods = [numba, cuda, np, math, cmath, operator, simtsafe]
+    mods += [sys.modules[name] for name in PUBLIC_MODULES]
     return {id(m): m.__name__ for m in mods}
 
 
 def _is_simtsafe_internal_module(module: pytypes.ModuleType) -> bool:
     name = module.__name__
-    return name.startswith("simtsafe.") and name != "simtsafe.thread"
+    return name.startswith("simtsafe.") and name not in PUBLIC_MODULES
 
 
 def _is_array_like(obj: Any) -> bool:
@@ -305,7 +319,7 @@ def classify(obj: Any, name: str) -> Ref:
         raise Refusal(
             "private-name",
             "is simtsafe internals or host API; kernels use only simtsafe's public kernel API "
-            "(simtsafe.thread, simtsafe.unsafe)",
+            "(simtsafe.thread, simtsafe.block, simtsafe.warp, simtsafe.shared, simtsafe.unsafe)",
         )
     if isinstance(obj, compiled_function_types()):
         definition = getattr(obj, "_defn", None)

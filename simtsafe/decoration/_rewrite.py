@@ -52,7 +52,21 @@ __all__ = ["Analysis", "ParamView", "Source", "UnsafeRegion", "analyze", "parse_
 #: Witness constructors that belong to one launch rank: refused in a kernel whose
 #: contract proves another (``index_3d`` is unique in any launch, but a contract
 #: that says ``domain=1`` or ``2`` and a 3D witness contradict each other).
-_WITNESS_SPACE_CTORS = {"index_1d": 1, "index_2d": 2, "index_3d": 3, "grid_stride": 1}
+_WITNESS_SPACE_CTORS = {
+    "index_1d": 1,
+    "index_2d": 2,
+    "index_3d": 3,
+    "grid_stride": 1,
+    "tile_1d": 1,
+    "tile_2d": 2,
+    "tile_2d_strided": 2,
+}
+#: Witness iterators: only the iterable of a `for` loop (expanded by the rewrite).
+_FOR_ITERABLES = frozenset({"grid_stride", "block_stride"})
+#: Functions a collective's `op` may be (passed as a value, the one place a function may be).
+_REDUCE_OPS = frozenset(
+    {"operator.add", "operator.mul", "operator.and_", "operator.or_", "operator.xor", "max", "min"}
+)
 _PENDING = object()
 
 
@@ -231,7 +245,8 @@ class _Checker(ast.NodeTransformer):
         self.globals_used: dict[str, Any] = {}
         self.substitutes: dict[str, Any] = {}
         self._call_targets: set[int] = set()
-        self._grid_stride_ok: set[int] = set()
+        self._for_iterable_ok: set[int] = set()
+        self._op_values: set[int] = set()
         self._refs: dict[int, Ref | None] = {}
 
     # ------------------------------------------------------------------ helpers
@@ -343,6 +358,8 @@ class _Checker(ast.NodeTransformer):
             return None
         if ref.kind == "simtsafe":
             return self._simtsafe_builtin(node, ref)
+        if id(node) in self._op_values:
+            return None  # a collective's op (checked in visit_Call)
         if ref.kind in ("device", "ufunc") and not called:
             raise self.fail(
                 node,
@@ -373,16 +390,18 @@ class _Checker(ast.NodeTransformer):
             )
         if id(node) not in self._call_targets:
             how = (
-                "as the iterable of a `for` loop: `for w in thread.grid_stride(out):`"
-                if builtin == "grid_stride"
+                f"as the iterable of a `for` loop: `for w in thread.{builtin}(...):`"
+                if builtin in _FOR_ITERABLES
                 else f"directly: `w = thread.{builtin}()`"
+                if "." not in builtin
+                else f"directly: `simtsafe.{builtin}(...)`"
             )
-            raise self.fail(node, f"use thread.{builtin} only {how}", "witness-ctor")
-        if builtin == "grid_stride" and id(node) not in self._grid_stride_ok:
+            raise self.fail(node, f"use {ref.name} only {how}", "witness-ctor")
+        if builtin in _FOR_ITERABLES and id(node) not in self._for_iterable_ok:
             raise self.fail(
                 node,
-                "thread.grid_stride(...) is allowed only as the iterable of a `for` loop: "
-                "`for w in thread.grid_stride(out): out[w] = ...`",
+                f"thread.{builtin}(...) is allowed only as the iterable of a `for` loop: "
+                f"`for w in thread.{builtin}(...): ...`",
                 "witness-ctor",
             )
         needed = _WITNESS_SPACE_CTORS.get(builtin)
@@ -394,7 +413,8 @@ class _Checker(ast.NodeTransformer):
                 f"change the contract to domain={needed}",
                 "witness-domain",
             )
-        return ast.copy_location(ast.Name(id=f"__ss_{builtin}", ctx=ast.Load()), node)
+        private = "__ss_" + builtin.replace(".", "_")
+        return ast.copy_location(ast.Name(id=private, ctx=ast.Load()), node)
 
     # ------------------------------------------------------------------ visitors
 
@@ -478,6 +498,8 @@ class _Checker(ast.NodeTransformer):
     def visit_Call(self, node: ast.Call) -> Any:
         self._call_targets.add(id(node.func))
         ref = self.ref_of(node.func) if _chain(node.func) is not None else None
+        if ref is not None and ref.kind == "simtsafe" and ref.name.endswith(".reduce"):
+            self._check_reduce_op(node, ref)
         if ref is not None and ref.kind == "ufunc":
             if (
                 len(node.args) != ref.nin
@@ -492,12 +514,35 @@ class _Checker(ast.NodeTransformer):
                 )
         return super().generic_visit(node)
 
+    def _check_reduce_op(self, node: ast.Call, ref: Ref) -> None:
+        op = (
+            node.args[1]
+            if len(node.args) > 1
+            else next((k.value for k in node.keywords if k.arg == "op"), None)
+        )
+        if op is None:
+            raise self.fail(node, f"{ref.name}(v, op) needs the reduction `op`", "collective")
+        op_ref = self.ref_of(op) if _chain(op) is not None else None
+        if op_ref is None or not (
+            op_ref.kind == "device" or (op_ref.kind == "api" and op_ref.name in _REDUCE_OPS)
+        ):
+            raise self.fail(
+                op,
+                f"the `op` of {ref.name} must be one of operator.add, operator.mul, "
+                "operator.and_, operator.or_, operator.xor, max, min, or a @simtsafe.device "
+                f"function of two values; got `{ast.unparse(op)}`",
+                "collective",
+            )
+        self._op_values.add(id(op))
+
     def visit_For(self, node: ast.For) -> Any:
         it = node.iter
         if isinstance(it, ast.Call) and _chain(it.func) is not None:
             ref = self.ref_of(it.func)
             if ref is not None and ref.kind == "simtsafe" and ref.name == "thread.grid_stride":
                 return self._expand_grid_stride(node, it)
+            if ref is not None and ref.kind == "simtsafe" and ref.name == "thread.block_stride":
+                return self._expand_block_stride(node, it)
         return self.generic_visit(node)
 
     def _expand_grid_stride(self, node: ast.For, it: ast.Call) -> list[ast.stmt]:
@@ -516,7 +561,7 @@ class _Checker(ast.NodeTransformer):
                 node, "bind grid_stride's witness to a plain name: `for w in ...`", "witness-ctor"
             )
         self._call_targets.add(id(it.func))
-        self._grid_stride_ok.add(id(it.func))
+        self._for_iterable_ok.add(id(it.func))
         self._use(it.func)  # domain rule
         target = self.visit(it.args[0])
         k = f"__ss_k{node.lineno}_{node.col_offset}"
@@ -542,6 +587,54 @@ class _Checker(ast.NodeTransformer):
                 for stmt in node.body:
                     inside.update(id(child) for child in ast.walk(stmt))
         return inside
+
+    def _expand_block_stride(self, node: ast.For, it: ast.Call) -> list[ast.stmt]:
+        """``for w in thread.block_stride(tile): body`` -> two nested range loops.
+
+        Rows ``ty, ty + bdy, ...`` and columns ``tx, tx + bdx, ...`` of a 2D
+        tile; for a 1D tile one row and the columns ``tid, tid + T, ...``. The
+        witness is minted from the loop indices: this thread's elements only.
+        """
+        if len(it.args) != 1 or it.keywords or not isinstance(it.args[0], ast.Name):
+            raise self.fail(
+                it,
+                "thread.block_stride takes exactly one argument: a shared tile bound to a name",
+                "witness-ctor",
+            )
+        if not isinstance(node.target, ast.Name):
+            raise self.fail(
+                node, "bind block_stride's witness to a plain name: `for w in ...`", "witness-ctor"
+            )
+        for inner in ast.walk(ast.Module(body=node.body, type_ignores=[])):
+            if isinstance(inner, ast.Break):
+                raise self.fail(
+                    inner,
+                    "`break` is not allowed in a block_stride loop (it walks rows and columns; "
+                    "a break would leave only the row)",
+                    "witness-ctor",
+                )
+        self._call_targets.add(id(it.func))
+        self._for_iterable_ok.add(id(it.func))
+        self._use(it.func)
+        tile = it.args[0].id
+        r = f"__ss_r{node.lineno}_{node.col_offset}"
+        c = f"__ss_c{node.lineno}_{node.col_offset}"
+        loop = ast.parse(
+            f"for {r} in range(__ss_bs_row_start({tile}), __ss_bs_rows({tile}), "
+            f"__ss_bs_row_step({tile})):\n"
+            f"    for {c} in range(__ss_bs_col_start({tile}), __ss_bs_cols({tile}), "
+            f"__ss_bs_col_step({tile})):\n"
+            f"        {node.target.id} = __ss_mint_local({tile}, {r}, {c})\n"
+        ).body[0]
+        assert isinstance(loop, ast.For) and isinstance(loop.body[0], ast.For)
+        for child in ast.walk(loop):
+            ast.copy_location(child, node)
+        self.visit(it.args[0])  # the tile name: a local
+        inner_loop = loop.body[0]
+        inner_loop.body.extend(_flatten([self.visit(stmt) for stmt in node.body]))
+        if node.orelse:
+            raise self.fail(node, "a block_stride loop has no `else`", "witness-ctor")
+        return [loop]
 
     def _is_unsafe_with(self, node: ast.With) -> bool:
         for item in node.items:
@@ -687,7 +780,7 @@ def analyze(
         original,
         inside=checker.unsafe_nodes(original),
         source_of=checker.raw_source,
-        view_ranks={v.name: v.ndim for v in views if v.view != "in"},
+        view_ranks={v.name: v.ndim for v in views if v.view not in ("in", "acc")},
         seeds=seeds or {},
         helper_returns_raw=helper_returns_raw,
         fail=checker.fail,
@@ -703,7 +796,7 @@ def analyze(
         x, y, z = exact_block
         prologue.append(ast.parse(f"__ss_require_block({x}, {y}, {z})").body[0])
     for v in views:
-        helper = "__ss_view_in" if v.view == "in" else f"__ss_view_{v.view}"
+        helper = f"__ss_view_{v.view}"
         prologue.append(ast.parse(f"{v.name} = {helper}({v.name})").body[0])
     for stmt in prologue:
         for child in ast.walk(stmt):

@@ -68,7 +68,7 @@ def build_fast_check(plan: LaunchPlan, check_devices: bool) -> FastCheck:
             f"array_facts(x{i}, P{i}, NAME, {itemsize})",
         ]
         cond = [f"f{i}.typestr != {typestr!r}", f"len(f{i}.shape) != {param.ndim}"]
-        if param.kind == "out":
+        if param.kind in ("out", "acc"):
             cond += [f"not f{i}.c_contiguous", f"f{i}.readonly"]
         else:
             layouts.append(f"('C' if f{i}.c_contiguous else 'A')")
@@ -79,7 +79,7 @@ def build_fast_check(plan: LaunchPlan, check_devices: bool) -> FastCheck:
         env.append(f"{param.name!r}: f{i}.shape")
     for n, i in enumerate(arrays):
         for j in arrays[n + 1 :]:
-            if "out" in (expect[i][0].kind, expect[j][0].kind):
+            if {"out", "acc"} & {expect[i][0].kind, expect[j][0].kind}:
                 code += [
                     f"    if f{i}.size and f{j}.size and f{i}.lo < f{j}.hi and f{j}.lo < f{i}.hi:",
                     "        return None",

@@ -299,13 +299,13 @@ class LaunchPlan:
             shape = facts.shape
             if facts.typestr != typestr or len(shape) != param.ndim:
                 self._wrong_array(param, facts.typestr, shape)
-            if param.kind == "out":
+            if param.kind in ("out", "acc"):
                 if not facts.c_contiguous or facts.readonly:
                     self._bad_output(param, facts)
             else:
                 layouts.append("C" if facts.c_contiguous else "A")
             if facts.size:
-                ranges.append((facts.lo, facts.hi, param.name, param.kind == "out"))
+                ranges.append((facts.lo, facts.hi, param.name, param.kind in ("out", "acc")))
                 if facts.device is not None:
                     devices.append((param.name, facts.device))
             shapes[param.name] = shape

@@ -20,8 +20,8 @@ import pytest
 
 PKG = Path(__file__).resolve().parents[2] / "simtsafe"
 
-VOCABULARY = {"_errors", "_spaces", "_unsafe"}
-ANNOTATIONS = {"_views", "thread"}
+VOCABULARY = {"_errors", "_spaces", "_unsafe", "_collective"}
+ANNOTATIONS = {"_views", "_coopviews", "thread", "block", "warp", "shared"}
 
 
 def part_of(module: str) -> str:
