@@ -199,7 +199,7 @@ def _block_state(manager: Any) -> _BlockState:
             if state is None:
                 state = _BlockState()
                 manager._simtsafe_state = state
-    return state  # type: ignore[no-any-return]
+    return state
 
 
 _NUMBA_SIMULATOR = _NumbaSimulatorRuntime()
