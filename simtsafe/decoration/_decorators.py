@@ -50,6 +50,7 @@ from ..lowering._diagnostics import translate_typing_error
 from ._params import Param, parse_params, record_fields
 from ._policy import LOCAL_ATTRIBUTES
 from ._rewrite import Analysis, ParamView, Source, UnsafeRegion, analyze, parse_source
+from ._uniformity import UniformitySummary
 
 if TYPE_CHECKING:
     from ..host._contract import BoundContract, LaunchContract
@@ -172,7 +173,12 @@ class _Compiled:
     # ------------------------------------------------------------------ analysis
 
     def _analyze(
-        self, scope: Mapping[str, Any], *, strict: bool, seeds: Mapping[str, int] | None = None
+        self,
+        scope: Mapping[str, Any],
+        *,
+        strict: bool,
+        seeds: Mapping[str, int] | None = None,
+        param_levels: Mapping[str, int] | None = None,
     ) -> Analysis:
         d = self._decl
         return analyze(
@@ -187,6 +193,8 @@ class _Compiled:
             attributes=d.attributes,
             seeds=seeds,
             helper_returns_raw=_helper_returns_raw,
+            param_levels=param_levels,
+            helper_uniformity=_helper_uniformity,
         )
 
     def _freeze(self) -> _Build:
@@ -200,6 +208,8 @@ class _Compiled:
             d = self._decl
             scope = _scope_of(d.py_func)
             analysis = self._analyze(scope, strict=True)
+            if d.kind == "kernel":
+                _check_contract_needs(d, analysis)
             namespace: dict[str, Any] = {"__builtins__": _py_builtins}
             namespace.update(device_builtins(proven_domain=d.domain))
             function = analysis.build(namespace, d.py_func.__qualname__, d.py_func.__module__)
@@ -229,11 +239,34 @@ class _Compiled:
         return translate_typing_error(exc, self.name, self.filename)
 
 
+def _check_contract_needs(decl: _Decl, analysis: Analysis) -> None:
+    """Kernel-API uses that need a declaration in the contract."""
+    if "shared.dynamic_tile" in analysis.api_used and (
+        decl.contract is None or decl.contract.dynamic_shared is None
+    ):
+        raise SafetyError(
+            f"kernel {decl.name!r} uses simtsafe.shared.dynamic_tile, whose size is the launch's "
+            "dynamic shared memory: declare it in the contract, e.g. "
+            "LaunchContract(..., dynamic_shared=(0, 49152)), so that prepare checks every launch",
+            kernel=decl.name,
+            rule="contract",
+            filename=decl.source.filename,
+            lineno=decl.source.node.lineno,
+        )
+
+
 def _helper_returns_raw(helper: Any, seeds: dict[int, int]) -> bool:
     """Taint summary of a helper called with raw arguments at ``seeds`` (position -> rank)."""
     if not isinstance(helper, DeviceFunction):
         return True
     return helper._returns_raw(seeds)
+
+
+def _helper_uniformity(helper: Any, levels: tuple[int, ...]) -> UniformitySummary:
+    """Uniformity summary of a helper called with arguments of the given levels."""
+    if not isinstance(helper, DeviceFunction):
+        return UniformitySummary(result=2, nonuniform_source=True)
+    return helper._uniformity(levels)
 
 
 @final
@@ -285,6 +318,21 @@ class DeviceFunction(_Compiled):
         analysis = self._analyze(scope, strict=False, seeds=named)
         cache[key] = analysis.returns_raw
         return analysis.returns_raw
+
+    def _uniformity(self, levels: tuple[int, ...]) -> UniformitySummary:
+        """Analyze this helper's barriers and collectives with its arguments' uniformity."""
+        key = ("uniformity", levels)
+        cache: dict[Any, Any] = self._taint_cache  # type: ignore[attr-defined]
+        if key in cache:
+            return cache[key]  # type: ignore[no-any-return]
+        # Recursion: assume the worst (a thread-dependent result, a barrier inside).
+        cache[key] = UniformitySummary(result=2, block_op_line=0, nonuniform_source=True)
+        params = self._decl.source.params
+        named = {p: (levels[i] if i < len(levels) else 2) for i, p in enumerate(params)}
+        scope = self._build.scope if self._build is not None else _scope_of(self._decl.py_func)
+        summary = self._analyze(scope, strict=False, param_levels=named).uniformity
+        cache[key] = summary
+        return summary
 
     def __call__(self, *args: Any) -> NoReturn:
         raise RuntimeError(
@@ -339,6 +387,7 @@ class Kernel(_Compiled, Generic[P]):
         )
         self._init(decl)
         analysis = self._analyze(_scope_of(fn), strict=False)
+        _check_contract_needs(decl, analysis)
         object.__setattr__(self, "_decl", _with_regions(decl, analysis))
 
     @property

@@ -44,8 +44,10 @@ from typing import Any, Literal
 
 from .._errors import SafetyError, UnsafeRegionRequired
 from .._unsafe import check_reason
+from ._phases import check_phases
 from ._policy import ALLOWED_BUILTINS, LOCAL_ATTRIBUTES, Ref, Refusal, classify, resolve_chain
 from ._taint import ARRAY_SOURCES, OBJECT_SOURCES, RawSource, analyze_taint
+from ._uniformity import UniformitySummary, check_uniformity
 
 __all__ = ["Analysis", "ParamView", "Source", "UnsafeRegion", "analyze", "parse_source"]
 
@@ -108,6 +110,8 @@ class Analysis:
     substitutes: dict[str, Any] = field(default_factory=dict)  # private name -> object
     returns_raw: bool = False
     filename: str = "<kernel>"
+    uniformity: UniformitySummary = field(default_factory=UniformitySummary)
+    api_used: frozenset[str] = frozenset()
 
     def build(self, namespace: dict[str, Any], qualname: str, module: str) -> types.FunctionType:
         """Compile the rewritten def into ``namespace`` and return the function."""
@@ -247,6 +251,7 @@ class _Checker(ast.NodeTransformer):
         self._call_targets: set[int] = set()
         self._for_iterable_ok: set[int] = set()
         self._op_values: set[int] = set()
+        self.api_used: set[str] = set()
         self._refs: dict[int, Ref | None] = {}
 
     # ------------------------------------------------------------------ helpers
@@ -338,6 +343,11 @@ class _Checker(ast.NodeTransformer):
                 f"(`{text}.name`) but not the module itself",
                 "module-value",
             )
+        if ref.kind == "gated" and ref.name == "cuda.local.array" and self.unsafe_depth == 0:
+            if not called:
+                raise self.fail(node, f"call `{text}(...)` directly", "function-value")
+            # Tier 1: a thread-private array with bounds-checked indexing.
+            return ast.copy_location(ast.Name(id="__ss_local_array", ctx=ast.Load()), node)
         if ref.kind == "gated":
             if not called:
                 raise self.fail(
@@ -413,6 +423,7 @@ class _Checker(ast.NodeTransformer):
                 f"change the contract to domain={needed}",
                 "witness-domain",
             )
+        self.api_used.add(ref.name)
         private = "__ss_" + builtin.replace(".", "_")
         return ast.copy_location(ast.Name(id=private, ctx=ast.Load()), node)
 
@@ -741,6 +752,8 @@ def analyze(
     attributes: frozenset[str] = LOCAL_ATTRIBUTES,
     seeds: Mapping[str, int] | None = None,
     helper_returns_raw: Callable[[Any, dict[int, int]], bool] = lambda h, s: True,
+    param_levels: Mapping[str, int] | None = None,
+    helper_uniformity: Callable[[Any, tuple[int, ...]], UniformitySummary] | None = None,
 ) -> Analysis:
     """Check ``source`` against ``scope`` and build the rewritten function's AST.
 
@@ -757,6 +770,8 @@ def analyze(
         attributes: attributes allowed on local values.
         seeds: parameters holding raw values on entry (helper taint).
         helper_returns_raw: taint summary of helpers (see ``_taint``).
+        param_levels: uniformity of the parameters (default: all block-uniform).
+        helper_uniformity: uniformity summary of helpers (see ``_uniformity``).
 
     Raises:
         SafetyError: the function breaks a rule; the message names the line.
@@ -776,6 +791,10 @@ def analyze(
     new_body = _flatten([checker.visit(stmt) for stmt in fn_node.body])
     # Taint runs over an untouched copy (the walk above rewrote fn_node in place).
     original = copy.deepcopy(source.node)
+    original.decorator_list = []  # decorators and annotations run on the host, not here
+    original.returns = None
+    for a in original.args.args:
+        a.annotation = None
     taint = analyze_taint(
         original,
         inside=checker.unsafe_nodes(original),
@@ -785,6 +804,25 @@ def analyze(
         helper_returns_raw=helper_returns_raw,
         fail=checker.fail,
     )
+
+    def ref_name(e: ast.expr) -> str | None:
+        ref = checker.ref_of(e) if _chain(e) is not None else None
+        return ref.name if ref is not None and ref.kind != "device" else None
+
+    def helper_of(e: ast.expr) -> Any:
+        ref = checker.ref_of(e) if _chain(e) is not None else None
+        return ref.obj if ref is not None and ref.kind == "device" else None
+
+    uniformity = check_uniformity(
+        original,
+        ref_name=ref_name,
+        helper_of=helper_of,
+        helper_summary=helper_uniformity or (lambda h, levels: UniformitySummary(result=2)),
+        param_levels=dict(param_levels) if param_levels is not None else {},
+        fail=checker.fail,
+        kernel=kernel,
+    )
+    check_phases(original, ref_name=ref_name, fail=checker.fail)
     fn_node.body = new_body
     fn_node.decorator_list = []
     fn_node.returns = None
@@ -813,4 +851,6 @@ def analyze(
         substitutes=checker.substitutes,
         returns_raw=taint.returns_raw,
         filename=source.filename,
+        uniformity=uniformity,
+        api_used=frozenset(checker.api_used),
     )

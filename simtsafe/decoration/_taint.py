@@ -153,6 +153,8 @@ class _Analysis:
         src = self.source_of(e.func)
         args = [*e.args, *(k.value for k in e.keywords)]
         if src is not None:
+            if src.name == "cuda.local.array" and id(e) not in self.inside:
+                return None  # outside regions: a bounds-checked Tier-1 local array
             if src.name in ARRAY_SOURCES:
                 shape = (
                     e.args[0]

@@ -1,0 +1,288 @@
+"""Phases of shared tiles and accumulators: fill, then barrier, then read.
+
+Between two block barriers (``simtsafe.block.sync()`` and the block
+collectives, which contain one) a shared tile is in one phase:
+
+* **fill** -- threads write elements through block-local witnesses
+  (``tile[w] = v``: one writer per element) and may read back only through a
+  witness (``tile[w]``: their own element);
+* **read** -- threads read any element (``tile[i]``, ``tile[i, j]``); nobody writes.
+
+A write and a read by index in the same interval would race (another thread's
+element, unordered). A shared accumulator likewise: atomic updates
+(``acc.add/min/max``) and plain reads (``acc[i]``) never share an interval.
+
+The analysis walks the kernel's control flow: a barrier ends the interval;
+``if``/``else`` join their states; a loop is walked until its state is
+stable, so a read at the top of a loop body and a write at its bottom are
+caught across the back edge. Barriers are only allowed under block-uniform
+control flow (``_uniformity``), so every thread crosses the same ones. Raw
+``cuda.syncthreads()`` inside an unsafe region does not count as a
+barrier here (nothing checks that every thread reaches it).
+
+Tiles and accumulators are tracked by name: binding one to another name,
+storing it in a container or passing it to a helper is refused, so every
+access is visible here.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from .._errors import SafetyError
+
+__all__ = ["check_phases"]
+
+_TILE_CTORS = frozenset({"shared.tile", "shared.dynamic_tile"})
+_ACC_CTORS = frozenset({"shared.accumulator"})
+_BARRIERS = frozenset(
+    {
+        "block.sync",
+        "block.sum",
+        "block.max",
+        "block.min",
+        "block.reduce",
+        "block.scan",
+        "block.broadcast",
+        "shared.accumulator",
+    }
+)
+_WITNESS_CTORS = frozenset({"thread.local_index", "thread.local_index_2d"})
+_ACC_UPDATES = frozenset({"add", "min", "max"})
+
+
+@dataclass(frozen=True)
+class _Access:
+    kind: str  # "write", "read" (tiles); "update", "read" (accumulators)
+    line: int
+
+
+@dataclass
+class _State:
+    """Per tracked object: the accesses of the current barrier interval."""
+
+    seen: dict[str, frozenset[_Access]] = field(default_factory=dict)
+
+    def copy(self) -> _State:
+        return _State(dict(self.seen))
+
+    def join(self, other: _State) -> _State:
+        keys = self.seen.keys() | other.seen.keys()
+        return _State(
+            {k: self.seen.get(k, frozenset()) | other.seen.get(k, frozenset()) for k in keys}
+        )
+
+
+class _Analysis:
+    def __init__(
+        self,
+        fn: ast.FunctionDef,
+        ref_name: Callable[[ast.expr], str | None],
+        fail: Callable[[ast.AST, str, str], SafetyError],
+    ) -> None:
+        self.fn = fn
+        self.ref_name = ref_name
+        self.fail = fail
+        self.tiles: dict[str, int] = {}  # name -> line of creation
+        self.accs: dict[str, int] = {}
+        self.witnesses: set[str] = set()
+
+    # ------------------------------------------------------------ discovery
+
+    def discover(self) -> None:
+        for node in ast.walk(self.fn):
+            if isinstance(node, ast.Call):
+                name = self.ref_name(node.func)
+                if name in _TILE_CTORS | _ACC_CTORS:
+                    self._must_be_bound(node)
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                name = self.ref_name(node.value.func)
+                target = node.targets[0] if len(node.targets) == 1 else None
+                if isinstance(target, ast.Name):
+                    if name in _TILE_CTORS:
+                        self._declare(self.tiles, target.id, node)
+                    elif name in _ACC_CTORS:
+                        self._declare(self.accs, target.id, node)
+                    elif name in _WITNESS_CTORS:
+                        self.witnesses.add(target.id)
+            if (
+                isinstance(node, ast.For)
+                and isinstance(node.iter, ast.Call)
+                and self.ref_name(node.iter.func) == "thread.block_stride"
+                and isinstance(node.target, ast.Name)
+            ):
+                self.witnesses.add(node.target.id)
+        tracked = self.tiles.keys() | self.accs.keys()
+        for node in ast.walk(self.fn):
+            if isinstance(node, ast.Name) and node.id in tracked:
+                self._check_use(node)
+
+    def _declare(self, table: dict[str, int], name: str, node: ast.Assign) -> None:
+        if name in table:
+            raise self.fail(
+                node,
+                f"`{name}` is bound to a second shared tile or accumulator (first at line "
+                f"{table[name]}); give each its own name, so that its phases can be followed",
+                "tile-phase",
+            )
+        table[name] = node.lineno
+
+    def _must_be_bound(self, call: ast.Call) -> None:
+        parent = self._parents().get(id(call))
+        if not (
+            isinstance(parent, ast.Assign)
+            and len(parent.targets) == 1
+            and isinstance(parent.targets[0], ast.Name)
+            and parent.value is call
+        ):
+            raise self.fail(
+                call,
+                "bind a shared tile or accumulator to a plain name where it is made: "
+                "`tile = simtsafe.shared.tile(...)`",
+                "tile-phase",
+            )
+
+    def _parents(self) -> dict[int, ast.AST]:
+        if not hasattr(self, "_parent_map"):
+            self._parent_map = {
+                id(child): node
+                for node in ast.walk(self.fn)
+                for child in ast.iter_child_nodes(node)
+            }
+        return self._parent_map
+
+    def _check_use(self, node: ast.Name) -> None:
+        """A tile/accumulator name may only be subscripted, have a method called, or len()."""
+        parent = self._parents().get(id(node))
+        if isinstance(parent, ast.Subscript) and parent.value is node:
+            return
+        if isinstance(parent, ast.Attribute) and parent.value is node:
+            return
+        if isinstance(parent, ast.Assign) and node in parent.targets:
+            return
+        if isinstance(parent, ast.Call) and node in parent.args:
+            name = self.ref_name(parent.func)
+            if name == "thread.block_stride" or (
+                isinstance(parent.func, ast.Name) and parent.func.id == "len"
+            ):
+                return
+        raise self.fail(
+            node,
+            f"`{node.id}` is a shared tile or accumulator: index it, call its methods, pass it "
+            "to thread.block_stride or len(); it cannot be copied, stored, returned or passed "
+            "to a helper (its fill and read phases could not be followed there)",
+            "tile-phase",
+        )
+
+    # ------------------------------------------------------------ flow
+
+    def accesses(self, e: ast.AST) -> list[tuple[str, _Access, ast.AST]]:
+        found: list[tuple[str, _Access, ast.AST]] = []
+        for node in ast.walk(e):
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+                name = node.value.id
+                if name in self.tiles:
+                    if isinstance(node.ctx, ast.Store):
+                        found.append((name, _Access("write", node.lineno), node))
+                    elif not (isinstance(node.slice, ast.Name) and node.slice.id in self.witnesses):
+                        found.append((name, _Access("read", node.lineno), node))
+                elif name in self.accs and isinstance(node.ctx, ast.Load):
+                    found.append((name, _Access("read", node.lineno), node))
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id in self.accs
+                and node.func.attr in _ACC_UPDATES
+            ):
+                found.append((node.func.value.id, _Access("update", node.lineno), node))
+        found.sort(key=lambda x: (getattr(x[2], "lineno", 0), getattr(x[2], "col_offset", 0)))
+        return found
+
+    def barriers(self, e: ast.AST) -> bool:
+        return any(
+            isinstance(n, ast.Call) and self.ref_name(n.func) in _BARRIERS for n in ast.walk(e)
+        )
+
+    def apply(self, e: ast.AST, state: _State) -> _State:
+        """Accesses of an expression/simple statement, then its barrier (if any)."""
+        for name, access, node in self.accesses(e):
+            self.record(state, name, access, node)
+        if self.barriers(e):
+            return _State()
+        return state
+
+    def record(self, state: _State, name: str, access: _Access, node: ast.AST) -> None:
+        seen = state.seen.get(name, frozenset())
+        is_acc = name in self.accs
+        for other in seen:
+            if other.kind != access.kind and "read" in (other.kind, access.kind):
+                write = other if other.kind != "read" else access
+                read = access if access.kind == "read" else other
+                what = "updated (atomically)" if is_acc else "filled"
+                raise self.fail(
+                    node,
+                    f"{'accumulator' if is_acc else 'shared tile'} `{name}` is read by index at "
+                    f"line {read.line} and {what} at line {write.line} with no block barrier "
+                    "between them (on some path): another thread may be writing the element "
+                    "being read. Put simtsafe.block.sync() between the "
+                    f"{'updates' if is_acc else 'fill'} and the reads (every thread must "
+                    "reach it), or read only through the filling thread's own witness",
+                    "tile-phase",
+                )
+        state.seen[name] = seen | {access}
+
+    def block(self, stmts: Sequence[ast.stmt], state: _State) -> _State:
+        for s in stmts:
+            state = self.stmt(s, state)
+        return state
+
+    def stmt(self, s: ast.stmt, state: _State) -> _State:
+        if isinstance(s, ast.If):
+            state = self.apply(s.test, state)
+            a = self.block(s.body, state.copy())
+            b = self.block(s.orelse, state.copy())
+            return a.join(b)
+        if isinstance(s, ast.For | ast.While):
+            head = s.iter if isinstance(s, ast.For) else s.test
+            state = self.apply(head, state)
+            entry = state
+            for _ in range(4):  # the back edge: iterate to a fixed point (sets only grow)
+                after = self.block(s.body, entry.copy())
+                joined = entry.join(after)
+                if joined.seen == entry.seen:
+                    break
+                entry = joined
+            out = entry.join(self.block(s.body, entry.copy()))
+            return self.block(s.orelse, out)
+        if isinstance(s, ast.With):
+            return self.block(s.body, state)
+        if isinstance(s, ast.Assign | ast.AugAssign | ast.AnnAssign) and s.value is not None:
+            # The value (and a barrier in it) comes before the store.
+            state = self.apply(s.value, state)
+            targets = s.targets if isinstance(s, ast.Assign) else [s.target]
+            for target in targets:
+                state = self.apply(target, state)
+            return state
+        return self.apply(s, state)
+
+    def run(self) -> None:
+        self.discover()
+        if self.tiles or self.accs:
+            self.block(self.fn.body, _State())
+
+
+def check_phases(
+    fn: ast.FunctionDef,
+    *,
+    ref_name: Callable[[ast.expr], str | None],
+    fail: Callable[[ast.AST, str, str], SafetyError],
+) -> None:
+    """Check the fill/read phases of every shared tile and accumulator of ``fn``.
+
+    Raises:
+        SafetyError: ``rule="tile-phase"``, naming the read and the write lines.
+    """
+    _Analysis(fn, ref_name, fail).run()

@@ -1,0 +1,347 @@
+"""Block cooperation rules (issue 10): uniformity of barriers/collectives, tile phases.
+
+Each refused kernel names the collective's line and the line that makes
+control flow thread-dependent (or the two conflicting tile accesses); each has
+an accepted twin. Shared by tests/sim and tests/ptx: the rules run at
+decoration, identically on both paths. ``compile_twin`` compiles (PTX) or
+runs (simulator) an accepted twin once the device side of the feature exists.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import simtsafe as ss
+from tests.kernels import line_of, load_kernel_module
+
+HEAD = """
+import operator
+B128 = ss.LaunchContract(domain=1, block=128)
+"""
+SIG = "out: DisjointSlice[np.float32], a: In[np.float32], n: int"
+
+
+def refused(tmp_path: Path, body: str, rule: str, fragment: str, cond: str | None = None) -> None:
+    with pytest.raises(ss.SafetyError) as info:
+        load_kernel_module(tmp_path, HEAD + body)
+    exc = info.value
+    assert exc.rule == rule, (exc.rule, str(exc))
+    assert fragment in str(exc), str(exc)
+    assert exc.lineno == line_of(tmp_path, "# BAD"), (exc.lineno, str(exc))
+    if cond is not None:
+        assert f"line {line_of(tmp_path, cond)}" in str(exc), str(exc)
+
+
+def accepted(tmp_path: Path, body: str) -> None:
+    mod = load_kernel_module(tmp_path, HEAD + body)
+    assert isinstance(mod.k, ss.Kernel)
+
+
+# ============================================================ uniformity: block barriers
+
+_UNIFORM_BAD = {
+    "thread-branch": (
+        "if cuda.threadIdx.x < 64:  # COND\n        ss.block.sync()  # BAD",
+        "# COND",
+    ),
+    "witness-early-return": (
+        "if not i.in_bounds(out):  # COND\n        return\n    s = ss.block.sum(a[0])  # BAD",
+        "# COND",
+    ),
+    "thread-trip-count": (
+        "for k in range(cuda.threadIdx.x):  # COND\n        ss.block.sync()  # BAD",
+        "# COND",
+    ),
+    "loaded-data": ("if a[0] > 0:  # COND\n        ss.block.sync()  # BAD", "# COND"),
+    "assigned-under-branch": (
+        "x = 0\n    if cuda.threadIdx.x < 5:\n        x = 1\n    if x > 0:  # COND\n"
+        "        ss.block.sync()  # BAD",
+        "# COND",
+    ),
+    "break-in-loop": (
+        "for k in range(n):\n        ss.block.sync()  # BAD\n        if a[k] > 0:  # COND\n"
+        "            break",
+        "# COND",
+    ),
+    "return-in-loop": (
+        "for k in range(n):\n        s = ss.block.max(np.float32(k))  # BAD\n"
+        "        if cuda.threadIdx.x == k:  # COND\n            return",
+        "# COND",
+    ),
+    "while-thread-cond": (
+        "t = cuda.threadIdx.x\n    while t < n:  # COND\n        ss.block.sync()  # BAD\n"
+        "        t += 128",
+        "# COND",
+    ),
+    "grid-stride-body": (
+        "for w in thread.grid_stride(out):  # COND\n        out[w] = ss.block.sum(a[w])  # BAD",
+        "# COND",
+    ),
+    "scan-result": (
+        "p = ss.block.scan(np.float32(1))\n    if p > 3:  # COND\n        ss.block.sync()  # BAD",
+        "# COND",
+    ),
+    "warp-result-for-block-op": (
+        "s = ss.warp.sum(np.float32(1))\n    if s > 3:  # COND\n        ss.block.sync()  # BAD",
+        "# COND",
+    ),
+    "warp-op-thread-branch": (
+        "if cuda.threadIdx.x % 2 == 0:  # COND\n        s = ss.warp.sum(np.float32(1))  # BAD",
+        "# COND",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(_UNIFORM_BAD))
+def test_collective_under_thread_dependent_control_refused(tmp_path, case):  # type: ignore[no-untyped-def]
+    body, cond = _UNIFORM_BAD[case]
+    refused(
+        tmp_path,
+        f"""
+@ss.kernel(contract=B128)
+def k({SIG}) -> None:
+    i = thread.index_1d()
+    {body}
+""",
+        "uniformity",
+        "needs every thread of the",
+        cond,
+    )
+
+
+_UNIFORM_OK = {
+    "scalar-param": "if n > 3:\n        ss.block.sync()",
+    "block-geometry": "if cuda.blockIdx.x < n and cuda.blockDim.x == 128:\n        ss.block.sync()",
+    "shape": "for k in range(a.shape[0] // 128):\n        ss.block.sync()",
+    "reconverged": "x = 0\n    if cuda.threadIdx.x < 5:\n        x = 1\n    ss.block.sync()\n"
+    "    out[i] = a[i] + x",
+    "broadcast-result": "if ss.block.broadcast(a[0]) > 0:\n        ss.block.sync()",
+    "sum-result-loop": "s = ss.block.sum(np.float32(1))\n    while s > 1:\n        s = ss.block.max(s / 2)",
+    "warp-result-for-warp-op": "s = ss.warp.sum(np.float32(1))\n    if s > 3:\n"
+    "        t = ss.warp.broadcast(s)",
+    "uniform-break": "for k in range(n):\n        ss.block.sync()\n        if k > 3:\n            break",
+    "reduce-op": "s = ss.block.reduce(np.float32(2), operator.mul) + ss.block.reduce(np.float32(1), max)",
+}
+
+
+@pytest.mark.parametrize("case", list(_UNIFORM_OK))
+def test_collective_under_uniform_control_accepted(tmp_path, case):  # type: ignore[no-untyped-def]
+    accepted(
+        tmp_path,
+        f"""
+@ss.kernel(contract=B128)
+def k({SIG}) -> None:
+    i = thread.index_1d()
+    {_UNIFORM_OK[case]}
+""",
+    )
+
+
+def test_helper_with_barrier_called_under_thread_branch_refused(tmp_path):  # type: ignore[no-untyped-def]
+    refused(
+        tmp_path,
+        f"""
+@ss.device
+def sync_twice():
+    ss.block.sync()
+    ss.block.sync()
+
+@ss.kernel(contract=B128)
+def k({SIG}) -> None:
+    i = thread.index_1d()
+    if cuda.threadIdx.x == 0:  # COND
+        sync_twice()  # BAD
+""",
+        "uniformity",
+        "helper sync_twice",
+        "# COND",
+    )
+
+
+def test_helper_barrier_under_its_parameter_refused_for_thread_argument(tmp_path):  # type: ignore[no-untyped-def]
+    refused(
+        tmp_path,
+        f"""
+@ss.device
+def maybe_sync(flag):
+    if flag > 0:
+        ss.block.sync()  # BAD
+
+@ss.kernel(contract=B128)
+def k({SIG}) -> None:
+    i = thread.index_1d()
+    maybe_sync(cuda.threadIdx.x)
+""",
+        "uniformity",
+        "needs every thread of the block",
+    )
+
+
+def test_helper_barrier_under_uniform_argument_accepted(tmp_path):  # type: ignore[no-untyped-def]
+    accepted(
+        tmp_path,
+        f"""
+@ss.device
+def maybe_sync(flag):
+    if flag > 0:
+        ss.block.sync()
+
+@ss.kernel(contract=B128)
+def k({SIG}) -> None:
+    i = thread.index_1d()
+    maybe_sync(n)
+""",
+    )
+
+
+def test_reduce_op_must_be_an_allowed_function(tmp_path):  # type: ignore[no-untyped-def]
+    refused(
+        tmp_path,
+        f"""
+@ss.kernel(contract=B128)
+def k({SIG}) -> None:
+    i = thread.index_1d()
+    s = ss.block.reduce(np.float32(1), operator.sub)  # BAD
+""",
+        "collective",
+        "must be one of operator.add",
+    )
+
+
+# ============================================================ tile phases
+
+_PHASE_BAD = {
+    "read-after-fill": (
+        "w = thread.local_index()\n    tile[w] = a[i]  # FILL\n"
+        "    out[i] = tile[(cuda.threadIdx.x + 1) % 128]  # BAD"
+    ),
+    "fill-after-read": (
+        "w = thread.local_index()\n    x = tile[0]  # FILL\n    tile[w] = a[i]  # BAD"
+    ),
+    "missing-second-barrier": (
+        "acc = np.float32(0)\n    for kk in range(n):\n"
+        "        for w in thread.block_stride(tile):\n            tile[w] = a[w.index]  # BAD\n"
+        "        ss.block.sync()\n        acc += tile[kk % 128]  # FILL\n    out[i] = acc"
+    ),
+    "barrier-on-one-branch": (
+        "w = thread.local_index()\n    tile[w] = a[i]  # FILL\n    if n > 0:\n"
+        "        ss.block.sync()\n    out[i] = tile[0]  # BAD"
+    ),
+    "accumulator-read-during-updates": (
+        "h = ss.shared.accumulator(16, np.int32)\n    h.add(cuda.threadIdx.x % 16, 1)  # FILL\n"
+        "    out[i] = h[0]  # BAD"
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(_PHASE_BAD))
+def test_tile_phase_violation_refused(tmp_path, case):  # type: ignore[no-untyped-def]
+    mod_body = f"""
+@ss.kernel(contract=B128)
+def k({SIG}) -> None:
+    i = thread.index_1d()
+    tile = ss.shared.tile(128, np.float32)
+    {_PHASE_BAD[case]}
+"""
+    with pytest.raises(ss.SafetyError) as info:
+        load_kernel_module(tmp_path, HEAD + mod_body)
+    exc = info.value
+    assert exc.rule == "tile-phase", str(exc)
+    assert "with no block barrier between them" in str(exc)
+    lines = {line_of(tmp_path, "# BAD"), line_of(tmp_path, "# FILL")}
+    assert exc.lineno in lines
+    for line in lines:
+        assert f"line {line}" in str(exc), str(exc)
+
+
+_PHASE_OK = {
+    "fill-sync-read": (
+        "for w in thread.block_stride(tile):\n        tile[w] = a[w.index]\n    ss.block.sync()\n"
+        "    out[i] = tile[(cuda.threadIdx.x + 1) % 128]"
+    ),
+    "own-read-in-fill": (
+        "w = thread.local_index()\n    tile[w] = a[i]\n    tile[w] = tile[w] * 2\n    ss.block.sync()\n"
+        "    out[i] = tile[0]"
+    ),
+    "two-barriers-per-step": (
+        "acc = np.float32(0)\n    for kk in range(n):\n"
+        "        for w in thread.block_stride(tile):\n            tile[w] = a[w.index]\n"
+        "        ss.block.sync()\n        acc += tile[kk % 128]\n        ss.block.sync()\n"
+        "    out[i] = acc"
+    ),
+    "collective-is-a-barrier": (
+        "w = thread.local_index()\n    tile[w] = a[i]\n    s = ss.block.sum(np.float32(1))\n"
+        "    out[i] = tile[0] + s"
+    ),
+    "accumulator-sync-read": (
+        "h = ss.shared.accumulator(16, np.int32)\n    h.add(cuda.threadIdx.x % 16, 1)\n"
+        "    ss.block.sync()\n    out[i] = h[0]"
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(_PHASE_OK))
+def test_tile_phases_accepted(tmp_path, case):  # type: ignore[no-untyped-def]
+    accepted(
+        tmp_path,
+        f"""
+@ss.kernel(contract=B128)
+def k({SIG}) -> None:
+    i = thread.index_1d()
+    tile = ss.shared.tile(128, np.float32)
+    {_PHASE_OK[case]}
+""",
+    )
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "t2 = tile  # BAD",
+        "helper(tile)  # BAD",
+        "pair = (tile, 1)  # BAD",
+    ],
+    ids=["alias", "helper", "container"],
+)
+def test_tile_cannot_escape_tracking(tmp_path, line):  # type: ignore[no-untyped-def]
+    refused(
+        tmp_path,
+        f"""
+@ss.device
+def helper(t):
+    return 0
+
+@ss.kernel(contract=B128)
+def k({SIG}) -> None:
+    i = thread.index_1d()
+    tile = ss.shared.tile(128, np.float32)
+    {line}
+""",
+        "tile-phase",
+        "is a shared tile or accumulator",
+    )
+
+
+def test_dynamic_tile_needs_dynamic_shared_in_contract(tmp_path):  # type: ignore[no-untyped-def]
+    with pytest.raises(ss.SafetyError) as info:
+        load_kernel_module(
+            tmp_path,
+            HEAD
+            + f"""
+@ss.kernel(contract=B128)
+def k({SIG}) -> None:
+    tile = ss.shared.dynamic_tile(np.float32)
+""",
+        )
+    assert info.value.rule == "contract"
+    assert "declare it in the contract" in str(info.value)
+    accepted(
+        tmp_path / "twin" if (tmp_path / "twin").mkdir() is None else tmp_path,
+        f"""
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=128, dynamic_shared=(0, 49152)))
+def k({SIG}) -> None:
+    tile = ss.shared.dynamic_tile(np.float32)
+""",
+    )
