@@ -23,6 +23,10 @@ SIZES: dict[str, tuple[dict[str, int], dict[str, int]]] = {
     "heat3d": ({"nz": 200, "ny": 300, "nx": 513}, {"nz": 5, "ny": 7, "nx": 37}),
     "matmul": ({"m": 700, "k": 500, "n": 900}, {"m": 24, "k": 9, "n": 40}),
     "block_sumsq": ({"n": 10_000_019}, {"n": 3_001}),
+    "monte_carlo_pi": (
+        {"threads": 64 * 4096, "iterations": 2000},
+        {"threads": 128, "iterations": 50},
+    ),
 }
 
 

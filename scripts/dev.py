@@ -44,7 +44,8 @@ def _say(message: str) -> None:
 
 def _stamp() -> str:
     h = hashlib.sha256()
-    for f in (ROOT / "pyproject.toml", CONSTRAINTS, ROOT / "stubs" / "pyproject.toml"):
+    stubs = sorted((ROOT / "stubs" / "numba").rglob("*.pyi"))  # installed (not editable)
+    for f in (ROOT / "pyproject.toml", CONSTRAINTS, ROOT / "stubs" / "pyproject.toml", *stubs):
         if f.exists():
             h.update(f.read_bytes())
     return h.hexdigest()

@@ -25,6 +25,7 @@ never anything -> cli.
 """
 
 from . import block as block
+from . import random as random
 from . import shared as shared
 from . import thread as thread
 from . import warp as warp
@@ -132,6 +133,7 @@ __all__ = [
     "cover",
     "device",
     "kernel",
+    "random",
     "shared",
     "thread",
     "unsafe",

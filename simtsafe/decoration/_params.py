@@ -67,10 +67,21 @@ def _describe(annotation: Any) -> str:
 
 def _element_dtype(arg: Any, kernel: str, name: str, annotation: Any) -> np.dtype[Any]:
     if isinstance(arg, type) and issubclass(arg, np.generic) and arg not in (np.generic, np.number):
+        if arg is np.void:
+            raise SafetyError(
+                f"kernel {kernel!r}: parameter {name!r} is annotated {_describe(annotation)}; "
+                "name the record dtype itself, e.g. Rec = np.dtype([('x', np.float32), ('n', "
+                "np.int32)], align=True) and In[Rec]",
+                kernel=kernel,
+                rule="annotation",
+            )
         return np.dtype(arg)
+    if isinstance(arg, np.dtype) and arg.names is not None:
+        # A record (structured) dtype: fields by name, each a scalar or a nested record.
+        return arg
     raise SafetyError(
         f"kernel {kernel!r}: parameter {name!r} is annotated {_describe(annotation)}, whose "
-        f"element type {_describe(arg)} is not a numpy scalar type; write e.g. "
+        f"element type {_describe(arg)} is not a numpy scalar type or record dtype; write e.g. "
         "DisjointSlice[np.float32]",
         kernel=kernel,
         rule="annotation",

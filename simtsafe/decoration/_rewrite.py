@@ -42,6 +42,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import numpy as np
+
 from .._errors import SafetyError, UnsafeRegionRequired
 from .._unsafe import check_reason
 from ._phases import check_phases
@@ -70,6 +72,11 @@ _REDUCE_OPS = frozenset(
     {"operator.add", "operator.mul", "operator.and_", "operator.or_", "operator.xor", "max", "min"}
 )
 _PENDING = object()
+
+#: Attributes and methods of numpy arrays: on a kernel value, only LOCAL_ATTRIBUTES of these
+#: (array methods can alias or write their array: .flat, .view, .T, .fill, .put...). Any other
+#: name is a record field (or a Numba typing error).
+_ARRAY_ATTRIBUTES = frozenset(n for n in dir(np.ndarray) if not n.startswith("_"))
 
 
 @dataclass(frozen=True)
@@ -462,15 +469,21 @@ class _Checker(ast.NodeTransformer):
                 f"the special attribute `{node.attr}` is not allowed in kernels",
                 "dynamic-access",
             )
-        if node.attr not in self.env.attributes:
+        if node.attr not in self.env.attributes and node.attr in _ARRAY_ATTRIBUTES:
             raise self.fail(
                 node,
                 f"attribute `.{node.attr}` is not allowed in kernels (array methods and "
-                "attributes can alias or write their array); kernel values offer "
-                + ", ".join(f".{a}" for a in sorted(LOCAL_ATTRIBUTES)),
+                "attributes can alias or write their array); of the array attributes, kernel "
+                "values offer "
+                + ", ".join(f".{a}" for a in sorted(LOCAL_ATTRIBUTES & _ARRAY_ATTRIBUTES))
+                + " (record fields are read by name)",
                 "attribute",
             )
-        if not isinstance(node.ctx, ast.Load) and self.unsafe_depth == 0:
+        if (
+            not isinstance(node.ctx, ast.Load)
+            and self.unsafe_depth == 0
+            and not self._own_record_field(node)
+        ):
             raise self.fail(
                 node,
                 f"assigning `{ast.unparse(node)}` writes through a reference; it is allowed only "
@@ -479,6 +492,21 @@ class _Checker(ast.NodeTransformer):
             )
         node.value = self.visit(node.value)
         return node
+
+    def _own_record_field(self, node: ast.Attribute) -> bool:
+        """``out[w].field = v``: a field of this thread's own output element.
+
+        The subscript of a ``DisjointSlice`` types only with a witness of its
+        space (else a typing error), and an out-of-range witness yields a
+        scratch record, so the store lands in the thread's element or nowhere.
+        """
+        target = node.value
+        return (
+            isinstance(target, ast.Subscript)
+            and isinstance(target.value, ast.Name)
+            and self.view_names.get(target.value.id) not in (None, "in", "acc")
+            and target.value.id in self.locals
+        )
 
     def _is_global_chain(self, node: ast.expr) -> bool:
         found = _chain(node)

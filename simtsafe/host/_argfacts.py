@@ -35,6 +35,7 @@ __all__ = [
     "array_facts",
     "current_device",
     "pointer_device",
+    "record_dtype",
     "several_devices",
 ]
 
@@ -128,6 +129,18 @@ def several_devices() -> bool:
     from numba import cuda
 
     return len(cuda.gpus) > 1
+
+
+def record_dtype(obj: Any) -> np.dtype[Any] | None:
+    """The record dtype of an array argument: its ``.dtype``, else the CAI's ``descr``."""
+    dtype = getattr(obj, "dtype", None)
+    if isinstance(dtype, np.dtype):
+        return dtype
+    descr = (getattr(obj, "__cuda_array_interface__", None) or {}).get("descr")
+    try:
+        return np.dtype(descr) if descr else None
+    except (TypeError, ValueError):
+        return None
 
 
 def _fallback_interface(obj: Any, param: Param, kernel: str) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .._errors import ArgumentTypeError
-from ._argfacts import FACTS_CACHE, array_facts
+from ._argfacts import FACTS_CACHE, array_facts, record_dtype
 from ._requires import launch_env
 
 if TYPE_CHECKING:
@@ -68,6 +68,9 @@ def build_fast_check(plan: LaunchPlan, check_devices: bool) -> FastCheck:
             f"array_facts(x{i}, P{i}, NAME, {itemsize})",
         ]
         cond = [f"f{i}.typestr != {typestr!r}", f"len(f{i}.shape) != {param.ndim}"]
+        if param.dtype.names is not None:  # a record: the whole layout, not just its size
+            names["record_dtype"] = record_dtype
+            cond.append(f"record_dtype(x{i}) != P{i}.dtype")
         if param.kind in ("out", "acc"):
             cond += [f"not f{i}.c_contiguous", f"f{i}.readonly"]
         else:

@@ -39,7 +39,7 @@ from ..lowering._launching import (
     simulate_launch,
 )
 from ..lowering._scalars import scalar_kind
-from ._argfacts import Facts, array_facts, current_device, several_devices
+from ._argfacts import Facts, array_facts, current_device, record_dtype, several_devices
 from ._fastcheck import build_fast_check
 from ._requires import launch_env
 
@@ -299,6 +299,8 @@ class LaunchPlan:
             shape = facts.shape
             if facts.typestr != typestr or len(shape) != param.ndim:
                 self._wrong_array(param, facts.typestr, shape)
+            if param.dtype.names is not None and record_dtype(obj) != param.dtype:
+                self._wrong_record(param, obj)
             if param.kind in ("out", "acc"):
                 if not facts.c_contiguous or facts.readonly:
                     self._bad_output(param, facts)
@@ -401,6 +403,24 @@ class LaunchPlan:
             f"kernel {self.name!r}: output {param.name!r} is a read-only array; pass a writable one",
             kernel=self.name,
             argument=param.name,
+        )
+
+    def _wrong_record(self, param: Param, obj: Any) -> None:
+        got = record_dtype(obj)
+        raise ArgumentTypeError(
+            f"kernel {self.name!r}: argument {param.name!r} is declared {param.annotation} with "
+            f"the record dtype {param.dtype}, got "
+            + (
+                f"the record dtype {got}"
+                if got is not None
+                else "an array whose record layout "
+                "cannot be read (no .dtype, no 'descr' in its __cuda_array_interface__)"
+            )
+            + ". Pass an array of exactly that dtype (same fields, types, offsets)",
+            kernel=self.name,
+            argument=param.name,
+            actual=str(got),
+            limit=str(param.dtype),
         )
 
     def _wrong_array(self, param: Param, typestr: str, shape: tuple[int, ...]) -> None:

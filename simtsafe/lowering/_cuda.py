@@ -217,6 +217,18 @@ def _store(
 
 def _load(context: Any, builder: ir.IRBuilder, arrty: Any, arrval: Any, idx: list[Any]) -> Any:
     ok, pointer = _guarded_pointer(context, builder, arrty, arrval, idx)
+    if isinstance(arrty.dtype, types.Record):
+        # A record is a reference to its bytes: in range, the element itself; out of
+        # range, a zero-filled scratch record of this thread (reads give 0, field
+        # stores through it land nowhere that matters).
+        model = context.data_model_manager[arrty.dtype]
+        scratch = cgutils.alloca_once(builder, model.get_data_type())
+        builder.store(ir.Constant(model.get_data_type(), None), scratch)
+        out = cgutils.alloca_once(builder, model.get_value_type())
+        builder.store(builder.bitcast(scratch, model.get_value_type()), out)
+        with builder.if_then(ok, likely=True):
+            builder.store(load_item(context, builder, arrty, pointer()), out)
+        return builder.load(out)
     out = cgutils.alloca_once_value(builder, context.get_constant_null(arrty.dtype))
     with builder.if_then(ok, likely=True):
         builder.store(load_item(context, builder, arrty, pointer()), out)
@@ -632,6 +644,9 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     }
     for space in SPACE_NDIM:
         names[f"__ss_view_{space}"] = _VIEWS[space]
+    from . import _random
+
+    names.update(_random.builtins())
     return names
 
 

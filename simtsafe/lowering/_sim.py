@@ -12,6 +12,8 @@ import threading
 from collections.abc import Sequence
 from typing import Any, Final, NoReturn, final
 
+import numpy as np
+
 from .._errors import SafetyError
 from .._spaces import SPACE_NDIM
 
@@ -139,6 +141,17 @@ def _witness_for(arr_shape: Sequence[int], w: SimWitness) -> tuple[int, ...] | N
     return None
 
 
+def _plain_record(value: Any) -> Any:
+    """A record read on the simulator (a wrapped 0-d device array view) as a numpy record."""
+    inner = getattr(value, "_item", value)  # FakeWithinKernelCUDAArray -> FakeCUDAArray
+    inner = getattr(inner, "_ary", inner)  # FakeCUDAArray -> numpy
+    if isinstance(inner, np.ndarray) and inner.ndim == 0:
+        return inner[()]
+    if isinstance(inner, np.void):
+        return inner
+    return value
+
+
 class _SimView:
     """What both simulator views share: the wrapped array's metadata, witness reads."""
 
@@ -151,6 +164,8 @@ class _SimView:
         """Bounds-checked read through a witness: zero when out of range."""
         idx = _witness_for(self._arr.shape, w)
         if idx is None:
+            if self._arr.dtype.names is not None:  # a zero-filled scratch record
+                return np.zeros(1, self._arr.dtype).view(np.recarray)[0]
             return self._arr.dtype.type(0)
         return self._arr[idx if len(idx) > 1 else idx[0]]
 
@@ -206,7 +221,7 @@ class SimDisjointSlice(_SimView):
         self._check_space(w, writing=True)
         idx = _witness_for(self._arr.shape, w)
         if idx is not None:
-            self._arr[idx if len(idx) > 1 else idx[0]] = value
+            self._arr[idx if len(idx) > 1 else idx[0]] = _plain_record(value)
 
     def __getitem__(self, w: Any) -> Any:
         self._check_space(w, writing=False)
@@ -368,4 +383,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     }
     for space in SPACE_NDIM:
         names[f"__ss_view_{space}"] = (lambda sp: lambda arr: SimDisjointSlice(arr, sp))(space)
+    from . import _random
+
+    names.update(_random.builtins())
     return names

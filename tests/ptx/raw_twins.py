@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import cuda
+from numba.cuda.random import xoroshiro128p_uniform_float32
 
 QUARTER = np.float32(0.25)
 SIX = np.float32(6.0)
@@ -80,7 +81,24 @@ def block_sumsq_raw(partial, x):  # type: ignore[no-untyped-def]
             partial[blk] = acc
 
 
+def monte_carlo_pi_raw(states, iterations, out):  # type: ignore[no-untyped-def]
+    # numba-cuda's documentation example, with the bounds guard it lacks (an unsigned
+    # compare, as a witness's in_bounds): the documentation kernel writes past the
+    # states when the grid has more threads than states.
+    thread_id = cuda.grid(1)
+    if np.uint64(thread_id) < np.uint64(states.shape[0]):
+        inside = 0
+        for _ in range(iterations):
+            x = xoroshiro128p_uniform_float32(states, thread_id)
+            y = xoroshiro128p_uniform_float32(states, thread_id)
+            if x * x + y * y <= 1.0:
+                inside += 1
+        if thread_id < out.shape[0]:
+            out[thread_id] = 4.0 * inside / iterations
+
+
 RAW_TWINS = {
+    "monte_carlo_pi": ("compute_pi", monte_carlo_pi_raw),
     "vecadd": ("vecadd", vecadd_raw),
     "saxpy": ("saxpy", saxpy_raw),
     "jacobi": ("jacobi_step", jacobi_raw),

@@ -1,0 +1,60 @@
+"""Random numbers in Tier 1: numba-cuda's xoroshiro128+ generator, one state per thread.
+
+The states array (``numba.cuda.random.create_xoroshiro128p_states(n, seed)``)
+is a kernel *output*, ``states: DisjointSlice[xoroshiro128p_dtype]``, because
+drawing a number advances the state: a thread draws only through its own
+witness, so no two threads advance the same state. Out of range (a witness
+past the states), nothing is drawn and the result is 0.
+
+```python
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=256))
+def noise(out: DisjointSlice[np.float32], states: ss.random.States) -> None:
+    w = thread.index_1d()
+    out[w] = ss.random.uniform_float32(states, w)
+```
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ._collective import host_call, kernel_api
+from ._spaces import Index1D
+from ._views import DisjointSlice, ThreadIndex
+
+__all__ = ["States", "normal_float32", "normal_float64", "uniform_float32", "uniform_float64"]
+
+if TYPE_CHECKING:
+    #: The annotation of a states parameter (for type checkers: a DisjointSlice of records).
+    States = DisjointSlice[np.void, Index1D]
+else:
+    from numba.cuda.random import xoroshiro128p_dtype
+
+    #: The annotation of a states parameter: ``DisjointSlice[xoroshiro128p_dtype]``.
+    States = DisjointSlice[xoroshiro128p_dtype]
+
+
+@kernel_api("random.uniform_float32")
+def uniform_float32(states: DisjointSlice[Any, Index1D], w: ThreadIndex[Index1D]) -> np.float32:
+    """A float32 uniform on [0, 1) from this thread's state ``states[w]``."""
+    host_call("random.uniform_float32")
+
+
+@kernel_api("random.uniform_float64")
+def uniform_float64(states: DisjointSlice[Any, Index1D], w: ThreadIndex[Index1D]) -> np.float64:
+    """A float64 uniform on [0, 1) from this thread's state ``states[w]``."""
+    host_call("random.uniform_float64")
+
+
+@kernel_api("random.normal_float32")
+def normal_float32(states: DisjointSlice[Any, Index1D], w: ThreadIndex[Index1D]) -> np.float32:
+    """A float32 standard normal from this thread's state ``states[w]``."""
+    host_call("random.normal_float32")
+
+
+@kernel_api("random.normal_float64")
+def normal_float64(states: DisjointSlice[Any, Index1D], w: ThreadIndex[Index1D]) -> np.float64:
+    """A float64 standard normal from this thread's state ``states[w]``."""
+    host_call("random.normal_float64")
