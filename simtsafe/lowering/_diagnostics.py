@@ -95,8 +95,12 @@ def translate_typing_error(exc: BaseException, name: str, filename: str) -> Base
             f": {_SUPPORTS[involved[0]]}" if involved else ""
         )
     else:
-        first = text.strip().splitlines()
-        message = "Numba cannot compile this line" + (f" ({first[0]})" if first else "")
+        lines = [
+            line.strip()
+            for line in text.splitlines()
+            if line.strip() and not line.strip().startswith(("Failed in", "During:", "File "))
+        ]
+        message = "Numba cannot compile this line" + (f": {lines[0]}" if lines else "")
     line = linecache.getline(filename, lineno) or None if lineno is not None else None
     return SafetyError(
         f"kernel {name!r}: {message}",
