@@ -32,23 +32,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from .._errors import SafetyError
+from ._uniformity import BLOCK_OPS
 
 __all__ = ["check_phases"]
 
 _TILE_CTORS = frozenset({"shared.tile", "shared.dynamic_tile"})
 _ACC_CTORS = frozenset({"shared.accumulator"})
-_BARRIERS = frozenset(
-    {
-        "block.sync",
-        "block.sum",
-        "block.max",
-        "block.min",
-        "block.reduce",
-        "block.scan",
-        "block.broadcast",
-        "shared.accumulator",
-    }
-)
+#: Tier-1 barriers: block.sync and the block collectives (each contains one).
+_BARRIERS = BLOCK_OPS
 _WITNESS_CTORS = frozenset({"thread.local_index", "thread.local_index_2d"})
 _ACC_UPDATES = frozenset({"add", "min", "max"})
 

@@ -62,7 +62,8 @@ Kind = Literal[
     "const",  # a compile-time constant (or a scalar type: usable as a dtype and a constructor)
     "module",  # only as the head of a chain
     "dim3",  # cuda.threadIdx & co: .x/.y/.z are ints
-    "api",  # ungated numba.cuda / math / operator / builtin function or value
+    "ok",  # ungated numba.cuda kernel API (geometry, math intrinsics, cache-hinted loads)
+    "api",  # math / cmath / operator / builtin function or value
     "gated",  # numba.cuda operation allowed only inside simtsafe.unsafe, called directly
     "ufunc",  # numpy ufunc: called directly with exactly `nin` positional arguments
     "simtsafe",  # simtsafe's public kernel API (witness constructors, unsafe)
@@ -194,7 +195,7 @@ def _identity_table() -> dict[int, Ref]:
         obj = getattr(operator, name)
         table[id(obj)] = Ref("api", obj, f"operator.{name}")
     for oid, (name, kind) in cuda_object_kinds().items():
-        table[oid] = Ref(kind, None, name)  # type: ignore[arg-type]
+        table[oid] = Ref(kind, None, name)  # type: ignore[arg-type]  # a Kind of the table
     for name, obj in _public_kernel_api().items():
         table[id(obj)] = Ref("simtsafe", obj, name)
     return table

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._errors import SafetyError, UnsafeRegionRequired
+from .._errors import SafetyError
 
 __all__ = ["RawSource", "TaintResult", "analyze_taint"]
 
@@ -302,6 +302,3 @@ def analyze_taint(
     returns_raw = analysis.check_uses()
     return TaintResult(dict(analysis.taint), returns_raw)
 
-
-def escape_error_class() -> type[SafetyError]:
-    return UnsafeRegionRequired
