@@ -17,13 +17,14 @@ General layout (DESIGN.md section 3; data flows one way):
   ``PreparedLaunch`` (device and function limits), the per-launch argument
   checks and the driver launch.
 * ``sim/`` -- the CPU race / synchronization checker.
-* ``cli`` -- ``simtsafe check | audit | schema``.
+* ``cli`` -- ``simtsafe check | audit | schema | sim-check``.
 
 Arrows: decoration -> lowering; host -> decoration, lowering; sim -> decoration,
 lowering; never lowering -> decoration/host, never decoration -> host at import time,
 never anything -> cli.
 """
 
+from . import sim as sim
 from . import thread as thread
 from ._errors import AliasingError as AliasingError
 from ._errors import ArgumentError as ArgumentError
@@ -38,6 +39,7 @@ from ._errors import CoverageError as CoverageError
 from ._errors import DeviceLimitExceeded as DeviceLimitExceeded
 from ._errors import DomainMismatch as DomainMismatch
 from ._errors import FunctionLimitExceeded as FunctionLimitExceeded
+from ._errors import KernelCheckError as KernelCheckError
 from ._errors import LaunchContractError as LaunchContractError
 from ._errors import LaunchDimensionError as LaunchDimensionError
 from ._errors import RequiresViolation as RequiresViolation
@@ -92,6 +94,7 @@ __all__ = [
     "Index2D",
     "IndexSpace",
     "Kernel",
+    "KernelCheckError",
     "LaunchConfig",
     "LaunchContract",
     "LaunchContractError",
@@ -108,6 +111,7 @@ __all__ = [
     "cover",
     "device",
     "kernel",
+    "sim",
     "thread",
     "unsafe",
 ]

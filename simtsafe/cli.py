@@ -1,4 +1,4 @@
-"""``simtsafe`` command line: ``schema``, ``audit``, ``check``.
+"""``simtsafe`` command line: ``schema``, ``audit``, ``check``, ``sim-check``.
 
 * ``simtsafe schema [--check] [--out contracts] [--examples examples]`` writes the
   JSON Schemas of ``LaunchContract`` and ``LaunchConfig`` and a lock of every
@@ -7,6 +7,9 @@
   and device helpers defined in the given modules, with its reason.
 * ``simtsafe check FILE...`` flags raw launches (``kernel.unchecked[...]``) that are
   not lexically inside ``with simtsafe.unsafe(...)`` in application code.
+* ``simtsafe sim-check module:kernel --grid G --block B [--args SPEC]`` replays a
+  kernel on the CPU and reports races and synchronization errors
+  (``simtsafe/sim/_cli.py``; exit 1 on findings).
 """
 
 from __future__ import annotations
@@ -168,6 +171,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = sub.add_parser("check", help="flag raw launches outside simtsafe.unsafe")
     p.add_argument("files", nargs="+")
     p.set_defaults(run=cmd_check)
+    from .sim._cli import add_parser as add_sim_check
+
+    add_sim_check(sub)
     args = parser.parse_args(argv)
     return int(args.run(args))
 

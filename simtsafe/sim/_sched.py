@@ -724,6 +724,8 @@ class Replay(MemoryModel):
         deadline = start + self.timeout
         self._schedule()
         injected = stopped_at = 0.0
+        # How long a stopped replay may take to reach a point where it sees `stop`.
+        grace = min(2.0, max(0.2, self.timeout))
         try:
             while not self.done.wait(0.05):
                 now = time.perf_counter()
@@ -734,7 +736,7 @@ class Replay(MemoryModel):
                     )
                 if self.stop is not None:
                     stopped_at = stopped_at or now
-                    if not injected and now > stopped_at + 2.0 and self.cur is not None:
+                    if not injected and now > stopped_at + grace and self.cur is not None:
                         # The running thread makes no access that would see `stop`: interrupt it.
                         ident = self.cur.os.ident if self.cur.os is not None else None
                         if ident is not None:
@@ -742,7 +744,7 @@ class Replay(MemoryModel):
                                 ctypes.c_ulong(ident), ctypes.py_object(_Halt)
                             )
                         injected = now
-                    if injected and now > injected + 10.0:
+                    if injected and now > injected + 5 * grace:
                         break  # give up on it: the threads are daemons
         except KeyboardInterrupt:
             self.stop = "interrupted"
