@@ -102,9 +102,11 @@ class RecArray:
         "_data",
         "_isz",
         "_n0",
+        "_n1",
         "_off",
         "_r",
         "_s0",
+        "_s1",
         "_strides",
         "dtype",
         "ndim",
@@ -131,6 +133,8 @@ class RecArray:
         self._isz = data.dtype.itemsize
         self._n0 = shape[0] if shape else 0
         self._s0 = strides[0] if strides else 0
+        self._n1 = shape[1] if len(shape) > 1 else 0
+        self._s1 = strides[1] if len(strides) > 1 else 0
 
     @classmethod
     def over(cls, replay: Replay, buf: Buffer, dtype: Any = None) -> RecArray:
@@ -179,12 +183,19 @@ class RecArray:
     # ------------------------------------------------------------------ element access
 
     def __getitem__(self, idx: Any) -> Any:
-        if self.ndim == 1 and type(idx) is int:
+        # Fast paths (1D int, 2D pair of ints) first: they are most of a kernel's accesses.
+        if type(idx) is int and self.ndim == 1:
             if 0 <= idx < self._n0:
                 e = self._off + idx * self._s0
                 self._r.access(self, e, READ)
                 return self._data[e]
             return self._r.out_of_bounds(self, (idx,), READ)
+        if type(idx) is tuple and self.ndim == 2 and len(idx) == 2:
+            i, j = idx
+            if type(i) is int and type(j) is int and 0 <= i < self._n0 and 0 <= j < self._n1:
+                e = self._off + i * self._s0 + j * self._s1
+                self._r.access(self, e, READ)
+                return self._data[e]
         found = self._element(idx)
         if found is None:
             return self._r.out_of_bounds(self, _as_tuple(idx), READ)
@@ -194,7 +205,7 @@ class RecArray:
         return self._data[found]
 
     def __setitem__(self, idx: Any, value: Any) -> None:
-        if self.ndim == 1 and type(idx) is int:
+        if type(idx) is int and self.ndim == 1:
             if 0 <= idx < self._n0:
                 e = self._off + idx * self._s0
                 self._r.access(self, e, WRITE)
@@ -202,6 +213,13 @@ class RecArray:
             else:
                 self._r.out_of_bounds(self, (idx,), WRITE)
             return
+        if type(idx) is tuple and self.ndim == 2 and len(idx) == 2:
+            i, j = idx
+            if type(i) is int and type(j) is int and 0 <= i < self._n0 and 0 <= j < self._n1:
+                e = self._off + i * self._s0 + j * self._s1
+                self._r.access(self, e, WRITE)
+                self._store(e, value)
+                return
         found = self._element(idx)
         if found is None:
             self._r.out_of_bounds(self, _as_tuple(idx), WRITE)
@@ -236,9 +254,11 @@ class RecArray:
                 f"too many indices for {self._buf.label!r}: the array is {self.ndim}D, "
                 f"got {len(items)} indices"
             )
-        if len(items) == self.ndim and not any(isinstance(i, slice) for i in items):
+        if len(items) == self.ndim:
             e = self._off
             for i, n, s in zip(items, self.shape, self._strides, strict=True):
+                if type(i) is slice:
+                    return self._view(items)
                 k = _index(i)
                 if not 0 <= k < n:
                     return None
