@@ -8,10 +8,11 @@ coordinates and source lines. See docs/checker.md.
 
 Layout: ``_check`` (the entry point), ``_source`` (which function runs, over
 which globals), ``_device`` (the fake ``numba.cuda`` API), ``_sched`` (the
-scheduler and synchronization), ``_warp`` (warp collective results),
-``_hb`` (happens-before, shadow memory, race and init checks), ``_memory``
-(recorded arrays), ``_findings`` / ``_report`` (what is reported), ``_cli``
-(``simtsafe sim-check``).
+baton scheduler), ``_threads`` (simulated threads and blocks), ``_sync``
+(barriers, warp collectives, grid sync: arrival and resolution), ``_warp``
+(warp collective results), ``_hb`` (happens-before, shadow memory, race and
+init checks), ``_memory`` (recorded arrays), ``_findings`` / ``_report``
+(what is reported), ``_cli`` (``simtsafe sim-check``).
 """
 
 from .._errors import KernelCheckError as KernelCheckError

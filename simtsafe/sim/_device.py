@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ._memory import ATOMIC, CONST, Buffer, RecArray
-from ._sched import Dim3
+from ._threads import Dim3
 from ._warp import FULL_MASK
 
 if TYPE_CHECKING:

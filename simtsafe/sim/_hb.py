@@ -35,7 +35,7 @@ from ._memory import ACCESS_NAMES, ATOMIC, LOCAL, READ, WRITE, Buffer, RecArray
 from ._report import Location
 
 if TYPE_CHECKING:
-    from ._sched import SimThread
+    from ._threads import SimThread
 
 __all__ = ["Cell", "MemoryModel", "join"]
 

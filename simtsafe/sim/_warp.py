@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
-    from ._sched import SimThread
+    from ._threads import SimThread
 
 __all__ = ["FULL_MASK", "SHUFFLES", "VOTES", "WarpWait", "compute"]
 
