@@ -134,6 +134,8 @@ class _Atomic:
         e = ary.locate(idx)
         if e is None:
             return r.out_of_bounds(ary, idx if isinstance(idx, tuple) else (idx,), ATOMIC)
+        if op == "exch":
+            r.initialize(ary, e)  # the old value may be garbage: exch does not depend on it
         r.access(ary, e, ATOMIC)
         r.atomic_sync(ary, e)
         old = ary._data[e]

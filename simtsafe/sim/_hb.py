@@ -106,6 +106,7 @@ class MemoryModel:
     findings: Collector
     steps: int
     step_limit: int
+    yield_at: int
     stop: str | None
     _pending: dict[tuple[int, int], tuple[Buffer, RecArray, dict[int, tuple[SimThread, Location]]]]
 
@@ -115,13 +116,16 @@ class MemoryModel:
     def _halt(self) -> None:
         raise NotImplementedError
 
+    def _over(self) -> None:
+        raise NotImplementedError
+
     # ------------------------------------------------------------------ accesses
 
     def access(self, arr: RecArray, e: int, kind: int) -> None:
         """Record access ``kind`` by the running thread to element ``e`` of ``arr``."""
         self.steps += 1
-        if self.stop is not None or self.steps > self.step_limit:
-            self._halt()
+        if self.stop is not None or self.steps > self.yield_at:
+            self._over()
         buf = arr._buf
         key = e * arr._isz
         written = buf.written
@@ -199,8 +203,8 @@ class MemoryModel:
     def out_of_bounds(self, arr: RecArray, idx: tuple[Any, ...], kind: int) -> Any:
         """Report an access outside ``arr``; it is skipped (a read gives 0)."""
         self.steps += 1
-        if self.stop is not None or self.steps > self.step_limit:
-            self._halt()
+        if self.stop is not None or self.steps > self.yield_at:
+            self._over()
         site = self.site()
         if not self.findings.seen("out_of_bounds", site, site):
             t = self.cur
@@ -244,6 +248,12 @@ class MemoryModel:
         if entry is None:
             entry = self._pending[(id(buf), key)] = (buf, arr, {})
         entry[2].setdefault(t.gid, (t, site))
+
+    def initialize(self, arr: RecArray, e: int) -> None:
+        """Mark element ``e`` written without a read (``atomic.exch`` stores a new value)."""
+        written = arr._buf.written
+        if written is not None:
+            written[e * arr._isz] = 1
 
     def _explained(self, buf: Buffer, key: int, reader: SimThread) -> None:
         entry = self._pending.get((id(buf), key))

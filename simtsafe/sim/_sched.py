@@ -40,6 +40,10 @@ __all__ = ["Dim3", "Replay", "SimThread", "as_dtype"]
 #: Stack of each simulated thread's OS thread (kernel code is shallow).
 STACK_BYTES: Final = 512 * 1024
 
+#: Memory accesses a thread may make in one turn before it yields (it may be spinning
+#: on a flag that a thread of a later block sets: the next block then starts).
+SPIN_STEPS: Final = 10_000
+
 _PKG: Final = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
@@ -64,6 +68,8 @@ class Replay(SyncPoints, MemoryModel):
         self.block = Dim3(*block)
         self.shared_mem = shared_mem
         self.step_limit = max_steps
+        self.yield_at = max_steps
+        self.nspinning = 0
         self.timeout = timeout
         self.def_site: Location = (fn.__code__.co_filename, fn.__code__.co_firstlineno)
         self.nthreads = block[0] * block[1] * block[2]
@@ -117,6 +123,23 @@ class Replay(SyncPoints, MemoryModel):
             f = f.f_back
         return ("<unknown>", 0)
 
+    def _over(self) -> None:
+        """The running thread passed its turn's access budget or the step limit."""
+        if self.stop is not None or self.steps > self.step_limit:
+            self._halt()
+        t = self.cur
+        if not t.spinning:
+            t.spinning = True
+            self.nspinning += 1
+        t.blk.runnable.append(t)
+        self._block(t)
+
+    def _progressed(self, t: SimThread) -> None:
+        """``t`` reached a synchronization point or its end: it is not spinning."""
+        if t.spinning:
+            t.spinning = False
+            self.nspinning -= 1
+
     def _halt(self) -> None:
         if self.stop is None:
             self.stop = (
@@ -166,6 +189,7 @@ class Replay(SyncPoints, MemoryModel):
         self.steps += 1
         if self.stop is not None or self.steps > self.step_limit:
             self._halt()
+        self._progressed(t)
         t.state = state
         t.wait = wait
         return self._block(t)
@@ -181,6 +205,10 @@ class Replay(SyncPoints, MemoryModel):
 
     def _pick(self) -> SimThread | None:
         while True:
+            if self.nspinning:
+                t = self._pick_around_spinners()
+                if t is not None:
+                    return t
             for blk in self.active:
                 if blk.runnable:
                     return blk.runnable.popleft()
@@ -199,6 +227,22 @@ class Replay(SyncPoints, MemoryModel):
             else:
                 return None
 
+    def _pick_around_spinners(self) -> SimThread | None:
+        """A runnable thread that is not spinning; else start the next block, if any.
+
+        Spinners wait for something only another thread can do; they run again
+        (in their turn) once nothing else can.
+        """
+        for blk in self.active:
+            for t in blk.runnable:
+                if not t.spinning:
+                    blk.runnable.remove(t)
+                    return t
+        if self.next_block < self.nblocks and any(b.runnable for b in self.active):
+            self._start_block()
+            return self.active[-1].runnable.popleft()
+        return None
+
     def _schedule(self) -> None:
         """Hand the baton to the next thread (run by the current holder)."""
         try:
@@ -213,6 +257,7 @@ class Replay(SyncPoints, MemoryModel):
             self.done.set()
             return
         self.cur = nxt
+        self.yield_at = min(self.step_limit, self.steps + SPIN_STEPS)
         nxt.sem.release()
 
     def _start_block(self) -> None:
@@ -268,6 +313,7 @@ class Replay(SyncPoints, MemoryModel):
                 if self.stop is not None:
                     self._teardown()
                 else:
+                    self._progressed(t)
                     t.blk.live -= 1
                     self._schedule()
 

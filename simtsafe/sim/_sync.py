@@ -83,6 +83,9 @@ class SyncPoints:
     def _halt(self) -> None:
         raise NotImplementedError
 
+    def _progressed(self, t: SimThread) -> None:
+        raise NotImplementedError
+
     def barrier(self, op: str, pred: Any, site: Location) -> Any:
         """A block barrier (``syncthreads`` or a predicate variant)."""
         return self._wait(WAIT_BAR, (op, site, pred))
@@ -135,6 +138,7 @@ class SyncPoints:
         self.steps += 1
         if self.stop is not None or self.steps > self.step_limit:
             self._halt()
+        self._progressed(t)
         t.state = WAIT_WARP
         t.wait = WarpWait(op, m, value, int(arg) if arg is not None else 0, width, site)
         blk.warp_waiting[t.wid] += 1

@@ -67,6 +67,7 @@ class SimThread:
         "replay",
         "result",
         "sem",
+        "spinning",
         "state",
         "tidx",
         "wait",
@@ -86,6 +87,7 @@ class SimThread:
         self.sem.acquire()  # Invariant: locked while the thread may not run
         self.os: threading.Thread | None = None
         self.state = RUNNABLE
+        self.spinning = False  # yielded after SPIN_STEPS accesses without synchronizing
         self.wait: Any = None
         self.result: Any = None
         self.base: dict[int, int] = _EMPTY

@@ -14,6 +14,8 @@ from numba import cuda
 FULL = 0xFFFFFFFF
 B = 64  # block size of most cases: two warps
 T = 8  # tile edge of the 2D cases
+B_HALO = B + 2  # Numba needs shared-array shapes as plain constants
+T_PAD = T + 1
 
 
 # --------------------------------------------------------------------------- tree reduction
@@ -278,7 +280,7 @@ def scan_ok(out, x):
 
 @cuda.jit
 def stencil_halo_bug(out, x):
-    tile = cuda.shared.array(B + 2, numba.float32)
+    tile = cuda.shared.array(B_HALO, numba.float32)
     tid = cuda.threadIdx.x
     i = cuda.grid(1)
     n = x.shape[0]
@@ -292,7 +294,7 @@ def stencil_halo_bug(out, x):
 
 @cuda.jit
 def stencil_halo_ok(out, x):
-    tile = cuda.shared.array(B + 2, numba.float32)
+    tile = cuda.shared.array(B_HALO, numba.float32)
     tid = cuda.threadIdx.x
     i = cuda.grid(1)
     n = x.shape[0]
@@ -307,7 +309,7 @@ def stencil_halo_ok(out, x):
 
 @cuda.jit
 def halo_uninit_bug(out, x):
-    tile = cuda.shared.array(B + 2, numba.float32)
+    tile = cuda.shared.array(B_HALO, numba.float32)
     tid = cuda.threadIdx.x
     i = cuda.grid(1)
     tile[tid + 1] = x[i]
@@ -415,7 +417,7 @@ def atomic_plain_read_ok(out, counter, x):
 
 @cuda.jit
 def transpose_bug(out, a):
-    tile = cuda.shared.array((T, T + 1), numba.float32)
+    tile = cuda.shared.array((T, T_PAD), numba.float32)
     tx = cuda.threadIdx.x
     ty = cuda.threadIdx.y
     bx = cuda.blockIdx.x * T
@@ -426,7 +428,7 @@ def transpose_bug(out, a):
 
 @cuda.jit
 def transpose_ok(out, a):
-    tile = cuda.shared.array((T, T + 1), numba.float32)
+    tile = cuda.shared.array((T, T_PAD), numba.float32)
     tx = cuda.threadIdx.x
     ty = cuda.threadIdx.y
     bx = cuda.blockIdx.x * T
@@ -617,7 +619,7 @@ def count_in_branch_bug(out, x):
 @cuda.jit
 def count_in_branch_ok(out, x):
     i = cuda.grid(1)
-    c = cuda.syncthreads_count(x[i] > 0)
+    c = cuda.syncthreads_count(numba.int32(x[i] > 0))
     out[i] = c
 
 

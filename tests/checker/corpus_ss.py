@@ -16,6 +16,7 @@ from simtsafe import DisjointSlice, DisjointSlice2D, In, In2D, PerBlock, thread
 
 B = 64
 T = 8
+T_PAD = T + 1  # Numba needs shared-array shapes as plain constants
 FULL = 0xFFFFFFFF
 
 C1 = ss.LaunchContract(domain=1, block=(B, 1, 1))
@@ -187,7 +188,7 @@ def ss_scan_ok(out: DisjointSlice[np.float32], x: In[np.float32]) -> None:
 @ss.kernel(contract=C2)
 def ss_transpose_bug(out: DisjointSlice2D[np.float32], a: In2D[np.float32]) -> None:
     with ss.unsafe("SAFETY: each thread reads the tile element it wrote (claimed)"):
-        tile = cuda.shared.array((T, T + 1), np.float32)
+        tile = cuda.shared.array((T, T_PAD), np.float32)
         tx = cuda.threadIdx.x
         ty = cuda.threadIdx.y
         bx = cuda.blockIdx.x * T
@@ -202,7 +203,7 @@ def ss_transpose_ok(out: DisjointSlice2D[np.float32], a: In2D[np.float32]) -> No
         "SAFETY: thread (tx, ty) writes tile[ty, tx] before the barrier and reads tile[tx, ty] "
         "after it; out[bx + ty, by + tx] is distinct per thread; the grid covers the square"
     ):
-        tile = cuda.shared.array((T, T + 1), np.float32)
+        tile = cuda.shared.array((T, T_PAD), np.float32)
         tx = cuda.threadIdx.x
         ty = cuda.threadIdx.y
         bx = cuda.blockIdx.x * T

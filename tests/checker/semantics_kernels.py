@@ -193,3 +193,33 @@ def ss_calls_helper(out: DisjointSlice[np.float32], x: In[np.float32]) -> None:
     w = thread.index_1d()
     out[w] = x[w]
     ss_bump(out)
+
+
+@cuda.jit
+def exch_initializes(out):
+    flag = cuda.shared.array(1, numba.int32)
+    if cuda.threadIdx.x == 0:
+        cuda.atomic.exch(flag, 0, 0)
+    cuda.syncthreads()
+    cuda.atomic.add(flag, 0, 1)
+    cuda.syncthreads()
+    out[cuda.threadIdx.x] = flag[0]
+
+
+@cuda.jit
+def add_on_garbage(out):
+    flag = cuda.shared.array(1, numba.int32)
+    cuda.atomic.add(flag, 0, 1)
+    cuda.syncthreads()
+    out[cuda.threadIdx.x] = flag[0]
+
+
+@cuda.jit
+def wait_for_next_block(flag, out):
+    # Block 0 spins until block 1 raises the flag (blocks co-resident on the GPU).
+    if cuda.blockIdx.x == 0:
+        while cuda.atomic.add(flag, 0, 0) == 0:
+            pass
+        out[0] = 1
+    else:
+        cuda.atomic.exch(flag, 0, 1)

@@ -172,3 +172,19 @@ def test_warp_mask_messages(mask: int, block: int, fragment: str) -> None:
     kernel = R.warp_wrong_mask_bug if mask != FULL else R.warp_partial_bug
     r = _run(kernel, 1, block, np.zeros(2, np.float32), np.ones(block, np.float32))
     assert any(f.kind == "warp_mask" and fragment in f.message for f in r.findings), str(r)
+
+
+def test_atomic_exch_initializes_shared_memory_an_add_does_not() -> None:
+    clean = _run(K.exch_initializes, 1, 8, np.zeros(8, np.int32))
+    assert clean.ok, str(clean)
+    assert list(clean.outputs["out"]) == [8] * 8
+    garbage = _run(K.add_on_garbage, 1, 8, np.zeros(8, np.int32))
+    [f] = garbage.findings
+    assert f.kind == "uninitialized" and f.array == "shared" and f.index == (0,)
+    assert f.lines[0] == _line_of(K.add_on_garbage.py_func, "cuda.atomic.add(flag, 0, 1)")
+
+
+def test_a_spinning_thread_yields_to_a_later_block() -> None:
+    r = _run(K.wait_for_next_block, 2, 1, np.zeros(1, np.int32), np.zeros(1, np.int32))
+    assert r.ok, str(r)
+    assert list(r.outputs["out"]) == [1]
