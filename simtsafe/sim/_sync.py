@@ -119,8 +119,8 @@ class SyncPoints:
                 t, op, site, t, op, site,
                 f"the mask {m:#010x} of {op} names lanes {_lanes(missing)} of warp {t.wid}, "
                 f"which do not exist: the block has {self.nthreads} threads, so this warp has "
-                f"{n} lane(s). Name only existing lanes (e.g. a mask from ballot_sync or "
-                "activemask)",
+                f"{n} lane(s). Name only existing lanes (a mask computed from the lane count, "
+                "or activemask())",
             )  # fmt: skip
             m &= (1 << n) - 1
         for i in _bits(m):
