@@ -43,6 +43,8 @@ STACK_BYTES: Final = 512 * 1024
 #: Memory accesses a thread may make in one turn before it yields (it may be spinning
 #: on a flag that a thread of a later block sets: the next block then starts).
 SPIN_STEPS: Final = 10_000
+#: Blocks alive at once because of spinning threads (a long loop looks like spinning too).
+SPIN_BLOCKS: Final = 8
 
 _PKG: Final = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
@@ -238,7 +240,12 @@ class Replay(SyncPoints, MemoryModel):
                 if not t.spinning:
                     blk.runnable.remove(t)
                     return t
-        if self.next_block < self.nblocks and any(b.runnable for b in self.active):
+        alive = len(self.active) + len(self.parked)
+        if (
+            self.next_block < self.nblocks
+            and alive < SPIN_BLOCKS
+            and any(b.runnable for b in self.active)
+        ):
             self._start_block()
             return self.active[-1].runnable.popleft()
         return None
@@ -273,6 +280,7 @@ class Replay(SyncPoints, MemoryModel):
         blk.warp_waiting = [0] * len(blk.warps)
         blk.live = self.nthreads
         blk.runnable.extend(blk.threads)
+        self.all_threads.extend(blk.threads)  # first: a teardown must reach every started one
         old = threading.stack_size()
         threading.stack_size(STACK_BYTES)
         try:
@@ -280,10 +288,19 @@ class Replay(SyncPoints, MemoryModel):
                 t.os = threading.Thread(
                     target=self._worker, args=(t,), daemon=True, name=f"simtsafe-sim-{t.gid}"
                 )
-                t.os.start()
+                try:
+                    t.os.start()
+                except RuntimeError as exc:  # the OS refuses more threads
+                    t.os = None
+                    live = sum(1 for o in self.all_threads if o.state != EXITED)
+                    raise RuntimeError(
+                        f"simtsafe.sim.check could not start another OS thread ({live} simulated "
+                        "threads alive): the replay runs one per simulated thread of every block "
+                        "alive at once (a cooperative grid sync keeps all blocks alive); check "
+                        "a smaller grid"
+                    ) from exc
         finally:
             threading.stack_size(old)
-        self.all_threads.extend(blk.threads)
         self.active.append(blk)
 
     def _finish_block(self, blk: Block) -> None:
