@@ -207,14 +207,13 @@ class Replay(SyncPoints, MemoryModel):
 
     def _pick(self) -> SimThread | None:
         while True:
-            if self.nspinning:
-                t = self._pick_around_spinners()
-                if t is not None:
-                    return t
-            for blk in self.active:
-                if blk.runnable:
-                    return blk.runnable.popleft()
+            t = self._next_runnable()
+            if t is not None:
+                return t
+            # No thread can run but spinners: resolve what stuck blocks wait for.
             for blk in list(self.active):
+                if blk.runnable:
+                    continue  # spinners only: they may wait for another block
                 if self._progress(blk):
                     return blk.runnable.popleft()
                 self.active.remove(blk)
@@ -222,6 +221,17 @@ class Replay(SyncPoints, MemoryModel):
                     self.parked.append(blk)
                 else:
                     self._finish_block(blk)
+            spinners = next((b for b in self.active if b.runnable), None)
+            if spinners is not None:
+                # Spinners wait for something only another thread can do: start the next
+                # block if there is room, else let them spin on (to the step limit).
+                if (
+                    self.next_block < self.nblocks
+                    and len(self.active) + len(self.parked) < SPIN_BLOCKS
+                ):
+                    self._start_block()
+                    continue
+                return spinners.runnable.popleft()
             if self.next_block < self.nblocks:
                 self._start_block()
             elif self.parked:
@@ -229,25 +239,17 @@ class Replay(SyncPoints, MemoryModel):
             else:
                 return None
 
-    def _pick_around_spinners(self) -> SimThread | None:
-        """A runnable thread that is not spinning; else start the next block, if any.
-
-        Spinners wait for something only another thread can do; they run again
-        (in their turn) once nothing else can.
-        """
+    def _next_runnable(self) -> SimThread | None:
+        """The first runnable thread in block order that is not spinning."""
         for blk in self.active:
+            if not blk.runnable:
+                continue
+            if not self.nspinning:
+                return blk.runnable.popleft()
             for t in blk.runnable:
                 if not t.spinning:
                     blk.runnable.remove(t)
                     return t
-        alive = len(self.active) + len(self.parked)
-        if (
-            self.next_block < self.nblocks
-            and alive < SPIN_BLOCKS
-            and any(b.runnable for b in self.active)
-        ):
-            self._start_block()
-            return self.active[-1].runnable.popleft()
         return None
 
     def _schedule(self) -> None:

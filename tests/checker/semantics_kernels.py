@@ -223,3 +223,22 @@ def wait_for_next_block(flag, out):
         out[0] = 1
     else:
         cuda.atomic.exch(flag, 0, 1)
+
+
+@cuda.jit
+def ping_pong_blocks(flags, out):
+    # Block 0 waits for block 1's flag, passes a barrier, answers; block 1 waits for it.
+    tid = cuda.threadIdx.x
+    if cuda.blockIdx.x == 0:
+        if tid == 0:
+            while cuda.atomic.add(flags, 1, 0) == 0:
+                pass
+        cuda.syncthreads()
+        if tid == 0:
+            cuda.atomic.exch(flags, 0, 1)
+    else:
+        if tid == 0:
+            cuda.atomic.exch(flags, 1, 1)
+            while cuda.atomic.add(flags, 0, 0) == 0:
+                pass
+            out[0] = 7

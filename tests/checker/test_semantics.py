@@ -188,3 +188,9 @@ def test_a_spinning_thread_yields_to_a_later_block() -> None:
     r = _run(K.wait_for_next_block, 2, 1, np.zeros(1, np.int32), np.zeros(1, np.int32))
     assert r.ok, str(r)
     assert list(r.outputs["out"]) == [1]
+
+
+def test_spinners_do_not_starve_a_block_waiting_at_a_barrier() -> None:
+    r = _run(K.ping_pong_blocks, 2, 2, np.zeros(2, np.int32), np.zeros(1, np.int32))
+    assert r.ok, str(r)
+    assert list(r.outputs["out"]) == [7] and list(r.outputs["flags"]) == [1, 1]
