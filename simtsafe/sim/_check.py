@@ -64,6 +64,10 @@ def _host_copy(value: Any, name: str) -> np.ndarray[Any, Any] | None:
             ) from None
     if isinstance(value, bool | int | float | complex | np.generic):
         return None
+    if isinstance(value, tuple) and all(
+        isinstance(v, bool | int | float | complex | np.generic) for v in value
+    ):
+        return None  # a tuple of scalars, passed by value like a scalar
     raise TypeError(
         f"argument {name!r}: simtsafe.sim.check takes numpy arrays, Numba device arrays and "
         f"scalars; got {type(value).__name__}"

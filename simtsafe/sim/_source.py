@@ -174,8 +174,12 @@ class Rebuilder:
         fn = _raw_function(value) if not isinstance(value, types.FunctionType) else None
         if fn is not None:
             return self._rebuild(fn, fn.__globals__, None)
-        if isinstance(value, types.FunctionType) and value.__module__ not in _LIBRARY_MODULES:
-            if not value.__module__.startswith(("numpy", "numba", "math", "simtsafe")):
+        if isinstance(value, types.FunctionType):
+            module = value.__module__ or ""
+            if module not in _LIBRARY_MODULES and not module.startswith(
+                ("numpy", "numba", "math", "simtsafe")
+            ):
+                # A plain helper function: it may use numba.cuda too.
                 return self._rebuild(value, value.__globals__, None)
         if isinstance(value, np.ndarray):
             # A global array is a constant to Numba: read-only, bounds-checked here.

@@ -201,3 +201,11 @@ def test_race_between_blocks_says_so() -> None:
     assert "different blocks" in f.message
     assert f.threads[0].block != f.threads[1].block
     assert f.accesses == ("write", "write") and f.index == (64,)
+
+
+def test_tuple_of_scalars_is_passed_by_value() -> None:
+    def kernel(out, pair):
+        out[numba.cuda.threadIdx.x] = pair[0] + pair[1]
+
+    report = sim.check(kernel, 1, 2, np.zeros(2, np.int32), (3, 4))
+    assert report.ok and list(report.outputs["out"]) == [7, 7]
