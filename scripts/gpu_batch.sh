@@ -13,3 +13,11 @@ python3 examples/run_all.py 2>&1 | tee "$OUT/examples.log"
 python3 benchmarks/bandwidth.py 2>&1 | grep -v -i warn
 python3 benchmarks/launch_latency.py 2>&1 | grep -v -i warn
 python3 benchmarks/axis_mapping.py 2>&1 | grep -v -i warn
+python3 benchmarks/checker_cpu.py 2>&1 | grep -v -i warn
+if command -v compute-sanitizer >/dev/null; then
+  # compute-sanitizer vs simtsafe.sim.check on the checker corpus (each launch in its own
+  # process with a time limit: a divergent grid sync hangs the GPU kernel)
+  python3 benchmarks/sanitizer_corpus.py --all --sanitize --timeout 120 --jobs 8 2>&1 | tail -45
+else
+  echo "compute-sanitizer not on PATH: skipped benchmarks/sanitizer_corpus.py"
+fi

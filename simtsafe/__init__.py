@@ -17,7 +17,7 @@ General layout (DESIGN.md section 3; data flows one way):
   ``PreparedLaunch`` (device and function limits), the per-launch argument
   checks and the driver launch.
 * ``sim/`` -- the CPU race / synchronization checker.
-* ``cli`` -- ``simtsafe check | audit | schema``.
+* ``cli`` -- ``simtsafe check | audit | schema | sim-check``.
 
 Arrows: decoration -> lowering; host -> decoration, lowering; sim -> decoration,
 lowering; never lowering -> decoration/host, never decoration -> host at import time,
@@ -27,6 +27,7 @@ never anything -> cli.
 from . import block as block
 from . import random as random
 from . import shared as shared
+from . import sim as sim
 from . import thread as thread
 from . import warp as warp
 from ._coopviews import Accumulate as Accumulate
@@ -47,6 +48,7 @@ from ._errors import CoverageError as CoverageError
 from ._errors import DeviceLimitExceeded as DeviceLimitExceeded
 from ._errors import DomainMismatch as DomainMismatch
 from ._errors import FunctionLimitExceeded as FunctionLimitExceeded
+from ._errors import KernelCheckError as KernelCheckError
 from ._errors import LaunchContractError as LaunchContractError
 from ._errors import LaunchDimensionError as LaunchDimensionError
 from ._errors import RequiresViolation as RequiresViolation
@@ -109,6 +111,7 @@ __all__ = [
     "Index3D",
     "IndexSpace",
     "Kernel",
+    "KernelCheckError",
     "LaunchConfig",
     "LaunchContract",
     "LaunchContractError",
@@ -135,6 +138,7 @@ __all__ = [
     "kernel",
     "random",
     "shared",
+    "sim",
     "thread",
     "unsafe",
     "warp",

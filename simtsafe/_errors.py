@@ -32,6 +32,7 @@ __all__ = [
     "DeviceLimitExceeded",
     "DomainMismatch",
     "FunctionLimitExceeded",
+    "KernelCheckError",
     "LaunchContractError",
     "LaunchDimensionError",
     "RequiresViolation",
@@ -179,3 +180,17 @@ class SafetyError(_Structured, TypeError):
 
 class UnsafeRegionRequired(SafetyError):
     """An unsafe operation was used outside ``with simtsafe.unsafe("SAFETY: ..."):``."""
+
+
+class KernelCheckError(SafetyError):
+    """``simtsafe.sim.check(..., strict=True)`` observed races or synchronization errors.
+
+    ``report`` holds the full ``CheckReport``; the message is its text, and
+    ``filename`` / ``lineno`` point at the first finding's second access.
+    """
+
+    def __init__(
+        self, message: str, *, report: Any, kernel: str | None = None, **fields: Any
+    ) -> None:
+        super().__init__(message, kernel=kernel, rule="sim-check", **fields)
+        self.report = report

@@ -1,4 +1,4 @@
-"""``simtsafe`` command line: ``schema``, ``audit``, ``check``.
+"""``simtsafe`` command line: ``schema``, ``audit``, ``check``, ``sim-check``.
 
 * ``simtsafe schema [--check] [--out contracts] [--examples examples]`` writes the
   JSON Schemas of ``LaunchContract`` and ``LaunchConfig`` and a lock of every
@@ -9,6 +9,9 @@
   packages), compiles every kernel to PTX with NVVM (no GPU), checks every helper, and
   flags raw launches outside ``with simtsafe.unsafe(...)``; ``file:line:col: CODE message``
   (or ``--format json``), exit 1 on findings, 0 clean, 2 usage.
+* ``simtsafe sim-check module:kernel --grid G --block B [--args SPEC]`` replays a
+  kernel on the CPU and reports races and synchronization errors
+  (``simtsafe/sim/_cli.py``; exit 1 on findings).
 """
 
 from __future__ import annotations
@@ -169,6 +172,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--cc", default="9.0", help="compute capability to compile for (default 9.0)")
     p.set_defaults(run=cmd_check)
+    from .sim._cli import add_parser as add_sim_check
+
+    add_sim_check(sub)
     args = parser.parse_args(argv)
     return int(args.run(args))
 

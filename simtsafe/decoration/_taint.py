@@ -301,4 +301,3 @@ def analyze_taint(
     analysis.propagate()
     returns_raw = analysis.check_uses()
     return TaintResult(dict(analysis.taint), returns_raw)
-

@@ -8,7 +8,6 @@ raise ``SafetyError`` with the same ``simtsafe:`` text.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from typing import Any, Final, NoReturn, final
 
@@ -16,6 +15,7 @@ import numpy as np
 
 from .._errors import SafetyError
 from .._spaces import SPACE_NDIM
+from . import _simrt
 
 __all__ = ["SimDisjointSlice", "SimInput", "SimWitness", "builtins"]
 
@@ -258,17 +258,12 @@ class SimInput(_SimView):
 
 
 def _geometry() -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
-    """(blockIdx, threadIdx, blockDim, gridDim) of the calling simulator thread."""
-    t: Any = threading.current_thread()
-    manager = getattr(t, "_manager", None)
-    if manager is None:
-        raise RuntimeError("simtsafe witness constructors run only inside a simulated kernel")
-    return (
-        tuple(t.blockIdx),
-        tuple(t.threadIdx),
-        tuple(manager._block_dim),
-        tuple(manager._grid_dim),
-    )
+    """(blockIdx, threadIdx, blockDim, gridDim) of the calling simulated thread.
+
+    Read through the runtime seam (``_simrt``): Numba's simulator by default,
+    ``simtsafe.sim.check``'s replay while a check runs.
+    """
+    return _simrt.geometry()
 
 
 def _mint(space: str, idx: tuple[int, ...]) -> SimWitness:
