@@ -223,7 +223,10 @@ class Ledger:
             self.stamp = object()
         elif holder is not None and holder.stamp is self.stamp:
             return
-        for t in self.live:
+        live = self.live
+        if len(live) > 1:  # latest first: a wait on it may order s after the others too
+            live = sorted(live, key=_tail, reverse=True)
+        for t in live:
             if t is s:
                 continue
             water = s.after.get(t.key, 0)
@@ -433,6 +436,10 @@ class Ledger:
             stream=stream_label(s.key),
             other_stream=stream_label(t.key),
         )
+
+
+def _tail(t: StreamState) -> int:
+    return t.tail
 
 
 class _LaunchingDriver:
