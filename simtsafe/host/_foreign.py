@@ -74,9 +74,11 @@ def guard(obj: Any) -> Guard | None:
     """The memo guard of a CuPy array or PyTorch tensor (None for other objects).
 
     The fingerprint covers pointer, shape, contiguity (strides too when not
-    C-contiguous) and dtype -- and for tensors ``requires_grad`` and
-    ``is_cuda`` -- so any in-place change (``resize_``, ``set_``, ``.data =``,
-    shape assignment) makes the memo miss and the launch is checked again.
+    C-contiguous) and dtype -- and for tensors ``requires_grad`` -- so any
+    in-place change (``resize_``, ``set_``, ``.data =``, shape assignment)
+    makes the memo miss and the launch is checked again. (A tensor moved to
+    the host in place has another pointer: with unified addressing, host and
+    device memory never share addresses.)
     """
     tp = type(obj)
     if native_reader(tp) is None:
@@ -100,7 +102,7 @@ def _cupy_strided(x: Any) -> Any:
 
 
 def _torch_contiguous(t: Any) -> Any:
-    return (t.data_ptr(), t.shape, t.is_contiguous(), t.dtype, t.requires_grad, t.is_cuda)
+    return (t.data_ptr(), t.shape, t.is_contiguous(), t.dtype, t.requires_grad)
 
 
 def _torch_strided(t: Any) -> Any:
@@ -110,7 +112,6 @@ def _torch_strided(t: Any) -> Any:
         t.is_contiguous(),
         t.dtype,
         t.requires_grad,
-        t.is_cuda,
         t.stride(),
     )
 

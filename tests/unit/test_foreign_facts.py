@@ -122,7 +122,7 @@ def test_cpu_tensor_is_not_a_device_array() -> None:
 
 @pytest.mark.parametrize(
     "change",
-    ["pointer", "shape", "strides", "dtype", "requires_grad", "device"],
+    ["pointer", "shape", "strides", "dtype", "requires_grad", "host"],
 )
 def test_memo_fingerprint_sees_every_in_place_change_of_a_tensor(change: str) -> None:
     t = fa.make_torch(0x1000, (4, 8), (8, 1), "float32")
@@ -140,8 +140,8 @@ def test_memo_fingerprint_sees_every_in_place_change_of_a_tensor(change: str) ->
         t.dtype = fa.TORCH.int32  # type: ignore[attr-defined]
     elif change == "requires_grad":
         t.requires_grad = True
-    else:
-        t.is_cuda = False  # .data = t.cpu()
+    else:  # .data = t.cpu(): host memory, another address
+        t.is_cuda, t._ptr = False, 0x5600_0000_0000
     assert fingerprint(t) != before
 
 
