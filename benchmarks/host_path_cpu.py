@@ -1,6 +1,10 @@
 """The Python side of a checked launch, without a GPU: checks, facts, ordering ledger.
 
-    NUMBA_ENABLE_CUDASIM=1 PYTHONPATH=. python benchmarks/host_path_cpu.py [--launches 20000]
+    NUMBA_ENABLE_CUDASIM=1 python benchmarks/host_path_cpu.py [--launches 20000] [--tree DIR]
+
+``--tree DIR`` measures the simtsafe package under DIR instead of this
+checkout's (e.g. an older commit: ``git archive <rev> simtsafe | tar -x -C
+DIR``); a tree without ``simtsafe.configure`` is measured once, as "before".
 
 A development tool, not a GPU benchmark: the vecadd example is prepared on
 Numba's simulator, then its launch plan is switched to the CUDA code path
@@ -27,8 +31,6 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "examples"))
 
 
 def _lean_cupy() -> Any:
@@ -49,6 +51,18 @@ def _lean_cupy() -> Any:
             self.strides = (4,)
             self.size = n
 
+        @property
+        def __cuda_array_interface__(self) -> dict[str, Any]:  # as CuPy builds it
+            return {
+                "shape": self.shape,
+                "typestr": self.dtype.str,
+                "descr": self.dtype.descr,
+                "stream": stream.ptr or 1,
+                "version": 3,
+                "strides": None,
+                "data": (self.data.ptr, False),
+            }
+
     stream = types.SimpleNamespace(ptr=0)
     module = types.ModuleType("cupy")
     module.ndarray = ndarray  # type: ignore[attr-defined]
@@ -60,7 +74,10 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--launches", type=int, default=20000)
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--tree", default=str(ROOT), help="directory holding simtsafe/")
     args = parser.parse_args()
+    sys.path.insert(0, str(ROOT / "examples"))
+    sys.path.insert(0, args.tree)
 
     from numba import cuda
 
@@ -116,13 +133,17 @@ def main() -> int:
     samples: dict[str, list[float]] = {}
     for _ in range(args.rounds):
         for name, fn in variants.items():
+            if not hasattr(ss, "configure"):  # a tree from before the ordering ledger
+                fn()
+                samples.setdefault(f"{name}, before", []).append(per_launch(fn))
+                continue
             for ordering in ("auto", "off"):
                 with ss.unsafe("SAFETY: no launch reaches a device here"):
                     settings = ss.configure(ordering=ordering)
                 with settings:
                     fn()
                     samples.setdefault(f"{name}, ordering {ordering}", []).append(per_launch(fn))
-    print(f"Python-side host time per launch, us (median of {args.rounds} rounds):")
+    print(f"{ss.__file__}: Python-side host time per launch, us (median of {args.rounds} rounds):")
     for name, values in samples.items():
         print(f"  {name:55s} {statistics.median(values):7.3f}")
     return 0

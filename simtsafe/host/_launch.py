@@ -428,7 +428,10 @@ class LaunchPlan:
                     led.before(s, access, None, self.name, self.device_id)
                 if streams:
                     led.sync_producers(s, streams, self.device_id)
-                self._enqueue(kernel, params)
+                if SIMULATOR:
+                    self._simulate(params)
+                else:
+                    self._core_launch(self._stream, self._cfg, kernel, *params)
                 seq = led.after(s, (self.name, access), self._stream_obj) if ordering else 0
         finally:
             lock.release()
@@ -440,12 +443,6 @@ class LaunchPlan:
             else:
                 self._remember(key, args, kernel, params, facts, stable)
         return seq
-
-    def _enqueue(self, kernel: Any, params: tuple[Any, ...]) -> None:
-        if SIMULATOR:
-            self._simulate(params)
-        else:
-            self._core_launch(self._stream, self._cfg, kernel, *params)
 
     def _remember(  # called on a set's second sighting
         self,
