@@ -1,9 +1,14 @@
 """The launch seam: every numba-cuda / cuda.core / driver detail the host side needs.
 
-The host side (``simtsafe.host``) decides *whether* a launch may happen;
-this module knows *how* numba-cuda lays out the kernel's parameters and how
-to reach the compiled function and the driver, so a numba-cuda upgrade
-changes this file and ``_compat`` only.
+The host side (``simtsafe.host``) decides *whether* a launch may happen
+and what must be ordered; this module knows *how*: numba-cuda's parameter
+layout and compiled functions, stream handles of Numba / cuda.core / CuPy /
+PyTorch / ``__cuda_stream__`` objects, events and stream waits, host
+synchronization, CUDA graph capture / update / launch, and the wrap of
+Numba's ``copy_to_host`` for the host-read check. A numba-cuda or
+cuda-bindings upgrade changes this file and ``_compat`` only. On the
+simulator every stream, event and synchronization call is a no-op (its
+launches are synchronous) and graphs are not built.
 
 Invariant: ``pack_array`` produces exactly the fields of numba-cuda's array
 data model, in its order (``meminfo, parent, nitems, itemsize, data,
