@@ -468,18 +468,22 @@ class LaunchPlan:
                     guards[i] = g
                 elif type(args[i]) is not device_array_type():
                     return
+        try:
+            memo = _Memo(
+                args,
+                self._array_idx,
+                self._scalar_idx,
+                kernel,
+                params,
+                self.access(facts),
+                facts,
+                guards,
+                self.name,
+            )
+        except TypeError:  # an array type that cannot be weakly referenced: not memoized
+            return
         _evict_oldest(self._memo)
-        self._memo[key] = _Memo(
-            args,
-            self._array_idx,
-            self._scalar_idx,
-            kernel,
-            params,
-            self.access(facts),
-            facts,
-            guards,
-            self.name,
-        )
+        self._memo[key] = memo
 
     def compiled_kernel(self, layouts: tuple[str, ...]) -> Any:
         """The loaded kernel of the specialization for these input layouts (None: simulator)."""

@@ -224,20 +224,39 @@ def stream_handle(stream: Any) -> int:
 
 
 def stream_device(stream: Any) -> int | None:
-    """Ordinal of the device a stream object belongs to, where the object says (else None)."""
-    context = getattr(stream, "context", None)
-    device = getattr(getattr(context, "device", None), "id", None)  # Numba
-    if isinstance(device, int):
-        return device
-    device = getattr(stream, "device_id", None)  # CuPy
-    if isinstance(device, int):
-        return device
-    device = getattr(stream, "device", None)
-    for attr in ("device_id", "index"):  # cuda.core Device, torch.device
-        value = getattr(device, attr, None)
-        if isinstance(value, int):
-            return value
-    return None
+    """Ordinal of the device a stream belongs to (None: unknown, a default stream, simulator).
+
+    Asks the object first (Numba's context, CuPy's ``device_id``, cuda.core's
+    ``device.device_id``, PyTorch's ``device.index``), then the driver
+    (``cuStreamGetDevice``, CUDA 12.8+).
+    """
+    if SIMULATOR or stream is None:
+        return None
+    try:
+        context = getattr(stream, "context", None)
+        device = getattr(getattr(context, "device", None), "id", None)  # Numba
+        if isinstance(device, int):
+            return device
+        device = getattr(stream, "device_id", None)  # CuPy
+        if isinstance(device, int):
+            return device
+        owner = getattr(stream, "device", None)
+        for attr in ("device_id", "index"):  # cuda.core Device, torch.device
+            value = getattr(owner, attr, None)
+            if isinstance(value, int):
+                return value
+        handle = stream_handle(stream)
+    except Exception:  # noqa: BLE001 - a property that needs a context, an odd object
+        return None
+    if handle in (0, LEGACY_STREAM, PER_THREAD_STREAM):
+        return None  # the calling thread's current context's own streams
+    from cuda.bindings import driver as drv
+
+    query = getattr(drv, "cuStreamGetDevice", None)
+    if query is None:
+        return None
+    err, device = query(handle)
+    return int(device) if err == drv.CUresult.CUDA_SUCCESS else None
 
 
 def core_stream(stream: Any) -> Any:
