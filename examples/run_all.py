@@ -22,6 +22,7 @@ SIZES: dict[str, tuple[dict[str, int], dict[str, int]]] = {
     "jacobi": ({"rows": 2_000, "cols": 3_001}, {"rows": 40, "cols": 67}),
     "matmul": ({"m": 700, "k": 500, "n": 900}, {"m": 24, "k": 9, "n": 40}),
     "block_sumsq": ({"n": 10_000_019}, {"n": 3_001}),
+    "pipeline": ({"n": 10_000_019, "steps": 3}, {"n": 1_003, "steps": 2}),
 }
 
 

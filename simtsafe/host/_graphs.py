@@ -25,7 +25,8 @@ after (or, strict, refused because of) conflicting launches on other
 streams like any launch. The launches run in record order on the replay
 stream; the stream each was prepared with is not used.
 
-Soundness of "no re-check": a graph keeps its arguments alive, and Numba
+Soundness of "no re-check": a graph keeps its arguments alive (rebound ones
+too, until the ledger knows the latest replay finished), and Numba
 device arrays cannot change; CuPy arrays and PyTorch tensors can
 (``resize_``, ``set_``), so a replay compares their pointer, shape, strides
 and dtype with the captured ones and refuses a replay after a change
@@ -112,6 +113,8 @@ class Graph:
         "_dirty",
         "_exec",
         "_foreign",
+        "_last",
+        "_retired",
         "label",
         "_launches",
         "_recording",
@@ -132,6 +135,8 @@ class Graph:
     _static: tuple[int | None, ...]  # producer streams fixed at capture
     _foreign: list[tuple[int, _Recorded]]  # launches with CuPy/PyTorch arrays
     _default: Any  # ledger state of the default replay stream
+    _last: tuple[Any, int]  # (ledger stream state, number) of the latest replay
+    _retired: list[_Recorded]  # launches rebound while a replay may still use them
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         raise TypeError("a Graph is made by simtsafe.graph(stream=None)")
@@ -150,6 +155,8 @@ class Graph:
         self._static = ()
         self._foreign = []
         self._default = None
+        self._last = (None, 0)
+        self._retired = []
         self.label = "graph"
         self.stamp = None
         return self
@@ -225,6 +232,13 @@ class Graph:
                 "rebind: no launch recorded in this graph uses that array (arrays are matched "
                 "by identity: pass the very object that was recorded)"
             )
+        # Replays already enqueued still use the old arrays: keep them alive until the
+        # ledger knows the latest replay finished.
+        state, seq = self._last
+        if state is not None and state.done < seq and state.live:
+            self._retired += [self._launches[index] for index, _ in changed]
+        else:
+            self._retired = []
         for index, rec in changed:
             self._launches[index] = rec
         self._dirty = True
@@ -266,7 +280,8 @@ class Graph:
             s = led.state(stream_handle(target), device)
         streams = self._refresh() if self._foreign else self._static
         with led.lock:
-            ordering = led.mode is not OFF
+            solo = led.solo is s  # every unfinished launch is on this stream
+            ordering = not solo and led.mode is not OFF
             if ordering and (self.stamp is not led.stamp or led.current is not s):
                 led.before(s, self.access, self, self.label, device)
             if streams and led.cai_sync:
@@ -277,7 +292,9 @@ class Graph:
             else:
                 assert self._exec is not None
                 self._exec.launch(s.handle)
-            return led.after(s, self, target) if ordering else 0
+            seq = led.tick(s) if solo else led.after(s, self, target) if ordering else 0
+        self._last = (s, seq)
+        return seq
 
     def launch(self, stream: Any = None) -> LaunchHandle:
         """``replay`` and return a handle (an event recorded after the replay)."""
