@@ -53,7 +53,7 @@ from ..lowering._launching import (
 from ._argfacts import Facts, array_facts, current_device, several_devices
 from ._fastcheck import build_fast_check
 from ._foreign import Guard, guard
-from ._streams import LEDGER, OFF, Access
+from ._streams import LEDGER, OFF, Access, StreamState
 
 if TYPE_CHECKING:
     from ..decoration._decorators import Kernel
@@ -350,6 +350,12 @@ class LaunchPlan:
                 if memo.readers:
                     streams = streams + tuple([read() for read in memo.readers])
                 led = LEDGER
+                if led.mode is OFF:  # no ledger: nothing to order, nothing to lock
+                    if streams and led.cai_sync:
+                        with led.lock:
+                            led.sync_producers(self._sstate, streams, self.device_id)
+                    self._core_launch(self._stream, self._cfg, memo.kernel, *memo.params)
+                    return 0
                 s = self._sstate
                 lock = led.lock
                 lock.acquire()  # (not `with`: half the cost on this path)
@@ -361,13 +367,12 @@ class LaunchPlan:
                         seq = led.seq + 1  # Ledger.tick, inlined
                         led.seq = s.tail = seq
                         return seq
-                    ordering = led.mode is not OFF
-                    if ordering and (memo.stamp is not led.stamp or led.current is not s):
+                    if memo.stamp is not led.stamp or led.current is not s:
                         led.before(s, memo.access, memo, self.name, self.device_id)
                     if streams and led.cai_sync:
                         led.sync_producers(s, streams, self.device_id)
                     self._core_launch(self._stream, self._cfg, memo.kernel, *memo.params)
-                    return led.after(s, memo, self._stream_obj) if ordering else 0
+                    return led.after(s, memo, self._stream_obj)
                 finally:
                     lock.release()
         return self._launch_checked(args, key)
@@ -404,6 +409,36 @@ class LaunchPlan:
             kernel = cufunc.kernel
         led = LEDGER
         s = self._sstate
+        if led.mode is OFF:  # no ledger: nothing to order, nothing to lock
+            if named_streams and led.cai_sync:
+                with led.lock:
+                    led.sync_producers(s, tuple([f.stream for f in facts]), self.device_id)
+            if SIMULATOR:
+                self._simulate(params)
+            else:
+                self._core_launch(self._stream, self._cfg, kernel, *params)
+            seq = 0
+        else:
+            seq = self._ordered_launch(s, kernel, params, facts, named_streams)
+        if key is not None and not SIMULATOR:
+            seen = self._seen
+            if key not in seen:  # first sighting: remembered, not memoized (see _remember)
+                _evict_oldest(seen)
+                seen[key] = None
+            else:
+                self._remember(key, args, kernel, params, facts, stable)
+        return seq
+
+    def _ordered_launch(
+        self,
+        s: StreamState,
+        kernel: Any,
+        params: tuple[Any, ...],
+        facts: tuple[Facts, ...],
+        named_streams: bool,
+    ) -> int:
+        """Order (ledger, producer streams), launch and record, under the ledger lock."""
+        led = LEDGER
         lock = led.lock
         lock.acquire()
         try:
@@ -418,31 +453,18 @@ class LaunchPlan:
                     self._simulate(params)
                 else:
                     self._core_launch(self._stream, self._cfg, kernel, *params)
-                seq = led.seq + 1  # Ledger.tick, inlined
-                led.seq = s.tail = seq
+                return led.tick(s)
+            access = self.access(facts)
+            led.before(s, access, None, self.name, self.device_id)
+            if streams:
+                led.sync_producers(s, streams, self.device_id)
+            if SIMULATOR:
+                self._simulate(params)
             else:
-                ordering = led.mode is not OFF
-                access: Access = ()
-                if ordering:
-                    access = self.access(facts)
-                    led.before(s, access, None, self.name, self.device_id)
-                if streams:
-                    led.sync_producers(s, streams, self.device_id)
-                if SIMULATOR:
-                    self._simulate(params)
-                else:
-                    self._core_launch(self._stream, self._cfg, kernel, *params)
-                seq = led.after(s, (self.name, access), self._stream_obj) if ordering else 0
+                self._core_launch(self._stream, self._cfg, kernel, *params)
+            return led.after(s, (self.name, access), self._stream_obj)
         finally:
             lock.release()
-        if key is not None and not SIMULATOR:
-            seen = self._seen
-            if key not in seen:  # first sighting: remembered, not memoized (see _remember)
-                _evict_oldest(seen)
-                seen[key] = None
-            else:
-                self._remember(key, args, kernel, params, facts, stable)
-        return seq
 
     def _remember(  # called on a set's second sighting
         self,
