@@ -184,3 +184,29 @@ def test_other_objects_have_no_native_reader_or_guard() -> None:
     e = Exporter()
     assert native_facts(e, 4) is None and guard(e) is None
     assert array_facts(e, PARAM, "k", 4).stream == 0x99  # type: ignore[arg-type]
+
+
+def test_memo_entry_with_tensors_matches_only_while_nothing_changed() -> None:
+    from simtsafe.host._launch import _Memo
+
+    out = fa.make_torch(0x1000, (8,), (1,), "float32")
+    a = fa.make_torch(0x2000, (8,), (1,), "float32")
+    args = (out, a, np.float32(2))
+    facts = tuple(native_facts(x, 4) for x in (out, a))
+    guards = {i: g for i, g in enumerate(guard(x) for x in (out, a)) if g is not None}
+    memo = _Memo(args, (0, 1), (2,), None, (), (), facts, guards, "k")  # type: ignore[arg-type]
+    assert memo.matches(args)
+    assert memo.streams == () and len(memo.readers) == 2  # re-read at each launch
+    assert not memo.matches((out, a, np.float32(3)))  # another scalar
+    assert not memo.matches((out, fa.make_torch(0x2000, (8,), (1,), "float32"), np.float32(2)))
+    a.shape = (4,)  # a.resize_(4): same object, same pointer
+    assert not memo.matches(args)
+    a.shape = (8,)
+    assert memo.matches(args)
+    a.layout = object()  # e.g. turned sparse: its attributes raise or differ -> no match
+
+    def broken() -> int:
+        raise RuntimeError("sparse tensors do not have is_contiguous")
+
+    a.is_contiguous = broken  # type: ignore[method-assign]
+    assert not memo.matches(args)
