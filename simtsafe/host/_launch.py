@@ -42,12 +42,14 @@ from .._errors import (
 )
 from ..lowering._compat import SIMULATOR
 from ..lowering._launching import (
+    PER_THREAD_STREAM,
     compiled_function,
     core_launcher,
     core_stream,
     device_array_type,
     launch_config,
     max_active_clusters,
+    per_thread_default,
     stream_handle,
 )
 from ._argfacts import Facts, array_facts, current_device, several_devices
@@ -136,6 +138,11 @@ def check_device(kernel: str, prepared_on: int, current: int | None, arrays: Any
 
 #: How many recently checked argument sets a prepared launch remembers.
 _MEMO_SIZE = 8
+
+
+def _thread_free(streams: tuple[int | None, ...]) -> bool:
+    """No value names a per-thread default stream (whose identity depends on the thread)."""
+    return PER_THREAD_STREAM not in streams and not (0 in streams and per_thread_default())
 
 
 def _evict_oldest(entries: dict[Any, Any]) -> None:
@@ -239,6 +246,7 @@ class LaunchPlan:
         "_core_launch",
         "_default_layouts",
         "_memo",
+        "_quiet",
         "_roles",
         "_scalar_idx",
         "_seen",
@@ -290,6 +298,8 @@ class LaunchPlan:
         self._core_launch: Any = None
         # Per array parameter: (is it an output, its name) -- for the access sets.
         self._roles = tuple((p.kind == "out", p.name) for p in kernel.params if p.is_array)
+        # The latest producer-stream tuple that needed no wait (all the launch stream).
+        self._quiet: tuple[int | None, ...] = ()
         self._fast_check = build_fast_check(self, check_devices=several_devices())
         self._stream = stream
         self._stream_obj = stream
@@ -361,16 +371,16 @@ class LaunchPlan:
                 lock.acquire()  # (not `with`: half the cost on this path)
                 try:
                     if led.solo is s:  # every unfinished launch is on this stream
-                        if streams and led.cai_sync:
-                            led.sync_producers(s, streams, self.device_id)
+                        if streams and led.cai_sync and streams != self._quiet:
+                            self._sync(led, s, streams)
                         self._core_launch(self._stream, self._cfg, memo.kernel, *memo.params)
                         seq = led.seq + 1  # Ledger.tick, inlined
                         led.seq = s.tail = seq
                         return seq
                     if memo.stamp is not led.stamp or led.current is not s:
                         led.before(s, memo.access, memo, self.name, self.device_id)
-                    if streams and led.cai_sync:
-                        led.sync_producers(s, streams, self.device_id)
+                    if streams and led.cai_sync and streams != self._quiet:
+                        self._sync(led, s, streams)
                     self._core_launch(self._stream, self._cfg, memo.kernel, *memo.params)
                     return led.after(s, memo, self._stream_obj)
                 finally:
@@ -447,8 +457,8 @@ class LaunchPlan:
             else:
                 streams = ()
             if led.solo is s:  # every unfinished launch is on this stream: record no access
-                if streams:
-                    led.sync_producers(s, streams, self.device_id)
+                if streams and streams != self._quiet:
+                    self._sync(led, s, streams)
                 if SIMULATOR:
                     self._simulate(params)
                 else:
@@ -456,8 +466,8 @@ class LaunchPlan:
                 return led.tick(s)
             access = self.access(facts)
             led.before(s, access, None, self.name, self.device_id)
-            if streams:
-                led.sync_producers(s, streams, self.device_id)
+            if streams and streams != self._quiet:
+                self._sync(led, s, streams)
             if SIMULATOR:
                 self._simulate(params)
             else:
@@ -465,6 +475,11 @@ class LaunchPlan:
             return led.after(s, (self.name, access), self._stream_obj)
         finally:
             lock.release()
+
+    def _sync(self, led: Any, s: StreamState, streams: tuple[int | None, ...]) -> None:
+        """Wait for the producer streams (lock held); remember a tuple that needed no wait."""
+        if not led.sync_producers(s, streams, self.device_id) and _thread_free(streams):
+            self._quiet = streams
 
     def _remember(  # called on a set's second sighting
         self,

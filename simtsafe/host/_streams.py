@@ -289,8 +289,14 @@ class Ledger:
         s.recs.clear()
         s.wild = s.tail
 
-    def sync_producers(self, s: StreamState, streams: tuple[int | None, ...], device: int) -> None:
-        """Honour CAI v3 ``stream``: make ``s`` wait for each producer stream that is not ``s``."""
+    def sync_producers(self, s: StreamState, streams: tuple[int | None, ...], device: int) -> bool:
+        """Honour CAI v3 ``stream``: make ``s`` wait for each producer stream that is not ``s``.
+
+        Returns whether any wait was needed: a caller may remember a tuple of
+        producer streams that needed none (unless it names a per-thread
+        default stream, whose identity depends on the calling thread).
+        """
+        waited = False
         seen: list[Hashable] = []
         for value in streams:
             if value is None:
@@ -301,9 +307,11 @@ class Ledger:
             seen.append(key)
             self.driver.order_streams(s.handle, driver_handle(value), device)
             self.waits += 1
+            waited = True
             t = self.streams.get(key)
             if t is not None:  # simtsafe launches on the producer stream are covered too
                 self._now_after(s, t)
+        return waited
 
     # ------------------------------------------------------------------ known orderings
 

@@ -279,9 +279,9 @@ def test_another_threads_per_thread_stream_cannot_be_waited_on() -> None:
 def test_producer_streams_are_waited_for_unless_they_are_the_launch_stream() -> None:
     led, drv = make()
     s = led.state(0, DEV)  # the default stream
-    led.sync_producers(s, (None, 1, 1), DEV)  # CAI 1 = legacy default = the launch stream
+    assert not led.sync_producers(s, (None, 1, 1), DEV)  # CAI 1: legacy default = the launch stream
     assert drv.waits == []
-    led.sync_producers(s, (0x50, None, 0x50, 0x60), DEV)
+    assert led.sync_producers(s, (0x50, None, 0x50, 0x60), DEV)
     assert drv.waits == [(1, 0x50), (1, 0x60)]
     assert led.waits == 2
 
