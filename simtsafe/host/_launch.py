@@ -361,9 +361,9 @@ class LaunchPlan:
                     streams = streams + tuple([read() for read in memo.readers])
                 led = LEDGER
                 if led.mode is OFF:  # no ledger: nothing to order, nothing to lock
-                    if streams and led.cai_sync:
+                    if streams and led.cai_sync and streams != self._quiet:
                         with led.lock:
-                            led.sync_producers(self._sstate, streams, self.device_id)
+                            self._sync(led, self._sstate, streams)
                     self._core_launch(self._stream, self._cfg, memo.kernel, *memo.params)
                     return 0
                 s = self._sstate
@@ -419,17 +419,38 @@ class LaunchPlan:
             kernel = cufunc.kernel
         led = LEDGER
         s = self._sstate
+        if named_streams and led.cai_sync:
+            streams: tuple[int | None, ...] = tuple([f.stream for f in facts])
+            if streams == self._quiet:
+                streams = ()
+        else:
+            streams = ()
         if led.mode is OFF:  # no ledger: nothing to order, nothing to lock
-            if named_streams and led.cai_sync:
+            if streams:
                 with led.lock:
-                    led.sync_producers(s, tuple([f.stream for f in facts]), self.device_id)
+                    self._sync(led, s, streams)
             if SIMULATOR:
                 self._simulate(params)
             else:
                 self._core_launch(self._stream, self._cfg, kernel, *params)
             seq = 0
         else:
-            seq = self._ordered_launch(s, kernel, params, facts, named_streams)
+            lock = led.lock
+            lock.acquire()
+            try:
+                if led.solo is s:  # every unfinished launch is on this stream: record no access
+                    if streams:
+                        self._sync(led, s, streams)
+                    if SIMULATOR:
+                        self._simulate(params)
+                    else:
+                        self._core_launch(self._stream, self._cfg, kernel, *params)
+                    seq = led.seq + 1  # Ledger.tick, inlined
+                    led.seq = s.tail = seq
+                else:
+                    seq = self._ordered_launch(s, kernel, params, facts, streams)
+            finally:
+                lock.release()
         if key is not None and not SIMULATOR:
             seen = self._seen
             if key not in seen:  # first sighting: remembered, not memoized (see _remember)
@@ -445,36 +466,19 @@ class LaunchPlan:
         kernel: Any,
         params: tuple[Any, ...],
         facts: tuple[Facts, ...],
-        named_streams: bool,
+        streams: tuple[int | None, ...],
     ) -> int:
-        """Order (ledger, producer streams), launch and record, under the ledger lock."""
+        """Order (ledger, producer streams), launch and record; the ledger lock is held."""
         led = LEDGER
-        lock = led.lock
-        lock.acquire()
-        try:
-            if named_streams and led.cai_sync:
-                streams = tuple([f.stream for f in facts])
-            else:
-                streams = ()
-            if led.solo is s:  # every unfinished launch is on this stream: record no access
-                if streams and streams != self._quiet:
-                    self._sync(led, s, streams)
-                if SIMULATOR:
-                    self._simulate(params)
-                else:
-                    self._core_launch(self._stream, self._cfg, kernel, *params)
-                return led.tick(s)
-            access = self.access(facts)
-            led.before(s, access, None, self.name, self.device_id)
-            if streams and streams != self._quiet:
-                self._sync(led, s, streams)
-            if SIMULATOR:
-                self._simulate(params)
-            else:
-                self._core_launch(self._stream, self._cfg, kernel, *params)
-            return led.after(s, (self.name, access), self._stream_obj)
-        finally:
-            lock.release()
+        access = self.access(facts)
+        led.before(s, access, None, self.name, self.device_id)
+        if streams:
+            self._sync(led, s, streams)
+        if SIMULATOR:
+            self._simulate(params)
+        else:
+            self._core_launch(self._stream, self._cfg, kernel, *params)
+        return led.after(s, (self.name, access), self._stream_obj)
 
     def _sync(self, led: Any, s: StreamState, streams: tuple[int | None, ...]) -> None:
         """Wait for the producer streams (lock held); remember a tuple that needed no wait."""
