@@ -46,7 +46,7 @@ from ..lowering._compat import SIMULATOR
 from ..lowering._launching import CapturedGraph, core_stream, record_event, stream_handle
 from ._argfacts import array_facts, native_facts
 from ._handles import LaunchHandle
-from ._launch import RECORDING, recorders
+from ._launch import start_recording, stop_recording
 from ._streams import LEDGER, OFF, Access
 
 if TYPE_CHECKING:
@@ -167,8 +167,7 @@ class Graph:
         if self._recording:
             raise GraphError("this graph is already recording (nested `with` of one graph)")
         self._recording = True
-        recorders().append(self)
-        RECORDING[0] += 1
+        start_recording(self)
         return self
 
     def __exit__(
@@ -177,9 +176,7 @@ class Graph:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        stack = recorders()
-        stack.remove(self)
-        RECORDING[0] -= 1
+        stop_recording(self)
         self._recording = False
         if exc_type is None and self._launches:
             self._build()

@@ -61,15 +61,38 @@ if TYPE_CHECKING:
     from ..decoration._decorators import Kernel
     from ..decoration._params import Param
 
-__all__ = ["RECORDING", "Checked", "LaunchPlan", "current_recorder", "recorders"]
+__all__ = [
+    "RECORDING",
+    "Checked",
+    "LaunchPlan",
+    "current_recorder",
+    "recorders",
+    "start_recording",
+    "stop_recording",
+]
 
 #: (input layouts, packed kernel parameters, all arrays cacheable, each array's facts,
 #: does any array name a producer stream)
 Checked = tuple[tuple[str, ...], tuple[Any, ...], bool, tuple[Facts, ...], bool]
 
-#: How many host threads are recording a graph right now (a launch checks this first).
+#: How many graphs are recording right now, in any thread (a launch checks this first).
 RECORDING = [0]
+_RECORDING_LOCK = threading.Lock()
 _THREAD = threading.local()
+
+
+def start_recording(recorder: Any) -> None:
+    """Make ``recorder`` the calling thread's innermost graph recorder."""
+    recorders().append(recorder)
+    with _RECORDING_LOCK:
+        RECORDING[0] += 1
+
+
+def stop_recording(recorder: Any) -> None:
+    """Undo ``start_recording``."""
+    recorders().remove(recorder)
+    with _RECORDING_LOCK:
+        RECORDING[0] -= 1
 
 
 def recorders() -> list[Any]:
