@@ -305,3 +305,21 @@ def test_graph_replay_is_ordered_like_the_launches_it_contains(mod) -> None:  # 
     g.replay()  # auto: the replay stream waits for the producer
     assert LEDGER.waits == before + 1
     np.testing.assert_array_equal(_host(c), np.full(N, 6, np.float32))
+
+
+def test_recording_is_per_thread(mod) -> None:  # type: ignore[no-untyped-def]
+    import threading
+
+    a, b, c = _arr(1.0), _arr(), _arr()
+    p = mod.scale.prepare(grid=2, block=32)
+    with ss.graph() as g:
+        p(b, a, np.float32(2))  # recorded
+        worker = threading.Thread(target=lambda: p(c, a, np.float32(3)))  # runs: another thread
+        worker.start()
+        worker.join()
+        with pytest.raises(ss.GraphError, match="already recording"):
+            with g:
+                pass
+    assert len(g) == 1
+    np.testing.assert_array_equal(_host(c), np.full(N, 3, np.float32))
+    np.testing.assert_array_equal(_host(b), np.full(N, POISON))
