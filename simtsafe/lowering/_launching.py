@@ -397,20 +397,22 @@ class CapturedGraph:
     completes: the driver frees an executable graph after its launches).
     """
 
-    __slots__ = ("__weakref__", "_exec", "_graph")
+    __slots__ = ("__weakref__", "_exec", "_handles")
 
     def __init__(self, device_id: int, launches: list[tuple[Any, Any, tuple[Any, ...]]]) -> None:
         import weakref
 
         from cuda.bindings import driver as drv
 
-        self._graph = _capture(device_id, launches)
+        graph = _capture(device_id, launches)
         try:
-            self._exec = _check(drv.cuGraphInstantiate(self._graph, 0), "cuGraphInstantiate")
+            self._exec = _check(drv.cuGraphInstantiate(graph, 0), "cuGraphInstantiate")
         except BaseException:
-            drv.cuGraphDestroy(self._graph)
+            drv.cuGraphDestroy(graph)
             raise
-        weakref.finalize(self, _destroy_graph, [self._exec, self._graph])
+        # [executable, graph]: the finalizer sees the graph that update() put in.
+        self._handles = [self._exec, graph]
+        weakref.finalize(self, _destroy_graph, self._handles)
 
     def update(self, device_id: int, launches: list[tuple[Any, Any, tuple[Any, ...]]]) -> bool:
         """Re-capture the launches and update the executable in place; False if it cannot."""
@@ -421,8 +423,8 @@ class CapturedGraph:
         if result[0] != drv.CUresult.CUDA_SUCCESS:
             drv.cuGraphDestroy(graph)
             return False
-        drv.cuGraphDestroy(self._graph)
-        self._graph = graph
+        drv.cuGraphDestroy(self._handles[1])
+        self._handles[1] = graph
         return True
 
     def launch(self, stream: int) -> None:
