@@ -1,4 +1,4 @@
-"""Host overhead per launch: Numba dispatch vs pre-configured vs simtsafe vs CuPy, in one run.
+"""Host overhead per launch: Numba dispatch vs simtsafe vs CuPy / PyTorch arrays, in one run.
 
     python benchmarks/launch_latency.py [--launches 20000] [--rounds 5]
 
@@ -7,7 +7,14 @@ microseconds) is launched back to back; the host time per launch is
 measured with the whole batch synchronized at the end. Rounds interleave
 the variants, and the median round is reported. simtsafe runs with every
 per-launch check on (argument kinds, dtypes, ranks, layout, aliasing,
-requires, covers). Target: simtsafe <= 0.35 x Numba's dispatch launch.
+requires, covers) and with stream ordering on (the default, "auto"); the
+"ordering off" rows run the same launches with the ordering ledger off
+(``configure(ordering="off")`` inside ``simtsafe.unsafe``), which measures
+what the ordering costs on the fast path.
+
+Targets: a checked launch <= 0.35 x Numba's dispatch launch; Numba-array
+rows with ordering on within 10% of ordering off; CuPy and PyTorch arrays
+<= 0.35 x Numba's dispatch and <= 1.5 x CuPy's RawKernel launch.
 """
 
 from __future__ import annotations
@@ -57,6 +64,14 @@ def per_launch_us(fn: Callable[[], None], launches: int) -> float:
     return (time.perf_counter() - t0) / launches * 1e6
 
 
+def per_launch_us_unordered(fn: Callable[[], None], launches: int) -> float:
+    """``per_launch_us`` with the ordering ledger off for the whole batch."""
+    with ss.unsafe("SAFETY: benchmark: every launch of the batch is on the default stream"):
+        settings = ss.configure(ordering="off")
+    with settings:
+        return per_launch_us(fn, launches)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--launches", type=int, default=20000)
@@ -92,21 +107,64 @@ def main() -> int:
         "simtsafe PreparedLaunch, ping-pong arrays (checks memoized)": ping_pong,
         "simtsafe PreparedLaunch, 16 rotating arrays (checks re-run)": rotating,
     }
+    batched: dict[str, Callable[[], None]] = {}  # variants that switch a setting per batch
     try:
         import cupy as cp
 
         raw = cp.RawKernel(CUDA_SRC, "vecadd")
         ca, cb, cout = cp.asarray(a), cp.asarray(b), cp.asarray(out)
         n64 = np.int64(N)
+        cring = [(cp.empty(N, dtype=cp.float32), ca, cb) for _ in range(16)]
+
+        def cupy_rotating() -> None:
+            turn[0] += 1
+            prepared(*cring[turn[0] & 15])
+
+        class CaiOnly:  # the generic path: facts read from a __cuda_array_interface__ dict
+            def __init__(self, x: object) -> None:
+                self.x = x
+
+            @property
+            def __cuda_array_interface__(self) -> object:
+                return self.x.__cuda_array_interface__  # type: ignore[attr-defined]
+
+        wo, wa, wb = CaiOnly(cout), CaiOnly(ca), CaiOnly(cb)
         variants["cupy RawKernel"] = lambda: raw((grid,), (BLOCK,), (cout, ca, cb, n64))
-        # CuPy arrays: metadata read from __cuda_array_interface__ and checked every launch.
-        variants["simtsafe PreparedLaunch, CuPy arrays (checks re-run)"] = lambda: prepared(
-            cout, ca, cb
+        variants["simtsafe PreparedLaunch, CuPy arrays (native facts, memoized)"] = lambda: (
+            prepared(cout, ca, cb)
+        )
+        variants["simtsafe PreparedLaunch, CuPy arrays, 16 rotating (native facts)"] = cupy_rotating
+        variants["simtsafe PreparedLaunch, CAI-dict objects (generic path)"] = lambda: prepared(
+            wo, wa, wb
         )
     except ImportError:
-        print("cupy not installed: skipping the CuPy row")
+        print("cupy not installed: skipping the CuPy rows")
+    try:
+        import torch
 
-    for fn in variants.values():  # warm up: compile, load modules
+        ta = torch.as_tensor(a, device="cuda")
+        tb = torch.as_tensor(b, device="cuda")
+        tout = torch.as_tensor(out, device="cuda")
+        tring = [(torch.empty(N, device="cuda"), ta, tb) for _ in range(16)]
+
+        def torch_rotating() -> None:
+            turn[0] += 1
+            prepared(*tring[turn[0] & 15])
+
+        variants["simtsafe PreparedLaunch, PyTorch tensors (native facts, memoized)"] = lambda: (
+            prepared(tout, ta, tb)
+        )
+        variants["simtsafe PreparedLaunch, PyTorch tensors, 16 rotating (native facts)"] = (
+            torch_rotating
+        )
+    except ImportError:
+        print("torch not installed: skipping the PyTorch rows")
+    batched["simtsafe PreparedLaunch, same arrays (checks memoized), ordering off"] = lambda: (
+        prepared(out, a, b)
+    )
+    batched["simtsafe PreparedLaunch, 16 rotating arrays (checks re-run), ordering off"] = rotating
+
+    for fn in [*variants.values(), *batched.values()]:  # warm up: compile, load modules
         for _ in range(50):
             fn()
     cuda.synchronize()
@@ -114,22 +172,34 @@ def main() -> int:
     prepared(out, a, b)
     assert np.array_equal(out.copy_to_host(), expected)
 
-    samples: dict[str, list[float]] = {k: [] for k in variants}
+    samples: dict[str, list[float]] = {k: [] for k in [*variants, *batched]}
     for _ in range(args.rounds):
         for name, fn in variants.items():
             samples[name].append(per_launch_us(fn, args.launches))
+        for name, fn in batched.items():  # ordering off for the whole batch
+            samples[name].append(per_launch_us_unordered(fn, args.launches))
     medians = {k: statistics.median(v) for k, v in samples.items()}
     base = medians["numba kernel[grid, block](...)"]
     lines = [
         f"Host time per launch on {device_name()} (vecadd, n={N}, 3 arrays; median of "
         f"{args.rounds} rounds of {args.launches} launches)",
         "",
-        "| launch path | us / launch | min..max over rounds | x Numba dispatch |",
-        "|---|---:|---:|---:|",
+        "| launch path | us / launch | min..max over rounds | x Numba dispatch | x CuPy RawKernel |",
+        "|---|---:|---:|---:|---:|",
     ]
+    rawkernel = medians.get("cupy RawKernel")
     for name, med in medians.items():
         lo, hi = min(samples[name]), max(samples[name])
-        lines.append(f"| {name} | {med:.2f} | {lo:.2f}..{hi:.2f} | {med / base:.3f} |")
+        vs_raw = f"{med / rawkernel:.2f}" if rawkernel else "-"
+        lines.append(f"| {name} | {med:.2f} | {lo:.2f}..{hi:.2f} | {med / base:.3f} | {vs_raw} |")
+    lines.append("")
+    for row, off in (
+        ("same arrays (checks memoized)", "same arrays (checks memoized), ordering off"),
+        ("16 rotating arrays (checks re-run)", "16 rotating arrays (checks re-run), ordering off"),
+    ):
+        on_us = medians[f"simtsafe PreparedLaunch, {row}"]
+        off_us = medians[f"simtsafe PreparedLaunch, {off}"]
+        lines.append(f"Ordering on / off, {row}: {on_us / off_us:.3f}  ")
     write_results(
         "launch_latency",
         {"device": device_name(), "n": N, "samples_us": samples, "median_us": medians},

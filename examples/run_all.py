@@ -27,6 +27,7 @@ SIZES: dict[str, tuple[dict[str, int], dict[str, int]]] = {
         {"threads": 64 * 4096, "iterations": 2000},
         {"threads": 128, "iterations": 50},
     ),
+    "pipeline": ({"n": 10_000_019, "steps": 3}, {"n": 1_003, "steps": 2}),
 }
 
 

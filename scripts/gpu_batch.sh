@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# One device-tool call: GPU test layers, examples, benchmarks; logs and results under $OUT.
+# One device-tool call: GPU test layers (tests/gpu includes the execution-model tests:
+# streams, CAI sync with CuPy/PyTorch producers, graphs), examples, benchmarks (bandwidth,
+# launch latency incl. CuPy/PyTorch and ordering cost, graph replay); results under $OUT.
 # On the lent H200 machine (no network): run with the carried wheels, see docs/performance.md.
 set -uo pipefail
 OUT=${OUT:-benchmarks/results}
@@ -21,3 +23,4 @@ if command -v compute-sanitizer >/dev/null; then
 else
   echo "compute-sanitizer not on PATH: skipped benchmarks/sanitizer_corpus.py"
 fi
+python3 benchmarks/graph_replay.py 2>&1 | grep -v -i warn

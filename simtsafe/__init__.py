@@ -15,7 +15,10 @@ General layout (DESIGN.md section 3; data flows one way):
   error translation; version gates in ``_compat``).
 * ``host/`` -- ``LaunchContract`` and ``requires``, ``prepare`` ->
   ``PreparedLaunch`` (device and function limits), the per-launch argument
-  checks and the driver launch.
+  checks (CuPy/PyTorch facts read natively in ``_foreign``) and the driver
+  launch; the execution model: stream ordering (``_streams``), handles,
+  ``synchronize``/``to_host``/``configure`` (``_handles``), CUDA graphs of
+  checked launches (``_graphs``).
 * ``sim/`` -- the CPU race / synchronization checker.
 * ``cli`` -- ``simtsafe check | audit | schema | sim-check``.
 
@@ -48,12 +51,15 @@ from ._errors import CoverageError as CoverageError
 from ._errors import DeviceLimitExceeded as DeviceLimitExceeded
 from ._errors import DomainMismatch as DomainMismatch
 from ._errors import FunctionLimitExceeded as FunctionLimitExceeded
+from ._errors import GraphError as GraphError
+from ._errors import HostReadError as HostReadError
 from ._errors import KernelCheckError as KernelCheckError
 from ._errors import LaunchContractError as LaunchContractError
 from ._errors import LaunchDimensionError as LaunchDimensionError
 from ._errors import RequiresViolation as RequiresViolation
 from ._errors import SafetyError as SafetyError
 from ._errors import SharedMemoryError as SharedMemoryError
+from ._errors import StreamOrderError as StreamOrderError
 from ._errors import TooManyThreads as TooManyThreads
 from ._errors import UnsafeRegionRequired as UnsafeRegionRequired
 from ._spaces import Index1D as Index1D
@@ -79,6 +85,14 @@ from .decoration._decorators import kernel as kernel
 from .host._contract import LaunchConfig as LaunchConfig
 from .host._contract import LaunchContract as LaunchContract
 from .host._contract import cover as cover
+from .host._graphs import Graph as Graph
+from .host._graphs import graph as graph
+from .host._handles import ExecutionSettings as ExecutionSettings
+from .host._handles import LaunchHandle as LaunchHandle
+from .host._handles import configure as configure
+from .host._handles import execution_settings as execution_settings
+from .host._handles import synchronize as synchronize
+from .host._handles import to_host as to_host
 from .host._prepare import PreparedLaunch as PreparedLaunch
 from .lowering._compat import SIMULATOR as SIMULATOR
 
@@ -102,7 +116,11 @@ __all__ = [
     "DisjointSlice2D",
     "DisjointSlice3D",
     "DomainMismatch",
+    "ExecutionSettings",
     "FunctionLimitExceeded",
+    "Graph",
+    "GraphError",
+    "HostReadError",
     "In",
     "In2D",
     "In3D",
@@ -120,6 +138,7 @@ __all__ = [
     "Local2D",
     "OutTile",
     "OutTile2D",
+    "LaunchHandle",
     "PerBlock",
     "PerWarp",
     "PreparedLaunch",
@@ -133,13 +152,22 @@ __all__ = [
     "TooManyThreads",
     "UnsafeRegionRequired",
     "block",
+    "StreamOrderError",
+    "ThreadIndex",
+    "TooManyThreads",
+    "UnsafeRegionRequired",
+    "configure",
     "cover",
     "device",
+    "execution_settings",
+    "graph",
     "kernel",
     "random",
     "shared",
     "sim",
+    "synchronize",
     "thread",
+    "to_host",
     "unsafe",
     "warp",
 ]

@@ -33,11 +33,14 @@ __all__ = [
     "DomainMismatch",
     "FunctionLimitExceeded",
     "KernelCheckError",
+    "GraphError",
+    "HostReadError",
     "LaunchContractError",
     "LaunchDimensionError",
     "RequiresViolation",
     "SafetyError",
     "SharedMemoryError",
+    "StreamOrderError",
     "TooManyThreads",
     "UnsafeRegionRequired",
 ]
@@ -59,6 +62,9 @@ class _Structured:
     other: str | None = None
     relation: str | None = None
     what: str | None = None
+    stream: str | None = None
+    other_stream: str | None = None
+    other_kernel: str | None = None
 
     def _store_fields(self, kernel: str | None, fields: dict[str, Any]) -> None:
         self.kernel = kernel
@@ -144,6 +150,26 @@ class RequiresViolation(ArgumentError):
 
 class CoverageError(ArgumentError):
     """The launch has fewer threads than the ``covers`` parameter has elements."""
+
+
+class StreamOrderError(LaunchContractError):
+    """A launch touches a buffer that a launch on another, unordered stream wrote or reads.
+
+    Raised in strict ordering mode (``simtsafe.configure(ordering="strict")``);
+    the default mode orders the streams instead. Fields: ``kernel``,
+    ``argument``, ``stream``, ``other_stream``, ``other_kernel``, ``other``.
+    """
+
+
+class HostReadError(LaunchContractError):
+    """A host copy of a device array whose last writer may still be running on another stream.
+
+    Raised by the debug check ``simtsafe.configure(check_host_reads=True)``.
+    """
+
+
+class GraphError(LaunchContractError):
+    """A recorded graph cannot capture, replay or re-bind a launch as asked."""
 
 
 class SafetyError(_Structured, TypeError):

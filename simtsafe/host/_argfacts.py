@@ -4,7 +4,10 @@ Read from ``__cuda_array_interface__`` (Numba, CuPy, PyTorch...) or, on the
 simulator, from the fake device array's host buffer. Facts about Numba
 device arrays are cached per live object: their pointer, shape and strides
 cannot change while the object exists. Arrays of other libraries can change
-their metadata in place, so their facts are read again at every launch.
+their metadata in place, so their facts are read again at every launch --
+CuPy arrays and PyTorch tensors through their own attributes
+(``native_facts``, see ``_foreign``), which give the same facts as the
+CAI path (``array_facts``, the reference) without building its dict.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from ..lowering._launching import (
     pointer_device,
     simulator_array_interface,
 )
+from ._foreign import is_torch_tensor, native_reader, torch_stream
 
 if TYPE_CHECKING:
     from ..decoration._params import Param
@@ -34,6 +38,8 @@ __all__ = [
     "Facts",
     "array_facts",
     "current_device",
+    "make_facts",
+    "native_facts",
     "pointer_device",
     "record_dtype",
     "several_devices",
@@ -55,6 +61,7 @@ class Facts(NamedTuple):
     stable: bool  # metadata cannot change while the object lives (Numba device arrays)
     device: int | None  # ordinal of the owning device (None: empty, simulator, or one GPU)
     packed: tuple[int, ...]  # the array's kernel parameters in Numba's ABI
+    stream: int | None  # producer stream (CAI v3 "stream"; PyTorch: its current stream)
 
 
 #: Facts about live Numba device arrays, whose pointer/shape/strides never change:
@@ -70,11 +77,26 @@ def _forget(key: int) -> Callable[[Any], None]:
 
 
 def array_facts(obj: Any, param: Param, kernel: str, itemsize: int) -> Facts:
+    """The facts of one array argument, from ``__cuda_array_interface__`` (the reference path).
+
+    Raises:
+        ArgumentTypeError: not a device array, a masked one, or one whose
+            exporter refuses to describe it (e.g. a tensor that requires grad).
+    """
     key = id(obj)
     hit = FACTS_CACHE.get(key)
     if hit is not None and hit[0]() is obj:
         return hit[1]
-    cai = getattr(obj, "__cuda_array_interface__", None)
+    try:
+        cai = getattr(obj, "__cuda_array_interface__", None)
+    except RuntimeError as exc:  # PyTorch: a tensor that requires grad
+        raise ArgumentTypeError(
+            f"kernel {kernel!r}: argument {param.name!r} cannot be exported as a device array: "
+            f"{exc}",
+            kernel=kernel,
+            argument=param.name,
+            actual=type(obj).__name__,
+        ) from None
     if cai is None:
         cai = _fallback_interface(obj, param, kernel)
     if cai.get("mask") is not None:
@@ -83,9 +105,74 @@ def array_facts(obj: Any, param: Param, kernel: str, itemsize: int) -> Facts:
             kernel=kernel,
             argument=param.name,
         )
-    shape = tuple(cai["shape"])
+    stream = cai.get("stream")
+    if is_torch_tensor(obj):
+        if str(obj.dtype) == "torch.bfloat16":
+            raise ArgumentTypeError(
+                f"kernel {kernel!r}: argument {param.name!r} is a bfloat16 tensor, which PyTorch "
+                "exports with float16's typestr; simtsafe cannot tell the two apart. Convert it "
+                "(tensor.float() or .half()) first",
+                kernel=kernel,
+                argument=param.name,
+                actual="bfloat16",
+            )
+        stream = torch_stream(obj.get_device())  # PyTorch exports CAI v2: no stream entry
     ptr, readonly = cai["data"]
-    raw_strides = cai.get("strides")
+    stable = type(obj) is device_array_type()
+    facts = make_facts(
+        ptr, tuple(cai["shape"]), cai.get("strides"), cai["typestr"], bool(readonly), itemsize,
+        stable, stream,
+    )  # fmt: skip
+    if stable:
+        FACTS_CACHE[key] = (weakref.ref(obj, _forget(key)), facts)
+    return facts
+
+
+def native_facts(obj: Any, itemsize: int) -> Facts | None:
+    """The facts of a CuPy array or PyTorch tensor from its own attributes; None otherwise.
+
+    Equal to ``array_facts`` for the same object (the fast path's soundness
+    rests on it); None where the reader cannot be exact, and the caller
+    takes ``array_facts``.
+    """
+    reader = native_reader(type(obj))
+    if reader is None:
+        return None
+    raw = reader(obj)
+    if raw is None:
+        return None
+    ptr, shape, strides, typestr, readonly, stream = raw
+    return make_facts(ptr, shape, strides, typestr, readonly, itemsize, False, stream)
+
+
+def make_facts(
+    ptr: int,
+    shape: tuple[int, ...],
+    raw_strides: tuple[int, ...] | None,
+    typestr: str,
+    readonly: bool,
+    itemsize: int,
+    stable: bool,
+    stream: int | None,
+) -> Facts:
+    """Facts from the raw values of an array interface (strides None: C-contiguous)."""
+    if raw_strides is None and len(shape) == 1:  # the common case, without the loops
+        n = shape[0]
+        return Facts(
+            ptr,
+            shape,
+            (itemsize,),
+            typestr,
+            readonly,
+            True,
+            n,
+            ptr,
+            ptr + n * itemsize,
+            stable,
+            pointer_device(ptr) if n and several_devices() else None,
+            (0, 0, n, itemsize, ptr, n, itemsize),
+            stream,
+        )
     if raw_strides is None:
         strides = _c_strides(shape, itemsize)
         c_contiguous = True
@@ -101,13 +188,12 @@ def array_facts(obj: Any, param: Param, kernel: str, itemsize: int) -> Facts:
             lo += (n - 1) * st
         else:
             hi += (n - 1) * st
-    stable = type(obj) is device_array_type()
-    facts = Facts(
+    return Facts(
         ptr,
         shape,
         strides,
-        cai["typestr"],
-        bool(readonly),
+        typestr,
+        readonly,
         c_contiguous,
         size,
         lo,
@@ -115,10 +201,8 @@ def array_facts(obj: Any, param: Param, kernel: str, itemsize: int) -> Facts:
         stable,
         pointer_device(ptr) if size and several_devices() else None,
         pack_array(ptr, shape, strides, size, itemsize),
+        stream,
     )
-    if stable:
-        FACTS_CACHE[key] = (weakref.ref(obj, _forget(key)), facts)
-    return facts
 
 
 @cache

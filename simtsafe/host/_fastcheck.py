@@ -5,10 +5,16 @@ at every launch. For a given ``LaunchPlan`` the list never changes, so this
 module writes it out once as straight-line Python -- one block per argument,
 the aliasing pairs, the ``requires`` relations and the ``covers`` bound --
 and compiles it. The generated function returns ``(layouts, params,
-stable)`` when every check passes and ``None`` as soon as one fails; the
-launch then runs the general loop, which raises the precise error. So the
-generated code only has to be *sound* (never accept what the general loop
-refuses); the general loop stays the single source of every message.
+stable, facts, named_streams)`` when every check passes and ``None`` as soon as
+one fails; the launch then runs the general loop, which raises the precise
+error. So the generated code only has to be *sound* (never accept what the
+general loop refuses); the general loop stays the single source of every
+message.
+
+Facts come from the per-object cache (Numba device arrays), else from the
+array library's own attributes (``native_facts``: CuPy, PyTorch), else from
+``__cuda_array_interface__`` -- the general loop always reads the latter,
+and ``native_facts`` equals it (tested), so both see the same facts.
 
 Invariant: the generated checks are the general loop's checks, in the same
 order, on the same facts.
@@ -21,16 +27,17 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .._errors import ArgumentTypeError
-from ._argfacts import FACTS_CACHE, array_facts, record_dtype
+from ._argfacts import FACTS_CACHE, array_facts, native_facts, record_dtype
 from ._requires import launch_env
 
 if TYPE_CHECKING:
-    from ._launch import LaunchPlan
+    from ._launch import Checked, LaunchPlan
 
 __all__ = ["FastCheck", "build_fast_check"]
 
-#: args -> (input layouts, packed kernel parameters, all arrays cacheable) or None.
-FastCheck = Callable[[tuple[Any, ...]], "tuple[tuple[str, ...], tuple[Any, ...], bool] | None"]
+#: args -> (input layouts, packed kernel parameters, all arrays cacheable, each array's
+#: facts, does any array name a producer stream) or None.
+FastCheck = Callable[[tuple[Any, ...]], "Checked | None"]
 
 
 def build_fast_check(plan: LaunchPlan, check_devices: bool) -> FastCheck:
@@ -38,6 +45,7 @@ def build_fast_check(plan: LaunchPlan, check_devices: bool) -> FastCheck:
     expect = plan.expect
     names: dict[str, Any] = {
         "array_facts": array_facts,
+        "native_facts": native_facts,
         "ArgumentTypeError": ArgumentTypeError,
         "CACHE": FACTS_CACHE,
     }
@@ -64,7 +72,10 @@ def build_fast_check(plan: LaunchPlan, check_devices: bool) -> FastCheck:
         arrays.append(i)
         code += [  # the facts cache lookup of array_facts, inlined
             f"    h{i} = CACHE.get(id(x{i}))",
-            f"    f{i} = h{i}[1] if h{i} is not None and h{i}[0]() is x{i} else "
+            f"    if h{i} is not None and h{i}[0]() is x{i}:",
+            f"        f{i} = h{i}[1]",
+            "    else:",
+            f"        f{i} = native_facts(x{i}, {itemsize}) or "
             f"array_facts(x{i}, P{i}, NAME, {itemsize})",
         ]
         cond = [f"f{i}.typestr != {typestr!r}", f"len(f{i}.shape) != {param.ndim}"]
@@ -103,9 +114,12 @@ def build_fast_check(plan: LaunchPlan, check_devices: bool) -> FastCheck:
             "        return None",
         ]
     stable = " and ".join(f"f{i}.stable" for i in arrays) or "True"
+    facts = "".join(f"f{i}, " for i in arrays)
+    named = " or ".join(f"f{i}.stream is not None" for i in arrays) or "False"
     code.append(
         f"    return (({', '.join(layouts)}{',' if len(layouts) == 1 else ''}), "
-        f"({', '.join(packed)}{',' if len(packed) == 1 else ''}), {stable})"
+        f"({', '.join(packed)}{',' if len(packed) == 1 else ''}), {stable}, ({facts}), "
+        f"{named})"
     )
     names["NAME"] = plan.name
     names["DEVICE"] = plan.device_id

@@ -8,15 +8,24 @@ configuration. ``launch(args)`` then, for every call:
    and checks kind, dtype, rank, C-contiguity and writability of outputs;
 2. checks that no output's byte range overlaps another argument's;
 3. checks ``requires`` and ``covers``;
-4. packs the kernel parameters exactly as Numba's ABI wants them and calls
-   ``cuda.core.launch`` on the cached compiled function -- no Numba dispatch.
+4. orders the launch after conflicting launches on other streams and after
+   the producer streams of its arrays (``_streams``: the ledger, CAI v3
+   ``stream``), or refuses it in strict ordering mode;
+5. packs the kernel parameters exactly as Numba's ABI wants them and calls
+   ``cuda.core.launch`` on the cached compiled function -- no Numba dispatch --
+   and records the launch's accesses in the ledger.
+
+Inside ``with simtsafe.graph():`` steps 1-3 run and the checked launch is
+recorded into the graph instead (``_graphs``).
 
 Invariant: every check runs before the launch call, so a failing launch
-touches no output.
+touches no output; the ledger lock is held from step 4 to the record, so
+the ledger's order is the enqueue order.
 """
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, final
@@ -31,23 +40,74 @@ from .._errors import (
 )
 from ..lowering._compat import SIMULATOR
 from ..lowering._launching import (
+    PER_THREAD_STREAM,
     compiled_function,
     core_launcher,
     core_stream,
+    device_array_type,
     launch_config,
     max_active_clusters,
+    per_thread_default,
     simulate_launch,
+    stream_handle,
 )
 from ..lowering._scalars import scalar_kind
 from ._argfacts import Facts, array_facts, current_device, record_dtype, several_devices
 from ._fastcheck import build_fast_check
+from ._foreign import Guard, guard
 from ._requires import launch_env
+from ._streams import LEDGER, OFF, Access, StreamState
 
 if TYPE_CHECKING:
     from ..decoration._decorators import Kernel
     from ..decoration._params import Param
 
-__all__ = ["LaunchPlan"]
+__all__ = [
+    "RECORDING",
+    "Checked",
+    "LaunchPlan",
+    "current_recorder",
+    "recorders",
+    "start_recording",
+    "stop_recording",
+]
+
+#: (input layouts, packed kernel parameters, all arrays cacheable, each array's facts,
+#: does any array name a producer stream)
+Checked = tuple[tuple[str, ...], tuple[Any, ...], bool, tuple[Facts, ...], bool]
+
+#: How many graphs are recording right now, in any thread (a launch checks this first).
+RECORDING = [0]
+_RECORDING_LOCK = threading.Lock()
+_THREAD = threading.local()
+
+
+def start_recording(recorder: Any) -> None:
+    """Make ``recorder`` the calling thread's innermost graph recorder."""
+    recorders().append(recorder)
+    with _RECORDING_LOCK:
+        RECORDING[0] += 1
+
+
+def stop_recording(recorder: Any) -> None:
+    """Undo ``start_recording``."""
+    recorders().remove(recorder)
+    with _RECORDING_LOCK:
+        RECORDING[0] -= 1
+
+
+def recorders() -> list[Any]:
+    """The calling thread's stack of graph recorders (innermost last)."""
+    stack: list[Any] | None = getattr(_THREAD, "recorders", None)
+    if stack is None:
+        stack = _THREAD.recorders = []
+    return stack
+
+
+def current_recorder() -> Any:
+    """The calling thread's innermost graph recorder, or None."""
+    stack = getattr(_THREAD, "recorders", None)
+    return stack[-1] if stack else None
 
 
 def check_device(kernel: str, prepared_on: int, current: int | None, arrays: Any) -> None:
@@ -89,6 +149,11 @@ def check_device(kernel: str, prepared_on: int, current: int | None, arrays: Any
 _MEMO_SIZE = 8
 
 
+def _thread_free(streams: tuple[int | None, ...]) -> bool:
+    """No value names a per-thread default stream (whose identity depends on the thread)."""
+    return PER_THREAD_STREAM not in streams and not (0 in streams and per_thread_default())
+
+
 def _evict_oldest(entries: dict[Any, Any]) -> None:
     """Make room for one entry (oldest first); tolerant of other threads doing the same."""
     while len(entries) >= _MEMO_SIZE:
@@ -100,9 +165,31 @@ def _evict_oldest(entries: dict[Any, Any]) -> None:
 
 @final
 class _Memo:
-    """The last checked launch: which objects and scalar values it was checked for."""
+    """A recently checked launch: which objects and scalar values it was checked for.
 
-    __slots__ = ("kernel", "params", "refs", "scalars")
+    Numba device arrays are matched by identity (their metadata cannot
+    change). CuPy arrays and PyTorch tensors are matched by identity *and*
+    a fingerprint of their metadata re-read through their own attributes
+    (``_foreign.guard``): an in-place change makes the entry miss. The entry
+    also carries what the ordering needs: the launch's accesses, the fixed
+    producer streams of its arrays, readers of the changeable ones (CuPy's
+    and PyTorch's current streams), and the ledger stamp under which the
+    accesses were last checked.
+    """
+
+    __slots__ = (
+        "access",
+        "checks",
+        "kernel",
+        "label",
+        "nargs",
+        "params",
+        "readers",
+        "refs",
+        "scalars",
+        "stamp",
+        "streams",
+    )
 
     def __init__(
         self,
@@ -111,16 +198,32 @@ class _Memo:
         scalar_idx: tuple[int, ...],
         kernel: Any,
         params: tuple[Any, ...],
+        access: Access,
+        facts: tuple[Facts, ...],
+        guards: dict[int, Guard],
+        label: str,
     ) -> None:
         self.kernel = kernel
         self.params = params
+        self.access = access
+        self.label = label
+        self.nargs = len(args)
         ref = weakref.ref
         self.refs = tuple([(i, ref(args[i])) for i in array_idx])
         self.scalars = tuple([(i, type(args[i]), args[i]) for i in scalar_idx])
+        self.checks = tuple([(i, g[0], g[1]) for i, g in guards.items()])
+        fixed = [
+            f.stream
+            for i, f in zip(array_idx, facts, strict=True)
+            if f.stream is not None and i not in guards
+        ]
+        self.streams: tuple[int | None, ...] = tuple(dict.fromkeys(fixed))
+        self.readers = tuple(dict.fromkeys(g[2] for g in guards.values()))
+        self.stamp: object = None
 
     def matches(self, args: tuple[Any, ...]) -> bool:
-        """Same array objects (by identity, still alive) and equal scalars of the same type."""
-        if len(args) != len(self.refs) + len(self.scalars):
+        """Same array objects (alive, unchanged metadata) and equal scalars of the same type."""
+        if len(args) != self.nargs:
             return False
         for i, ref in self.refs:
             if ref() is not args[i]:
@@ -128,6 +231,13 @@ class _Memo:
         for i, kind, value in self.scalars:
             a = args[i]
             if type(a) is not kind or a != value:
+                return False
+        if self.checks:
+            try:
+                for i, fingerprint, value in self.checks:
+                    if fingerprint(args[i]) != value:
+                        return False
+            except Exception:  # noqa: BLE001 - e.g. a tensor turned sparse: check again
                 return False
         return True
 
@@ -145,9 +255,13 @@ class LaunchPlan:
         "_core_launch",
         "_default_layouts",
         "_memo",
+        "_quiet",
+        "_roles",
         "_scalar_idx",
         "_seen",
+        "_sstate",
         "_stream",
+        "_stream_obj",
         "block",
         "capacity",
         "covers",
@@ -191,8 +305,15 @@ class LaunchPlan:
         self._array_idx = tuple(i for i, p in enumerate(kernel.params) if p.is_array)
         self._scalar_idx = tuple(i for i, p in enumerate(kernel.params) if not p.is_array)
         self._core_launch: Any = None
+        # Per array parameter: (is it an output, its name) -- for the access sets.
+        self._roles = tuple((p.kind == "out", p.name) for p in kernel.params if p.is_array)
+        # The latest producer-stream tuple that needed no wait (all the launch stream).
+        self._quiet: tuple[int | None, ...] = ()
         self._fast_check = build_fast_check(self, check_devices=several_devices())
         self._stream = stream
+        self._stream_obj = stream
+        # The ledger's state of the launch stream (fixed at prepare).
+        self._sstate = LEDGER.state(stream_handle(stream), device_id)
         if SIMULATOR:
             self._dispatch = kernel._get_dispatcher()
             self._cfg = None
@@ -228,7 +349,13 @@ class LaunchPlan:
 
     # ------------------------------------------------------------------ per launch
 
-    def launch(self, args: tuple[Any, ...]) -> None:
+    def launch(self, args: tuple[Any, ...]) -> int:
+        """Check the arguments and launch; returns the launch's ledger number (0: unrecorded)."""
+        if RECORDING[0]:
+            recorder = current_recorder()
+            if recorder is not None:
+                recorder.add(self, args, self.checked(args))
+                return 0
         if several_devices():
             current = current_device()
             if current != self.device_id:
@@ -238,39 +365,195 @@ class LaunchPlan:
             key = tuple([id(args[i]) for i in self._array_idx])
             memo = self._memo.get(key)
             if memo is not None and memo.matches(args):
-                # Same array objects (immutable metadata) and equal scalars as a recent
+                # Same array objects with the same metadata and equal scalars as a recent
                 # checked launch: every check would give the same answer.
-                self._core_launch(self._stream, self._cfg, memo.kernel, *memo.params)
-                return
-        self._launch_checked(args, key)
+                streams: tuple[int | None, ...] = memo.streams
+                if memo.readers:
+                    streams = streams + tuple([read() for read in memo.readers])
+                led = LEDGER
+                if led.mode is OFF:  # no ledger: nothing to order, nothing to lock
+                    if streams and led.cai_sync and streams != self._quiet:
+                        with led.lock:
+                            self._sync(led, self._sstate, streams)
+                    self._core_launch(self._stream, self._cfg, memo.kernel, *memo.params)
+                    return 0
+                s = self._sstate
+                lock = led.lock
+                lock.acquire()  # (not `with`: half the cost on this path)
+                try:
+                    if led.solo is s:  # every unfinished launch is on this stream
+                        if streams and led.cai_sync and streams != self._quiet:
+                            self._sync(led, s, streams)
+                        self._core_launch(self._stream, self._cfg, memo.kernel, *memo.params)
+                        seq = led.seq + 1  # Ledger.tick, inlined
+                        led.seq = s.tail = seq
+                        return seq
+                    if memo.stamp is not led.stamp or led.current is not s:
+                        led.before(s, memo.access, memo, self.name, self.device_id)
+                    if streams and led.cai_sync and streams != self._quiet:
+                        self._sync(led, s, streams)
+                    self._core_launch(self._stream, self._cfg, memo.kernel, *memo.params)
+                    return led.after(s, memo, self._stream_obj)
+                finally:
+                    lock.release()
+        return self._launch_checked(args, key)
 
-    def _launch_checked(self, args: tuple[Any, ...], key: tuple[int, ...] | None) -> None:
+    def checked(self, args: tuple[Any, ...]) -> Checked:
+        """Every argument check (the generated checker, else the general loop that raises)."""
         checked = self._fast_check(args)
         if checked is None:  # some check failed: the general loop raises the precise error
             checked = self._check(args)
-        layouts, params, memoizable = checked
+        return checked
+
+    def access(self, facts: tuple[Facts, ...]) -> Access:
+        """The launch's accesses: each non-empty array's bytes, written or read."""
+        return tuple(
+            [
+                (f.lo, f.hi, out, name)
+                for f, (out, name) in zip(facts, self._roles, strict=True)
+                if f.size
+            ]
+        )
+
+    def _launch_checked(self, args: tuple[Any, ...], key: tuple[int, ...] | None) -> int:
+        checked = self._fast_check(args)
+        if checked is None:  # some check failed: the general loop raises the precise error
+            checked = self._check(args)
+        layouts, params, stable, facts, named_streams = checked
         if SIMULATOR:
-            simulate_launch(self._dispatch, self.grid, self.block, self.shared_mem, args, self.name)
+            kernel = None
+            params = args
+        else:
+            cufunc = self._cufuncs.get(layouts)
+            if cufunc is None:
+                cufunc = self._compile_for(layouts)
+            kernel = cufunc.kernel
+        led = LEDGER
+        s = self._sstate
+        if named_streams and led.cai_sync:
+            streams: tuple[int | None, ...] = tuple([f.stream for f in facts])
+            if streams == self._quiet:
+                streams = ()
+        else:
+            streams = ()
+        if led.mode is OFF:  # no ledger: nothing to order, nothing to lock
+            if streams:
+                with led.lock:
+                    self._sync(led, s, streams)
+            if SIMULATOR:
+                self._simulate(params)
+            else:
+                self._core_launch(self._stream, self._cfg, kernel, *params)
+            seq = 0
+        else:
+            lock = led.lock
+            lock.acquire()
+            try:
+                if led.solo is s:  # every unfinished launch is on this stream: record no access
+                    if streams:
+                        self._sync(led, s, streams)
+                    if SIMULATOR:
+                        self._simulate(params)
+                    else:
+                        self._core_launch(self._stream, self._cfg, kernel, *params)
+                    seq = led.seq + 1  # Ledger.tick, inlined
+                    led.seq = s.tail = seq
+                else:
+                    seq = self._ordered_launch(s, kernel, params, facts, streams)
+            finally:
+                lock.release()
+        if key is not None and not SIMULATOR:
+            seen = self._seen
+            if key not in seen:  # first sighting: remembered, not memoized (see _remember)
+                _evict_oldest(seen)
+                seen[key] = None
+            else:
+                self._remember(key, args, kernel, params, facts, stable)
+        return seq
+
+    def _ordered_launch(
+        self,
+        s: StreamState,
+        kernel: Any,
+        params: tuple[Any, ...],
+        facts: tuple[Facts, ...],
+        streams: tuple[int | None, ...],
+    ) -> int:
+        """Order (ledger, producer streams), launch and record; the ledger lock is held."""
+        led = LEDGER
+        access = self.access(facts)
+        led.before(s, access, None, self.name, self.device_id)
+        if streams:
+            self._sync(led, s, streams)
+        if SIMULATOR:
+            self._simulate(params)
+        else:
+            self._core_launch(self._stream, self._cfg, kernel, *params)
+        return led.after(s, (self.name, access), self._stream_obj)
+
+    def _sync(self, led: Any, s: StreamState, streams: tuple[int | None, ...]) -> None:
+        """Wait for the producer streams (lock held); remember a tuple that needed no wait."""
+        if not led.sync_producers(s, streams, self.device_id) and _thread_free(streams):
+            self._quiet = streams
+
+    def _remember(  # called on a set's second sighting
+        self,
+        key: tuple[int, ...],
+        args: tuple[Any, ...],
+        kernel: Any,
+        params: tuple[Any, ...],
+        facts: tuple[Facts, ...],
+        stable: bool,
+    ) -> None:
+        """Memoize an argument set from its second checked launch on.
+
+        Sets that never repeat (or repeat too rarely to stay) cost no entry.
+        Numba device arrays are matched by identity; CuPy arrays and PyTorch
+        tensors by identity and a metadata fingerprint; anything else is
+        never memoized.
+        """
+        guards: dict[int, Guard] = {}
+        if not stable:
+            for i in self._array_idx:
+                g = guard(args[i])
+                if g is not None:
+                    guards[i] = g
+                elif type(args[i]) is not device_array_type():
+                    return
+        try:
+            memo = _Memo(
+                args,
+                self._array_idx,
+                self._scalar_idx,
+                kernel,
+                params,
+                self.access(facts),
+                facts,
+                guards,
+                self.name,
+            )
+        except TypeError:  # an array type that cannot be weakly referenced: not memoized
             return
+        _evict_oldest(self._memo)
+        self._memo[key] = memo
+
+    def compiled_kernel(self, layouts: tuple[str, ...]) -> Any:
+        """The loaded kernel of the specialization for these input layouts (None: simulator)."""
+        if SIMULATOR:
+            return None
         cufunc = self._cufuncs.get(layouts)
         if cufunc is None:
             cufunc = self._compile_for(layouts)
-        self._core_launch(self._stream, self._cfg, cufunc.kernel, *params)
-        if memoizable and key is not None:
-            # Remember an argument set from its second checked launch on: sets that
-            # never repeat (or repeat too rarely to stay) cost no memo entry.
-            seen = self._seen
-            if key not in seen:
-                _evict_oldest(seen)
-                seen[key] = None
-                return
-            _evict_oldest(self._memo)
-            self._memo[key] = _Memo(args, self._array_idx, self._scalar_idx, cufunc.kernel, params)
+        return cufunc.kernel
 
-    def _check(self, args: tuple[Any, ...]) -> tuple[tuple[str, ...], tuple[Any, ...], bool]:
+    def _simulate(self, args: tuple[Any, ...]) -> None:
+        simulate_launch(self._dispatch, self.grid, self.block, self.shared_mem, args, self.name)
+
+    def _check(self, args: tuple[Any, ...]) -> Checked:
         """Every argument check, in order; raises the first failure's error.
 
-        Returns (input layouts, packed kernel parameters, all arrays cacheable).
+        Returns (input layouts, packed kernel parameters, all arrays cacheable,
+        each array's facts, does any array name a producer stream).
         """
         name = self.name
         expect = self.expect
@@ -289,6 +572,7 @@ class LaunchPlan:
         shapes: dict[str, tuple[int, ...]] = {}
         memoizable = True
         devices: list[tuple[str, int | None]] = []
+        all_facts: list[Facts] = []
         for (param, typestr, itemsize), obj in zip(expect, args, strict=True):
             if param.kind == "scalar":
                 params += self._scalar(param, obj)
@@ -312,6 +596,7 @@ class LaunchPlan:
                     devices.append((param.name, facts.device))
             shapes[param.name] = shape
             params += facts.packed
+            all_facts.append(facts)
         if devices:
             check_device(name, self.device_id, None, devices)
         if len(ranges) > 1:
@@ -324,7 +609,8 @@ class LaunchPlan:
             bound.check_requires(env)
         if self.capacity is not None:
             self._check_covers(shapes[self.covers])  # type: ignore[index]
-        return tuple(layouts), tuple(params), memoizable
+        named = any(f.stream is not None for f in all_facts)
+        return tuple(layouts), tuple(params), memoizable, tuple(all_facts), named
 
     def scalar_packer(self, param: Param) -> Callable[[Any], Any]:
         """Check and pack one scalar argument (raises ArgumentTypeError)."""
@@ -340,6 +626,26 @@ class LaunchPlan:
         for n in shape:
             size *= n
         return (size,)
+
+    @property
+    def core_stream(self) -> Any:
+        """The cuda.core stream launches go to (the user's object on the simulator)."""
+        return self._stream
+
+    @property
+    def stream_state(self) -> Any:
+        """The ordering ledger's state of the launch stream."""
+        return self._sstate
+
+    @property
+    def config(self) -> Any:
+        """The cuda.core launch configuration (None on the simulator)."""
+        return self._cfg
+
+    @property
+    def array_indices(self) -> tuple[int, ...]:
+        """Positions of the array parameters."""
+        return self._array_idx
 
     def max_active_clusters(self) -> int:
         """How many clusters of this launch's shape can be resident at once (GPU only)."""

@@ -21,12 +21,21 @@ from .._errors import (
     ComputeCapabilityError,
     ContextMismatch,
     CooperativeLaunchError,
+    GraphError,
     SharedMemoryError,
 )
 from ..lowering._compat import SIMULATOR
-from ..lowering._launching import compiled_function, cooperative_blocks, uses_grid_sync
+from ..lowering._launching import (
+    compiled_function,
+    cooperative_blocks,
+    record_event,
+    stream_device,
+    stream_handle,
+    uses_grid_sync,
+)
 from ._contract import check_static, normalize_dims
-from ._launch import LaunchPlan
+from ._handles import LaunchHandle
+from ._launch import LaunchPlan, current_recorder
 from ._limits import DeviceLimits, check_device_limits, check_function, device_limits
 
 if TYPE_CHECKING:
@@ -39,11 +48,18 @@ _PORTABLE_CLUSTER = 8
 
 
 def _check_stream(name: str, stream: Any, lim: DeviceLimits) -> None:
-    """A stream must belong to the device the launch is prepared on."""
+    """A stream must be a stream, and belong to the device the launch is prepared on.
+
+    Accepted: None / 0 (default stream), int handles, Numba and cuda.core
+    streams, CuPy and PyTorch streams, anything with ``__cuda_stream__``.
+    """
+    try:
+        stream_handle(stream)
+    except TypeError as exc:
+        raise TypeError(f"kernel {name!r}: prepare(stream=...): {exc}") from None
     if not stream or SIMULATOR:
         return
-    context = getattr(stream, "context", None)
-    device = getattr(getattr(context, "device", None), "id", None)
+    device = stream_device(stream)
     if device is not None and device != lim.device_id:
         raise ContextMismatch(
             f"kernel {name!r}: the stream belongs to device {device}, but the launch is being "
@@ -267,8 +283,35 @@ class PreparedLaunch:
         raise AttributeError("PreparedLaunch is immutable")
 
     def __call__(self, *args: Any) -> None:
-        """Check the arguments, then launch. Nothing is enqueued if a check fails."""
+        """Check the arguments, then launch. Nothing is enqueued if a check fails.
+
+        Inside ``with simtsafe.graph():`` the checked launch is recorded into
+        the graph instead of run.
+        """
         self._plan.launch(args)
+
+    def launch(self, *args: Any) -> LaunchHandle:
+        """Like calling the launch, and return a ``LaunchHandle`` (``wait()``, ``done()``, ``event``).
+
+        The handle's event is recorded on the launch stream right after the
+        launch (one event per call: use ``prepared(*args)`` where no handle
+        is needed).
+
+        Raises:
+            GraphError: inside ``with simtsafe.graph():`` (a recorded launch
+                has no event; ``graph.launch()`` gives one per replay).
+        """
+        if current_recorder() is not None:
+            raise GraphError(
+                f"kernel {self.kernel.name!r}: prepared.launch() inside `with simtsafe.graph():` "
+                "would need an event of a launch that is only being recorded; call prepared(*args) "
+                "there, and take the handle of a replay with graph.launch()",
+                kernel=self.kernel.name,
+            )
+        plan = self._plan
+        seq = plan.launch(args)
+        event = record_event(plan.core_stream)
+        return LaunchHandle._mint(plan.stream_state, seq, event, self.kernel.name, self.stream)
 
     def __repr__(self) -> str:
         return (

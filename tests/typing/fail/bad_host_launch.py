@@ -19,3 +19,8 @@ def host(n: int) -> None:
     k.prepare(grid=4.0, block=256)  # type: ignore[arg-type]
     k.prepare(grid=(1, 2, 3, 4), block=256)  # type: ignore[arg-type]
     k.prepare(grid=4, block=256, shared_mem="big")  # type: ignore[arg-type]
+
+
+def execution() -> None:
+    ss.configure(ordering=1)  # type: ignore[arg-type]
+    ss.configure("strict")  # type: ignore[call-arg]

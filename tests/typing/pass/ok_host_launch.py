@@ -1,4 +1,5 @@
-"""Host side: prepare takes ints or tuples of ints and returns a PreparedLaunch."""
+"""Host side: prepare takes ints or tuples of ints and returns a PreparedLaunch; the
+execution API (handles, graphs, settings) is typed."""
 
 from __future__ import annotations
 
@@ -20,3 +21,21 @@ def host(n: int) -> None:
     assert_type(launch, ss.PreparedLaunch)
     k.prepare(grid=(4, 2), block=(256, 1, 1), shared_mem=0)
     k.prepare(grid=np.int64(4), block=256)
+
+
+def execution(launch: ss.PreparedLaunch, out: object, a: object) -> None:
+    assert_type(launch(out, a), None)
+    handle = launch.launch(out, a)
+    assert_type(handle, ss.LaunchHandle)
+    assert_type(handle.done(), bool)
+    handle.wait(stream=0)
+    with ss.graph() as g:
+        launch(out, a)
+    assert_type(g, ss.Graph)
+    assert_type(g.replay(), int)
+    assert_type(g.launch(), ss.LaunchHandle)
+    assert_type(g.rebind(a, out), int)
+    with ss.configure(ordering="strict") as settings:
+        assert_type(settings, ss.ExecutionSettings)
+    ss.synchronize()
+    assert_type(ss.execution_settings().cai_sync, bool)
