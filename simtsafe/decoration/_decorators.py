@@ -35,6 +35,7 @@ from typing import (
     overload,
 )
 
+import numpy as np
 from numba import cuda
 
 from .._errors import SafetyError, UnsafeRegionRequired
@@ -47,7 +48,7 @@ from ..lowering._compat import (
     typing_error_classes,
 )
 from ..lowering._diagnostics import translate_typing_error
-from ._params import Param, parse_params, record_fields
+from ._params import Param, admits, allowed_types, parse_params, record_fields, typevars
 from ._policy import LOCAL_ATTRIBUTES
 from ._rewrite import Analysis, ParamView, Source, UnsafeRegion, analyze, parse_source
 from ._uniformity import UniformitySummary
@@ -362,9 +363,14 @@ class Kernel(_Compiled, Generic[P]):
     __slots__ = ()
     __simtsafe_kernel__ = True
 
-    def __init__(self, fn: pytypes.FunctionType, contract: LaunchContract | None) -> None:
+    def __init__(
+        self,
+        fn: pytypes.FunctionType,
+        contract: LaunchContract | None,
+        binding: dict[Any, Any] | None = None,
+    ) -> None:
         name = fn.__name__
-        params = parse_params(fn, name)
+        params = parse_params(fn, name, binding)
         bound = contract.bind([_param_info(p) for p in params], kernel=name) if contract else None
         views = tuple(
             ParamView(p.name, p.kind if p.kind in ("in", "acc") else str(p.space), p.ndim)
@@ -393,6 +399,62 @@ class Kernel(_Compiled, Generic[P]):
     @property
     def params(self) -> tuple[Param, ...]:
         return self._decl.params
+
+    @property
+    def typevars(self) -> dict[str, Any]:
+        """The type variables of a dtype-generic kernel (empty for a concrete one)."""
+        return typevars(self._decl.params)
+
+    def instantiate(self, **types: Any) -> Kernel[P]:
+        """The concrete kernel for one dtype per type variable (compiled once, cached).
+
+        Example: ``saxpy.instantiate(T=np.float64)`` for
+        ``def saxpy(out: DisjointSlice[T], alpha: T, x: In[T], y: In[T])``.
+
+        Raises:
+            TypeError: a type variable is missing, unknown, or bound to a type its
+                constraints (or bound) do not admit.
+        """
+        tvs = self.typevars
+        if not tvs:
+            raise TypeError(f"kernel {self.name!r} has no type variables to instantiate")
+        unknown = sorted(set(types) - set(tvs))
+        missing = sorted(set(tvs) - set(types))
+        if unknown or missing:
+            raise TypeError(
+                f"kernel {self.name!r} is generic in {', '.join(tvs)}: instantiate it with "
+                "exactly those, e.g. "
+                + ", ".join(f"{n}=np.float32" for n in tvs)
+                + (f" (unknown: {', '.join(unknown)})" if unknown else "")
+                + (f" (missing: {', '.join(missing)})" if missing else "")
+            )
+        binding: dict[Any, Any] = {}
+        for name, tv in tvs.items():
+            dtype = np.dtype(types[name])
+            if not admits(tv, dtype):
+                allowed = allowed_types(tv)
+                what = (
+                    ", ".join(np.dtype(c).name for c in allowed)
+                    if allowed is not None
+                    else f"subtypes of {getattr(tv.__bound__, '__name__', tv.__bound__)}"
+                )
+                raise TypeError(f"kernel {self.name!r}: {name} may be {what}; got {dtype.name}")
+            binding[tv] = dtype.type
+        key = ("instance", tuple(sorted((n, np.dtype(types[n]).str) for n in tvs)))
+        cache: dict[Any, Any] = self._taint_cache  # type: ignore[attr-defined]
+        made = cache.get(key)
+        if made is None:
+            made = cache[key] = Kernel(self._decl.py_func, self.contract, binding)
+        return made
+
+    def _concrete(self, what: str) -> None:
+        if self.typevars:
+            example = ", ".join(f"{n}=np.float32" for n in self.typevars)
+            raise TypeError(
+                f"kernel {self.name!r} is generic in {', '.join(self.typevars)}: {what} needs "
+                f"one dtype per type variable; use {self.name}.instantiate({example}), or "
+                f"launch it through prepare(), which binds them from the arguments"
+            )
 
     @property
     def contract(self) -> LaunchContract | None:
@@ -445,6 +507,7 @@ class Kernel(_Compiled, Generic[P]):
             SafetyError: the kernel body breaks a rule (a write without a
                 witness, a store into an input, a name outside the allow-list...).
         """
+        self._concrete("compiling")
         key = layouts or tuple("C" for p in self.params if p.kind == "in")
         build = self._freeze()
         spec = build.specs.get(key)
@@ -471,6 +534,7 @@ class Kernel(_Compiled, Generic[P]):
         """
         if SIMULATOR:
             raise RuntimeError("Kernel.ptx() needs the CUDA target; unset NUMBA_ENABLE_CUDASIM")
+        self._concrete("ptx()")
         build = self._recheck()
         try:
             bounds = self.contract.max_threads if self.contract is not None else None
@@ -501,6 +565,10 @@ class Kernel(_Compiled, Generic[P]):
             LaunchContractError: a subclass naming what is wrong and the fix.
             SafetyError: the kernel fails to compile under simtsafe's rules.
         """
+        if self.typevars:
+            from ..host._generic import GenericLaunch
+
+            return GenericLaunch(self, grid, block, shared_mem, stream)  # type: ignore[return-value]
         from ..host._prepare import prepare
 
         return prepare(self, grid=grid, block=block, shared_mem=shared_mem, stream=stream)

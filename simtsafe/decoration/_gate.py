@@ -171,6 +171,35 @@ def _import(file: Path, name: str, root: str | None) -> ModuleType:
     return module
 
 
+def _instances(kernel: Any) -> list[Any]:
+    """A concrete kernel, or every instance of a dtype-generic one over its constraints.
+
+    A type variable with a bound but no constraints is compiled for float32
+    (its first admissible common dtype), as a representative.
+    """
+    import itertools
+
+    import numpy as np
+
+    from ._params import admits, allowed_types
+
+    tvs = kernel.typevars
+    if not tvs:
+        return [kernel]
+    choices = []
+    for tv in tvs.values():
+        allowed = allowed_types(tv)
+        if allowed is None:
+            allowed = tuple(
+                t for t in (np.float32, np.float64, np.int32, np.int64) if admits(tv, np.dtype(t))
+            )[:1]
+        choices.append(allowed)
+    return [
+        kernel.instantiate(**dict(zip(tvs, combo, strict=True)))
+        for combo in itertools.product(*choices)
+    ]
+
+
 def check_paths(paths: list[Path], cc: tuple[int, int] = (9, 0)) -> GateReport:
     """Import, decorate, compile and scan everything under ``paths``."""
     from ._decorators import DeviceFunction, Kernel
@@ -198,7 +227,8 @@ def check_paths(paths: list[Path], cc: tuple[int, int] = (9, 0)) -> GateReport:
                     try:
                         if isinstance(value, Kernel):
                             report.kernels.append(f"{name}.{attr}")
-                            value.ptx(cc=cc)
+                            for concrete in _instances(value):
+                                concrete.ptx(cc=cc)
                         else:
                             report.helpers.append(f"{name}.{attr}")
                             value._recheck()

@@ -21,7 +21,7 @@ from .._spaces import SPACE_NDIM, IndexSpace
 from .._views import DisjointSlice, In, In2D, In3D
 from ..lowering._scalars import scalar_kind
 
-__all__ = ["Param", "parse_params"]
+__all__ = ["Param", "admits", "allowed_types", "parse_params", "typevars"]
 
 #: Read-only input annotations and the rank of the array each takes.
 _INPUT_NDIM: dict[Any, int] = {In: 1, In2D: 2, In3D: 3}
@@ -46,6 +46,8 @@ class Param:
         ndim: array rank (0 for scalars).
         space: index space of an output, else None.
         annotation: the annotation as written, for messages.
+        typevar: for a dtype-generic parameter (``DisjointSlice[T]``, ``alpha: T``),
+            the ``TypeVar``; one dtype is bound to it per launch.
     """
 
     name: str
@@ -54,6 +56,7 @@ class Param:
     ndim: int
     space: str | None
     annotation: str
+    typevar: Any = None  # the TypeVar of a dtype-generic parameter (dtype is then a placeholder)
 
     @property
     def is_array(self) -> bool:
@@ -88,7 +91,51 @@ def _element_dtype(arg: Any, kernel: str, name: str, annotation: Any) -> np.dtyp
     )
 
 
-def _parse_one(name: str, annotation: Any, kernel: str) -> Param:
+#: A dtype standing in for a type variable until a launch binds it.
+_PLACEHOLDER = np.dtype(np.float64)
+
+
+def allowed_types(tv: Any) -> tuple[type, ...] | None:
+    """The numpy scalar types a TypeVar admits (its constraints), None for any of its bound."""
+    return tuple(tv.__constraints__) or None
+
+
+def admits(tv: Any, dtype: np.dtype[Any]) -> bool:
+    """Can ``dtype`` be bound to the TypeVar ``tv`` (constraints, or bound, or anything)?"""
+    constraints = allowed_types(tv)
+    if constraints is not None:
+        return any(np.dtype(c) == dtype for c in constraints if _is_scalar_type(c))
+    bound = tv.__bound__
+    if bound is None or bound is object:
+        return True
+    try:
+        return issubclass(dtype.type, bound)
+    except TypeError:
+        return False
+
+
+def _is_scalar_type(obj: Any) -> bool:
+    return isinstance(obj, type) and issubclass(obj, np.generic)
+
+
+def _substitute(annotation: Any, binding: dict[Any, Any]) -> tuple[Any, Any]:
+    """(annotation with bound TypeVars replaced, the unbound TypeVar it uses or None)."""
+    if isinstance(annotation, typing.TypeVar):
+        return binding.get(annotation, annotation), None if annotation in binding else annotation
+    args = typing.get_args(annotation)
+    if args and isinstance(args[0], typing.TypeVar):
+        tv = args[0]
+        if tv in binding:
+            origin = typing.get_origin(annotation)
+            return origin[(binding[tv], *args[1:])], None
+        return annotation, tv
+    return annotation, None
+
+
+def _parse_one(name: str, annotation: Any, kernel: str, binding: dict[Any, Any]) -> Param:
+    annotation, typevar = _substitute(annotation, binding)
+    if typevar is not None:
+        return _generic(name, annotation, typevar, kernel)
     text = _describe(annotation)
     if annotation is inspect.Parameter.empty:
         raise SafetyError(
@@ -163,8 +210,35 @@ def _parse_one(name: str, annotation: Any, kernel: str) -> Param:
     )
 
 
-def parse_params(fn: Any, kernel: str) -> tuple[Param, ...]:
-    """Read ``fn``'s annotations into ``Param`` records.
+def _generic(name: str, annotation: Any, tv: Any, kernel: str) -> Param:
+    """A dtype-generic parameter: its kind and rank now, its dtype at each launch."""
+    constraints = allowed_types(tv)
+    if constraints is not None and not all(_is_scalar_type(c) for c in constraints):
+        raise SafetyError(
+            f"kernel {kernel!r}: parameter {name!r} uses the type variable {tv.__name__}, whose "
+            "constraints must be numpy scalar types, e.g. TypeVar('T', np.float32, np.float64)",
+            kernel=kernel,
+            rule="annotation",
+        )
+    placeholder = np.dtype(constraints[0]) if constraints else _PLACEHOLDER
+    concrete = _parse_one(name, _rebind(annotation, tv, placeholder.type), kernel, {})
+    return Param(
+        concrete.name,
+        concrete.kind,
+        concrete.dtype,
+        concrete.ndim,
+        concrete.space,
+        _describe(annotation),
+        typevar=tv,
+    )
+
+
+def _rebind(annotation: Any, tv: Any, scalar: Any) -> Any:
+    return _substitute(annotation, {tv: scalar})[0]
+
+
+def parse_params(fn: Any, kernel: str, binding: dict[Any, Any] | None = None) -> tuple[Param, ...]:
+    """Read ``fn``'s annotations into ``Param`` records (TypeVars bound by ``binding``).
 
     Raises:
         SafetyError: a parameter is unannotated or its annotation is not a
@@ -180,9 +254,18 @@ def parse_params(fn: Any, kernel: str) -> tuple[Param, ...]:
         ) from None
     sig = inspect.signature(fn)
     return tuple(
-        _parse_one(name, annotations.get(name, inspect.Parameter.empty), kernel)
+        _parse_one(name, annotations.get(name, inspect.Parameter.empty), kernel, binding or {})
         for name in sig.parameters
     )
+
+
+def typevars(params: tuple[Param, ...]) -> dict[str, Any]:
+    """The type variables of a dtype-generic kernel, by name, in parameter order."""
+    found: dict[str, Any] = {}
+    for p in params:
+        if p.typevar is not None:
+            found.setdefault(p.typevar.__name__, p.typevar)
+    return found
 
 
 def record_fields(params: tuple[Param, ...]) -> frozenset[str]:
