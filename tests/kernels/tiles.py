@@ -334,3 +334,136 @@ def local_dynamic_index_safe(out, idx):  # type: ignore[no-untyped-def]
         for k in range(LOCAL_N):
             buf[k] = np.float32(k)
         out[i] = buf[idx[i]]
+
+
+# ----------------------------------------------------------------------------- tiled SGEMM
+#
+# The Tier-1 schedule of a register-blocked SGEMM, written as the decorator's
+# rewrite emits it (view prologue, .reqntid stamp, block_stride expanded,
+# cuda.local.array -> __ss_local_array), because the rewrite of local arrays
+# outside unsafe regions is not in the decorator yet. Block (16, 16), each
+# thread computes an 8 x 8 strided sub-tile of a 128 x 128 block tile; A and
+# B tiles of depth 8 in shared memory, filled by block_stride, read with ints.
+
+if SIMULATOR:
+    from simtsafe.lowering._sim import builtins as _all_builtins
+else:
+    from simtsafe.lowering._cuda import builtins as _all_builtins  # type: ignore[assignment]
+
+_B2 = _all_builtins(proven_domain=2)
+_require_block = _B2["__ss_require_block"]
+_view_out2 = _B2["__ss_view_Index2D"]
+_view_in = _B2["__ss_view_in"]
+_shared_tile = _B2["__ss_shared_tile"]
+_bs_row_start, _bs_rows, _bs_row_step = (
+    _B2[f"__ss_bs_{n}"] for n in ("row_start", "rows", "row_step")
+)
+_bs_col_start, _bs_cols, _bs_col_step = (
+    _B2[f"__ss_bs_{n}"] for n in ("col_start", "cols", "col_step")
+)
+_mint_local = _B2["__ss_mint_local"]
+_local_index_2d = _B2["__ss_local_index_2d"]
+_tile_2d_strided = _B2["__ss_tile_2d_strided"]
+_local_array2 = _B2["__ss_local_array"]
+
+GB = 16  # block (GB, GB)
+GT = 8  # per-thread sub-tile GT x GT
+GK = 8  # depth of the shared tiles
+GM = GB * GT  # block tile GM x GM
+G_A = GM * GK  # elements of one shared tile
+
+
+@cuda.jit
+def sgemm_tier1(c, a, b):  # type: ignore[no-untyped-def]
+    _require_block(GB, GB, 1)
+    c = _view_out2(c)
+    a = _view_in(a)
+    b = _view_in(b)
+    at = _shared_tile(G_A, np.float32)  # A tile, row-major: e = m * GK + kk
+    bt = _shared_tile(G_A, np.float32)  # B tile, row-major: e = kk * GM + n
+    acc = _local_array2((GT, GT), np.float32)
+    ra = _local_array2(GT, np.float32)
+    rb = _local_array2(GT, np.float32)
+    me = _local_index_2d()
+    ty = me.row
+    tx = me.col
+    row0 = cuda.blockIdx.y * GM
+    col0 = cuda.blockIdx.x * GM
+    m_all = a.shape[0]
+    k_all = a.shape[1]
+    n_all = b.shape[1]
+    for i in range(GT):
+        for j in range(GT):
+            acc[i, j] = np.float32(0)
+    for k0 in range(0, k_all, GK):
+        for r1 in range(_bs_row_start(at), _bs_rows(at), _bs_row_step(at)):
+            for c1 in range(_bs_col_start(at), _bs_cols(at), _bs_col_step(at)):
+                w = _mint_local(at, r1, c1)
+                m = row0 + w.index // GK
+                kk = k0 + w.index % GK
+                at[w] = a[m, kk] if m < m_all and kk < k_all else np.float32(0)
+        for r2 in range(_bs_row_start(bt), _bs_rows(bt), _bs_row_step(bt)):
+            for c2 in range(_bs_col_start(bt), _bs_cols(bt), _bs_col_step(bt)):
+                w = _mint_local(bt, r2, c2)
+                kk = k0 + w.index // GM
+                n = col0 + w.index % GM
+                bt[w] = b[kk, n] if kk < k_all and n < n_all else np.float32(0)
+        cuda.syncthreads()
+        for kk in range(GK):
+            for i in range(GT):
+                ra[i] = at[(ty + i * GB) * GK + kk]
+            for j in range(GT):
+                rb[j] = bt[kk * GM + tx + j * GB]
+            for i in range(GT):
+                for j in range(GT):
+                    acc[i, j] += ra[i] * rb[j]
+        cuda.syncthreads()
+    o = _tile_2d_strided(c, GT, GT)
+    for i in range(GT):
+        for j in range(GT):
+            o[i, j] = acc[i, j]
+
+
+@cuda.jit(**({} if SIMULATOR else {"launch_bounds": GB * GB}))
+def sgemm_raw(c, a, b):  # type: ignore[no-untyped-def]
+    at = cuda.shared.array(G_A, np.float32)
+    bt = cuda.shared.array(G_A, np.float32)
+    acc = cuda.local.array((GT, GT), np.float32)
+    ra = cuda.local.array(GT, np.float32)
+    rb = cuda.local.array(GT, np.float32)
+    ty = cuda.threadIdx.y
+    tx = cuda.threadIdx.x
+    tid = ty * GB + tx
+    row0 = cuda.blockIdx.y * GM
+    col0 = cuda.blockIdx.x * GM
+    m_all = a.shape[0]
+    k_all = a.shape[1]
+    n_all = b.shape[1]
+    for i in range(GT):
+        for j in range(GT):
+            acc[i, j] = np.float32(0)
+    for k0 in range(0, k_all, GK):
+        for e in range(tid, G_A, GB * GB):
+            m = row0 + e // GK
+            kk = k0 + e % GK
+            at[e] = a[m, kk] if m < m_all and kk < k_all else np.float32(0)
+        for e in range(tid, G_A, GB * GB):
+            kk = k0 + e // GM
+            n = col0 + e % GM
+            bt[e] = b[kk, n] if kk < k_all and n < n_all else np.float32(0)
+        cuda.syncthreads()
+        for kk in range(GK):
+            for i in range(GT):
+                ra[i] = at[(ty + i * GB) * GK + kk]
+            for j in range(GT):
+                rb[j] = bt[kk * GM + tx + j * GB]
+            for i in range(GT):
+                for j in range(GT):
+                    acc[i, j] += ra[i] * rb[j]
+        cuda.syncthreads()
+    for i in range(GT):
+        for j in range(GT):
+            r = cuda.blockIdx.y * GM + ty + i * GB
+            col = cuda.blockIdx.x * GM + tx + j * GB
+            if r < c.shape[0] and col < c.shape[1]:
+                c[r, col] = acc[i, j]

@@ -317,3 +317,17 @@ def test_tiles_pass_into_helpers_but_not_out(tmp_path: Path) -> None:
     assert _count(ptx, "setp") <= 2  # the helper's checks folded after inlining
     with pytest.raises(ss.SafetyError, match="may not return a witness, a tile"):
         mod.bad.ptx(cc=CC)
+
+
+def test_tier1_sgemm_matches_the_raw_schedule() -> None:
+    # The register-blocked SGEMM as the decorator emits it (tests/kernels/tiles.py)
+    # against the same schedule in raw Numba: same memory traffic, same FMAs,
+    # nothing spilled to local memory, and one copy of the main loop.
+    sig = (types.float32[:, ::1],) * 3
+    safe_ptx = _raw_ptx(k.sgemm_tier1, sig)
+    raw_ptx = _raw_ptx(k.sgemm_raw, sig)
+    got, want = _counts(safe_ptx), _counts(raw_ptx)
+    assert got.pop("st.global") == 2 * want.pop("st.global") - 1  # full and edge copies
+    assert got == want
+    assert _count(safe_ptx, "fma.rn.f32") == _count(raw_ptx, "fma.rn.f32") == k.GT * k.GT
+    assert ".reqntid 16, 16, 1" in safe_ptx

@@ -223,3 +223,13 @@ def test_two_tiles_on_one_line_refused_on_the_simulator(tmp_path: Path) -> None:
     )
     with pytest.raises(ss.SafetyError, match="two shared tiles are made on line"):
         _run(mod.two, 1, 32, np.zeros(32, np.float32))
+
+
+def test_tier1_sgemm_schedule_matches_numpy() -> None:
+    m, n, kdim = 100, 40, 11  # one partial block tile, a partial k step
+    a = _f32((m, kdim), 8)
+    b = _f32((kdim, n), 9)
+    out = np.full((m, n), np.nan, np.float32)
+    grid = (ss.cover(n, k.GM), ss.cover(m, k.GM))
+    k.sgemm_tier1[grid, (k.GB, k.GB)](out, a, b)
+    np.testing.assert_allclose(out, a @ b, rtol=1e-5, atol=1e-5)
