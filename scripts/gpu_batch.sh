@@ -24,3 +24,4 @@ else
   echo "compute-sanitizer not on PATH: skipped benchmarks/sanitizer_corpus.py"
 fi
 python3 benchmarks/graph_replay.py 2>&1 | grep -v -i warn
+python3 benchmarks/tiles.py 2>&1 | grep -v -i warn

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Generic, NoReturn, final, overload
 import numpy as np
 from typing_extensions import TypeVar, deprecated
 
-from ._spaces import Index1D, Index2D, Index3D, IndexSpace, PerBlock, PerWarp
+from ._spaces import Index1D, Index2D, Index3D, IndexSpace, Local1D, Local2D, PerBlock, PerWarp
 
 __all__ = [
     "DisjointSlice",
@@ -77,27 +77,32 @@ class ThreadIndex(_KernelOnly, Generic[S_co]):
         raise NotImplementedError
 
     @property
-    def index(self: ThreadIndex[Index1D] | ThreadIndex[PerWarp] | ThreadIndex[PerBlock]) -> int:
+    def index(
+        self: ThreadIndex[Index1D]
+        | ThreadIndex[PerWarp]
+        | ThreadIndex[PerBlock]
+        | ThreadIndex[Local1D],
+    ) -> int:
         """The linear element index (1D spaces), as a plain int."""
         raise NotImplementedError
 
     @property
-    def row(self: ThreadIndex[Index2D]) -> int:
+    def row(self: ThreadIndex[Index2D] | ThreadIndex[Local2D]) -> int:
         """Row (y) of a 2D witness, as a plain int."""
         raise NotImplementedError
 
     @property
-    def col(self: ThreadIndex[Index2D]) -> int:
+    def col(self: ThreadIndex[Index2D] | ThreadIndex[Local2D]) -> int:
         """Column (x) of a 2D witness, as a plain int."""
         raise NotImplementedError
 
     @property
-    def x(self: ThreadIndex[Index2D] | ThreadIndex[Index3D]) -> int:
+    def x(self: ThreadIndex[Index2D] | ThreadIndex[Index3D] | ThreadIndex[Local2D]) -> int:
         """The x coordinate (last array axis; ``col`` of a 2D witness), as a plain int."""
         raise NotImplementedError
 
     @property
-    def y(self: ThreadIndex[Index2D] | ThreadIndex[Index3D]) -> int:
+    def y(self: ThreadIndex[Index2D] | ThreadIndex[Index3D] | ThreadIndex[Local2D]) -> int:
         """The y coordinate (``row`` of a 2D witness, axis 1 of a 3D one), as a plain int."""
         raise NotImplementedError
 

@@ -211,6 +211,8 @@ class _Compiled:
             analysis = self._analyze(scope, strict=True)
             if d.kind == "kernel":
                 _check_contract_needs(d, analysis)
+            else:
+                _check_helper_uses(d, analysis)
             namespace: dict[str, Any] = {"__builtins__": _py_builtins}
             namespace.update(device_builtins(proven_domain=d.domain))
             function = analysis.build(namespace, d.py_func.__qualname__, d.py_func.__module__)
@@ -238,6 +240,31 @@ class _Compiled:
 
     def _translate(self, exc: BaseException) -> BaseException:
         return translate_typing_error(exc, self.name, self.filename)
+
+
+_KERNEL_ONLY = ("shared.tile", "shared.dynamic_tile", "shared.accumulator")
+
+
+def _check_helper_uses(decl: _Decl, analysis: Analysis) -> None:
+    """Shared tiles and accumulators belong to kernels, not helpers.
+
+    A helper's shared array is one allocation per compiled helper: two calls of
+    the helper in one kernel would share it without a barrier between the first
+    call's reads and the second call's fill, and a helper's dynamic tile would
+    alias the kernel's. The phase analysis follows a tile within one function.
+    """
+    used = sorted(analysis.api_used & set(_KERNEL_ONLY))
+    if used:
+        raise SafetyError(
+            f"kernel {decl.name!r}: simtsafe.{used[0]} is used in a @simtsafe.device helper; "
+            "shared tiles and accumulators are made in the kernel itself (a helper's would be "
+            "shared by all its calls, with no barrier between them). Make the tile in the "
+            "kernel and pass the helper the values it needs",
+            kernel=decl.name,
+            rule="tile-phase",
+            filename=decl.source.filename,
+            lineno=decl.source.node.lineno,
+        )
 
 
 def _check_contract_needs(decl: _Decl, analysis: Analysis) -> None:
@@ -295,6 +322,7 @@ class DeviceFunction(_Compiled):
         )
         self._init(decl)
         analysis = self._analyze(_scope_of(fn), strict=False)
+        _check_helper_uses(decl, analysis)
         object.__setattr__(self, "_decl", _with_regions(decl, analysis))
 
     def _target(self) -> Any:

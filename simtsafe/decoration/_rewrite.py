@@ -259,7 +259,8 @@ class _Checker(ast.NodeTransformer):
         self._for_iterable_ok: set[int] = set()
         self._op_values: set[int] = set()
         self.api_used: set[str] = set()
-        self._refs: dict[int, Ref | None] = {}
+        self._refs: dict[int, tuple[ast.expr, Ref | None]] = {}
+        self.keepalive: list[ast.AST] = []
 
     # ------------------------------------------------------------------ helpers
 
@@ -285,11 +286,13 @@ class _Checker(ast.NodeTransformer):
         Raises:
             SafetyError: the reference leaves the allow-list.
         """
-        key = id(node)
-        if key in self._refs:
-            return self._refs[key]
+        # Keyed by id, holding the node: a node freed by the rewrite must not let a new
+        # node with the same id inherit its classification.
+        cached = self._refs.get(id(node))
+        if cached is not None and cached[0] is node:
+            return cached[1]
         ref = self._resolve(node)
-        self._refs[key] = ref
+        self._refs[id(node)] = (node, ref)
         return ref
 
     def _resolve(self, node: ast.expr) -> Ref | None:
@@ -816,6 +819,10 @@ def analyze(
         helper_returns_raw=helper_returns_raw,
     )
     checker = _Checker(env, _local_names(fn_node), {v.name: v.view for v in views})
+    # The walk records nodes by id (call targets, for-iterables, op values) and the
+    # rewrite replaces some of them: keep every original node alive until the end, so
+    # that no id is reused by another node while those records are consulted.
+    checker.keepalive = list(ast.walk(fn_node))
     new_body = _flatten([checker.visit(stmt) for stmt in fn_node.body])
     # Taint runs over an untouched copy (the walk above rewrote fn_node in place).
     original = copy.deepcopy(source.node)

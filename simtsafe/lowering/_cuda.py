@@ -46,7 +46,7 @@ from numba.cuda.typing.templates import (
     signature,
 )
 
-from .._spaces import SPACE_NDIM
+from .._spaces import LOCAL_SPACE_NDIM, SPACE_NDIM
 
 __all__ = ["SENTINEL", "DisjointSliceType", "ThreadIndexType", "builtins"]
 
@@ -63,6 +63,9 @@ _CTOR_FOR_SPACE = {
     "PerBlock": "thread.block_leader()",
 }
 
+
+#: Rank of every witness space: the output spaces and the block-local ones (shared tiles).
+_WITNESS_RANK = {**SPACE_NDIM, **LOCAL_SPACE_NDIM}
 
 #: Struct members of a witness, by rank: the array indices, outermost axis first.
 _MEMBERS = {1: ("i",), 2: ("r", "c"), 3: ("z", "y", "x")}
@@ -92,7 +95,7 @@ class ThreadIndexType(types.Type):
 
     def __init__(self, space: str) -> None:
         self.space = space
-        self.rank = SPACE_NDIM[space]
+        self.rank = _WITNESS_RANK[space]
         super().__init__(name=f"ThreadIndex[{space}]")
 
 
@@ -124,7 +127,8 @@ def _reject(message: str) -> errors.TypingError:
 
 
 def _contains_witness(ty: Any) -> bool:
-    if isinstance(ty, ThreadIndexType):
+    # Tiles and thread-private arrays (lowering/_tiles) are not returned either.
+    if isinstance(ty, ThreadIndexType) or getattr(ty, "helpers_cannot_return", False):
         return True
     if isinstance(ty, types.BaseTuple):
         return any(_contains_witness(t) for t in ty.types)
@@ -259,6 +263,12 @@ class _SetItem(AbstractTemplate):
                 f"a DisjointSlice is written only through a ThreadIndex witness of its space "
                 f"({target.space}); got an index of type {idx}. Get a witness with {ctor}, "
                 'or write out.unchecked[...] inside `with simtsafe.unsafe("SAFETY: ...")`'
+            )
+        if idx.space in LOCAL_SPACE_NDIM:
+            raise _reject(
+                f"a block-local {idx} witness cannot write a DisjointSlice: it is unique within "
+                f"a block only (another block has the same one). It fills shared tiles; write "
+                f"the output with {ctor}"
             )
         if idx.space != target.space:
             raise _reject(
@@ -552,8 +562,9 @@ def _no_witness(typingctx: Any, x: Any) -> Any:
     """Identity that refuses witnesses: wraps every ``return`` of a device helper."""
     if _contains_witness(x):
         raise _reject(
-            f"a device helper may not return a witness ({x}): witnesses are made in the "
-            "function that uses them. Return plain values, or pass the DisjointSlice to the helper"
+            f"a device helper may not return a witness, a tile or a thread-private array ({x}): "
+            "they are made in the function that uses them. Return plain values, or pass the "
+            "DisjointSlice (or the tile, or the array) to the helper"
         )
 
     def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
@@ -647,6 +658,9 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     from . import _random
 
     names.update(_random.builtins())
+    from . import _tiles  # imports this module: bound late
+
+    names.update(_tiles.builtins(proven_domain=proven_domain))
     return names
 
 

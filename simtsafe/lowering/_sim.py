@@ -14,7 +14,7 @@ from typing import Any, Final, NoReturn, final
 import numpy as np
 
 from .._errors import SafetyError
-from .._spaces import SPACE_NDIM
+from .._spaces import LOCAL_SPACE_NDIM, SPACE_NDIM
 from . import _simrt
 
 __all__ = ["SimDisjointSlice", "SimInput", "SimWitness", "builtins"]
@@ -210,6 +210,12 @@ class SimDisjointSlice(_SimView):
                 f"space (got {type(w).__name__}): any other element may be written by another "
                 f"thread. Read through {ctor}, or keep the value in a local"
             )
+        if writing and w._space in LOCAL_SPACE_NDIM:
+            _reject(
+                f"a block-local ThreadIndex[{w._space}] witness cannot write a DisjointSlice: it "
+                "is unique within a block only (another block has the same one). It fills "
+                f"shared tiles; write the output with {ctor}"
+            )
         if w._space != self._space:
             verb = "write" if writing else "read"
             _reject(
@@ -343,10 +349,13 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
 
     def no_witness(x: Any) -> Any:
         items = x if isinstance(x, tuple) else (x,)
-        if any(isinstance(v, SimWitness) for v in items):
+        if any(
+            isinstance(v, SimWitness) or getattr(v, "_helpers_cannot_return", False) for v in items
+        ):
             _reject(
-                "a device helper may not return a witness: witnesses are made in the function "
-                "that uses them. Return plain values, or pass the DisjointSlice to the helper"
+                "a device helper may not return a witness, a tile or a thread-private array: "
+                "they are made in the function that uses them. Return plain values, or pass the "
+                "DisjointSlice (or the tile, or the array) to the helper"
             )
         return x
 
@@ -381,4 +390,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     from . import _random
 
     names.update(_random.builtins())
+    from . import _tiles_sim  # imports this module: bound late
+
+    names.update(_tiles_sim.builtins(proven_domain=proven_domain))
     return names

@@ -249,7 +249,7 @@ def k({SIG}) -> None:
         load_kernel_module(tmp_path, HEAD + mod_body)
     exc = info.value
     assert exc.rule == "tile-phase", str(exc)
-    assert "with no block barrier between them" in str(exc)
+    assert "with no block barrier between them" in str(exc), str(exc)
     lines = {line_of(tmp_path, "# BAD"), line_of(tmp_path, "# FILL")}
     assert exc.lineno in lines
     for line in lines:
@@ -345,3 +345,22 @@ def k({SIG}) -> None:
     tile = ss.shared.dynamic_tile(np.float32)
 """,
     )
+
+
+@pytest.mark.parametrize(
+    "make", ["ss.shared.tile(32, np.float32)", "ss.shared.accumulator(16, np.int32)"]
+)
+def test_shared_storage_in_helpers_refused(tmp_path, make):  # type: ignore[no-untyped-def]
+    with pytest.raises(ss.SafetyError) as info:
+        load_kernel_module(
+            tmp_path,
+            HEAD
+            + f"""
+@ss.device
+def helper(x):
+    t = {make}
+    return x
+""",
+        )
+    assert info.value.rule == "tile-phase"
+    assert "shared tiles and accumulators are made in the kernel itself" in str(info.value)

@@ -1,0 +1,257 @@
+"""What shared tiles, output tiles and thread-private arrays share in their lowering.
+
+* The launch geometry as the body of a kernel sees it: ``blockDim`` is a
+  constant and ``threadIdx`` carries ``!range`` metadata when the contract
+  stamped ``.reqntid`` (the driver then launches no other block), so bounds
+  checks that the block shape decides fold away.
+* Arrays held by value: a one-member struct around a Numba array of a
+  static shape (shared tiles, thread-private arrays), accessed with one
+  unsigned compare per axis against the *logical* shape (out of range:
+  nothing written, 0 read) and addressed with the *storage* shape (a padded
+  tile's rows are longer than its logical ones).
+* Index and shape helpers for typing (ints and tuples of ints, literal
+  shapes, dtypes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from llvmlite import ir
+from numba.cuda import cgutils, nvvmutils, types
+from numba.cuda.extending import _intrinsic, models, register_model
+from numba.cuda.np.arrayobj import load_item, make_array, store_item
+from numba.cuda.typing.npydecl import parse_dtype
+
+from ._cuda import _const, _reject, _sreg
+
+__all__ = ["HolderType", "NoReturnType", "register_holder"]
+
+#: ``@intrinsic`` typed with literal argument types first (static shapes and sizes):
+#: a refusal of the literal form is then the one reported.
+literal_intrinsic = _intrinsic(target="cuda", prefer_literal=True)
+
+_I1 = ir.IntType(1)
+_I32 = ir.IntType(32)
+_I64 = ir.IntType(64)
+
+
+class NoReturnType(types.Type):
+    """Base of the values a device helper may not return (``_cuda._no_witness``).
+
+    A thread-private array lives in the helper's own frame; tiles are tracked
+    by name by the decorator's phase analysis; output tiles are owned through
+    the witness they were made from.
+    """
+
+    helpers_cannot_return = True
+
+
+class HolderType(NoReturnType):
+    """An array held by value: ``shape`` is the logical static shape (None: a dynamic
+    1D extent), ``storage`` the shape of the memory (longer rows when padded)."""
+
+    dtype: Any
+    shape: tuple[int, ...] | None
+    storage: tuple[int, ...] | None
+    ndim: int
+    arr_type: types.Array
+
+
+class _HolderModel(models.StructModel):
+    def __init__(self, dmm: Any, fe_type: HolderType) -> None:
+        super().__init__(dmm, fe_type, [("arr", fe_type.arr_type)])
+
+
+def register_holder(cls: type[HolderType]) -> type[HolderType]:
+    """Give a holder type its data model (Numba looks models up by exact class)."""
+    register_model(cls)(_HolderModel)
+    return cls
+
+
+# --------------------------------------------------------------------------- launch geometry
+
+
+def required_block(builder: ir.IRBuilder) -> tuple[int, int, int] | None:
+    """The ``.reqntid`` of the function being built, if the kernel's contract stamped one.
+
+    ``__ss_require_block`` is the kernel's first statement, so its annotation
+    is in the module before any intrinsic of the body is lowered. Device
+    helpers have none (their block is not known where they are compiled).
+    """
+    named = builder.module.namedmetadata.get("nvvm.annotations")
+    if named is None:
+        return None
+    found: dict[str, int] = {}
+    for node in named.operands:
+        ops: tuple[Any, ...] = tuple(getattr(node, "operands", ()))
+        if len(ops) == 3 and ops[0] is builder.function:
+            key = getattr(ops[1], "string", None)
+            if key in ("reqntidx", "reqntidy", "reqntidz"):
+                found[key[-1]] = int(ops[2].constant)
+    if set(found) != {"x", "y", "z"}:
+        return None
+    return found["x"], found["y"], found["z"]
+
+
+def ntid(builder: ir.IRBuilder, axis: str) -> ir.Value:
+    """``blockDim.<axis>``: a constant when ``.reqntid`` pins the block.
+
+    Safety: with ``.reqntid`` the driver launches the kernel only with that
+    block (and ``prepare`` refuses any other before), so the constant is the
+    value the register would hold.
+    """
+    block = required_block(builder)
+    if block is not None:
+        return _const(block["xyz".index(axis)])
+    return _sreg(builder, f"ntid.{axis}")
+
+
+def tid(builder: ir.IRBuilder, axis: str) -> ir.Value:
+    """``threadIdx.<axis>``, with ``!range [0, n)`` when ``.reqntid`` pins the block to n.
+
+    The range lets LLVM drop tile bounds checks the block shape decides (for
+    instance ``ty + 24 < 32`` with ``blockDim.y == 8``).
+    """
+    call = nvvmutils.call_sreg(builder, f"tid.{axis}")
+    block = required_block(builder)
+    if block is not None:
+        n = block["xyz".index(axis)]
+        call.set_metadata(
+            "range", builder.module.add_metadata([ir.Constant(_I32, 0), ir.Constant(_I32, n)])
+        )
+    return builder.zext(call, _I64)
+
+
+def opaque_tid(builder: ir.IRBuilder, axis: str) -> ir.Value:
+    """``threadIdx.<axis>`` read by inline PTX: a value LLVM knows nothing about.
+
+    The block_stride loops start at the thread's offset and stop at ``start +
+    extent``; LLVM must see ``stop - start == extent`` (a constant trip count)
+    and does not once it knows the offset is small (it rewrites ``start +
+    extent`` as ``start | extent``). ptxas still knows the register's range.
+    """
+    read = ir.InlineAsm(ir.FunctionType(_I32, []), f"mov.u32 $0, %tid.{axis};", "=r")
+    return builder.zext(builder.call(read, [], attrs=("readnone", "nounwind")), _I64)
+
+
+def linear_tid(
+    builder: ir.IRBuilder, read: Callable[[ir.IRBuilder, str], ir.Value] = tid
+) -> ir.Value:
+    """``x + blockDim.x * (y + blockDim.y * z)``: the thread's number in its block."""
+    tx, ty, tz = (read(builder, a) for a in "xyz")
+    nx, ny = ntid(builder, "x"), ntid(builder, "y")
+    return builder.add(tx, builder.mul(nx, builder.add(ty, builder.mul(ny, tz))))
+
+
+def threads_per_block(builder: ir.IRBuilder) -> ir.Value:
+    return product(builder, [ntid(builder, a) for a in "xyz"])
+
+
+def product(builder: ir.IRBuilder, values: list[Any]) -> Any:
+    out = _const(1)
+    for n in values:
+        out = builder.mul(out, n)
+    return out
+
+
+def unsigned_below(builder: ir.IRBuilder, idx: list[Any], bounds: list[Any]) -> Any:
+    """``idx[k] < bounds[k]`` for every axis, unsigned: negatives and the sentinel fail."""
+    ok = ir.Constant(_I1, 1)
+    for i, n in zip(idx, bounds, strict=True):
+        ok = builder.and_(ok, builder.icmp_unsigned("<", i, n))
+    return ok
+
+
+# --------------------------------------------------------------------------- held arrays
+
+
+def holder_parts(
+    context: Any, builder: ir.IRBuilder, ty: HolderType, val: Any
+) -> tuple[Any, list[Any], list[Any]]:
+    """(data pointer, logical shape, storage shape); static shapes as constants."""
+    arr = cgutils.create_struct_proxy(ty)(context, builder, value=val).arr
+    ary = make_array(ty.arr_type)(context, builder, arr)
+    if ty.shape is not None and ty.storage is not None:
+        return ary.data, [_const(n) for n in ty.shape], [_const(n) for n in ty.storage]
+    dims = list(cgutils.unpack_tuple(builder, ary.shape, ty.ndim))
+    return ary.data, dims, dims
+
+
+def holder_shape(context: Any, builder: ir.IRBuilder, ty: HolderType, val: Any) -> list[Any]:
+    return holder_parts(context, builder, ty, val)[1]
+
+
+def _pointer(
+    context: Any, builder: ir.IRBuilder, data: Any, storage: list[Any], idx: list[Any]
+) -> Any:
+    return cgutils.get_item_pointer2(
+        context, builder, data, storage, None, "C", idx, wraparound=False
+    )
+
+
+def holder_store(
+    context: Any, builder: ir.IRBuilder, ty: HolderType, holder: Any, idx: list[Any], val: Any
+) -> None:
+    """Store ``val`` at ``idx`` if it is inside the logical shape."""
+    data, shape, storage = holder_parts(context, builder, ty, holder)
+    with builder.if_then(unsigned_below(builder, idx, shape), likely=True):
+        ptr = _pointer(context, builder, data, storage, idx)
+        store_item(context, builder, ty.arr_type, val, ptr)
+
+
+def holder_load(
+    context: Any, builder: ir.IRBuilder, ty: HolderType, holder: Any, idx: list[Any]
+) -> Any:
+    """The element at ``idx`` if it is inside the logical shape, else 0."""
+    data, shape, storage = holder_parts(context, builder, ty, holder)
+    out = cgutils.alloca_once_value(builder, context.get_constant_null(ty.dtype))
+    with builder.if_then(unsigned_below(builder, idx, shape), likely=True):
+        ptr = _pointer(context, builder, data, storage, idx)
+        builder.store(load_item(context, builder, ty.arr_type, ptr), out)
+    return builder.load(out)
+
+
+# --------------------------------------------------------------------------- typing helpers
+
+
+def int_indices(context: Any, builder: ir.IRBuilder, ity: Any, ival: Any) -> list[Any]:
+    """An int or a tuple of ints as a list of intp values (sign-extended)."""
+    if isinstance(ity, types.BaseTuple):
+        parts = cgutils.unpack_tuple(builder, ival, len(ity))
+        return [context.cast(builder, v, t, types.intp) for v, t in zip(parts, ity, strict=True)]
+    return [context.cast(builder, ival, ity, types.intp)]
+
+
+def is_int_index(ity: Any, ndim: int) -> bool:
+    """An int (1D) or a tuple of ``ndim`` ints."""
+    if ndim == 1:
+        return isinstance(ity, types.Integer)
+    return (
+        isinstance(ity, types.BaseTuple)
+        and len(ity) == ndim
+        and all(isinstance(t, types.Integer) for t in ity)
+    )
+
+
+def static_shape(shape: Any) -> tuple[int, ...] | None:
+    """The shape a literal int or tuple of literal ints denotes, else None."""
+    if isinstance(shape, types.IntegerLiteral):
+        return (int(shape.literal_value),)
+    if isinstance(shape, types.BaseTuple) and all(
+        isinstance(s, types.IntegerLiteral) for s in shape
+    ):
+        return tuple(int(s.literal_value) for s in shape)
+    return None
+
+
+def dtype_of(dtype: Any, what: str) -> Any:
+    nb = parse_dtype(dtype)
+    if nb is None:
+        raise _reject(f"{what}: the dtype must be a scalar type such as np.float32, got {dtype}")
+    return nb
+
+
+def ints_phrase(ndim: int) -> str:
+    return "an int" if ndim == 1 else f"{ndim} ints"

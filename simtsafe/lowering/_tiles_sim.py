@@ -1,0 +1,429 @@
+"""Simulator twins of shared tiles, block-local witnesses, output tiles and local arrays.
+
+The same rules as the Numba typing in ``_tiles`` (same ``simtsafe:`` texts),
+checked when the line runs, and the same results: accesses out of range
+write nothing and read 0. Launch geometry, barriers and per-block shared
+storage come from the simulated-thread runtime (``_simrt``), so these twins
+run under Numba's simulator and under ``simtsafe.sim.check`` alike.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from typing import Any, Final, NoReturn, final
+
+import numpy as np
+
+from . import _simrt
+from ._sim import SENTINEL, SimDisjointSlice, SimWitness, _mint, _reject
+
+__all__ = ["SimLocalArray", "SimOutTile", "SimSharedTile", "builtins"]
+
+_TILE_SPACE: Final = {1: "Local1D", 2: "Local2D"}
+_LOCAL_CTOR: Final = {
+    "Local1D": "thread.local_index() or `for w in thread.block_stride(tile)`",
+    "Local2D": "thread.local_index_2d() or `for w in thread.block_stride(tile)`",
+}
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_)
+
+
+def _int_index(i: Any, ndim: int) -> tuple[int, ...] | None:
+    """``i`` as a tuple of ints if it is an int (1D) or a tuple of ``ndim`` ints."""
+    if ndim == 1 and _is_int(i):
+        return (int(i),)
+    if isinstance(i, tuple) and len(i) == ndim and all(_is_int(v) for v in i):
+        return tuple(int(v) for v in i)
+    return None
+
+
+def _type_name(i: Any) -> str:
+    if isinstance(i, SimWitness):
+        return f"ThreadIndex[{i._space}]"
+    if isinstance(i, tuple):
+        return "(" + ", ".join(_type_name(v) for v in i) + ")"
+    return type(i).__name__
+
+
+def _inside(shape: tuple[int, ...], idx: tuple[int, ...]) -> bool:
+    return all(0 <= i < n for i, n in zip(idx, shape, strict=True))
+
+
+def _as_dtype(dtype: Any) -> np.dtype[Any]:
+    if isinstance(dtype, np.dtype):
+        return dtype
+    try:
+        parsed: np.dtype[Any] = np.dtype(dtype)
+        return parsed
+    except TypeError:
+        from numba.cuda.np.numpy_support import as_dtype
+
+        converted: np.dtype[Any] = as_dtype(dtype)  # a Numba type such as numba.float32
+        return converted
+
+
+def _static_shape(shape: Any, what: str) -> tuple[int, ...]:
+    dims = (shape,) if _is_int(shape) else shape
+    if not isinstance(dims, tuple) or not dims or not all(_is_int(n) and n >= 1 for n in dims):
+        _reject(
+            f"{what} needs a static positive shape: an int or a tuple of ints known when the "
+            f"kernel compiles, got {shape!r}"
+        )
+    return tuple(int(n) for n in dims)
+
+
+class _Holder:
+    """A tile or a local array on the simulator: a numpy array indexed with checks."""
+
+    __slots__ = ("_arr", "_shape")
+    _what = "array"
+    _helpers_cannot_return = True
+
+    def __init__(self, arr: Any, shape: tuple[int, ...] | None = None) -> None:
+        self._arr = arr  # the storage (a padded tile's rows are longer)
+        self._shape = tuple(int(n) for n in arr.shape) if shape is None else shape
+
+    def _load(self, idx: tuple[int, ...]) -> Any:
+        if not _inside(self._shape, idx):
+            return self._arr.dtype.type(0)
+        return self._arr[idx if len(idx) > 1 else idx[0]]
+
+    def _store(self, idx: tuple[int, ...], value: Any) -> None:
+        if _inside(self._shape, idx):
+            self._arr[idx if len(idx) > 1 else idx[0]] = value
+
+    def __iter__(self) -> NoReturn:
+        _reject(f"a {self._what} cannot be iterated; loop over range(len(...)) and index it")
+
+    def __len__(self) -> int:
+        return self._shape[0]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._shape
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self._shape))
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+
+@final
+class SimSharedTile(_Holder):
+    """A block's shared tile: filled through block-local witnesses, read with them or ints."""
+
+    __slots__ = ("_space",)
+    _what = "shared tile"
+
+    def __init__(self, arr: Any, shape: tuple[int, ...] | None = None) -> None:
+        super().__init__(arr, shape)
+        self._space = _TILE_SPACE[len(self._shape)]
+
+    def __setitem__(self, w: Any, value: Any) -> None:
+        if not isinstance(w, SimWitness) or w._space != self._space:
+            _reject(
+                f"a shared tile ({self!r}) is filled only through a block-local witness of its "
+                f"space ({self._space}): each element then has one writer. Got an index of type "
+                f"{_type_name(w)}; use {_LOCAL_CTOR[self._space]}"
+            )
+        self._store(w._idx, value)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, SimWitness):
+            if i._space != self._space:
+                _reject(
+                    f"a ThreadIndex[{i._space}] witness cannot index a {self!r} (its space is "
+                    f"{self._space}); read with ints, e.g. w.index or (w.row, w.col)"
+                )
+            return self._load(i._idx)
+        idx = _int_index(i, self.ndim)
+        if idx is None:
+            what = "an int" if self.ndim == 1 else "(row, col) ints"
+            _reject(
+                f"a {self.ndim}D shared tile is read with a {self._space} witness or {what}, "
+                f"got {_type_name(i)}; tiles have no slices"
+            )
+        return self._load(idx)
+
+    def __iter__(self) -> NoReturn:
+        _reject(
+            f"a shared tile ({self!r}) cannot be iterated; fill it with "
+            "`for w in thread.block_stride(tile)` and read it with indices"
+        )
+
+    def __repr__(self) -> str:
+        return f"SharedTile[{self._arr.dtype}, {'x'.join(str(n) for n in self._shape)}]"
+
+
+@final
+class SimLocalArray(_Holder):
+    """A thread-private array: ints index it, out of range writes nothing and reads 0."""
+
+    __slots__ = ()
+    _what = "thread-private array"
+
+    def _index(self, i: Any) -> tuple[int, ...]:
+        idx = _int_index(i, self.ndim)
+        if idx is None:
+            many = "an int" if self.ndim == 1 else f"{self.ndim} ints"
+            _reject(
+                f"a thread-private array ({self!r}) is indexed with {many}, got {_type_name(i)}"
+            )
+        return idx
+
+    def __setitem__(self, i: Any, value: Any) -> None:
+        self._store(self._index(i), value)
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._load(self._index(i))
+
+    def __repr__(self) -> str:
+        return f"LocalArray[{self._arr.dtype}, {'x'.join(str(n) for n in self._shape)}]"
+
+
+@final
+class SimOutTile:
+    """The rectangle of an output one thread owns, indexed with local indices."""
+
+    __slots__ = ("_arr", "_origins", "_steps", "_tile")
+    _helpers_cannot_return = True
+
+    def __init__(
+        self, arr: Any, origins: tuple[int, ...], steps: tuple[int, ...], tile: tuple[int, ...]
+    ) -> None:
+        self._arr = arr
+        self._origins = origins
+        self._steps = steps
+        self._tile = tile
+
+    def _element(self, i: Any) -> tuple[int, ...] | None:
+        """The output coordinates of local index ``i``, None when it is not the thread's."""
+        idx = _int_index(i, len(self._tile))
+        if idx is None:
+            how = "t[k] = v" if len(self._tile) == 1 else "t[r, c] = v"
+            _reject(
+                f"an output tile ({self!r}) is written with local indices ({how}), got "
+                f"{_type_name(i)}"
+            )
+        if not _inside(self._tile, idx):
+            return None
+        coords = tuple(o + k * s for o, k, s in zip(self._origins, idx, self._steps, strict=True))
+        return coords if _inside(tuple(self._arr.shape), coords) else None
+
+    def __setitem__(self, i: Any, value: Any) -> None:
+        coords = self._element(i)
+        if coords is not None:
+            self._arr[coords if len(coords) > 1 else coords[0]] = value
+
+    def __getitem__(self, i: Any) -> Any:
+        coords = self._element(i)
+        if coords is None:
+            return self._arr.dtype.type(0)
+        return self._arr[coords if len(coords) > 1 else coords[0]]
+
+    def __len__(self) -> int:
+        if len(self._tile) != 1:
+            _reject(f"len() of a 2D output tile ({self!r}); its shape is static")
+        return self._tile[0]
+
+    def __iter__(self) -> NoReturn:
+        _reject(f"a {self!r} cannot be iterated; loop over range(len(...)) and index it")
+
+    def __repr__(self) -> str:
+        return f"OutTile[{self._arr.dtype}, {'x'.join(str(n) for n in self._tile)}]"
+
+
+# ----------------------------------------------------------------------------- call sites
+
+_SITES_LOCK = threading.Lock()
+_SITES: dict[tuple[Any, int], int] = {}
+
+
+def _caller_site(what: str) -> tuple[str, int]:
+    """(file, line) of the kernel code that makes a tile: its storage key per block.
+
+    Two tiles made on one line would share storage (the key is the line, as in
+    Numba's simulator and the checker's reports), so that is refused.
+    """
+    frame = sys._getframe(2)
+    code, line = frame.f_code, frame.f_lineno
+    with _SITES_LOCK:
+        seen = _SITES.setdefault((code, line), frame.f_lasti)
+    if seen != frame.f_lasti:
+        _reject(
+            f"{what}: two shared tiles are made on line {line}; on the simulator they would "
+            "share storage. Make each tile on its own line"
+        )
+    return code.co_filename, line
+
+
+def _dynamic_array(dtype: np.dtype[Any], site: tuple[str, int]) -> Any:
+    """The launch's dynamic shared memory viewed as ``dtype`` elements."""
+    runtime = _simrt.current()
+    if isinstance(runtime, _simrt._NumbaSimulatorRuntime):
+        from numba.cuda.simulator.kernel import _get_kernel_context
+
+        return _get_kernel_context().shared.array(0, dtype)
+    return _simrt.shared_array((0,), dtype, site)  # the checker's dynamic buffer
+
+
+# ----------------------------------------------------------------------------- geometry
+
+
+def _linear_tid() -> int:
+    _, (tx, ty, tz), (nx, ny, _), _ = _simrt.geometry()
+    return tx + nx * (ty + ny * tz)
+
+
+def _proof_broken(what: str) -> NoReturn:
+    raise AssertionError(f"simtsafe: {what} was proven on the host but the launch breaks it")
+
+
+def builtins(*, proven_domain: int | None) -> dict[str, Any]:
+    """The ``__ss_*`` names of tiles, block-local witnesses and local arrays on the simulator."""
+    z_proven = proven_domain in (1, 2)
+
+    def shared_tile(shape: Any, dtype: Any, pad: Any = 0) -> SimSharedTile:
+        dims = _static_shape(shape, "shared.tile(shape, dtype)")
+        if len(dims) not in _TILE_SPACE:
+            _reject(f"shared.tile(): a tile is 1D or 2D with positive extents, got {dims}")
+        if not (_is_int(pad) and pad >= 0) or (pad and len(dims) != 2):
+            _reject(
+                "shared.tile(): pad is a compile-time int >= 0 that pads the rows of a 2D tile, "
+                f"got {pad!r} for a {len(dims)}D tile"
+            )
+        storage = (dims[0], dims[1] + int(pad)) if pad else dims
+        site = _caller_site("shared.tile()")
+        return SimSharedTile(_simrt.shared_array(storage, _as_dtype(dtype), site), dims)
+
+    def shared_dynamic_tile(dtype: Any) -> SimSharedTile:
+        site = _caller_site("shared.dynamic_tile()")
+        return SimSharedTile(_dynamic_array(_as_dtype(dtype), site))
+
+    def local_array(shape: Any, dtype: Any, alignment: Any = None) -> SimLocalArray:
+        dims = _static_shape(shape, "cuda.local.array(shape, dtype)")
+        return SimLocalArray(np.zeros(dims, _as_dtype(dtype)))
+
+    def local_index() -> SimWitness:
+        return _mint("Local1D", (_linear_tid(),))
+
+    def local_index_2d() -> SimWitness:
+        _, (tx, ty, _), (_, _, nz), _ = _simrt.geometry()
+        if nz != 1:
+            if z_proven:
+                _proof_broken("blockDim.z == 1")
+            ty = SENTINEL
+        return _mint("Local2D", (ty, tx))
+
+    def tile_of(t: Any) -> SimSharedTile:
+        if not isinstance(t, SimSharedTile):
+            _reject(f"thread.block_stride() walks a shared tile, got {type(t).__name__}")
+        return t
+
+    def bs_row_start(t: Any) -> int:
+        if tile_of(t).ndim == 1:
+            return 0
+        _, (_, ty, tz), (_, ny, _), _ = _simrt.geometry()
+        return ty + ny * tz
+
+    def bs_rows(t: Any) -> int:
+        tile = tile_of(t)
+        return 1 if tile.ndim == 1 else tile.shape[0]
+
+    def bs_row_step(t: Any) -> int:
+        if tile_of(t).ndim == 1:
+            return 1
+        _, _, (_, ny, nz), _ = _simrt.geometry()
+        return ny * nz
+
+    def bs_col_start(t: Any) -> int:
+        if tile_of(t).ndim == 1:
+            return _linear_tid()
+        _, (tx, _, _), _, _ = _simrt.geometry()
+        return tx
+
+    def bs_cols(t: Any) -> int:
+        tile = tile_of(t)
+        return tile.shape[tile.ndim - 1]
+
+    def bs_col_step(t: Any) -> int:
+        _, _, (nx, ny, nz), _ = _simrt.geometry()
+        return nx * ny * nz if tile_of(t).ndim == 1 else nx
+
+    def mint_local(t: Any, r: int, c: int) -> SimWitness:
+        tile = tile_of(t)
+        return _mint(tile._space, (c,) if tile.ndim == 1 else (r, c))
+
+    def out_of(out: Any, space: str, what: str) -> Any:
+        if not isinstance(out, SimDisjointSlice) or out._space != space:
+            _reject(
+                f"thread.{what}() takes a DisjointSlice of space {space} (an output of a "
+                f"{space[-2]} launch), got {type(out).__name__}"
+            )
+        return out._arr
+
+    def sizes(values: tuple[Any, ...], what: str) -> tuple[int, ...]:
+        if not all(_is_int(v) and v >= 1 for v in values):
+            _reject(
+                f"thread.{what}(): tile sizes must be positive compile-time ints (literals or "
+                f"module constants), got {values}"
+            )
+        return tuple(int(v) for v in values)
+
+    def tile_1d(out: Any, n: Any) -> SimOutTile:
+        arr = out_of(out, "Index1D", "tile_1d")
+        (size,) = sizes((n,), "tile_1d")
+        (bx, _, _), (tx, _, _), (nx, ny, nz), (_, gy, gz) = _simrt.geometry()
+        g = bx * nx + tx
+        if (ny, nz, gy, gz) != (1, 1, 1, 1):
+            if proven_domain == 1:
+                _proof_broken("a 1D launch")
+            g = SENTINEL
+        origin = g * size if g != SENTINEL else SENTINEL
+        return SimOutTile(arr, (origin,), (1,), (size,))
+
+    def tile_2d(out: Any, tm: Any, tn: Any) -> SimOutTile:
+        arr = out_of(out, "Index2D", "tile_2d")
+        shape = sizes((tm, tn), "tile_2d")
+        (bx, by, _), (tx, ty, _), (nx, ny, nz), (_, _, gz) = _simrt.geometry()
+        origins = ((by * ny + ty) * shape[0], (bx * nx + tx) * shape[1])
+        if (nz, gz) != (1, 1):
+            if proven_domain == 2:
+                _proof_broken("a 2D launch")
+            origins = (SENTINEL, SENTINEL)
+        return SimOutTile(arr, origins, (1, 1), shape)
+
+    def tile_2d_strided(out: Any, tm: Any, tn: Any) -> SimOutTile:
+        arr = out_of(out, "Index2D", "tile_2d_strided")
+        shape = sizes((tm, tn), "tile_2d_strided")
+        (bx, by, _), (tx, ty, _), (nx, ny, nz), (_, _, gz) = _simrt.geometry()
+        origins = (by * shape[0] * ny + ty, bx * shape[1] * nx + tx)
+        if (nz, gz) != (1, 1):
+            if proven_domain == 2:
+                _proof_broken("a 2D launch")
+            origins = (SENTINEL, SENTINEL)
+        return SimOutTile(arr, origins, (ny, nx), shape)
+
+    return {
+        "__ss_shared_tile": shared_tile,
+        "__ss_shared_dynamic_tile": shared_dynamic_tile,
+        "__ss_local_array": local_array,
+        "__ss_local_index": local_index,
+        "__ss_local_index_2d": local_index_2d,
+        "__ss_bs_row_start": bs_row_start,
+        "__ss_bs_rows": bs_rows,
+        "__ss_bs_row_step": bs_row_step,
+        "__ss_bs_col_start": bs_col_start,
+        "__ss_bs_cols": bs_cols,
+        "__ss_bs_col_step": bs_col_step,
+        "__ss_mint_local": mint_local,
+        "__ss_tile_1d": tile_1d,
+        "__ss_tile_2d": tile_2d,
+        "__ss_tile_2d_strided": tile_2d_strided,
+    }
