@@ -47,6 +47,7 @@ from numba.cuda.typing.templates import (
 )
 
 from .._spaces import SPACE_NDIM
+from . import _coop
 
 __all__ = ["SENTINEL", "DisjointSliceType", "ThreadIndexType", "builtins"]
 
@@ -632,6 +633,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     }
     for space in SPACE_NDIM:
         names[f"__ss_view_{space}"] = _VIEWS[space]
+    names.update(_coop.builtins(proven_domain=proven_domain))
     return names
 
 

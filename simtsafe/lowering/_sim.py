@@ -14,6 +14,7 @@ from typing import Any, Final, NoReturn, final
 
 from .._errors import SafetyError
 from .._spaces import SPACE_NDIM
+from . import _coop_sim
 
 __all__ = ["SimDisjointSlice", "SimInput", "SimWitness", "builtins"]
 
@@ -368,4 +369,5 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     }
     for space in SPACE_NDIM:
         names[f"__ss_view_{space}"] = (lambda sp: lambda arr: SimDisjointSlice(arr, sp))(space)
+    names.update(_coop_sim.builtins(proven_domain=proven_domain))
     return names
