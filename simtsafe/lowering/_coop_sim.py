@@ -3,11 +3,13 @@
 Each simulated thread is a Python thread; a collective is a real
 rendezvous through ``_simrt`` (the simulated-thread runtime seam, so
 ``simtsafe.sim.check`` can install its own runtime behind it): every
-participant stores its value in a per-block exchange array, meets the
-others at a barrier (``_simrt.barrier`` for the block, ``_simrt.warp_sync``
-with the mask of the warp's present lanes for a warp), computes the result
-from all the values, and meets them once more so the next collective may
-reuse the array.
+participant stores its value in a per-block exchange array (a fresh one
+per execution of the call site), meets the others at a barrier
+(``_simrt.barrier`` for the block, ``_simrt.warp_sync`` with the mask of
+the warp's present lanes for a warp), and computes the result from all the
+values. (The GPU code's trailing barrier, which lets the next execution
+reuse its one buffer, has no twin here: the simulator's barriers cost
+time, and fresh arrays need none.)
 
 The result is computed with the operations of the GPU code in the same
 order (``_coop``: xor butterfly, down tree, sequential fold of warp totals,
@@ -66,7 +68,7 @@ def _site(depth: int = 2) -> Site:
 # --------------------------------------------------------------------------- values and ops
 
 
-def _dtype_of(x: Any) -> np.dtype[Any]:
+def _dtype_of(x: Any, api: str) -> np.dtype[Any]:
     if isinstance(x, bool | np.bool_):
         return np.dtype(np.bool_)
     if isinstance(x, int):
@@ -76,7 +78,7 @@ def _dtype_of(x: Any) -> np.dtype[Any]:
     if isinstance(x, np.generic) and isinstance(x, np.number):
         return x.dtype
     _reject(
-        f"collectives take a number (an int, float or bool scalar); got {type(x).__name__}. "
+        f"{api}(v) takes a number (an int, float or bool scalar); got {type(x).__name__}. "
         "Collectives exchange one scalar per thread: reduce arrays element by element"
     )
 
@@ -110,7 +112,12 @@ def _combiner(api: str, op: Any, dtype: np.dtype[Any]) -> tuple[Callable[[Any, A
     if name is None:
         if not callable(op):
             _reject(f"the op of {api} must be a function of two values; got {op!r}")
-        return (lambda a, b: _cast(op(a, b), dtype)), False
+
+        def call(a: Any, b: Any) -> Any:
+            with np.errstate(all="ignore"):
+                return _cast(op(a, b), dtype)
+
+        return call, False
     if name in ("and", "or", "xor") and is_float:
         _reject(f"{api}(v, operator.{name}_) needs integer or bool values; got {dtype}")
     if name == "max":
@@ -193,30 +200,40 @@ class _Place:
         self.first = 32 * self.warp
 
 
+def _slots(place: _Place, site: Site) -> Any:
+    """This execution's exchange array for the collective at ``site``.
+
+    Every execution of a call site gets a fresh array (keyed by how many
+    times this thread has run the site, the same count in every thread
+    since all of them run it), so one barrier suffices: nobody writes an
+    array again after the barrier that publishes it.
+    """
+    counts = _simrt.shared_array((place.nthreads,), object, (site[0] + " (count)", site[1]))
+    k = counts[place.ltid]
+    counts[place.ltid] = k + 1  # this thread's own slot: no other thread touches it
+    return _simrt.shared_array((place.nthreads,), object, (f"{site[0]} #{k}", site[1]))
+
+
 def _exchange_block(v: Any, site: Site) -> tuple[_Place, list[Any]]:
     """Every thread's ``v``, in linear thread order (a block-wide rendezvous)."""
     place = _Place()
-    slots = _simrt.shared_array((place.nthreads,), object, site)
+    slots = _slots(place, site)
     slots[place.ltid] = v
     _simrt.barrier(site)
-    vals = list(slots)
-    _simrt.barrier(site)  # everyone has read before the next collective here writes
-    return place, vals
+    return place, list(slots)
 
 
 def _exchange_warp(v: Any, site: Site) -> tuple[_Place, list[Any]]:
     """The ``v`` of every present lane of the caller's warp, in lane order."""
     place = _Place()
-    slots = _simrt.shared_array((place.nthreads,), object, site)
+    slots = _slots(place, site)
     slots[place.ltid] = v
     _simrt.warp_sync(place.mask, site)
-    vals = list(slots[place.first : place.first + place.present])
-    _simrt.warp_sync(place.mask, site)
-    return place, vals
+    return place, list(slots[place.first : place.first + place.present])
 
 
 def _common_dtype(api: str, vals: Sequence[Any], widen_bool: bool) -> np.dtype[Any]:
-    dtype = np.result_type(*{_dtype_of(x) for x in vals})
+    dtype = np.result_type(*{_dtype_of(x, api) for x in vals})
     if widen_bool and dtype.kind == "b":
         return np.dtype(np.int64)
     return dtype
@@ -434,12 +451,12 @@ def _reductions(scope: str, reduce_fn: Callable[..., Any]) -> dict[str, Any]:
 
 
 def _broadcast_block(v: Any, site: Site) -> Any:
-    _dtype_of(v)
+    _dtype_of(v, "block.broadcast")
     _, vals = _exchange_block(v, site)
     return vals[0]
 
 
 def _broadcast_warp(v: Any, site: Site) -> Any:
-    _dtype_of(v)
+    _dtype_of(v, "warp.broadcast")
     _, vals = _exchange_warp(v, site)
     return vals[0]
