@@ -83,6 +83,11 @@ def _reject(message: str) -> errors.TypingError:
 def _value_type(api: str, v: Any) -> Any:
     """The element type a collective works in (literals widened), or a rejection."""
     ty = types.unliteral(v)
+    if isinstance(ty, types.Float) and ty.bitwidth == 16:
+        raise _reject(
+            f"{api}(v) does not take float16 (Numba's float16 arithmetic is a function call per "
+            "operation); convert with np.float32(v) and back"
+        )
     if isinstance(ty, types.Integer | types.Float | types.Boolean):
         return ty
     raise _reject(
@@ -118,7 +123,10 @@ def _resolve_op(api: str, typingctx: Any, op: Any, ty: Any) -> _Op:
             raise _reject(f"{api}(v, operator.{name}_) needs integer or bool values; got {ty}")
         return _Op(name)
     if isinstance(op, types.Dispatcher):
-        sig = typingctx.resolve_function_type(op, (ty, ty), {})
+        try:
+            sig = typingctx.resolve_function_type(op, (ty, ty), {})
+        except errors.TypingError:
+            sig = None
         if sig is None or typingctx.can_convert(sig.return_type, ty) is None:
             raise _reject(
                 f"the op of {api} must take two {ty} values and return a {ty}; "
@@ -167,7 +175,7 @@ def _words(builder: ir.IRBuilder, ty: Any, value: ir.Value) -> list[ir.Value]:
     if isinstance(ty, types.Boolean):
         return [builder.zext(value, _I32)]
     bits = ty.bitwidth
-    raw = builder.bitcast(value, ir.IntType(bits)) if isinstance(ty, types.Float) else value
+    raw = builder.bitcast(value, ir.IntType(bits)) if value.type != ir.IntType(bits) else value
     if bits < 32:
         extend = builder.sext if getattr(ty, "signed", False) else builder.zext
         return [extend(raw, _I32)]
@@ -176,7 +184,8 @@ def _words(builder: ir.IRBuilder, ty: Any, value: ir.Value) -> list[ir.Value]:
     return [builder.trunc(raw, _I32), builder.trunc(builder.lshr(raw, ir.Constant(_I64, 32)), _I32)]
 
 
-def _unwords(builder: ir.IRBuilder, ty: Any, words: list[ir.Value]) -> ir.Value:
+def _unwords(builder: ir.IRBuilder, ty: Any, lty: ir.Type, words: list[ir.Value]) -> ir.Value:
+    """The inverse of ``_words``, back to the value's LLVM type ``lty``."""
     if isinstance(ty, types.Boolean):
         return builder.trunc(words[0], _I1)
     bits = ty.bitwidth
@@ -185,11 +194,7 @@ def _unwords(builder: ir.IRBuilder, ty: Any, words: list[ir.Value]) -> ir.Value:
     else:
         lo, hi = (builder.zext(w, _I64) for w in words)
         raw = builder.or_(builder.shl(hi, ir.Constant(_I64, 32)), lo)
-    if isinstance(ty, types.Float):
-        return builder.bitcast(
-            raw, {16: ir.HalfType(), 32: ir.FloatType()}.get(bits, ir.DoubleType())
-        )
-    return raw
+    return builder.bitcast(raw, lty) if raw.type != lty else raw
 
 
 def _shfl(
@@ -203,7 +208,7 @@ def _shfl(
         builder.extract_value(builder.call(fn, (mask, _c32(_SHFL_MODE[mode]), w, b, clamp)), 0)
         for w in _words(builder, ty, value)
     ]
-    return _unwords(builder, ty, out)
+    return _unwords(builder, ty, value.type, out)
 
 
 def _float_minmax(builder: ir.IRBuilder, name: str, ty: Any, a: ir.Value, b: ir.Value) -> Any:
@@ -215,10 +220,7 @@ def _float_minmax(builder: ir.IRBuilder, name: str, ty: Any, a: ir.Value, b: ir.
             builder.module, ir.FunctionType(lty, (lty, lty)), f"llvm.nvvm.f{name}.{suffix}"
         )
         return builder.call(fn, (a, b))
-    # float16: pick a when it wins or b is NaN (commutative up to the sign of zero).
-    wins = builder.fcmp_ordered(">" if name == "max" else "<", a, b)
-    b_nan = builder.fcmp_unordered("uno", b, b)
-    return builder.select(builder.or_(wins, b_nan), a, b)
+    raise AssertionError(f"unsupported float width {ty.bitwidth}")  # refused while typing
 
 
 def _combine(context: Any, builder: ir.IRBuilder, op: _Op, ty: Any, a: Any, b: Any) -> Any:
@@ -386,9 +388,11 @@ def _block_scan(context: Any, builder: ir.IRBuilder, ty: Any, v: Any, inclusive:
     _barrier(builder)
     p = builder.load(prefix)
     add = _Op("add")
-    excl = _shift_up(context, builder, geo, ty, x)
     # Warp 0 adds nothing; lane 0 of a later warp gets the prefix itself.
     incl_r = builder.select(has_prefix, _combine(context, builder, add, ty, p, x), x)
+    if isinstance(inclusive, ir.Constant) and inclusive.constant:
+        return incl_r
+    excl = _shift_up(context, builder, geo, ty, x)
     first_lane = builder.icmp_unsigned("==", geo.lane, _c32(0))
     excl_r = builder.select(
         has_prefix,
@@ -471,35 +475,48 @@ def _broadcast(scope: str) -> Any:
     return intrinsic(typer)
 
 
-def _scan_intrinsic(scope: str) -> Any:
+def _scan_intrinsic(scope: str, inclusive: bool | None) -> Any:
+    """The scan of one kind (``inclusive`` known when compiling), or chosen at run time (None)."""
     api = f"{scope}.scan"
 
-    def typer(typingctx: Any, v: Any, inclusive: Any) -> Any:
+    def typer(typingctx: Any, v: Any, *flag: Any) -> Any:
         ty = _sum_type(_value_type(api, v))
-        if not isinstance(inclusive, types.Boolean):
-            raise _reject(f"{api}(v, inclusive=...) takes a bool; got {inclusive}")
 
         def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
             x = context.cast(builder, args[0], sig.args[0], ty)
-            flag = args[1]
-            literal = getattr(sig.args[1], "literal_value", None)
-            if literal is not None:
-                flag = ir.Constant(_I1, int(bool(literal)))
+            # Shuffles are never removed as dead code: emit only the kind asked for.
             if scope == "block":
-                return _block_scan(context, builder, ty, x, flag)
+                if inclusive is None:
+                    return _block_scan(context, builder, ty, x, args[1])
+                return _block_scan(context, builder, ty, x, ir.Constant(_I1, int(inclusive)))
             geo = _Geometry(builder)
             incl = _warp_scan(context, builder, geo, ty, x)
-            return builder.select(flag, incl, _shift_up(context, builder, geo, ty, incl))
+            if inclusive:
+                return incl
+            excl = _shift_up(context, builder, geo, ty, incl)
+            return excl if inclusive is not None else builder.select(args[1], incl, excl)
 
-        return ty(v, inclusive), codegen
+        return ty(v, *flag), codegen
 
-    typer.__name__ = f"__ss_{scope}_scan_impl"
-    return intrinsic(typer)
+    if inclusive is None:
+
+        def dynamic(typingctx: Any, v: Any, flag: Any) -> Any:
+            return typer(typingctx, v, flag)
+
+        dynamic.__name__ = f"__ss_{scope}_scan_dynamic"
+        return intrinsic(dynamic)
+
+    def static(typingctx: Any, v: Any) -> Any:
+        return typer(typingctx, v)
+
+    static.__name__ = f"__ss_{scope}_scan_{'inclusive' if inclusive else 'exclusive'}"
+    return intrinsic(static)
 
 
 def _scan_entry(scope: str) -> Callable[..., Any]:
-    """``__ss_<scope>_scan(v, inclusive=True)``: keyword-friendly front of the intrinsic."""
-    impl_intrinsic = _scan_intrinsic(scope)
+    """``__ss_<scope>_scan(v, inclusive=True)``: picks the scan kind while typing."""
+    kinds = {True: _scan_intrinsic(scope, True), False: _scan_intrinsic(scope, False)}
+    dynamic = _scan_intrinsic(scope, None)
 
     def scan(v: Any, inclusive: Any = True) -> Any:  # pragma: no cover - typed by Numba
         raise NotImplementedError
@@ -508,8 +525,23 @@ def _scan_entry(scope: str) -> Callable[..., Any]:
 
     @overload(scan, prefer_literal=True)
     def _ol(v: Any, inclusive: Any = True) -> Any:
+        if isinstance(inclusive, bool):  # omitted: the default itself
+            static = kinds[inclusive]
+        elif isinstance(inclusive, types.Omitted):
+            static = kinds[bool(inclusive.value)]
+        elif isinstance(inclusive, types.BooleanLiteral):
+            static = kinds[bool(inclusive.literal_value)]
+        elif isinstance(inclusive, types.Boolean):
+
+            def impl_dynamic(v: Any, inclusive: Any = True) -> Any:
+                return dynamic(v, inclusive)
+
+            return impl_dynamic
+        else:
+            raise _reject(f"{scope}.scan(v, inclusive=...) takes a bool; got {inclusive}")
+
         def impl(v: Any, inclusive: Any = True) -> Any:
-            return impl_intrinsic(v, inclusive)
+            return static(v)
 
         return impl
 

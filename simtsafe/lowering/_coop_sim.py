@@ -75,6 +75,11 @@ def _dtype_of(x: Any, api: str) -> np.dtype[Any]:
         return np.dtype(np.int64)
     if isinstance(x, float):
         return np.dtype(np.float64)
+    if isinstance(x, np.float16):
+        _reject(
+            f"{api}(v) does not take float16 (Numba's float16 arithmetic is a function call per "
+            "operation); convert with np.float32(v) and back"
+        )
     if isinstance(x, np.generic) and isinstance(x, np.number):
         return x.dtype
     _reject(
