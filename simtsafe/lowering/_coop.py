@@ -197,18 +197,38 @@ def _unwords(builder: ir.IRBuilder, ty: Any, lty: ir.Type, words: list[ir.Value]
     return builder.bitcast(raw, lty) if raw.type != lty else raw
 
 
+def _shfl_with_flag(
+    builder: ir.IRBuilder,
+    mode: str,
+    mask: ir.Value,
+    ty: Any,
+    value: ir.Value,
+    b: ir.Value,
+    clamp: ir.Value | None = None,
+) -> tuple[ir.Value, ir.Value]:
+    """``shfl.sync.<mode>`` of a value of Numba type ``ty`` among the lanes of ``mask``.
+
+    Returns (value, in_range): ``in_range`` is the instruction's own predicate,
+    true when the source lane is within ``clamp`` (down: ``lane + b <= clamp``);
+    out of range, the lane keeps its own value and reads no other lane.
+    """
+    fnty = ir.FunctionType(ir.LiteralStructType((_I32, _I1)), (_I32,) * 5)
+    fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.nvvm.shfl.sync.i32")
+    if clamp is None:
+        clamp = _c32(0 if mode == "up" else 0x1F)
+    calls = [
+        builder.call(fn, (mask, _c32(_SHFL_MODE[mode]), w, b, clamp))
+        for w in _words(builder, ty, value)
+    ]
+    out = [builder.extract_value(c, 0) for c in calls]
+    return _unwords(builder, ty, value.type, out), builder.extract_value(calls[0], 1)
+
+
 def _shfl(
     builder: ir.IRBuilder, mode: str, mask: ir.Value, ty: Any, value: ir.Value, b: ir.Value
 ) -> ir.Value:
-    """``shfl.sync.<mode>`` of a value of Numba type ``ty`` among the lanes of ``mask``."""
-    fnty = ir.FunctionType(ir.LiteralStructType((_I32, _I1)), (_I32,) * 5)
-    fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.nvvm.shfl.sync.i32")
-    clamp = _c32(0 if mode == "up" else 0x1F)
-    out = [
-        builder.extract_value(builder.call(fn, (mask, _c32(_SHFL_MODE[mode]), w, b, clamp)), 0)
-        for w in _words(builder, ty, value)
-    ]
-    return _unwords(builder, ty, value.type, out)
+    """``shfl.sync.<mode>`` of ``value`` among the lanes of ``mask`` (value only)."""
+    return _shfl_with_flag(builder, mode, mask, ty, value, b)[0]
 
 
 def _float_minmax(builder: ir.IRBuilder, name: str, ty: Any, a: ir.Value, b: ir.Value) -> Any:
@@ -287,9 +307,11 @@ def _down_tree(
     is present, so absent lanes are never read and no identity is needed.
     """
     x = v
+    last = builder.sub(geo.present, _c32(1))
     for off in (16, 8, 4, 2, 1):
-        other = _shfl(builder, "down", geo.mask, ty, x, _c32(off))
-        ok = builder.icmp_unsigned("<", builder.add(geo.lane, _c32(off)), geo.present)
+        # Clamped at the last present lane: the shuffle's own predicate says whether
+        # lane + off is present (as CUB's warp reduction does), at no extra instruction.
+        other, ok = _shfl_with_flag(builder, "down", geo.mask, ty, x, _c32(off), last)
         if op.name == "user":
             # A user function runs only on present lanes' values (never on garbage).
             slot = cgutils.alloca_once_value(builder, x)
