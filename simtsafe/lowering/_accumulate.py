@@ -44,6 +44,8 @@ from numba.cuda.typing.templates import (
     signature,
 )
 
+from ._blockgeo import BlockGeometry
+
 __all__ = ["AccumulateType", "SharedAccumulatorType", "builtins"]
 
 _I32 = ir.IntType(32)
@@ -379,12 +381,11 @@ def _shared_accumulator_typer(typingctx: Any, n: Any, dtype: Any) -> Any:
 
 def _zero_fill(builder: ir.IRBuilder, data: ir.Value, lty: ir.Type, size: int) -> None:
     """Every thread clears elements ``tid, tid + T, ...``; then one barrier."""
-    sreg = nvvmutils.call_sreg
-    tx, ty, tz = (sreg(builder, f"tid.{a}") for a in "xyz")
-    nx, ny, nz = (sreg(builder, f"ntid.{a}") for a in "xyz")
-    ltid = builder.add(tx, builder.mul(nx, builder.add(ty, builder.mul(ny, tz))))
-    nthreads = builder.mul(builder.mul(nx, ny), nz)
-    with cgutils.for_range_slice(builder, ltid, ir.Constant(_I32, size), nthreads) as (j, _):
+    geo = BlockGeometry(builder)
+    with cgutils.for_range_slice(builder, geo.ltid, ir.Constant(_I32, size), geo.nthreads) as (
+        j,
+        _,
+    ):
         builder.store(ir.Constant(lty, None), builder.gep(data, [j], inbounds=True))
     barrier = cgutils.get_or_insert_function(
         builder.module, ir.FunctionType(ir.VoidType(), ()), "llvm.nvvm.barrier0"

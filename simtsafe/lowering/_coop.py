@@ -49,6 +49,7 @@ from numba.cuda.core import errors
 from numba.cuda.extending import intrinsic, overload
 
 from ._accumulate import builtins as accumulate_builtins
+from ._blockgeo import BlockGeometry
 
 __all__ = ["builtins"]
 
@@ -148,26 +149,6 @@ def _sreg(builder: ir.IRBuilder, name: str) -> ir.Value:
 
 def _c32(v: int) -> ir.Constant:
     return ir.Constant(_I32, v)
-
-
-class _Geometry:
-    """The calling thread's place in its block and warp, as i32 values."""
-
-    def __init__(self, builder: ir.IRBuilder) -> None:
-        tx, ty, tz = (_sreg(builder, f"tid.{a}") for a in "xyz")
-        nx, ny, nz = (_sreg(builder, f"ntid.{a}") for a in "xyz")
-        self.ltid = builder.add(tx, builder.mul(nx, builder.add(ty, builder.mul(ny, tz))))
-        self.nthreads = builder.mul(builder.mul(nx, ny), nz)
-        self.lane = builder.and_(self.ltid, _c32(31))
-        self.warp = builder.lshr(self.ltid, _c32(5))
-        self.nwarps = builder.lshr(builder.add(self.nthreads, _c32(31)), _c32(5))
-        # Lanes present in this warp: min(32, T - 32 * warp), at least 1 for a live thread.
-        rest = builder.sub(self.nthreads, builder.and_(self.ltid, _c32(~31 & _FULL)))
-        big = builder.icmp_unsigned(">", rest, _c32(32))
-        self.present = builder.select(big, _c32(32), rest)
-        self.full = builder.icmp_unsigned("==", self.present, _c32(32))
-        # The mask of the present lanes: the low `present` bits (present in 1..32).
-        self.mask = builder.lshr(_c32(_FULL), builder.sub(_c32(32), self.present))
 
 
 def _words(builder: ir.IRBuilder, ty: Any, value: ir.Value) -> list[ir.Value]:
@@ -299,7 +280,7 @@ def _load_value(context: Any, builder: ir.IRBuilder, ty: Any, ptr: ir.Value) -> 
 
 
 def _down_tree(
-    context: Any, builder: ir.IRBuilder, geo: _Geometry, op: _Op, ty: Any, v: Any
+    context: Any, builder: ir.IRBuilder, geo: BlockGeometry, op: _Op, ty: Any, v: Any
 ) -> Any:
     """Reduce over the present lanes; the result is exact in lane 0 (others: partial).
 
@@ -324,7 +305,7 @@ def _down_tree(
 
 
 def _warp_reduce(
-    context: Any, builder: ir.IRBuilder, geo: _Geometry, op: _Op, ty: Any, v: Any
+    context: Any, builder: ir.IRBuilder, geo: BlockGeometry, op: _Op, ty: Any, v: Any
 ) -> Any:
     """Reduce over the warp's present lanes, the result in every lane."""
     result = cgutils.alloca_once(builder, v.type)
@@ -344,7 +325,7 @@ def _warp_reduce(
     return _shfl(builder, "idx", geo.mask, ty, x, _c32(0))
 
 
-def _warp_scan(context: Any, builder: ir.IRBuilder, geo: _Geometry, ty: Any, v: Any) -> Any:
+def _warp_scan(context: Any, builder: ir.IRBuilder, geo: BlockGeometry, ty: Any, v: Any) -> Any:
     """Inclusive prefix sum over the warp's lanes (lane ``l`` reads only lanes below it)."""
     x = v
     add = _Op("add")
@@ -355,7 +336,7 @@ def _warp_scan(context: Any, builder: ir.IRBuilder, geo: _Geometry, ty: Any, v: 
     return x
 
 
-def _shift_up(context: Any, builder: ir.IRBuilder, geo: _Geometry, ty: Any, x: Any) -> Any:
+def _shift_up(context: Any, builder: ir.IRBuilder, geo: BlockGeometry, ty: Any, x: Any) -> Any:
     """Lane ``l`` gets lane ``l - 1``'s ``x``; lane 0 gets zero."""
     prev = _shfl(builder, "up", geo.mask, ty, x, _c32(1))
     first = builder.icmp_unsigned("==", geo.lane, _c32(0))
@@ -384,7 +365,7 @@ def _fold(
 
 
 def _block_reduce(context: Any, builder: ir.IRBuilder, op: _Op, ty: Any, v: Any) -> Any:
-    geo = _Geometry(builder)
+    geo = BlockGeometry(builder)
     buf = _shared_buffer(builder, context, ty, 32)
     x = _down_tree(context, builder, geo, op, ty, v)
     with builder.if_then(builder.icmp_unsigned("==", geo.lane, _c32(0))):
@@ -396,7 +377,7 @@ def _block_reduce(context: Any, builder: ir.IRBuilder, op: _Op, ty: Any, v: Any)
 
 
 def _block_scan(context: Any, builder: ir.IRBuilder, ty: Any, v: Any, inclusive: ir.Value) -> Any:
-    geo = _Geometry(builder)
+    geo = BlockGeometry(builder)
     buf = _shared_buffer(builder, context, ty, 32)
     x = _warp_scan(context, builder, geo, ty, v)
     last = builder.icmp_unsigned("==", geo.lane, builder.sub(geo.present, _c32(1)))
@@ -425,7 +406,7 @@ def _block_scan(context: Any, builder: ir.IRBuilder, ty: Any, v: Any, inclusive:
 
 
 def _block_broadcast(context: Any, builder: ir.IRBuilder, ty: Any, v: Any) -> Any:
-    geo = _Geometry(builder)
+    geo = BlockGeometry(builder)
     buf = _shared_buffer(builder, context, ty, 1)
     with builder.if_then(builder.icmp_unsigned("==", geo.ltid, _c32(0))):
         _store_value(context, builder, ty, v, _slot(builder, buf, _c32(0)))
@@ -451,7 +432,7 @@ def _reduction(scope: str, name: str) -> Any:
             x = context.cast(builder, args[0], sig.args[0], ty)
             if scope == "block":
                 return _block_reduce(context, builder, op, ty, x)
-            return _warp_reduce(context, builder, _Geometry(builder), op, ty, x)
+            return _warp_reduce(context, builder, BlockGeometry(builder), op, ty, x)
 
         return ty(v), codegen
 
@@ -470,7 +451,7 @@ def _reduce_with(scope: str) -> Any:
             x = context.cast(builder, args[0], sig.args[0], ty)
             if scope == "block":
                 return _block_reduce(context, builder, resolved, ty, x)
-            return _warp_reduce(context, builder, _Geometry(builder), resolved, ty, x)
+            return _warp_reduce(context, builder, BlockGeometry(builder), resolved, ty, x)
 
         return ty(v, op), codegen
 
@@ -488,7 +469,7 @@ def _broadcast(scope: str) -> Any:
             x = context.cast(builder, args[0], sig.args[0], ty)
             if scope == "block":
                 return _block_broadcast(context, builder, ty, x)
-            geo = _Geometry(builder)
+            geo = BlockGeometry(builder)
             return _shfl(builder, "idx", geo.mask, ty, x, _c32(0))
 
         return ty(v), codegen
@@ -511,7 +492,7 @@ def _scan_intrinsic(scope: str, inclusive: bool | None) -> Any:
                 if inclusive is None:
                     return _block_scan(context, builder, ty, x, args[1])
                 return _block_scan(context, builder, ty, x, ir.Constant(_I1, int(inclusive)))
-            geo = _Geometry(builder)
+            geo = BlockGeometry(builder)
             incl = _warp_scan(context, builder, geo, ty, x)
             if inclusive:
                 return incl

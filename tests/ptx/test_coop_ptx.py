@@ -327,3 +327,33 @@ def bad(out: DisjointSlice[np.int32], n: np.int32) -> None:
     )
     with pytest.raises(ss.SafetyError, match="needs an element type with CUDA atomics"):
         mod.bad.ptx(cc=CC)
+
+
+# ----------------------------------------------------------------------------- exact blocks
+
+EXACT = """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=({x}, 1, 1)))
+def exact(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+    i = thread.index_1d()
+    out[i] = ss.warp.sum(a[i]) + ss.block.sum(a[i])
+"""
+
+
+def test_an_exact_block_folds_the_geometry(tmp_path: Path) -> None:
+    """With .reqntid, a block of whole warps has no partial-warp path and no fold loop."""
+    ptx = load_kernel_module(tmp_path, EXACT.format(x=256)).exact.ptx(cc=CC)
+    _assert_clean(ptx)
+    assert _count(ptx, "shfl.sync.bfly.b32") == 5
+    assert _count(ptx, "shfl.sync.idx.b32") == 0  # warp.sum's partial path is gone
+    assert _count(ptx, "shfl.sync.down.b32") == 5  # block.sum's tree only
+    assert "%ntid.y" not in ptx and "%tid.z" not in ptx
+    # The 8 warp totals are folded without a loop: 7 adds, vector loads.
+    between = ptx.split("bar.sync")[1]
+    assert not re.search(r"\bbra\b", between), "the fold over 8 warps should be unrolled"
+
+
+def test_an_exact_block_with_a_partial_warp_keeps_its_path(tmp_path: Path) -> None:
+    ptx = load_kernel_module(tmp_path, EXACT.format(x=100)).exact.ptx(cc=CC)
+    _assert_clean(ptx)
+    assert _count(ptx, "shfl.sync.idx.b32") == 1
+    assert _count(ptx, "shfl.sync.down.b32") == 10
