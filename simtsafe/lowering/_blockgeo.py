@@ -41,7 +41,7 @@ def exact_block(builder: ir.IRBuilder) -> tuple[int, int, int] | None:
         return None
     found: dict[str, int] = {}
     for md in annotations.operands:
-        ops = getattr(md, "operands", ())
+        ops: Any = getattr(md, "operands", ())
         if len(ops) == 3 and ops[0] is builder.function:
             key = getattr(ops[1], "string", None)
             if key in ("reqntidx", "reqntidy", "reqntidz"):
