@@ -15,11 +15,12 @@ the whole collective as LLVM IR (no call, no local memory):
   warp stores its total in a 32-entry shared buffer, one barrier, every
   thread folds the warp totals in warp order (the same operations in the
   same order in every thread, so the result is bitwise identical across the
-  block), and a trailing barrier so that the next execution of the call can
-  reuse the buffer. ``scan``: warp scans, the last lane of each warp stores
-  the warp total, one barrier, each thread folds the totals of the warps
-  before its own, trailing barrier. ``broadcast``: thread 0 stores, barrier,
-  everyone loads, trailing barrier.
+  block); the buffer is then made reusable for the next execution of the
+  call (``_Exchange``: alternating buffers in a kernel body with an exact
+  block, else a trailing barrier). ``scan``: warp scans, the last lane of
+  each warp stores the warp total, one barrier, each thread folds the totals
+  of the warps before its own. ``broadcast``: thread 0 stores, barrier,
+  everyone loads.
 
 Masks: lanes present in the calling warp are ``min(32, T - 32 * warp)`` for
 ``T`` threads per block (threads numbered ``x + bdx * (y + bdy * z)``); every
@@ -39,14 +40,14 @@ butterfly only for commutative builtin operators, otherwise a broadcast).
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
 from itertools import count
 from typing import Any
 
 from llvmlite import ir
 from numba.cuda import cgutils, nvvmutils, types
 from numba.cuda.core import errors
-from numba.cuda.extending import intrinsic, overload
+from numba.cuda.extending import _intrinsic, intrinsic
+from numba.cuda.typing.templates import signature
 
 from ._accumulate import builtins as accumulate_builtins
 from ._blockgeo import BlockGeometry
@@ -245,16 +246,53 @@ def _combine(context: Any, builder: ir.IRBuilder, op: _Op, ty: Any, a: Any, b: A
     return builder.select(cmp(">" if name == "max" else "<", a, b), a, b)
 
 
-def _shared_buffer(builder: ir.IRBuilder, context: Any, ty: Any, n: int) -> ir.Value:
-    """A fresh static shared array of ``n`` elements of ``ty`` (one per call site)."""
-    lty = context.get_data_type(ty)
-    gv = cgutils.add_global_variable(
-        builder.module, ir.ArrayType(lty, n), f"__ss_coop_{next(_names)}", addrspace=3
-    )
-    gv.linkage = "internal"
-    gv.initializer = ir.Constant(ir.ArrayType(lty, n), ir.Undefined)
-    gv.align = 8
-    return gv
+class _Exchange:
+    """The shared buffer of one block-collective call site, and what makes it reusable.
+
+    The buffer is written, published by a barrier, then read by every thread;
+    the next execution of the call (in a loop) must not overwrite it while a
+    slow warp still reads. Two ways, both sound:
+
+    * in a kernel body with an exact block (``.reqntid``; see ``_blockgeo``),
+      two copies alternate, chosen by a parity that lives in a register of the
+      kernel across loop iterations: the barrier of execution ``k + 1``
+      separates the reads of execution ``k`` from the writes of execution
+      ``k + 2`` into the same copy. One barrier per collective.
+    * elsewhere (a contract-less kernel, a ``@simtsafe.device`` helper, whose
+      parity would restart at every call): one copy and a trailing barrier
+      after the reads. Two barriers per collective.
+
+    Invariant: every thread of the block executes the call site the same
+    number of times (the decorator's uniformity analysis), so the parity is
+    the same in every thread.
+    """
+
+    def __init__(
+        self, builder: ir.IRBuilder, context: Any, ty: Any, n: int, geo: BlockGeometry
+    ) -> None:
+        lty = context.get_data_type(ty)
+        self.double = geo.static is not None
+        aty = ir.ArrayType(ir.ArrayType(lty, n), 2 if self.double else 1)
+        gv = cgutils.add_global_variable(
+            builder.module, aty, f"__ss_coop_{next(_names)}", addrspace=3
+        )
+        gv.linkage = "internal"
+        gv.initializer = ir.Constant(aty, ir.Undefined)  # shared memory cannot be initialized
+        gv.align = 8
+        self.parity: ir.Value = _c32(0)
+        if self.double:
+            with builder.goto_entry_block():
+                self.parity_slot = builder.alloca(_I32)
+                builder.store(_c32(0), self.parity_slot)
+            self.parity = builder.load(self.parity_slot)
+        self.buf = builder.gep(gv, [_c32(0), self.parity], inbounds=True)
+
+    def done(self, builder: ir.IRBuilder) -> None:
+        """Every thread has read what it needs: make the buffer reusable."""
+        if self.double:
+            builder.store(builder.xor(self.parity, _c32(1)), self.parity_slot)
+        else:
+            _barrier(builder)
 
 
 def _slot(builder: ir.IRBuilder, buf: ir.Value, i: ir.Value) -> ir.Value:
@@ -366,29 +404,29 @@ def _fold(
 
 def _block_reduce(context: Any, builder: ir.IRBuilder, op: _Op, ty: Any, v: Any) -> Any:
     geo = BlockGeometry(builder)
-    buf = _shared_buffer(builder, context, ty, 32)
+    ex = _Exchange(builder, context, ty, 32, geo)
     x = _down_tree(context, builder, geo, op, ty, v)
     with builder.if_then(builder.icmp_unsigned("==", geo.lane, _c32(0))):
-        _store_value(context, builder, ty, x, _slot(builder, buf, geo.warp))
+        _store_value(context, builder, ty, x, _slot(builder, ex.buf, geo.warp))
     _barrier(builder)
-    total = _fold(context, builder, op, ty, buf, geo.nwarps)
-    _barrier(builder)  # the buffer is read by all before the next call may write it
+    total = _fold(context, builder, op, ty, ex.buf, geo.nwarps)
+    ex.done(builder)
     return total
 
 
 def _block_scan(context: Any, builder: ir.IRBuilder, ty: Any, v: Any, inclusive: ir.Value) -> Any:
     geo = BlockGeometry(builder)
-    buf = _shared_buffer(builder, context, ty, 32)
+    ex = _Exchange(builder, context, ty, 32, geo)
     x = _warp_scan(context, builder, geo, ty, v)
     last = builder.icmp_unsigned("==", geo.lane, builder.sub(geo.present, _c32(1)))
     with builder.if_then(last):
-        _store_value(context, builder, ty, x, _slot(builder, buf, geo.warp))
+        _store_value(context, builder, ty, x, _slot(builder, ex.buf, geo.warp))
     _barrier(builder)
     prefix = cgutils.alloca_once_value(builder, context.get_constant_null(ty))
     has_prefix = builder.icmp_unsigned(">", geo.warp, _c32(0))
     with builder.if_then(has_prefix):
-        builder.store(_fold(context, builder, _Op("add"), ty, buf, geo.warp), prefix)
-    _barrier(builder)
+        builder.store(_fold(context, builder, _Op("add"), ty, ex.buf, geo.warp), prefix)
+    ex.done(builder)
     p = builder.load(prefix)
     add = _Op("add")
     # Warp 0 adds nothing; lane 0 of a later warp gets the prefix itself.
@@ -407,12 +445,12 @@ def _block_scan(context: Any, builder: ir.IRBuilder, ty: Any, v: Any, inclusive:
 
 def _block_broadcast(context: Any, builder: ir.IRBuilder, ty: Any, v: Any) -> Any:
     geo = BlockGeometry(builder)
-    buf = _shared_buffer(builder, context, ty, 1)
+    ex = _Exchange(builder, context, ty, 1, geo)
     with builder.if_then(builder.icmp_unsigned("==", geo.ltid, _c32(0))):
-        _store_value(context, builder, ty, v, _slot(builder, buf, _c32(0)))
+        _store_value(context, builder, ty, v, _slot(builder, ex.buf, _c32(0)))
     _barrier(builder)
-    out = _load_value(context, builder, ty, _slot(builder, buf, _c32(0)))
-    _barrier(builder)
+    out = _load_value(context, builder, ty, _slot(builder, ex.buf, _c32(0)))
+    ex.done(builder)
     return out
 
 
@@ -478,77 +516,45 @@ def _broadcast(scope: str) -> Any:
     return intrinsic(typer)
 
 
-def _scan_intrinsic(scope: str, inclusive: bool | None) -> Any:
-    """The scan of one kind (``inclusive`` known when compiling), or chosen at run time (None)."""
+def _scan(scope: str) -> Any:
+    """``__ss_<scope>_scan(v, inclusive=True)``.
+
+    An intrinsic, not an overload, so that it is lowered into the kernel's own
+    function (where ``_blockgeo`` sees the exact block). ``inclusive`` is
+    preferably a literal (the kind is chosen while compiling: shuffles are
+    never removed as dead code, so only the asked-for kind is emitted); a
+    run-time bool computes both and selects.
+    """
     api = f"{scope}.scan"
 
-    def typer(typingctx: Any, v: Any, *flag: Any) -> Any:
+    def typer(typingctx: Any, v: Any, inclusive: Any = None) -> Any:
         ty = _sum_type(_value_type(api, v))
+        if inclusive is None:  # omitted: the default
+            static: bool | None = True
+            flag_type: Any = types.Omitted(None)
+        elif isinstance(inclusive, types.BooleanLiteral):
+            static, flag_type = bool(inclusive.literal_value), inclusive
+        elif isinstance(inclusive, types.Boolean):
+            static, flag_type = None, inclusive
+        else:
+            raise _reject(f"{api}(v, inclusive=...) takes a bool; got {inclusive}")
 
         def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
             x = context.cast(builder, args[0], sig.args[0], ty)
-            # Shuffles are never removed as dead code: emit only the kind asked for.
+            flag = args[1] if static is None else ir.Constant(_I1, int(static))
             if scope == "block":
-                if inclusive is None:
-                    return _block_scan(context, builder, ty, x, args[1])
-                return _block_scan(context, builder, ty, x, ir.Constant(_I1, int(inclusive)))
+                return _block_scan(context, builder, ty, x, flag)
             geo = BlockGeometry(builder)
             incl = _warp_scan(context, builder, geo, ty, x)
-            if inclusive:
+            if static:
                 return incl
             excl = _shift_up(context, builder, geo, ty, incl)
-            return excl if inclusive is not None else builder.select(args[1], incl, excl)
+            return excl if static is not None else builder.select(flag, incl, excl)
 
-        return ty(v, *flag), codegen
+        return signature(ty, v, flag_type), codegen
 
-    if inclusive is None:
-
-        def dynamic(typingctx: Any, v: Any, flag: Any) -> Any:
-            return typer(typingctx, v, flag)
-
-        dynamic.__name__ = f"__ss_{scope}_scan_dynamic"
-        return intrinsic(dynamic)
-
-    def static(typingctx: Any, v: Any) -> Any:
-        return typer(typingctx, v)
-
-    static.__name__ = f"__ss_{scope}_scan_{'inclusive' if inclusive else 'exclusive'}"
-    return intrinsic(static)
-
-
-def _scan_entry(scope: str) -> Callable[..., Any]:
-    """``__ss_<scope>_scan(v, inclusive=True)``: picks the scan kind while typing."""
-    kinds = {True: _scan_intrinsic(scope, True), False: _scan_intrinsic(scope, False)}
-    dynamic = _scan_intrinsic(scope, None)
-
-    def scan(v: Any, inclusive: Any = True) -> Any:  # pragma: no cover - typed by Numba
-        raise NotImplementedError
-
-    scan.__name__ = f"__ss_{scope}_scan"
-
-    @overload(scan, prefer_literal=True)
-    def _ol(v: Any, inclusive: Any = True) -> Any:
-        if isinstance(inclusive, bool):  # omitted: the default itself
-            static = kinds[inclusive]
-        elif isinstance(inclusive, types.Omitted):
-            static = kinds[bool(inclusive.value)]
-        elif isinstance(inclusive, types.BooleanLiteral):
-            static = kinds[bool(inclusive.literal_value)]
-        elif isinstance(inclusive, types.Boolean):
-
-            def impl_dynamic(v: Any, inclusive: Any = True) -> Any:
-                return dynamic(v, inclusive)
-
-            return impl_dynamic
-        else:
-            raise _reject(f"{scope}.scan(v, inclusive=...) takes a bool; got {inclusive}")
-
-        def impl(v: Any, inclusive: Any = True) -> Any:
-            return static(v)
-
-        return impl
-
-    return scan
+    typer.__name__ = f"__ss_{scope}_scan"
+    return _intrinsic(target="cuda", prefer_literal=True)(typer)
 
 
 @intrinsic
@@ -573,4 +579,4 @@ for _scope in ("block", "warp"):
         _NAMES[f"__ss_{_scope}_{_name}"] = _reduction(_scope, _name)
     _NAMES[f"__ss_{_scope}_reduce"] = _reduce_with(_scope)
     _NAMES[f"__ss_{_scope}_broadcast"] = _broadcast(_scope)
-    _NAMES[f"__ss_{_scope}_scan"] = _scan_entry(_scope)
+    _NAMES[f"__ss_{_scope}_scan"] = _scan(_scope)

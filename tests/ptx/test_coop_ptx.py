@@ -2,7 +2,8 @@
 
 Warp collectives are shuffles only (``shfl.sync``, no barrier, no shared
 memory); block collectives are one shuffle tree, one 32-entry shared buffer
-and exactly two ``bar.sync`` (exchange + reuse); accumulators are one
+and two ``bar.sync`` (exchange + reuse), one in a kernel body with an exact
+block (two buffers alternate); accumulators are one
 unsigned bounds check and one ``atom``; nothing spills to local memory and
 nothing is a call. A hand-written raw Numba kernel with the same schedule
 has the same shuffles, barriers and global traffic.
@@ -132,25 +133,22 @@ def block_sum(out: DisjointSlice[np.float32, PerBlock], a: In[np.float32]) -> No
 
 
 def raw_block_sum(out, a):  # type: ignore[no-untyped-def]
-    """The same schedule by hand: down tree per warp, 32 partials, fold, two barriers."""
-    buf = cuda.shared.array(32, np.float32)
+    """The same schedule by hand for a fixed 256-thread block: a down tree per warp,
+    8 partials, an unrolled fold, one barrier (a single call: nothing reuses the buffer)."""
+    buf = cuda.shared.array(8, np.float32)
     i = cuda.grid(1)
     v = a[i] if i < a.shape[0] else np.float32(0)
     lane = cuda.threadIdx.x & 31
-    n = cuda.blockDim.x
-    present = min(32, n - (cuda.threadIdx.x & ~31))
-    mask = 0xFFFFFFFF >> (32 - present)
     for off in (16, 8, 4, 2, 1):
-        t = cuda.shfl_down_sync(mask, v, off)
-        if lane + off < present:
+        t = cuda.shfl_down_sync(0xFFFFFFFF, v, off)
+        if lane + off < 32:
             v += t
     if lane == 0:
         buf[cuda.threadIdx.x >> 5] = v
     cuda.syncthreads()
     s = buf[0]
-    for j in range(1, (n + 31) >> 5):
+    for j in range(1, 8):
         s += buf[j]
-    cuda.syncthreads()
     if cuda.threadIdx.x == 0:
         out[cuda.blockIdx.x] = s
 
@@ -161,6 +159,7 @@ def test_block_sum_matches_its_raw_twin(tmp_path: Path) -> None:
     raw, _ = cuda.compile_ptx(raw_block_sum, mod.block_sum.argtypes(), cc=CC)
     for op in ("ld.global", "st.global", "bar.sync", "shfl.sync.down.b32"):
         assert _count(safe, op) == _count(raw, op), op
+    assert _count(safe, "bar.sync") == 1
     _assert_clean(safe)
 
 
@@ -347,9 +346,54 @@ def test_an_exact_block_folds_the_geometry(tmp_path: Path) -> None:
     assert _count(ptx, "shfl.sync.idx.b32") == 0  # warp.sum's partial path is gone
     assert _count(ptx, "shfl.sync.down.b32") == 5  # block.sum's tree only
     assert "%ntid.y" not in ptx and "%tid.z" not in ptx
-    # The 8 warp totals are folded without a loop: 7 adds, vector loads.
-    between = ptx.split("bar.sync")[1]
-    assert not re.search(r"\bbra\b", between), "the fold over 8 warps should be unrolled"
+    # One barrier (two alternating buffers), and the 8 warp totals folded without a loop.
+    assert _count(ptx, "bar.sync") == 1
+    assert _count(ptx, "ld.shared.v2.f32") == 4, "the fold over 8 warps should be unrolled"
+
+
+LOOPED = """
+@ss.kernel{contract}
+def looped(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+    i = thread.index_1d()
+    v = a[i]
+    for _ in range(5):
+        v = ss.block.sum(v) * np.float32(0.5) + ss.block.scan(v) + ss.block.broadcast(v)
+    out[i] = v
+"""
+
+
+@pytest.mark.parametrize(
+    ("contract", "per_call"),
+    [("(contract=ss.LaunchContract(domain=1, block=(128, 1, 1)))", 1), ("", 2)],
+    ids=["exact-block", "no-contract"],
+)
+def test_barriers_per_call_in_a_loop(tmp_path: Path, contract: str, per_call: int) -> None:
+    """Kernel body with .reqntid: double buffers, one barrier per call; else two."""
+    ptx = load_kernel_module(tmp_path, LOOPED.format(contract=contract)).looped.ptx(cc=CC)
+    _assert_clean(ptx)
+    bars = _count(ptx, "bar.sync")
+    loops = len(re.findall(r"^\$L__BB\d+_\d+:", ptx, flags=re.MULTILINE))
+    assert bars in (3 * per_call, 5 * 3 * per_call), (bars, loops)  # rolled, or unrolled 5x
+
+
+def test_a_helper_keeps_the_trailing_barrier(tmp_path: Path) -> None:
+    """In a @simtsafe.device helper the parity would restart per call: two barriers."""
+    ptx = load_kernel_module(
+        tmp_path,
+        """
+@ss.device
+def total(v):
+    return ss.block.sum(v)
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=(128, 1, 1)))
+def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+    i = thread.index_1d()
+    out[i] = total(a[i]) + total(a[i] * np.float32(2))
+""",
+    ).k.ptx(cc=CC)
+    _assert_clean(ptx)
+    assert _count(ptx, "bar.sync") == 4
 
 
 def test_an_exact_block_with_a_partial_warp_keeps_its_path(tmp_path: Path) -> None:
