@@ -16,10 +16,12 @@ from numba import cuda
 
 from tests.kernels import load_kernel_module
 from tests.kernels.coop_cases import (
+    LOOPED_SOURCE,
     OUTPUTS,
     collective_source,
     dims,
     expected,
+    looped_expected,
     random_values,
     tolerance,
 )
@@ -57,6 +59,16 @@ def test_collectives_match_numpy(tmp_path: Path, scope: str, dtype: str, block: 
         for b in range(grid):
             bits = got[0][:, :, b * bx : (b + 1) * bx].reshape(-1).view(f"u{a.itemsize}")
             assert (bits == bits[0]).all()
+
+
+@pytest.mark.parametrize("block", [96, 100, 256, 1024])
+def test_collectives_in_a_loop_reuse_their_buffers(tmp_path: Path, block: int) -> None:
+    """An exact-block contract: alternating buffers, one barrier per collective."""
+    mod = load_kernel_module(tmp_path, LOOPED_SOURCE.format(block=block))
+    n = block * SIZES["grid"]
+    a = np.random.default_rng(block).integers(-1000, 1000, n).astype(np.int64)
+    (out, _) = _launch(mod.looped, SIZES["grid"], block, np.zeros(n, np.int64), a)
+    np.testing.assert_array_equal(out, looped_expected(a, block))
 
 
 def test_simulator_and_device_agree_bitwise_on_float_sums(tmp_path: Path) -> None:

@@ -17,11 +17,13 @@ from collections.abc import Callable
 import numpy as np
 
 __all__ = [
+    "LOOPED_SOURCE",
     "OUTPUTS",
     "block_values",
     "collective_source",
     "dims",
     "expected",
+    "looped_expected",
     "random_values",
     "tolerance",
 ]
@@ -140,3 +142,37 @@ def tolerance(
         np.testing.assert_allclose(got, want, rtol=0, atol=atol)
 
     return check
+
+
+#: A kernel running block collectives in a loop under an exact-block contract: on the
+#: GPU its collectives alternate two buffers with one barrier each (the reuse path).
+LOOPED_SOURCE = """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=({block}, 1, 1)))
+def looped(out: DisjointSlice[np.int64], a: In[np.int64]) -> None:
+    i = thread.index_1d()
+    v = a[i]
+    acc = np.int64(0)
+    for r in range(7):
+        s = ss.block.sum(v)
+        p = ss.block.scan(v, inclusive=False)
+        b = ss.block.broadcast(v + r)
+        acc += s * 3 + p + b
+        v = v + p % 5
+    out[i] = acc
+"""
+
+
+def looped_expected(a: np.ndarray, block: int) -> np.ndarray:
+    """numpy's result of ``LOOPED_SOURCE`` (``a.size`` a multiple of ``block``)."""
+    out = np.zeros_like(a)
+    for start in range(0, a.size, block):
+        v = a[start : start + block].copy()
+        acc = np.zeros_like(v)
+        for r in range(7):
+            s = v.sum()
+            p = np.concatenate([[0], np.cumsum(v)[:-1]]).astype(v.dtype)
+            b = v[0] + r
+            acc += s * 3 + p + b
+            v = v + p % 5
+        out[start : start + block] = acc
+    return out

@@ -21,10 +21,12 @@ import simtsafe as ss
 from simtsafe import lowering
 from tests.kernels import load_kernel_module
 from tests.kernels.coop_cases import (
+    LOOPED_SOURCE,
     OUTPUTS,
     collective_source,
     dims,
     expected,
+    looped_expected,
     random_values,
     tolerance,
 )
@@ -76,6 +78,13 @@ def test_block_results_are_bitwise_uniform(tmp_path: Path) -> None:
         for b in range(2):
             part = got[name][:, :, b * bx : (b + 1) * bx].view(np.uint32)
             assert (part == part.flat[0]).all(), name
+
+
+def test_collectives_in_a_loop(tmp_path: Path) -> None:
+    mod = load_kernel_module(tmp_path, LOOPED_SOURCE.format(block=48))
+    a = np.random.default_rng(4).integers(-100, 100, 48).astype(np.int64)
+    (out, _) = _launch(mod.looped, 1, 48, np.zeros(48, np.int64), a)
+    np.testing.assert_array_equal(out, looped_expected(a, 48))
 
 
 # ----------------------------------------------------------------------------- accumulators
