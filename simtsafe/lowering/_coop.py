@@ -324,14 +324,21 @@ def _down_tree(
 
     Step ``off`` combines lane ``l`` with lane ``l + off`` only when that lane
     is present, so absent lanes are never read and no identity is needed.
+    Every caller uses lane 0's result only.
     """
     x = v
     last = builder.sub(geo.present, _c32(1))
+    # Known-full warps (an exact block of whole warps): the lanes that feed lane 0 read
+    # lanes l + off <= 31 only, so no step needs the check (the others keep their own
+    # value where the source is out of range: a real value, never garbage).
+    always_full = isinstance(geo.full, ir.Constant) and bool(geo.full.constant)
     for off in (16, 8, 4, 2, 1):
         # Clamped at the last present lane: the shuffle's own predicate says whether
         # lane + off is present (as CUB's warp reduction does), at no extra instruction.
         other, ok = _shfl_with_flag(builder, "down", geo.mask, ty, x, _c32(off), last)
-        if op.name == "user":
+        if always_full:
+            x = _combine(context, builder, op, ty, x, other)
+        elif op.name == "user":
             # A user function runs only on present lanes' values (never on garbage).
             slot = cgutils.alloca_once_value(builder, x)
             with builder.if_then(ok):
