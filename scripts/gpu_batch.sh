@@ -25,3 +25,4 @@ else
 fi
 python3 benchmarks/graph_replay.py 2>&1 | grep -v -i warn
 python3 benchmarks/tiles.py 2>&1 | grep -v -i warn
+python3 benchmarks/collectives.py 2>&1 | grep -v -i warn

@@ -19,7 +19,7 @@ types (``simtsafe.lowering``), on the simulator their Python twins.
 
 from __future__ import annotations
 
-from typing import Generic, final, overload
+from typing import Any, Generic, final, overload
 
 import numpy as np
 from typing_extensions import TypeVar
@@ -109,13 +109,13 @@ class Accumulate(_KernelOnly, Generic[T]):
 
     __slots__ = ()
 
-    def add(self, i: int, value: T | float | int) -> None:
+    def add(self, i: int | np.integer[Any], value: T | float | int) -> None:
         raise NotImplementedError
 
-    def min(self, i: int, value: T | float | int) -> None:
+    def min(self, i: int | np.integer[Any], value: T | float | int) -> None:
         raise NotImplementedError
 
-    def max(self, i: int, value: T | float | int) -> None:
+    def max(self, i: int | np.integer[Any], value: T | float | int) -> None:
         raise NotImplementedError
 
     def __len__(self) -> int:
@@ -137,16 +137,16 @@ class SharedAccumulator(_KernelOnly, Generic[T]):
 
     __slots__ = ()
 
-    def add(self, i: int, value: T | float | int) -> None:
+    def add(self, i: int | np.integer[Any], value: T | float | int) -> None:
         raise NotImplementedError
 
-    def min(self, i: int, value: T | float | int) -> None:
+    def min(self, i: int | np.integer[Any], value: T | float | int) -> None:
         raise NotImplementedError
 
-    def max(self, i: int, value: T | float | int) -> None:
+    def max(self, i: int | np.integer[Any], value: T | float | int) -> None:
         raise NotImplementedError
 
-    def __getitem__(self, i: int | ThreadIndex[Local1D]) -> T:
+    def __getitem__(self, i: int | np.integer[Any] | ThreadIndex[Local1D]) -> T:
         """Read (read phase only: after the barrier that ends the updates)."""
         raise NotImplementedError
 

@@ -47,6 +47,7 @@ from numba.cuda.typing.templates import (
 )
 
 from .._spaces import LOCAL_SPACE_NDIM, SPACE_NDIM
+from . import _coop
 
 __all__ = ["SENTINEL", "DisjointSliceType", "ThreadIndexType", "builtins"]
 
@@ -661,6 +662,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     from . import _tiles  # imports this module: bound late
 
     names.update(_tiles.builtins(proven_domain=proven_domain))
+    names.update(_coop.builtins(proven_domain=proven_domain))
     return names
 
 

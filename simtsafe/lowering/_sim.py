@@ -15,7 +15,7 @@ import numpy as np
 
 from .._errors import SafetyError
 from .._spaces import LOCAL_SPACE_NDIM, SPACE_NDIM
-from . import _simrt
+from . import _coop_sim, _simrt
 
 __all__ = ["SimDisjointSlice", "SimInput", "SimWitness", "builtins"]
 
@@ -393,4 +393,5 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     from . import _tiles_sim  # imports this module: bound late
 
     names.update(_tiles_sim.builtins(proven_domain=proven_domain))
+    names.update(_coop_sim.builtins(proven_domain=proven_domain))
     return names

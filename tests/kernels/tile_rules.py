@@ -13,7 +13,7 @@ __all__ = ["ACCEPTED", "COMPILE_TIME_ONLY", "REFUSED", "source"]
 
 _1D = "@ss.kernel(contract=ss.LaunchContract(domain=1, block=(32, 1, 1)))\ndef k(out: DisjointSlice[np.float32]) -> None:\n"
 _2D = "@ss.kernel(contract=ss.LaunchContract(domain=2, block=(8, 8, 1)))\ndef k(out2: DisjointSlice2D[np.float32]) -> None:\n"
-_BARRIER = 'with ss.unsafe("SAFETY: test stand-in for block.sync(): uniform, every thread"):\n    cuda.syncthreads()\n'
+_BARRIER = "ss.block.sync()\n"
 
 
 def source(header: str, body: str) -> str:
@@ -25,49 +25,49 @@ REFUSED: dict[str, tuple[str, str]] = {
     "tile-store-int": (
         source(
             _1D,
-            "t = ss.shared.tile(32, np.float32)\nt[3] = np.float32(1.0)  # BAD\nout[thread.index_1d()] = t[0]",
+            "t = ss.shared.tile(32, np.float32)\nt[3] = np.float32(1.0)  # BAD\nss.block.sync()\nout[thread.index_1d()] = t[0]",
         ),
         "is filled only through a block-local witness of its space (Local1D)",
     ),
     "tile-store-global-witness": (
         source(
             _1D,
-            "t = ss.shared.tile(32, np.float32)\ni = thread.index_1d()\nt[i] = np.float32(1.0)  # BAD\nout[i] = t[0]",
+            "t = ss.shared.tile(32, np.float32)\ni = thread.index_1d()\nt[i] = np.float32(1.0)  # BAD\nss.block.sync()\nout[i] = t[0]",
         ),
         "is filled only through a block-local witness of its space (Local1D)",
     ),
     "tile-store-other-rank": (
         source(
             _2D,
-            "t = ss.shared.tile((8, 8), np.float32)\nt[thread.local_index()] = np.float32(1.0)  # BAD\nout2[thread.index_2d()] = t[0, 0]",
+            "t = ss.shared.tile((8, 8), np.float32)\nt[thread.local_index()] = np.float32(1.0)  # BAD\nss.block.sync()\nout2[thread.index_2d()] = t[0, 0]",
         ),
         "block-local witness of its space (Local2D)",
     ),
     "tile-read-other-witness": (
         source(
             _2D,
-            "t = ss.shared.tile((8, 8), np.float32)\nw = thread.local_index_2d()\nt[w] = np.float32(1.0)\nout2[thread.index_2d()] = t[thread.index_2d()]  # BAD",
+            "t = ss.shared.tile((8, 8), np.float32)\nw = thread.local_index_2d()\nt[w] = np.float32(1.0)\nss.block.sync()\nout2[thread.index_2d()] = t[thread.index_2d()]  # BAD",
         ),
         "cannot index a SharedTile[float32, 8x8]",
     ),
     "tile-slice": (
         source(
             _1D,
-            "t = ss.shared.tile(32, np.float32)\nt[thread.local_index()] = np.float32(1.0)\nout[thread.index_1d()] = t[1:3][0]  # BAD",
+            "t = ss.shared.tile(32, np.float32)\nt[thread.local_index()] = np.float32(1.0)\nss.block.sync()\nout[thread.index_1d()] = t[1:3][0]  # BAD",
         ),
         "tiles have no slices",
     ),
     "tile-iteration": (
         source(
             _1D,
-            "t = ss.shared.tile(32, np.float32)\nt[thread.local_index()] = np.float32(1.0)\ns = np.float32(0)\nfor x in t:  # BAD\n    s += x\nout[thread.index_1d()] = s",
+            "t = ss.shared.tile(32, np.float32)\nt[thread.local_index()] = np.float32(1.0)\nss.block.sync()\ns = np.float32(0)\nfor x in t:  # BAD\n    s += x\nout[thread.index_1d()] = s",
         ),
-        "cannot be iterated",
+        "`t` is a shared tile or accumulator",
     ),
     "tile-shape-not-static": (
         source(
             _1D,
-            "n = len(out)\nt = ss.shared.tile(n, np.float32)  # BAD\nt[thread.local_index()] = np.float32(1.0)\nout[thread.index_1d()] = t[0]",
+            "n = len(out)\nt = ss.shared.tile(n, np.float32)  # BAD\nt[thread.local_index()] = np.float32(1.0)\nss.block.sync()\nout[thread.index_1d()] = t[0]",
         ),
         "needs a static shape",
     ),
@@ -81,7 +81,7 @@ REFUSED: dict[str, tuple[str, str]] = {
     "tile-pad-1d": (
         source(
             _1D,
-            "t = ss.shared.tile(32, np.float32, pad=1)  # BAD\nt[thread.local_index()] = np.float32(1.0)\nout[thread.index_1d()] = t[0]",
+            "t = ss.shared.tile(32, np.float32, pad=1)  # BAD\nt[thread.local_index()] = np.float32(1.0)\nss.block.sync()\nout[thread.index_1d()] = t[0]",
         ),
         "pads the rows of a 2D tile",
     ),

@@ -1,9 +1,9 @@
 """Kernels for the shared-tile, output-tile and local-array tests (sim, PTX, GPU).
 
 Each safe kernel has a raw ``numba.cuda.jit`` twin with the same schedule
-(the PTX tests compare them). Barriers are ``cuda.syncthreads()`` inside an
-unsafe region until ``simtsafe.block.sync()`` lands; the phase discipline
-of every tile below is correct (fill through witnesses, barrier, read).
+(the PTX tests compare them). Barriers are ``simtsafe.block.sync()``; the
+phase discipline of every tile below is checked at decoration (fill through
+witnesses, barrier, read).
 
 Local arrays are reached through the private intrinsic (what the decorator
 rewrites ``cuda.local.array`` outside unsafe regions to) from plain
@@ -46,8 +46,7 @@ def reverse_in_block(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
     w = thread.local_index()
     i = thread.index_1d()
     t[w] = a[i] if i.in_bounds(a) else np.float32(0)
-    with ss.unsafe("SAFETY: test stand-in for simtsafe.block.sync(): uniform, every thread"):
-        cuda.syncthreads()
+    ss.block.sync()
     out[i] = t[BLOCK_1D - 1 - w.index]
 
 
@@ -70,8 +69,7 @@ def block_stride_1d(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
     for w in thread.block_stride(t):
         j = base + w.index
         t[w] = a[j] if j < len(a) else np.float32(-1)
-    with ss.unsafe("SAFETY: test stand-in for simtsafe.block.sync(): uniform, every thread"):
-        cuda.syncthreads()
+    ss.block.sync()
     o = thread.tile_1d(out, 3)
     for k in range(3):
         o[k] = t[3 * thread.local_index().index + k + 1]  # the last one reads past: 0
@@ -84,8 +82,7 @@ def dynamic_reverse(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
     i = thread.index_1d()
     for w in thread.block_stride(t):
         t[w] = a[i] if i.in_bounds(a) else np.float32(0)
-    with ss.unsafe("SAFETY: test stand-in for simtsafe.block.sync(): uniform, every thread"):
-        cuda.syncthreads()
+    ss.block.sync()
     out[i] = t[len(t) - 1 - thread.local_index().index]
 
 
@@ -104,8 +101,7 @@ def transpose(out: DisjointSlice2D[np.float32], a: In2D[np.float32]) -> None:
         c = c0 + w.col
         if r < a.shape[0] and c < a.shape[1]:
             t[w] = a[r, c]
-    with ss.unsafe("SAFETY: test stand-in for simtsafe.block.sync(): uniform, every thread"):
-        cuda.syncthreads()
+    ss.block.sync()
     me = thread.local_index_2d()
     o = thread.tile_2d_strided(out, PER_THREAD, 1)
     for k in range(PER_THREAD):
@@ -139,8 +135,7 @@ def transpose_one_each(out: DisjointSlice2D[np.float32], a: In2D[np.float32]) ->
     r = cuda.blockIdx.x * TILE + w.row
     c = cuda.blockIdx.y * TILE + w.col
     t[w] = a[r, c] if r < a.shape[0] and c < a.shape[1] else np.float32(0)
-    with ss.unsafe("SAFETY: test stand-in for simtsafe.block.sync(): uniform, every thread"):
-        cuda.syncthreads()
+    ss.block.sync()
     o = thread.index_2d()
     out[o] = t[w.col, w.row]
 
@@ -152,12 +147,10 @@ def block_stride_2d_any_block(out: DisjointSlice[np.int64, PerBlock]) -> None:
     t = ss.shared.tile((5, 7), np.int64)
     for w in thread.block_stride(t):
         t[w] = 0
-    with ss.unsafe("SAFETY: test stand-in for simtsafe.block.sync(): uniform, every thread"):
-        cuda.syncthreads()
+    ss.block.sync()
     for w in thread.block_stride(t):
         t[w] = t[w] + 1  # a thread reads back its own element only
-    with ss.unsafe("SAFETY: test stand-in for simtsafe.block.sync(): uniform, every thread"):
-        cuda.syncthreads()
+    ss.block.sync()
     bad = 0
     for k in range(35):
         if t[k // 7, k % 7] != 1:

@@ -267,11 +267,11 @@ def test_local_array_dynamic_index_costs_one_compare() -> None:
 @pytest.mark.parametrize("case", sorted(REFUSED))
 def test_rule_refused_when_compiled(tmp_path: Path, case: str) -> None:
     source, fragment = REFUSED[case]
-    mod = load_kernel_module(tmp_path, source)  # decoration accepts: the rule is about types
     with pytest.raises(ss.SafetyError) as info:
-        mod.k.ptx(cc=CC)
+        mod = load_kernel_module(tmp_path, source)  # a type rule: refused when compiled,
+        mod.k.ptx(cc=CC)  # unless the decorator's tile tracking refuses it first
     assert fragment in str(info.value)
-    assert info.value.rule == "typing"
+    assert info.value.rule in ("typing", "tile-phase")
     assert info.value.lineno == line_of(tmp_path, "# BAD")
 
 
@@ -283,40 +283,36 @@ def test_rule_twin_compiles(tmp_path: Path, case: str) -> None:
 
 _HELPERS = """
 @ss.device
-def put(t, w, v):
-    t[w] = v
-
-@ss.device
-def get(t, i):
-    return t[i]
-
-@ss.device
 def make():
     return ss.shared.tile(32, np.float32)  # BAD
+"""
+
+_PASSING = """
+@ss.device
+def put(t, w, v):
+    t[w] = v
 
 @ss.kernel(contract=ss.LaunchContract(domain=1, block=(32, 1, 1)))
 def good(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
     t = ss.shared.tile(32, np.float32)
     w = thread.local_index()
-    put(t, w, a[thread.index_1d()])
-    with ss.unsafe("SAFETY: test stand-in for block.sync(): uniform, every thread"):
-        cuda.syncthreads()
-    out[thread.index_1d()] = get(t, 31 - w.index)
-
-@ss.kernel(contract=ss.LaunchContract(domain=1, block=(32, 1, 1)))
-def bad(out: DisjointSlice[np.float32]) -> None:
-    t = make()
-    out[thread.index_1d()] = t[0]
+    put(t, w, a[thread.index_1d()])  # BAD
+    ss.block.sync()
+    out[thread.index_1d()] = t[31 - w.index]
 """
 
 
-def test_tiles_pass_into_helpers_but_not_out(tmp_path: Path) -> None:
-    mod = load_kernel_module(tmp_path, _HELPERS)
-    ptx = mod.good.ptx(cc=CC)
-    assert _count(ptx, "st.shared") == _count(ptx, "ld.shared") == 1
-    assert _count(ptx, "setp") <= 2  # the helper's checks folded after inlining
-    with pytest.raises(ss.SafetyError, match="may not return a witness, a tile"):
-        mod.bad.ptx(cc=CC)
+def test_tiles_stay_in_the_kernel_that_makes_them(tmp_path: Path) -> None:
+    """Helpers neither make tiles (one allocation for all calls) nor receive them (phases)."""
+    with pytest.raises(ss.SafetyError) as info:
+        load_kernel_module(tmp_path, _HELPERS)
+    assert info.value.rule == "tile-phase"
+    assert info.value.lineno == line_of(tmp_path, "# BAD")
+    with pytest.raises(ss.SafetyError) as info:
+        load_kernel_module(
+            tmp_path / "passing" if (tmp_path / "passing").mkdir() is None else tmp_path, _PASSING
+        )
+    assert "cannot be copied, stored, returned or passed to a helper" in str(info.value)
 
 
 def test_tier1_sgemm_matches_the_raw_schedule() -> None:

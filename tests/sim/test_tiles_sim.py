@@ -180,8 +180,8 @@ def _launch_rule_kernel(mod: Any, source: str) -> list[np.ndarray]:
 @pytest.mark.parametrize("case", sorted(REFUSED.keys() - COMPILE_TIME_ONLY))
 def test_rule_refused_on_the_simulator(tmp_path: Path, case: str) -> None:
     source, fragment = REFUSED[case]
-    mod = load_kernel_module(tmp_path, source)
     with pytest.raises(ss.SafetyError) as exc:
+        mod = load_kernel_module(tmp_path, source)  # the tile tracking may refuse it first
         _launch_rule_kernel(mod, source)
     assert fragment in str(exc.value)
     assert exc.value.lineno == line_of(tmp_path, "# BAD")
@@ -208,10 +208,13 @@ def test_rule_twin_accepted_on_the_simulator(tmp_path: Path, case: str) -> None:
     np.testing.assert_array_equal(out, _ACCEPTED_RESULT[case])
 
 
-def test_two_tiles_on_one_line_refused_on_the_simulator(tmp_path: Path) -> None:
-    mod = load_kernel_module(
-        tmp_path,
-        """
+def test_two_tiles_on_one_line_refused(tmp_path: Path) -> None:
+    # The simulator keys tiles by source line; the decorator already refuses tiles not
+    # bound to a plain name where they are made, so two on one line never reach it.
+    with pytest.raises(ss.SafetyError, match="bind a shared tile or accumulator to a plain name"):
+        load_kernel_module(
+            tmp_path,
+            """
         @ss.kernel(contract=ss.LaunchContract(domain=1, block=(32, 1, 1)))
         def two(out: DisjointSlice[np.float32]) -> None:
             a, b = ss.shared.tile(32, np.float32), ss.shared.tile(32, np.float32)
@@ -220,9 +223,7 @@ def test_two_tiles_on_one_line_refused_on_the_simulator(tmp_path: Path) -> None:
             b[w] = np.float32(2.0)
             out[thread.index_1d()] = a[w] + b[w]
         """,
-    )
-    with pytest.raises(ss.SafetyError, match="two shared tiles are made on line"):
-        _run(mod.two, 1, 32, np.zeros(32, np.float32))
+        )
 
 
 def test_tier1_sgemm_schedule_matches_numpy() -> None:

@@ -1,0 +1,467 @@
+"""Simulator twins of the collectives and accumulators (``NUMBA_ENABLE_CUDASIM=1``).
+
+Each simulated thread is a Python thread; a collective is a real
+rendezvous through ``_simrt`` (the simulated-thread runtime seam, so
+``simtsafe.sim.check`` can install its own runtime behind it): every
+participant stores its value in a per-block exchange array (a fresh one
+per execution of the call site), meets the others at a barrier
+(``_simrt.barrier`` for the block, ``_simrt.warp_sync`` with the mask of
+the warp's present lanes for a warp), and computes the result from all the
+values. (The GPU code's trailing barrier, which lets the next execution
+reuse its one buffer, has no twin here: the simulator's barriers cost
+time, and fresh arrays need none.)
+
+The result is computed with the operations of the GPU code in the same
+order (``_coop``: xor butterfly, down tree, sequential fold of warp totals,
+Hillis-Steele scan), in the same numpy dtype, so integers are exact and
+floats are bitwise what the GPU computes (no fused operations are involved).
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn, final
+
+import numpy as np
+
+from .._errors import SafetyError
+from . import _simrt
+
+__all__ = ["SimAccumulate", "SimSharedAccumulator", "builtins"]
+
+Site = tuple[str, int]
+
+_BUILTIN_OPS: dict[Any, str] = {
+    operator.add: "add",
+    operator.mul: "mul",
+    operator.and_: "and",
+    operator.or_: "or",
+    operator.xor: "xor",
+    max: "max",
+    min: "min",
+}
+
+_WHAT_ACC_OFFERS = (
+    "an Accumulate offers only the atomic updates acc.add(i, v), acc.min(i, v), acc.max(i, v), "
+    "and acc.size, acc.shape, len(acc)"
+)
+
+#: One lock for every simulated atomic (the GPU's atomics are per address; one lock is
+#: simply coarser, and the simulator is serialized by the GIL anyway).
+_ATOMIC_LOCK = threading.Lock()
+
+
+def _reject(message: str) -> NoReturn:
+    raise SafetyError("simtsafe: " + message, rule="typing")
+
+
+def _site(depth: int = 2) -> Site:
+    """The user's call site (file, line), a key of the exchange array of one collective call."""
+    frame = sys._getframe(depth)
+    return (f"<simtsafe collective> {frame.f_code.co_filename}", frame.f_lineno)
+
+
+# --------------------------------------------------------------------------- values and ops
+
+
+def _dtype_of(x: Any, api: str) -> np.dtype[Any]:
+    if isinstance(x, bool | np.bool_):
+        return np.dtype(np.bool_)
+    if isinstance(x, int):
+        return np.dtype(np.int64)
+    if isinstance(x, float):
+        return np.dtype(np.float64)
+    if isinstance(x, np.float16):
+        _reject(
+            f"{api}(v) does not take float16 (Numba's float16 arithmetic is a function call per "
+            "operation); convert with np.float32(v) and back"
+        )
+    if isinstance(x, np.generic) and isinstance(x, np.number):
+        return x.dtype
+    _reject(
+        f"{api}(v) takes a number (an int, float or bool scalar); got {type(x).__name__}. "
+        "Collectives exchange one scalar per thread: reduce arrays element by element"
+    )
+
+
+def _cast(x: Any, dtype: np.dtype[Any]) -> Any:
+    """``x`` as a ``dtype`` scalar, wrapping like the GPU's integer conversions."""
+    with np.errstate(all="ignore"):
+        return np.asarray(x).astype(dtype)[()]
+
+
+def _fmax(a: Any, b: Any) -> Any:
+    if math.isnan(a):
+        return b
+    if math.isnan(b):
+        return a
+    return a if a > b else b
+
+
+def _fmin(a: Any, b: Any) -> Any:
+    if math.isnan(a):
+        return b
+    if math.isnan(b):
+        return a
+    return a if a < b else b
+
+
+def _combiner(api: str, op: Any, dtype: np.dtype[Any]) -> tuple[Callable[[Any, Any], Any], bool]:
+    """(op on values of ``dtype``, commutative builtin?) -- as the GPU code combines."""
+    name = op if isinstance(op, str) else _BUILTIN_OPS.get(op)
+    is_float = dtype.kind == "f"
+    if name is None:
+        if not callable(op):
+            _reject(f"the op of {api} must be a function of two values; got {op!r}")
+
+        def call(a: Any, b: Any) -> Any:
+            with np.errstate(all="ignore"):
+                return _cast(op(a, b), dtype)
+
+        return call, False
+    if name in ("and", "or", "xor") and is_float:
+        _reject(f"{api}(v, operator.{name}_) needs integer or bool values; got {dtype}")
+    if name == "max":
+        fn: Callable[[Any, Any], Any] = _fmax if is_float else (lambda a, b: a if a > b else b)
+    elif name == "min":
+        fn = _fmin if is_float else (lambda a, b: a if a < b else b)
+    elif dtype.kind == "b":
+        # i1 arithmetic on the GPU: add is xor, mul is and.
+        fn = {
+            "add": operator.xor,
+            "mul": operator.and_,
+            "and": operator.and_,
+            "or": operator.or_,
+            "xor": operator.xor,
+        }[name]
+    else:
+        fn = {
+            "add": operator.add,
+            "mul": operator.mul,
+            "and": operator.and_,
+            "or": operator.or_,
+            "xor": operator.xor,
+        }[name]
+
+    def combine(a: Any, b: Any) -> Any:
+        with np.errstate(all="ignore"):
+            return _cast(fn(a, b), dtype)
+
+    return combine, True
+
+
+# --------------------------------------------------------------------------- GPU orders
+
+
+def _butterfly(vals: Sequence[Any], combine: Callable[[Any, Any], Any], lane: int) -> Any:
+    """Lane ``lane``'s result of the 5-step xor butterfly over a full warp."""
+    v = list(vals)
+    for off in (16, 8, 4, 2, 1):
+        v = [combine(v[x], v[x ^ off]) for x in range(32)]
+    return v[lane]
+
+
+def _down_tree(vals: Sequence[Any], combine: Callable[[Any, Any], Any]) -> Any:
+    """Lane 0's result of the down tree over the present lanes (``len(vals)``)."""
+    v = list(vals)
+    n = len(v)
+    for off in (16, 8, 4, 2, 1):
+        v = [combine(v[x], v[x + off]) if x + off < n else v[x] for x in range(n)]
+    return v[0]
+
+
+def _inclusive_scan(vals: Sequence[Any], combine: Callable[[Any, Any], Any]) -> list[Any]:
+    """The Hillis-Steele steps of the GPU's warp scan (lane ``l`` adds lane ``l - off``)."""
+    v = list(vals)
+    for off in (1, 2, 4, 8, 16):
+        v = [combine(v[x], v[x - off]) if x >= off else v[x] for x in range(len(v))]
+    return v
+
+
+def _fold(vals: Sequence[Any], combine: Callable[[Any, Any], Any]) -> Any:
+    acc = vals[0]
+    for item in vals[1:]:
+        acc = combine(acc, item)
+    return acc
+
+
+# --------------------------------------------------------------------------- exchange
+
+
+class _Place:
+    """The calling simulated thread's place: linear id, warp, lane, present lanes."""
+
+    def __init__(self) -> None:
+        _, (tx, ty, tz), (nx, ny, nz), _ = _simrt.geometry()
+        self.ltid = tx + nx * (ty + ny * tz)
+        self.nthreads = nx * ny * nz
+        self.warp, self.lane = divmod(self.ltid, 32)
+        self.present = min(32, self.nthreads - 32 * self.warp)
+        self.mask = (1 << self.present) - 1
+        self.first = 32 * self.warp
+
+
+def _slots(place: _Place, site: Site) -> Any:
+    """This execution's exchange array for the collective at ``site``.
+
+    Every execution of a call site gets a fresh array (keyed by how many
+    times this thread has run the site, the same count in every thread
+    since all of them run it), so one barrier suffices: nobody writes an
+    array again after the barrier that publishes it.
+    """
+    counts = _simrt.shared_array((place.nthreads,), object, (site[0] + " (count)", site[1]))
+    k = counts[place.ltid]
+    counts[place.ltid] = k + 1  # this thread's own slot: no other thread touches it
+    return _simrt.shared_array((place.nthreads,), object, (f"{site[0]} #{k}", site[1]))
+
+
+def _exchange_block(v: Any, site: Site) -> tuple[_Place, list[Any]]:
+    """Every thread's ``v``, in linear thread order (a block-wide rendezvous)."""
+    place = _Place()
+    slots = _slots(place, site)
+    slots[place.ltid] = v
+    _simrt.barrier(site)
+    return place, list(slots)
+
+
+def _exchange_warp(v: Any, site: Site) -> tuple[_Place, list[Any]]:
+    """The ``v`` of every present lane of the caller's warp, in lane order."""
+    place = _Place()
+    slots = _slots(place, site)
+    slots[place.ltid] = v
+    _simrt.warp_sync(place.mask, site)
+    return place, list(slots[place.first : place.first + place.present])
+
+
+def _common_dtype(api: str, vals: Sequence[Any], widen_bool: bool) -> np.dtype[Any]:
+    dtype = np.result_type(*{_dtype_of(x, api) for x in vals})
+    if widen_bool and dtype.kind == "b":
+        return np.dtype(np.int64)
+    return dtype
+
+
+def _warp_reduce(api: str, v: Any, op: Any, site: Site, widen_bool: bool = False) -> Any:
+    place, vals = _exchange_warp(v, site)
+    dtype = _common_dtype(api, vals, widen_bool)
+    combine, commutative = _combiner(api, op, dtype)
+    vals = [_cast(x, dtype) for x in vals]
+    if commutative and place.present == 32:
+        return _butterfly(vals, combine, place.lane)
+    return _down_tree(vals, combine)
+
+
+def _block_reduce(api: str, v: Any, op: Any, site: Site, widen_bool: bool = False) -> Any:
+    place, vals = _exchange_block(v, site)
+    dtype = _common_dtype(api, vals, widen_bool)
+    combine, _ = _combiner(api, op, dtype)
+    vals = [_cast(x, dtype) for x in vals]
+    totals = [_down_tree(vals[w : w + 32], combine) for w in range(0, place.nthreads, 32)]
+    return _fold(totals, combine)
+
+
+def _warp_scan(v: Any, inclusive: bool, site: Site) -> Any:
+    place, vals = _exchange_warp(v, site)
+    dtype = _common_dtype("warp.scan", vals, widen_bool=True)
+    combine, _ = _combiner("warp.scan", "add", dtype)
+    scanned = _inclusive_scan([_cast(x, dtype) for x in vals], combine)
+    if inclusive:
+        return scanned[place.lane]
+    return scanned[place.lane - 1] if place.lane > 0 else dtype.type(0)
+
+
+def _block_scan(v: Any, inclusive: bool, site: Site) -> Any:
+    place, vals = _exchange_block(v, site)
+    dtype = _common_dtype("block.scan", vals, widen_bool=True)
+    combine, _ = _combiner("block.scan", "add", dtype)
+    vals = [_cast(x, dtype) for x in vals]
+    warps = [_inclusive_scan(vals[w : w + 32], combine) for w in range(0, place.nthreads, 32)]
+    mine = warps[place.warp]
+    x = mine[place.lane]
+    excl = mine[place.lane - 1] if place.lane > 0 else dtype.type(0)
+    if place.warp == 0:
+        return x if inclusive else excl
+    prefix = _fold([w[-1] for w in warps[: place.warp]], combine)
+    if inclusive:
+        return combine(prefix, x)
+    return prefix if place.lane == 0 else combine(prefix, excl)
+
+
+# --------------------------------------------------------------------------- accumulators
+
+
+def _atomic_update(arr: Any, i: Any, v: Any, name: str) -> None:
+    if isinstance(i, bool) or not isinstance(i, int | np.integer):
+        _reject(f"acc.{name}(i, v): the index must be an int; got {type(i).__name__}")
+    i = int(i)
+    if not 0 <= i < arr.shape[0]:
+        return  # out of range: ignored, as on the GPU
+    with _ATOMIC_LOCK, np.errstate(all="ignore"):
+        old = arr[i]
+        new = _cast(v, arr.dtype)
+        if name == "add":
+            arr[i] = old + new
+        elif arr.dtype.kind == "f":
+            arr[i] = _fmax(old, new) if name == "max" else _fmin(old, new)
+        else:
+            arr[i] = max(old, new) if name == "max" else min(old, new)
+
+
+class _SimAccumulator:
+    __slots__ = ("_arr",)
+
+    def __init__(self, arr: Any) -> None:
+        self._arr = arr
+
+    def add(self, i: Any, v: Any) -> None:
+        _atomic_update(self._arr, i, v, "add")
+
+    def min(self, i: Any, v: Any) -> None:
+        _atomic_update(self._arr, i, v, "min")
+
+    def max(self, i: Any, v: Any) -> None:
+        _atomic_update(self._arr, i, v, "max")
+
+    def __len__(self) -> int:
+        return int(self._arr.shape[0])
+
+    @property
+    def size(self) -> int:
+        return int(self._arr.shape[0])
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return (int(self._arr.shape[0]),)
+
+    def __setitem__(self, i: Any, v: Any) -> NoReturn:
+        _reject(
+            "an accumulator is not written with `acc[i] = v` (two threads could write the "
+            "same element); use acc.add(i, v), acc.min(i, v) or acc.max(i, v)"
+        )
+
+    def __getattr__(self, name: str) -> NoReturn:
+        _reject(f"an accumulator has no .{name}: {_WHAT_ACC_OFFERS}")
+
+
+@final
+class SimAccumulate(_SimAccumulator):
+    """``Accumulate[T]`` on the simulator: atomic updates, no reads."""
+
+    __slots__ = ()
+
+    def __getitem__(self, i: Any) -> NoReturn:
+        _reject(
+            f"an Accumulate is not read during the launch (another thread may be updating "
+            f"it); {_WHAT_ACC_OFFERS}. Read the result after the launch, or accumulate in "
+            "simtsafe.shared.accumulator(...) and read that after simtsafe.block.sync()"
+        )
+
+
+@final
+class SimSharedAccumulator(_SimAccumulator):
+    """``shared.accumulator`` on the simulator: atomic updates; bounds-checked reads."""
+
+    __slots__ = ()
+
+    def __getitem__(self, i: Any) -> Any:
+        space = getattr(i, "_space", None)
+        if space is not None:
+            if space != "Local1D":
+                _reject(
+                    "a shared accumulator is read with an int or a thread.local_index() "
+                    f"witness; got ThreadIndex[{space}]"
+                )
+            i = i._idx[0]
+        elif isinstance(i, bool) or not isinstance(i, int | np.integer):
+            _reject(
+                "a shared accumulator is read with an int or a thread.local_index() witness; "
+                f"got {type(i).__name__}"
+            )
+        i = int(i)
+        if not 0 <= i < self._arr.shape[0]:
+            return self._arr.dtype.type(0)
+        return self._arr[i]
+
+
+def _shared_accumulator(n: Any, dtype: Any, site: Site) -> SimSharedAccumulator:
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
+        _reject(f"shared.accumulator(n, dtype): n must be an int of at least 1; got {n!r}")
+    dt = np.dtype(dtype)
+    if dt not in (np.int32, np.int64, np.uint32, np.uint64, np.float32, np.float64):
+        _reject(
+            "shared.accumulator(n, dtype) needs an element type with CUDA atomics (int32, "
+            f"int64, uint32, uint64, float32, float64); got {dt}"
+        )
+    arr = _simrt.shared_array((int(n),), dt, site)
+    place = _Place()
+    for j in range(place.ltid, int(n), place.nthreads):
+        arr[j] = 0
+    _simrt.barrier(site)
+    return SimSharedAccumulator(arr)
+
+
+# --------------------------------------------------------------------------- names
+
+
+def builtins(*, proven_domain: int | None) -> dict[str, Any]:
+    """The ``__ss_block_*`` / ``__ss_warp_*`` / accumulator names on the simulator."""
+
+    def block_sync() -> None:
+        _simrt.barrier(_site())
+
+    def view_acc(arr: Any) -> SimAccumulate:
+        if getattr(arr, "ndim", 1) != 1:
+            _reject(f"an Accumulate parameter is a 1D device array; got {arr.ndim}D")
+        return SimAccumulate(arr)
+
+    def shared_accumulator(n: Any, dtype: Any) -> SimSharedAccumulator:
+        return _shared_accumulator(n, dtype, _site())
+
+    names: dict[str, Any] = {
+        "__ss_block_sync": block_sync,
+        "__ss_view_acc": view_acc,
+        "__ss_shared_accumulator": shared_accumulator,
+    }
+    for scope, reduce_fn in (("block", _block_reduce), ("warp", _warp_reduce)):
+        names.update(_reductions(scope, reduce_fn))
+    names["__ss_block_scan"] = lambda v, inclusive=True: _block_scan(v, bool(inclusive), _site())
+    names["__ss_warp_scan"] = lambda v, inclusive=True: _warp_scan(v, bool(inclusive), _site())
+    names["__ss_block_broadcast"] = lambda v: _broadcast_block(v, _site())
+    names["__ss_warp_broadcast"] = lambda v: _broadcast_warp(v, _site())
+    return names
+
+
+def _reductions(scope: str, reduce_fn: Callable[..., Any]) -> dict[str, Any]:
+    def sum_(v: Any) -> Any:
+        return reduce_fn(f"{scope}.sum", v, "add", _site(), widen_bool=True)
+
+    def max_(v: Any) -> Any:
+        return reduce_fn(f"{scope}.max", v, "max", _site())
+
+    def min_(v: Any) -> Any:
+        return reduce_fn(f"{scope}.min", v, "min", _site())
+
+    def reduce_(v: Any, op: Any) -> Any:
+        return reduce_fn(f"{scope}.reduce", v, op, _site())
+
+    return {
+        f"__ss_{scope}_sum": sum_,
+        f"__ss_{scope}_max": max_,
+        f"__ss_{scope}_min": min_,
+        f"__ss_{scope}_reduce": reduce_,
+    }
+
+
+def _broadcast_block(v: Any, site: Site) -> Any:
+    _dtype_of(v, "block.broadcast")
+    _, vals = _exchange_block(v, site)
+    return vals[0]
+
+
+def _broadcast_warp(v: Any, site: Site) -> Any:
+    _dtype_of(v, "warp.broadcast")
+    _, vals = _exchange_warp(v, site)
+    return vals[0]
