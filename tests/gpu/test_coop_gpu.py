@@ -155,7 +155,8 @@ def test_scatter_atomics_on_a_million_indices(tmp_path: Path) -> None:
     )
     ok = (idx >= 0) & (idx < m)
     want_lo = np.full(m, 2**62, np.int64)
-    np.minimum.at(want_lo, idx[ok], (vals[ok] * np.float32(1000)).astype(np.int64))
+    # The kernel multiplies float32 by an int literal: in float64 (Numba's promotion).
+    np.minimum.at(want_lo, idx[ok], (vals[ok].astype(np.float64) * 1000).astype(np.int64))
     want_hi = np.full(m, -np.inf, np.float32)
     np.maximum.at(want_hi, idx[ok], vals[ok])
     np.testing.assert_array_equal(lo, want_lo)

@@ -34,6 +34,7 @@ PER_THREAD = 4  # == TILE // ROWS
 TN = 4
 TM = 2
 LOCAL_N = 8
+TRIPLE = 3 * BLOCK_1D  # a tile shape must be a constant, not an expression in the kernel
 
 
 # ----------------------------------------------------------------------------- 1D tile
@@ -64,7 +65,7 @@ def reverse_in_block_raw(out, a):  # type: ignore[no-untyped-def]
 @ss.kernel(contract=ss.LaunchContract(domain=1, block=(BLOCK_1D, 1, 1)))
 def block_stride_1d(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
     """A 1D tile three times the block, filled by block_stride, read shifted by one."""
-    t = ss.shared.tile(3 * BLOCK_1D, np.float32)
+    t = ss.shared.tile(TRIPLE, np.float32)
     base = cuda.blockIdx.x * (3 * BLOCK_1D)
     for w in thread.block_stride(t):
         j = base + w.index
