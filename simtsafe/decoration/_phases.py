@@ -105,10 +105,55 @@ class _Analysis:
                 and isinstance(node.target, ast.Name)
             ):
                 self.witnesses.add(node.target.id)
+        # A witness name is only ever bound to a witness: rebound to anything else
+        # (an int, another value), its subscripts are reads by index.
+        for node in ast.walk(self.fn):
+            for name in self._bound_names(node):
+                if name in self.witnesses and not self._binds_witness(node):
+                    self.witnesses.discard(name)
+        dynamic = [
+            n
+            for n in ast.walk(self.fn)
+            if isinstance(n, ast.Call) and self.ref_name(n.func) == "shared.dynamic_tile"
+        ]
+        if len(dynamic) > 1:
+            raise self.fail(
+                dynamic[1],
+                f"a second shared.dynamic_tile (the first is at line {dynamic[0].lineno}): every "
+                "dynamic tile is the launch's one dynamic shared memory, so two would alias; "
+                "make one and index it",
+                "tile-phase",
+            )
         tracked = self.tiles.keys() | self.accs.keys()
         for node in ast.walk(self.fn):
             if isinstance(node, ast.Name) and node.id in tracked:
                 self._check_use(node)
+
+    @staticmethod
+    def _bound_names(node: ast.AST) -> list[str]:
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign | ast.NamedExpr):
+            targets = [node.target]
+        elif isinstance(node, ast.For):
+            targets = [node.target]
+        return [
+            n.id
+            for t in targets
+            for n in ast.walk(t)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        ]
+
+    def _binds_witness(self, node: ast.AST) -> bool:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            return self.ref_name(node.value.func) in _WITNESS_CTORS and len(node.targets) == 1
+        return (
+            isinstance(node, ast.For)
+            and isinstance(node.iter, ast.Call)
+            and self.ref_name(node.iter.func) == "thread.block_stride"
+            and isinstance(node.target, ast.Name)
+        )
 
     def _declare(self, table: dict[str, int], name: str, node: ast.Assign) -> None:
         if name in table:

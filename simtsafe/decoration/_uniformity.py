@@ -209,11 +209,15 @@ class _Analysis:
         def visit(body: Sequence[ast.stmt], c: _Ctx, depth: int) -> None:
             nonlocal worst
             for s in body:
-                if isinstance(s, ast.Return) or (
+                if isinstance(s, ast.Return | ast.Raise) or (
                     loop_exits and depth == 0 and isinstance(s, ast.Break | ast.Continue)
                 ):
                     if c.level > worst.level:
                         worst = _Ctx(c.level, c.why)
+                elif isinstance(s, ast.Assert):  # a failed assert ends the thread: a raise
+                    failing = self._cond(c, s.test)
+                    if failing.level > worst.level:
+                        worst = _Ctx(failing.level, failing.why)
                 elif isinstance(s, ast.If):
                     inner = self._cond(c, s.test)
                     visit(s.body, inner, depth)
@@ -252,12 +256,19 @@ class _Analysis:
                 self.calls(s.value, ctx)
         elif isinstance(s, ast.Expr):
             self.calls(s.value, ctx)
-        elif isinstance(s, ast.Return):
-            if s.value is not None:
+        elif isinstance(s, ast.Return | ast.Raise):
+            value = s.value if isinstance(s, ast.Return) else s.exc
+            if isinstance(s, ast.Return) and s.value is not None:
                 self.summary.result = max(self.summary.result, self.expr(s.value), ctx.level)
-                self.calls(s.value, ctx)
+            if value is not None:
+                self.calls(value, ctx)
             if ctx.level > U:
                 return ctx  # the threads that stay are only some of them
+        elif isinstance(s, ast.Assert):
+            self.calls(s.test, ctx)
+            failing = self._cond(ctx, s.test)
+            if failing.level > ctx.level:
+                return failing  # threads whose assert fails leave
         elif isinstance(s, ast.If):
             self.calls(s.test, ctx)
             inner = self._cond(ctx, s.test)
@@ -278,7 +289,7 @@ class _Analysis:
             for item in s.items:
                 self.calls(item.context_expr, ctx)
             self.block(s.body, ctx, loop)
-        if isinstance(s, ast.If | ast.For | ast.While | ast.With):
+        if isinstance(s, ast.If | ast.For | ast.While | ast.With):  # raise/assert inside too
             # A return inside, under a thread-dependent condition: after this statement
             # only some threads are left.
             returned = self._exits([s], ctx, loop_exits=False)
@@ -287,26 +298,47 @@ class _Analysis:
         return ctx
 
     def calls(self, e: ast.expr, ctx: _Ctx) -> None:
-        """Check every collective called in ``e`` against the control context."""
-        for node in ast.walk(e):
-            if not isinstance(node, ast.Call):
-                continue
-            name = self.ref_name(node.func)
-            helper = self.helper_of(node.func) if name is None else None
-            block_op = name in BLOCK_OPS
-            warp_op = name in WARP_OPS
-            if helper is not None:
-                summary = self.helper_summary(helper, tuple(self.expr(a) for a in node.args))
-                block_op = summary.block_op_line is not None
-                warp_op = summary.warp_op_line is not None
-            if block_op:
-                self.summary.block_op_line = self.summary.block_op_line or node.lineno
-                if self.report and ctx.level > U:
-                    self._diverges(node, name or f"helper {ast.unparse(node.func)}", "block", ctx)
-            elif warp_op:
-                self.summary.warp_op_line = self.summary.warp_op_line or node.lineno
-                if self.report and ctx.level > W:
-                    self._diverges(node, name or f"helper {ast.unparse(node.func)}", "warp", ctx)
+        """Check every collective called in ``e`` against the control context.
+
+        Evaluation order matters: the later operands of ``and``/``or`` and the
+        branches of ``x if c else y`` run only for the threads the earlier
+        operands (the condition) select, so they are checked under it.
+        """
+        if isinstance(e, ast.BoolOp):
+            inner = ctx
+            for value in e.values:
+                self.calls(value, inner)
+                inner = self._cond(inner, value)
+            return
+        if isinstance(e, ast.IfExp):
+            self.calls(e.test, ctx)
+            inner = self._cond(ctx, e.test)
+            self.calls(e.body, inner)
+            self.calls(e.orelse, inner)
+            return
+        for child in ast.iter_child_nodes(e):
+            if isinstance(child, ast.expr):
+                self.calls(child, ctx)
+        if isinstance(e, ast.Call):
+            self._call(e, ctx)
+
+    def _call(self, node: ast.Call, ctx: _Ctx) -> None:
+        name = self.ref_name(node.func)
+        helper = self.helper_of(node.func) if name is None else None
+        block_op = name in BLOCK_OPS
+        warp_op = name in WARP_OPS
+        if helper is not None:
+            summary = self.helper_summary(helper, tuple(self.expr(a) for a in node.args))
+            block_op = summary.block_op_line is not None
+            warp_op = summary.warp_op_line is not None
+        if block_op:
+            self.summary.block_op_line = self.summary.block_op_line or node.lineno
+            if self.report and ctx.level > U:
+                self._diverges(node, name or f"helper {ast.unparse(node.func)}", "block", ctx)
+        elif warp_op:
+            self.summary.warp_op_line = self.summary.warp_op_line or node.lineno
+            if self.report and ctx.level > W:
+                self._diverges(node, name or f"helper {ast.unparse(node.func)}", "warp", ctx)
 
     def _diverges(self, node: ast.Call, what: str, scope: str, ctx: _Ctx) -> None:
         where = f"line {ctx.why}" if ctx.why is not None else "an earlier line"

@@ -364,3 +364,74 @@ def helper(x):
         )
     assert info.value.rule == "tile-phase"
     assert "shared tiles and accumulators are made in the kernel itself" in str(info.value)
+
+
+_MORE_UNIFORM_BAD = {
+    "short-circuit-and": (
+        "ok = cuda.threadIdx.x < 3 and ss.block.sum(np.float32(1)) > 0  # BAD",
+        "# BAD",
+    ),
+    "conditional-expression": (
+        "v = ss.block.max(np.float32(1)) if a[i] > 0 else np.float32(0)  # BAD",
+        "# BAD",
+    ),
+    "raise-before": (
+        "if cuda.threadIdx.x == 5:  # COND\n        raise ValueError()\n    ss.block.sync()  # BAD",
+        "# COND",
+    ),
+    "assert-before": (
+        "assert cuda.threadIdx.x < 100  # COND\n    ss.block.sync()  # BAD",
+        "# COND",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(_MORE_UNIFORM_BAD))
+def test_collective_in_evaluation_order_or_after_exit_refused(tmp_path, case):  # type: ignore[no-untyped-def]
+    body, cond = _MORE_UNIFORM_BAD[case]
+    refused(
+        tmp_path,
+        f"""
+@ss.kernel(contract=B128)
+def k({SIG}) -> None:
+    i = thread.index_1d()
+    {body}
+""",
+        "uniformity",
+        "needs every thread of the",
+        cond,
+    )
+
+
+def test_uniform_short_circuit_accepted(tmp_path):  # type: ignore[no-untyped-def]
+    accepted(
+        tmp_path,
+        f"""
+@ss.kernel(contract=B128)
+def k({SIG}) -> None:
+    i = thread.index_1d()
+    ok = n > 3 and ss.block.sum(np.float32(1)) > 0
+    assert n >= 0
+    ss.block.sync()
+""",
+    )
+
+
+def test_witness_name_rebound_reads_by_index(tmp_path):  # type: ignore[no-untyped-def]
+    with pytest.raises(ss.SafetyError) as info:
+        load_kernel_module(
+            tmp_path,
+            HEAD
+            + f"""
+@ss.kernel(contract=B128)
+def k({SIG}) -> None:
+    i = thread.index_1d()
+    tile = ss.shared.tile(128, np.float32)
+    w = thread.local_index()
+    tile[w] = a[i]  # FILL
+    w = 5
+    out[i] = tile[w]  # BAD
+""",
+        )
+    assert info.value.rule == "tile-phase"
+    assert info.value.lineno in (line_of(tmp_path, "# BAD"), line_of(tmp_path, "# FILL"))
