@@ -1,3 +1,5 @@
+# pyright: basic
+# (raw Numba kernels are untyped, Tier 3; mypy --strict checks this file with them ignored)
 """Raw ``numba.cuda.jit`` twins of the Tier-1 cooperative examples (Tier 3: nothing checked).
 
 Each kernel here is the schedule its Tier-1 example (``reduce_sum.py``,
@@ -46,9 +48,10 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from numba import cuda, float32, int32, uint32, uint64
+from numba import cuda
 
 FULL_MASK = 0xFFFFFFFF
+float32, int32, uint32, uint64 = np.float32, np.int32, np.uint32, np.uint64
 
 # ------------------------------------------------------------------ shapes (mirrored by the examples)
 

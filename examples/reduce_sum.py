@@ -61,14 +61,14 @@ def thread_sum(x: In[np.float32]) -> np.float32:
 
 @ss.kernel(contract=ss.LaunchContract(domain=1, block=(BLOCK, 1, 1), covers="partial"))
 def reduce_sum(partial: DisjointSlice[np.float32, PerBlock], x: In[np.float32]) -> None:
-    total = ss.block.sum(thread_sum(x))  # every thread of the block gets the block's sum
+    total: np.float32 = ss.block.sum(thread_sum(x))  # every thread gets the block's sum
     w = thread.block_leader()  # thread 0 of each block: one writer per partial
     partial[w] = total
 
 
 @ss.kernel(contract=ss.LaunchContract(domain=1, block=(BLOCK, 1, 1)))
 def reduce_sum_atomic(total: Accumulate[np.float32], x: In[np.float32]) -> None:
-    s = ss.block.sum(thread_sum(x))
+    s: np.float32 = ss.block.sum(thread_sum(x))
     if cuda.threadIdx.x == 0:
         total.add(0, s)  # one atomic per block; float order varies run to run
 

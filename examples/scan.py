@@ -89,9 +89,9 @@ def tile_scan(out2: DisjointSlice2D[np.int32], x: In[np.int32], prefix: In[np.in
     if b > 0:
         run += prefix[b - 1]  # total of the tiles before this one
     scanned = ss.shared.tile((BLOCK, ITEMS), np.int32)
-    for w in thread.block_stride(scanned):  # fill: thread t takes row t, columns 0..8 in order
-        run += a[w.row * ITEMS + w.col]
-        scanned[w] = run
+    for v in thread.block_stride(scanned):  # fill: thread t takes row t, columns 0..8 in order
+        run += a[v.row * ITEMS + v.col]
+        scanned[v] = run
     ss.block.sync()
     o = thread.tile_2d_strided(out2, ITEMS, 1)  # rows base + t + 256 r of the (n, 1) view
     for r in range(ITEMS):
