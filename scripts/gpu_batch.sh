@@ -13,3 +13,4 @@ python3 examples/run_all.py 2>&1 | tee "$OUT/examples.log"
 python3 benchmarks/bandwidth.py 2>&1 | grep -v -i warn
 python3 benchmarks/launch_latency.py 2>&1 | grep -v -i warn
 python3 benchmarks/axis_mapping.py 2>&1 | grep -v -i warn
+python3 benchmarks/coop.py 2>&1 | grep -v -i warn | tee "$OUT/coop.log"
