@@ -28,6 +28,36 @@ SIZES: dict[str, tuple[dict[str, int], dict[str, int]]] = {
         {"threads": 128, "iterations": 50},
     ),
     "pipeline": ({"n": 10_000_019, "steps": 3}, {"n": 1_003, "steps": 2}),
+    # Block cooperation in Tier 1 (docs/performance.md), and the raw twins of the five.
+    "reduce_sum": ({"n": 10_000_019}, {"n": 3_001, "blocks": 2}),
+    "scan": ({"n": 6_000_011}, {"n": 3_081}),  # GPU: three levels of tile totals
+    "transpose": ({"rows": 2_001, "cols": 3_003}, {"rows": 40, "cols": 33}),
+    "sgemm": ({"m": 700, "k": 500, "n": 900}, {"m": 130, "k": 12, "n": 20}),
+    "histogram": ({"n": 10_000_019, "blocks": 264}, {"n": 3_001, "blocks": 2}),
+    "coop_raw": (
+        {
+            "n_reduce": 10_000_019,
+            "n_scan": 6_000_011,
+            "rows": 2_001,
+            "cols": 3_003,
+            "m": 700,
+            "k": 500,
+            "n": 900,
+            "n_hist": 10_000_019,
+            "blocks": 264,
+        },
+        {
+            "n_reduce": 3_001,
+            "n_scan": 3_081,
+            "rows": 40,
+            "cols": 33,
+            "m": 130,
+            "k": 12,
+            "n": 20,
+            "n_hist": 3_001,
+            "blocks": 2,
+        },
+    ),
 }
 
 

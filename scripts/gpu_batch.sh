@@ -26,3 +26,4 @@ fi
 python3 benchmarks/graph_replay.py 2>&1 | grep -v -i warn
 python3 benchmarks/tiles.py 2>&1 | grep -v -i warn
 python3 benchmarks/collectives.py 2>&1 | grep -v -i warn
+python3 benchmarks/coop.py 2>&1 | grep -v -i warn | tee "$OUT/coop.log"

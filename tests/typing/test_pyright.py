@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.coop_examples import NEEDS, missing
+
 HERE = Path(__file__).resolve().parent
 
 
@@ -44,9 +46,12 @@ def test_pyright_agrees_with_mypy_except_deprecated_overloads() -> None:
         timeout=600,
     )
     report = json.loads(result.stdout)
+    # Block-cooperation examples whose API types are not merged yet (tests/coop_examples.py).
+    pending = {f"{name}.py" for name in NEEDS if missing(name)}
     found = {
         (Path(d["file"]).name, d["range"]["start"]["line"] + 1, d.get("rule", ""))
         for d in report["generalDiagnostics"]
+        if not (Path(d["file"]).parent.name == "examples" and Path(d["file"]).name in pending)
     }
     expected = {
         (name, line, "reportUnnecessaryTypeIgnoreComment") for name, line in _deprecated_marks()
