@@ -1,29 +1,45 @@
 #!/usr/bin/env bash
-# One device-tool call: GPU test layers (tests/gpu includes the execution-model tests:
-# streams, CAI sync with CuPy/PyTorch producers, graphs), examples, benchmarks (bandwidth,
-# launch latency incl. CuPy/PyTorch and ordering cost, graph replay); results under $OUT.
-# On the lent H200 machine (no network): run with the carried wheels, see docs/performance.md.
+# GPU work in device-tool calls (each under 10 minutes):
+#   scripts/gpu_batch.sh tests   GPU test layers (tests/gpu: launches, streams, CAI sync with
+#                                CuPy/PyTorch producers, graphs, collectives, tiles, examples),
+#                                the examples, the CuPy stream diagnostic
+#   scripts/gpu_batch.sh bench   benchmarks side by side (safe vs raw Numba vs CuPy/cuBLAS)
+# Results land in one tarball $OUT/results.tgz (the device tool brings back at most 8
+# files); unpack into benchmarks/results. On the lent H200 machine (no network) run with the
+# carried wheels, see docs/performance.md.
 set -uo pipefail
-OUT=${OUT:-benchmarks/results}
-mkdir -p "$OUT"
+PHASE=${1:-tests}
+FINAL=${OUT:-benchmarks/results}
+export OUT=/tmp/ss_results
+mkdir -p "$OUT" "$FINAL"
+trap 'tar czf "$FINAL/results-$PHASE.tgz" -C "$OUT" . ; cp "$OUT"/*.log "$FINAL"/ 2>/dev/null' EXIT
 export PYTHONUNBUFFERED=1
+step() {  # step SECONDS NAME COMMAND...: one step under a time limit, its output in NAME.log
+  local limit=$1 name=$2; shift 2
+  echo "=== $name"
+  timeout "$limit" "$@" 2>&1 | grep -v -i "warn" | tee "$OUT/$name.log" | tail -n 60
+}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
-python3 -m pytest tests/gpu tests/examples tests/ptx tests/unit -q -s -p no:cacheprovider \
-  -W ignore::numba.core.errors.NumbaPerformanceWarning \
-  --deselect tests/unit/test_tooling.py 2>&1 | tee "$OUT/pytest_gpu.log" | grep -E "passed|failed|differential counts"
-python3 examples/run_all.py 2>&1 | tee "$OUT/examples.log"
-python3 benchmarks/bandwidth.py 2>&1 | grep -v -i warn
-python3 benchmarks/launch_latency.py 2>&1 | grep -v -i warn
-python3 benchmarks/axis_mapping.py 2>&1 | grep -v -i warn
-python3 benchmarks/checker_cpu.py 2>&1 | grep -v -i warn
-if command -v compute-sanitizer >/dev/null; then
-  # compute-sanitizer vs simtsafe.sim.check on the checker corpus (each launch in its own
-  # process with a time limit: a divergent grid sync hangs the GPU kernel)
-  python3 benchmarks/sanitizer_corpus.py --all --sanitize --timeout 120 --jobs 8 2>&1 | tail -45
+if [ "$PHASE" = tests ]; then
+  timeout 420 python3 -m pytest tests/gpu tests/examples tests/ptx tests/unit -q -p no:cacheprovider \
+    -W ignore::numba.core.errors.NumbaPerformanceWarning -rf \
+    --deselect tests/unit/test_tooling.py >"$OUT/pytest_gpu.log" 2>&1
+  grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/pytest_gpu.log" | tail -n 40
+  step 120 examples python3 examples/run_all.py
+  step 40 diag_cupy_stream python3 scripts/diag_cupy_stream.py
 else
-  echo "compute-sanitizer not on PATH: skipped benchmarks/sanitizer_corpus.py"
+  step 90 bandwidth python3 benchmarks/bandwidth.py
+  step 90 launch_latency python3 benchmarks/launch_latency.py
+  step 60 graph_replay python3 benchmarks/graph_replay.py
+  step 120 coop python3 benchmarks/coop.py
+  step 60 collectives python3 benchmarks/collectives.py
+  step 60 tiles python3 benchmarks/tiles.py
+  step 40 axis_mapping python3 benchmarks/axis_mapping.py
+  if command -v compute-sanitizer >/dev/null; then
+    # compute-sanitizer vs simtsafe.sim.check on the checker corpus (each launch in its
+    # own process with a time limit: a divergent barrier hangs the GPU kernel)
+    step 100 sanitizer_corpus python3 benchmarks/sanitizer_corpus.py --all --sanitize --timeout 60 --jobs 12
+  else
+    echo "compute-sanitizer not on PATH: skipped benchmarks/sanitizer_corpus.py"
+  fi
 fi
-python3 benchmarks/graph_replay.py 2>&1 | grep -v -i warn
-python3 benchmarks/tiles.py 2>&1 | grep -v -i warn
-python3 benchmarks/collectives.py 2>&1 | grep -v -i warn
-python3 benchmarks/coop.py 2>&1 | grep -v -i warn | tee "$OUT/coop.log"

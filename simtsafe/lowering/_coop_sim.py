@@ -23,6 +23,7 @@ import math
 import operator
 import sys
 import threading
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, final
 
@@ -157,12 +158,12 @@ def _combiner(api: str, op: Any, dtype: np.dtype[Any]) -> tuple[Callable[[Any, A
 # --------------------------------------------------------------------------- GPU orders
 
 
-def _butterfly(vals: Sequence[Any], combine: Callable[[Any, Any], Any], lane: int) -> Any:
-    """Lane ``lane``'s result of the 5-step xor butterfly over a full warp."""
+def _butterfly(vals: Sequence[Any], combine: Callable[[Any, Any], Any]) -> list[Any]:
+    """Every lane's result of the 5-step xor butterfly over a full warp."""
     v = list(vals)
     for off in (16, 8, 4, 2, 1):
         v = [combine(v[x], v[x ^ off]) for x in range(32)]
-    return v[lane]
+    return v
 
 
 def _down_tree(vals: Sequence[Any], combine: Callable[[Any, Any], Any]) -> Any:
@@ -219,22 +220,50 @@ def _slots(place: _Place, site: Site) -> Any:
     return _simrt.shared_array((place.nthreads,), object, (f"{site[0]} #{k}", site[1]))
 
 
-def _exchange_block(v: Any, site: Site) -> tuple[_Place, list[Any]]:
-    """Every thread's ``v``, in linear thread order (a block-wide rendezvous)."""
+_MEMO_LOCK = threading.Lock()
+_MEMO: dict[int, dict[int, list[Any]]] = {}  # id(exchange) -> part -> [lock, done, value]
+
+
+def _once(slots: Any, part: int, compute: Callable[[], Any]) -> Any:
+    """``compute()`` run once per exchange (``slots``, ``part``: block 0 or a warp).
+
+    A collective's result is a function of the exchanged values alone, so the
+    first thread past the barrier computes it for all: a block of n threads
+    calls the user's op O(n) times rather than O(n^2), each call being a
+    simulated device call that takes the simulator's per-module lock. An op
+    that raises leaves nothing cached: every thread raises in turn.
+    """
+    with _MEMO_LOCK:
+        cells = _MEMO.get(id(slots))
+        if cells is None:
+            cells = _MEMO[id(slots)] = {}
+            weakref.finalize(slots, _MEMO.pop, id(slots), None)
+        cell = cells.get(part)
+        if cell is None:
+            cell = cells[part] = [threading.Lock(), False, None]
+    with cell[0]:
+        if not cell[1]:
+            cell[2] = compute()
+            cell[1] = True
+        return cell[2]
+
+
+def _exchange_block(v: Any, site: Site) -> tuple[_Place, Any, list[Any]]:
+    """(place, exchange, every thread's ``v`` in linear order): a block-wide rendezvous."""
     place = _Place()
     slots = _slots(place, site)
     slots[place.ltid] = v
     _simrt.barrier(site)
-    return place, list(slots)
+    return place, slots, list(slots)
 
 
-def _exchange_warp(v: Any, site: Site) -> tuple[_Place, list[Any]]:
-    """The ``v`` of every present lane of the caller's warp, in lane order."""
+def _exchange_warp(v: Any, site: Site) -> tuple[_Place, Any, list[Any]]:
+    """(place, exchange, the ``v`` of every present lane of the caller's warp in lane order)."""
     place = _Place()
     slots = _slots(place, site)
     slots[place.ltid] = v
     _simrt.warp_sync(place.mask, site)
-    return place, list(slots[place.first : place.first + place.present])
+    return place, slots, list(slots[place.first : place.first + place.present])
 
 
 def _common_dtype(api: str, vals: Sequence[Any], widen_bool: bool) -> np.dtype[Any]:
@@ -245,26 +274,34 @@ def _common_dtype(api: str, vals: Sequence[Any], widen_bool: bool) -> np.dtype[A
 
 
 def _warp_reduce(api: str, v: Any, op: Any, site: Site, widen_bool: bool = False) -> Any:
-    place, vals = _exchange_warp(v, site)
-    dtype = _common_dtype(api, vals, widen_bool)
-    combine, commutative = _combiner(api, op, dtype)
-    vals = [_cast(x, dtype) for x in vals]
-    if commutative and place.present == 32:
-        return _butterfly(vals, combine, place.lane)
-    return _down_tree(vals, combine)
+    place, slots, vals = _exchange_warp(v, site)
+
+    def lanes() -> list[Any]:
+        dtype = _common_dtype(api, vals, widen_bool)
+        combine, commutative = _combiner(api, op, dtype)
+        cast = [_cast(x, dtype) for x in vals]
+        if commutative and place.present == 32:
+            return _butterfly(cast, combine)
+        return [_down_tree(cast, combine)] * place.present
+
+    return _once(slots, place.warp, lanes)[place.lane]
 
 
 def _block_reduce(api: str, v: Any, op: Any, site: Site, widen_bool: bool = False) -> Any:
-    place, vals = _exchange_block(v, site)
-    dtype = _common_dtype(api, vals, widen_bool)
-    combine, _ = _combiner(api, op, dtype)
-    vals = [_cast(x, dtype) for x in vals]
-    totals = [_down_tree(vals[w : w + 32], combine) for w in range(0, place.nthreads, 32)]
-    return _fold(totals, combine)
+    place, slots, vals = _exchange_block(v, site)
+
+    def total() -> Any:
+        dtype = _common_dtype(api, vals, widen_bool)
+        combine, _ = _combiner(api, op, dtype)
+        cast = [_cast(x, dtype) for x in vals]
+        totals = [_down_tree(cast[w : w + 32], combine) for w in range(0, place.nthreads, 32)]
+        return _fold(totals, combine)
+
+    return _once(slots, 0, total)
 
 
 def _warp_scan(v: Any, inclusive: bool, site: Site) -> Any:
-    place, vals = _exchange_warp(v, site)
+    place, _, vals = _exchange_warp(v, site)
     dtype = _common_dtype("warp.scan", vals, widen_bool=True)
     combine, _ = _combiner("warp.scan", "add", dtype)
     scanned = _inclusive_scan([_cast(x, dtype) for x in vals], combine)
@@ -274,11 +311,15 @@ def _warp_scan(v: Any, inclusive: bool, site: Site) -> Any:
 
 
 def _block_scan(v: Any, inclusive: bool, site: Site) -> Any:
-    place, vals = _exchange_block(v, site)
+    place, slots, vals = _exchange_block(v, site)
     dtype = _common_dtype("block.scan", vals, widen_bool=True)
     combine, _ = _combiner("block.scan", "add", dtype)
-    vals = [_cast(x, dtype) for x in vals]
-    warps = [_inclusive_scan(vals[w : w + 32], combine) for w in range(0, place.nthreads, 32)]
+
+    def scans() -> list[list[Any]]:
+        cast = [_cast(x, dtype) for x in vals]
+        return [_inclusive_scan(cast[w : w + 32], combine) for w in range(0, place.nthreads, 32)]
+
+    warps = _once(slots, 0, scans)
     mine = warps[place.warp]
     x = mine[place.lane]
     excl = mine[place.lane - 1] if place.lane > 0 else dtype.type(0)
@@ -457,11 +498,11 @@ def _reductions(scope: str, reduce_fn: Callable[..., Any]) -> dict[str, Any]:
 
 def _broadcast_block(v: Any, site: Site) -> Any:
     _dtype_of(v, "block.broadcast")
-    _, vals = _exchange_block(v, site)
+    _, _, vals = _exchange_block(v, site)
     return vals[0]
 
 
 def _broadcast_warp(v: Any, site: Site) -> Any:
     _dtype_of(v, "warp.broadcast")
-    _, vals = _exchange_warp(v, site)
+    _, _, vals = _exchange_warp(v, site)
     return vals[0]
