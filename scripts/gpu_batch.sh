@@ -28,6 +28,7 @@ if [ "$PHASE" = tests ]; then
   step 120 examples python3 examples/run_all.py
   step 40 diag_cupy_stream python3 scripts/diag_cupy_stream.py
 else
+  step 40 diag_cupy_stream python3 scripts/diag_cupy_stream.py
   step 90 bandwidth python3 benchmarks/bandwidth.py
   step 90 launch_latency python3 benchmarks/launch_latency.py
   step 60 graph_replay python3 benchmarks/graph_replay.py

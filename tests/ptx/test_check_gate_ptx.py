@@ -83,7 +83,7 @@ def _package(tmp_path: Path, bad: bool) -> Path:
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
-    env["PYTHONPATH"] = str(ROOT)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, (str(ROOT), env.get("PYTHONPATH"))))
     return subprocess.run(
         [sys.executable, "-m", "simtsafe.cli", "check", *args],
         capture_output=True,
