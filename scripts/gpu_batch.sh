@@ -26,20 +26,20 @@ if [ "$PHASE" = tests ]; then
     --deselect tests/unit/test_tooling.py >"$OUT/pytest_gpu.log" 2>&1
   grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/pytest_gpu.log" | tail -n 40
   step 120 examples python3 examples/run_all.py
-  step 40 diag_cupy_stream python3 scripts/diag_cupy_stream.py
+  step 30 diag_cupy_stream python3 scripts/diag_cupy_stream.py
 else
-  step 40 diag_cupy_stream python3 scripts/diag_cupy_stream.py
-  step 90 bandwidth python3 benchmarks/bandwidth.py
-  step 90 launch_latency python3 benchmarks/launch_latency.py
-  step 60 graph_replay python3 benchmarks/graph_replay.py
+  step 30 diag_cupy_stream python3 scripts/diag_cupy_stream.py
+  step 60 bandwidth python3 benchmarks/bandwidth.py
+  step 60 launch_latency python3 benchmarks/launch_latency.py
+  step 45 graph_replay python3 benchmarks/graph_replay.py
   step 120 coop python3 benchmarks/coop.py
   step 60 collectives python3 benchmarks/collectives.py
   step 60 tiles python3 benchmarks/tiles.py
-  step 40 axis_mapping python3 benchmarks/axis_mapping.py
+  step 30 axis_mapping python3 benchmarks/axis_mapping.py
   if command -v compute-sanitizer >/dev/null; then
     # compute-sanitizer vs simtsafe.sim.check on the checker corpus (each launch in its
     # own process with a time limit: a divergent barrier hangs the GPU kernel)
-    step 100 sanitizer_corpus python3 benchmarks/sanitizer_corpus.py --all --sanitize --timeout 60 --jobs 12
+    step 90 sanitizer_corpus python3 benchmarks/sanitizer_corpus.py --all --sanitize --timeout 40 --jobs 14
   else
     echo "compute-sanitizer not on PATH: skipped benchmarks/sanitizer_corpus.py"
   fi
