@@ -34,7 +34,7 @@ for round_ in (1, 2, 3):
         marks.append(time.perf_counter())
     steps = ("spin", "fill", "launch", "drain")
     times = ", ".join(
-        f"{s} {1e3 * (b - a):.2f} ms" for s, a, b in zip(steps, marks, marks[1:], strict=True)
+        f"{s} {1e3 * (b - a):.2f} ms" for s, a, b in zip(steps, marks[:-1], marks[1:], strict=True)
     )
     print(
         f"round {round_}: {times}; producer busy after launch: {busy};"

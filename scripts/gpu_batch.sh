@@ -3,16 +3,23 @@
 #   scripts/gpu_batch.sh tests   GPU test layers (tests/gpu: launches, streams, CAI sync with
 #                                CuPy/PyTorch producers, graphs, collectives, tiles, examples),
 #                                the examples, the CuPy stream diagnostic
-#   scripts/gpu_batch.sh bench   benchmarks side by side (safe vs raw Numba vs CuPy/cuBLAS)
-# Results land in one tarball $OUT/results.tgz (the device tool brings back at most 8
+#   scripts/gpu_batch.sh bench [STEP...]
+#                                benchmarks side by side (safe vs raw Numba vs CuPy/cuBLAS);
+#                                STEPs pick some (bandwidth launch_latency graph_replay coop
+#                                sgemm_variants collectives tiles axis_mapping sanitizer_corpus)
+# Results land in one tarball $OUT/results-PHASE.tgz (the device tool brings back at most 8
 # files); unpack into benchmarks/results. On the lent H200 machine (no network) run with the
 # carried wheels, see docs/performance.md.
 set -uo pipefail
 PHASE=${1:-tests}
+shift || true
+STEPS=" $* "
 FINAL=${OUT:-benchmarks/results}
 export OUT=/tmp/ss_results
+rm -rf "$OUT"  # a warm machine keeps /tmp between calls
 mkdir -p "$OUT" "$FINAL"
-trap 'tar czf "$FINAL/results-$PHASE.tgz" -C "$OUT" . ; cp "$OUT"/*.log "$FINAL"/ 2>/dev/null' EXIT
+trap 'tar czf "$FINAL/results-$PHASE.tgz" -C "$OUT" .' EXIT
+want() { [ "$STEPS" = "  " ] || [[ "$STEPS" == *" $1 "* ]]; }
 export PYTHONUNBUFFERED=1
 step() {  # step SECONDS NAME COMMAND...: one step under a time limit, its output in NAME.log
   local limit=$1 name=$2; shift 2
@@ -28,19 +35,24 @@ if [ "$PHASE" = tests ]; then
   step 120 examples python3 examples/run_all.py
   step 30 diag_cupy_stream python3 scripts/diag_cupy_stream.py
 else
-  step 30 diag_cupy_stream python3 scripts/diag_cupy_stream.py
-  step 60 bandwidth python3 benchmarks/bandwidth.py
-  step 60 launch_latency python3 benchmarks/launch_latency.py
-  step 45 graph_replay python3 benchmarks/graph_replay.py
-  step 120 coop python3 benchmarks/coop.py
-  step 60 collectives python3 benchmarks/collectives.py
-  step 60 tiles python3 benchmarks/tiles.py
-  step 30 axis_mapping python3 benchmarks/axis_mapping.py
-  if command -v compute-sanitizer >/dev/null; then
-    # compute-sanitizer vs simtsafe.sim.check on the checker corpus (each launch in its
-    # own process with a time limit: a divergent barrier hangs the GPU kernel)
-    step 90 sanitizer_corpus python3 benchmarks/sanitizer_corpus.py --all --sanitize --timeout 40 --jobs 14
-  else
-    echo "compute-sanitizer not on PATH: skipped benchmarks/sanitizer_corpus.py"
+  want diag_cupy_stream && step 30 diag_cupy_stream python3 scripts/diag_cupy_stream.py
+  want bandwidth && step 60 bandwidth python3 benchmarks/bandwidth.py
+  want launch_latency && step 90 launch_latency python3 benchmarks/launch_latency.py
+  want graph_replay && step 45 graph_replay python3 benchmarks/graph_replay.py
+  want coop && step 120 coop python3 benchmarks/coop.py
+  if want sgemm_variants && [ -f benchmarks/sgemm_variants.py ]; then
+    step 150 sgemm_variants python3 benchmarks/sgemm_variants.py
+  fi
+  want collectives && step 60 collectives python3 benchmarks/collectives.py
+  want tiles && step 60 tiles python3 benchmarks/tiles.py
+  want axis_mapping && step 30 axis_mapping python3 benchmarks/axis_mapping.py
+  if want sanitizer_corpus; then
+    if command -v compute-sanitizer >/dev/null; then
+      # compute-sanitizer vs simtsafe.sim.check on the checker corpus (each launch in its
+      # own process with a time limit: a divergent barrier hangs the GPU kernel)
+      step 420 sanitizer_corpus python3 benchmarks/sanitizer_corpus.py --all --sanitize --timeout 40 --jobs 15
+    else
+      echo "compute-sanitizer not on PATH: skipped benchmarks/sanitizer_corpus.py"
+    fi
   fi
 fi

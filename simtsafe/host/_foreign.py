@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 __all__ = [
@@ -88,9 +89,8 @@ def guard(obj: Any) -> Guard | None:
     if cupy is not None and tp is cupy.ndarray:
         fingerprint = _cupy_contiguous if obj._c_contiguous else _cupy_strided
         return fingerprint, fingerprint(obj), _cupy_stream_reader()
-    device = obj.get_device()
     fingerprint = _torch_contiguous if obj.is_contiguous() else _torch_strided
-    return fingerprint, fingerprint(obj), lambda: torch_stream(device)
+    return fingerprint, fingerprint(obj), _torch_stream_reader(obj.get_device())
 
 
 def _cupy_contiguous(x: Any) -> Any:
@@ -125,8 +125,19 @@ def is_torch_tensor(obj: Any) -> bool:
 # ---------------------------------------------------------------------------- CuPy
 
 
+@cache
+def _torch_stream_reader(device: int) -> Callable[[], int]:
+    """One reader per device, so a launch with several tensors reads the stream once."""
+    return lambda: torch_stream(device)
+
+
+@cache
 def _cupy_stream_reader() -> Callable[[], int | None]:
-    """What CuPy's __cuda_array_interface__ exports as ``stream`` right now."""
+    """What CuPy's __cuda_array_interface__ exports as ``stream`` right now.
+
+    One reader for the process (the environment it reads is fixed when CuPy
+    loads), so a launch with several CuPy arrays reads the stream once.
+    """
     import cupy  # type: ignore[import-not-found]
 
     if int(os.environ.get("CUPY_CUDA_ARRAY_INTERFACE_EXPORT_VERSION", "3")) != 3:

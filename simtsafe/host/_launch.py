@@ -28,6 +28,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any, final
 
 import numpy as np
@@ -45,6 +46,7 @@ from ..lowering._launching import (
     core_launcher,
     core_stream,
     device_array_type,
+    direct_launcher,
     launch_config,
     max_active_clusters,
     per_thread_default,
@@ -180,6 +182,7 @@ class _Memo:
     __slots__ = (
         "access",
         "checks",
+        "go",
         "kernel",
         "label",
         "nargs",
@@ -202,9 +205,11 @@ class _Memo:
         facts: tuple[Facts, ...],
         guards: dict[int, Guard],
         label: str,
+        go: Callable[[], None],
     ) -> None:
         self.kernel = kernel
         self.params = params
+        self.go = go
         self.access = access
         self.label = label
         self.nargs = len(args)
@@ -253,6 +258,7 @@ class LaunchPlan:
         "_fast_check",
         "_array_idx",
         "_core_launch",
+        "_direct",
         "_default_layouts",
         "_memo",
         "_quiet",
@@ -305,6 +311,7 @@ class LaunchPlan:
         self._array_idx = tuple(i for i, p in enumerate(kernel.params) if p.is_array)
         self._scalar_idx = tuple(i for i, p in enumerate(kernel.params) if not p.is_array)
         self._core_launch: Any = None
+        self._direct = False
         # Per array parameter: (is it an output, its name) -- for the access sets.
         self._roles = tuple((p.kind == "out", p.name) for p in kernel.params if p.is_array)
         # The latest producer-stream tuple that needed no wait (all the launch stream).
@@ -329,6 +336,9 @@ class LaunchPlan:
             )
             self._dispatch = None
             self._core_launch = core_launcher()
+            # Memoized launches call cuLaunchKernel with parameters packed once (plain
+            # launches; clusters and cooperative launches keep cuda.core's cuLaunchKernelEx).
+            self._direct = cluster is None and not (kernel.contract and kernel.contract.cooperative)
 
     def _capacity(self) -> tuple[int, ...] | None:
         """How many elements of the ``covers`` parameter the launch's threads can own."""
@@ -375,7 +385,7 @@ class LaunchPlan:
                     if streams and led.cai_sync and streams != self._quiet:
                         with led.lock:
                             self._sync(led, self._sstate, streams)
-                    self._core_launch(self._stream, self._cfg, memo.kernel, *memo.params)
+                    memo.go()
                     return 0
                 s = self._sstate
                 lock = led.lock
@@ -384,7 +394,7 @@ class LaunchPlan:
                     if led.solo is s:  # every unfinished launch is on this stream
                         if streams and led.cai_sync and streams != self._quiet:
                             self._sync(led, s, streams)
-                        self._core_launch(self._stream, self._cfg, memo.kernel, *memo.params)
+                        memo.go()
                         seq = led.seq + 1  # Ledger.tick, inlined
                         led.seq = s.tail = seq
                         return seq
@@ -392,7 +402,7 @@ class LaunchPlan:
                         led.before(s, memo.access, memo, self.name, self.device_id)
                     if streams and led.cai_sync and streams != self._quiet:
                         self._sync(led, s, streams)
-                    self._core_launch(self._stream, self._cfg, memo.kernel, *memo.params)
+                    memo.go()
                     return led.after(s, memo, self._stream_obj)
                 finally:
                     lock.release()
@@ -520,6 +530,11 @@ class LaunchPlan:
                     guards[i] = g
                 elif type(args[i]) is not device_array_type():
                     return
+        go = self._direct and direct_launcher(
+            kernel, params, self._stream, self.grid, self.block, self.shared_mem
+        )
+        if not go:
+            go = partial(self._core_launch, self._stream, self._cfg, kernel, *params)
         try:
             memo = _Memo(
                 args,
@@ -531,6 +546,7 @@ class LaunchPlan:
                 facts,
                 guards,
                 self.name,
+                go,
             )
         except TypeError:  # an array type that cannot be weakly referenced: not memoized
             return

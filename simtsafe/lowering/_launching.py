@@ -18,6 +18,7 @@ Numba's own model.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from typing import Any, final
 
@@ -36,6 +37,7 @@ __all__ = [
     "current_device",
     "device_array_classes",
     "device_array_type",
+    "direct_launcher",
     "event_done",
     "event_synchronize",
     "install_copy_check",
@@ -92,6 +94,57 @@ def core_launcher() -> Any:
     from cuda.core import launch
 
     return launch
+
+
+def direct_launcher(
+    kernel: Any,
+    params: tuple[Any, ...],
+    stream: Any,
+    grid: tuple[int, int, int],
+    block: tuple[int, int, int],
+    shared_mem: int,
+) -> Callable[[], None] | None:
+    """A zero-argument launch of ``kernel`` with these parameters, packed once.
+
+    For the memoized launch path: the parameters of a memo entry never change,
+    so they are packed into C memory once (exactly as ``cuda.core.launch``
+    packs them: a Python int as 8 bytes, a ctypes value as its own bytes) and
+    each launch is one ``cuLaunchKernel`` call with the packed pointer array.
+    Returns None where that is not equivalent (a value of another type); the
+    caller keeps ``cuda.core.launch``. Only for plain launches: cluster and
+    cooperative launches need ``cuLaunchKernelEx``.
+    """
+    import ctypes
+
+    from cuda.bindings import driver as drv
+
+    values: list[Any] = []
+    for v in params:
+        if type(v) is int:
+            values.append(ctypes.c_int64(v) if v < 0 else ctypes.c_uint64(v))
+        elif isinstance(v, ctypes._SimpleCData):
+            values.append(v)
+        else:
+            return None
+    pointers = (ctypes.c_void_p * max(len(values), 1))(*[ctypes.addressof(v) for v in values])
+    address = ctypes.addressof(pointers)
+    handle = getattr(kernel, "handle", None)
+    if handle is None:
+        handle = kernel._handle
+    func = drv.CUfunction(int(handle))  # a CUkernel is launched as a CUfunction
+    hstream = drv.CUstream(int(stream.handle))
+    gx, gy, gz = grid
+    bx, by, bz = block
+    launch = drv.cuLaunchKernel
+    success = drv.CUresult.CUDA_SUCCESS
+
+    def go() -> None:
+        err = launch(func, gx, gy, gz, bx, by, bz, shared_mem, hstream, address, 0)[0]
+        if err != success:
+            raise RuntimeError(f"cuLaunchKernel failed: {err}")
+
+    go.keep = (values, pointers)  # type: ignore[attr-defined]  # the packed memory lives with it
+    return go
 
 
 def compiled_function(numba_kernel: Any) -> Any:

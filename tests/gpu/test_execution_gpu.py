@@ -159,6 +159,9 @@ def test_cupy_producer_on_a_side_stream(sync: bool) -> None:
     cp = pytest.importorskip("cupy")
     x = cp.zeros(N, dtype=cp.float32)
     out = cp.full(N, -7, dtype=cp.float32)
+    # CuPy compiles and loads its fill kernel on first use; loading a module waits for the
+    # whole device, which would order the fill after the spin by accident: load it first.
+    cp.zeros(1, dtype=cp.float32).fill(5)
     cp.cuda.Device().synchronize()
     producer = cp.cuda.Stream(non_blocking=True)
     consumer = cp.cuda.Stream(non_blocking=True)

@@ -194,9 +194,12 @@ def test_memo_entry_with_tensors_matches_only_while_nothing_changed() -> None:
     args = (out, a, np.float32(2))
     facts = tuple(native_facts(x, 4) for x in (out, a))
     guards = {i: g for i, g in enumerate(guard(x) for x in (out, a)) if g is not None}
-    memo = _Memo(args, (0, 1), (2,), None, (), (), facts, guards, "k")  # type: ignore[arg-type]
+    memo = _Memo(args, (0, 1), (2,), None, (), (), facts, guards, "k", lambda: None)  # type: ignore[arg-type]
     assert memo.matches(args)
-    assert memo.streams == () and len(memo.readers) == 2  # re-read at each launch
+    # The producer stream is re-read at each launch, once per device (not once per tensor).
+    assert memo.streams == () and len(memo.readers) == 1
+    fa.set_torch_stream(0x77)
+    assert [read() for read in memo.readers] == [0x77]
     assert not memo.matches((out, a, np.float32(3)))  # another scalar
     assert not memo.matches((out, fa.make_torch(0x2000, (8,), (1,), "float32"), np.float32(2)))
     a.shape = (4,)  # a.resize_(4): same object, same pointer
