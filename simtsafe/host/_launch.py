@@ -13,7 +13,9 @@ configuration. ``launch(args)`` then, for every call:
    ``stream``), or refuses it in strict ordering mode;
 5. packs the kernel parameters exactly as Numba's ABI wants them and calls
    ``cuda.core.launch`` on the cached compiled function -- no Numba dispatch --
-   and records the launch's accesses in the ledger.
+   and records the launch's accesses in the ledger. A memoized argument set
+   keeps its parameters packed and launches with one ``cuLaunchKernel`` call
+   (``direct_launcher``; plain launches only).
 
 Inside ``with simtsafe.graph():`` steps 1-3 run and the checked launch is
 recorded into the graph instead (``_graphs``).
