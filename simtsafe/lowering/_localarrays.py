@@ -20,14 +20,7 @@ from numba.cuda import cgutils, types
 from numba.cuda.cudadrv import nvvm
 from numba.cuda.cudaimpl import _generic_array
 from numba.cuda.extending import lower_builtin, lower_getattr
-from numba.cuda.typing.templates import (
-    AbstractTemplate,
-    AttributeTemplate,
-    infer,
-    infer_getattr,
-    infer_global,
-    signature,
-)
+from numba.cuda.typing.templates import AbstractTemplate, infer_global, signature
 
 from . import _tilebase as tb
 from ._cuda import _const, _reject
@@ -79,39 +72,12 @@ class _GetItem(AbstractTemplate):
         return signature(target.dtype, target, idx)
 
 
-@infer_global(len)
-class _Len(AbstractTemplate):
-    def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
-        if len(args) == 1 and isinstance(args[0], LocalArrayType):
-            return signature(types.intp, args[0])
-        return None
-
-
-@infer
-class _NoIteration(AbstractTemplate):
-    key = "getiter"
-
-    def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
-        if isinstance(args[0], LocalArrayType):
-            raise _reject(
-                f"a thread-private array ({args[0]}) cannot be iterated; loop over "
-                "range(len(a)) and index it"
-            )
-        return None
-
-
-@infer_getattr
-class _Attrs(AttributeTemplate):
-    key = LocalArrayType
-
-    def resolve_shape(self, ty: LocalArrayType) -> Any:
-        return types.UniTuple(types.intp, ty.ndim)
-
-    def resolve_size(self, ty: LocalArrayType) -> Any:
-        return types.intp
-
-    def resolve_ndim(self, ty: LocalArrayType) -> Any:
-        return types.intp
+tb.type_array_like(
+    LocalArrayType,
+    no_iteration=lambda ty: (
+        f"a thread-private array ({ty}) cannot be iterated; loop over range(len(a)) and index it"
+    ),
+)
 
 
 def _lower_getitem(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:

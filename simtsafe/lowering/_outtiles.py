@@ -35,7 +35,7 @@ from llvmlite import ir
 from numba.cuda import cgutils, types
 from numba.cuda.extending import lower_builtin, models, register_model
 from numba.cuda.np.arrayobj import load_item, make_array, store_item
-from numba.cuda.typing.templates import AbstractTemplate, infer, infer_global, signature
+from numba.cuda.typing.templates import AbstractTemplate, infer_global, signature
 
 from . import _tilebase as tb
 from ._cuda import (
@@ -117,24 +117,14 @@ class _GetItem(AbstractTemplate):
         return signature(target.dtype, target, idx)
 
 
-@infer_global(len)
-class _Len(AbstractTemplate):
-    def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
-        if len(args) == 1 and isinstance(args[0], OutTileType) and args[0].ndim == 1:
-            return signature(types.intp, args[0])
-        return None
-
-
-@infer
-class _NoIteration(AbstractTemplate):
-    key = "getiter"
-
-    def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
-        if isinstance(args[0], OutTileType):
-            raise _reject(
-                f"an output tile ({args[0]}) cannot be iterated; loop over its local indices"
-            )
-        return None
+tb.type_array_like(
+    OutTileType,
+    no_iteration=lambda ty: (
+        f"an output tile ({ty}) cannot be iterated; loop over its local indices"
+    ),
+    has_len=lambda ty: ty.ndim == 1,
+    attributes=False,
+)
 
 
 # --------------------------------------------------------------------------- lowering

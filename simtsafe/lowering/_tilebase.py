@@ -23,6 +23,14 @@ from numba.cuda import cgutils, nvvmutils, types
 from numba.cuda.extending import _intrinsic, models, register_model
 from numba.cuda.np.arrayobj import load_item, make_array, store_item
 from numba.cuda.typing.npydecl import parse_dtype
+from numba.cuda.typing.templates import (
+    AbstractTemplate,
+    AttributeTemplate,
+    infer,
+    infer_getattr,
+    infer_global,
+    signature,
+)
 
 from ._cuda import _const, _reject, _sreg
 
@@ -255,3 +263,51 @@ def dtype_of(dtype: Any, what: str) -> Any:
 
 def ints_phrase(ndim: int) -> str:
     return "an int" if ndim == 1 else f"{ndim} ints"
+
+
+def type_array_like(
+    cls: type[types.Type],
+    *,
+    no_iteration: Callable[[Any], str],
+    has_len: Callable[[Any], bool] = lambda ty: True,
+    attributes: bool = True,
+) -> None:
+    """Typing shared by tiles and thread-private arrays: ``len``, no iteration, shape attributes.
+
+    ``no_iteration(ty)`` is the refusal of ``for x in a`` (what to write
+    instead); ``has_len(ty)`` says which instances have ``len``; with
+    ``attributes`` the type has ``.shape``, ``.size`` and ``.ndim`` (their
+    lowering is the caller's: static shapes fold to constants, others do not).
+    """
+
+    @infer_global(len)
+    class _Len(AbstractTemplate):
+        def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
+            if len(args) == 1 and isinstance(args[0], cls) and has_len(args[0]):
+                return signature(types.intp, args[0])
+            return None
+
+    @infer
+    class _NoIteration(AbstractTemplate):
+        key = "getiter"
+
+        def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
+            if isinstance(args[0], cls):
+                raise _reject(no_iteration(args[0]))
+            return None
+
+    if not attributes:
+        return
+
+    @infer_getattr
+    class _Attrs(AttributeTemplate):
+        key = cls
+
+        def resolve_shape(self, ty: Any) -> Any:
+            return types.UniTuple(types.intp, ty.ndim)
+
+        def resolve_size(self, ty: Any) -> Any:
+            return types.intp
+
+        def resolve_ndim(self, ty: Any) -> Any:
+            return types.intp

@@ -38,9 +38,6 @@ from numba.cuda.cudaimpl import _generic_array, _get_unique_smem_id
 from numba.cuda.extending import intrinsic, lower_builtin, lower_getattr
 from numba.cuda.typing.templates import (
     AbstractTemplate,
-    AttributeTemplate,
-    infer,
-    infer_getattr,
     infer_global,
     signature,
 )
@@ -119,39 +116,13 @@ class _GetItem(AbstractTemplate):
         return signature(target.dtype, target, idx)
 
 
-@infer_global(len)
-class _Len(AbstractTemplate):
-    def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
-        if len(args) == 1 and isinstance(args[0], SharedTileType):
-            return signature(types.intp, args[0])
-        return None
-
-
-@infer
-class _NoIteration(AbstractTemplate):
-    key = "getiter"
-
-    def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
-        if isinstance(args[0], SharedTileType):
-            raise _reject(
-                f"a shared tile ({args[0]}) cannot be iterated; fill it with "
-                "`for w in thread.block_stride(tile)` and read it with indices"
-            )
-        return None
-
-
-@infer_getattr
-class _Attrs(AttributeTemplate):
-    key = SharedTileType
-
-    def resolve_shape(self, ty: SharedTileType) -> Any:
-        return types.UniTuple(types.intp, ty.ndim)
-
-    def resolve_size(self, ty: SharedTileType) -> Any:
-        return types.intp
-
-    def resolve_ndim(self, ty: SharedTileType) -> Any:
-        return types.intp
+tb.type_array_like(
+    SharedTileType,
+    no_iteration=lambda ty: (
+        f"a shared tile ({ty}) cannot be iterated; fill it with "
+        "`for w in thread.block_stride(tile)` and read it with indices"
+    ),
+)
 
 
 # --------------------------------------------------------------------------- lowering: access
