@@ -1,0 +1,519 @@
+"""Candidate SGEMM schedules side by side: Tier-1 simtsafe kernels, their raw twins, cuBLAS.
+
+    python benchmarks/sgemm_variants.py [--n 4096] [--check 520] [--reps 10]
+
+Every variant computes ``c = a @ b`` (float32, C-contiguous) with 16 x 16
+threads per block, a 128 x 128 block tile and an 8 x 8 register micro-tile
+per thread. What changes is the fill of the shared tiles, the K step, the
+prefetch and the shared-memory layout:
+
+| variant | fill | K step | prefetch | micro-tile rows / cols | shared reads |
+|---|---|---|---|---|---|
+| ``base`` | the examples (examples/sgemm.py, coop_raw.sgemm_raw): ``block_stride`` over (128, 8) and (8, 128): half the threads, 8 guarded load+store pairs each per tile | 8 | none | ``ty + 16 r`` / ``tx + 16 c`` | 16 scalar per k |
+| ``lin`` | every thread loads 4 elements of each tile into registers (all 8 global loads issued before any shared store), block-uniform interior fast path without per-element guards | 8 | the next K slice into registers during the FMAs | as base | 16 scalar per k |
+| ``lin16`` | as lin, 8 elements of each tile | 16 | as lin | as base | 16 scalar per k |
+| ``vec`` (raw only) | as lin, A stored transposed (``As[k, row]``) | 8 | as lin | ``4 ty + i``, ``64 + 4 ty + i`` / ``4 tx + j``, ``64 + 4 tx + j`` | 4 ``ld.shared.v4`` per k |
+
+``raw+lb2`` rows: the same raw kernel compiled with ``launch_bounds=(256, 2)``
+(``.minnctapersm 2``: ptxas keeps the kernel at <= 128 registers, two blocks
+per SM). A Tier-1 kernel cannot ask for that (a contract with an exact block
+is stamped ``.reqntid``; there is no min-blocks-per-SM field), nor for 16-byte
+aligned shared tiles (``shared.tile`` is ``.align 4``, so NVVM never emits
+``ld.shared.v4``): that is why ``vec`` has no Tier-1 row.
+
+Each variant is checked against numpy (float64) at ``--check`` (not a
+multiple of the tile, so the edge paths run) and against a row sample at
+``--n``, then timed at ``--n`` with CUDA events (warm-up, median of
+``--reps``). cuBLAS is ``cupy.matmul`` with ``CUPY_TF32=0`` set before CuPy is
+imported (plain FP32); the row is skipped when CuPy is missing. A variant
+that fails to compile or launch prints its error in its row; the others run.
+
+``NUMBA_ENABLE_CUDASIM=1 python benchmarks/sgemm_variants.py`` runs only
+the correctness checks, on the simulator, at 150 x 105 x 115 (about 5 minutes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import statistics
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+os.environ["CUPY_TF32"] = "0"  # plain FP32 cuBLAS (before CuPy is imported anywhere)
+
+import numpy as np  # noqa: E402
+from numba import cuda, float32, uint32  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "examples"))
+sys.path.insert(0, str(ROOT))
+
+import simtsafe as ss  # noqa: E402
+from simtsafe import SIMULATOR, DisjointSlice2D, In2D, thread  # noqa: E402
+
+BM = 128  # block tile rows
+BN = 128  # block tile columns
+TM = 8  # micro-tile rows per thread
+TN = 8  # micro-tile columns per thread
+TX = BN // TN  # 16 threads along x
+TY = BM // TM  # 16 threads along y
+NT = TX * TY  # 256 threads
+BK = 8  # K step of lin / vec
+BK16 = 16  # K step of lin16
+FILL = BM * BK // NT  # 4: elements of each tile a thread fills per K step (BK = 8)
+FILL16 = BM * BK16 // NT  # 8 (BK = 16)
+# lin: the (128, 8) A slice is stored row-major as a (64, 16) tile and the (8, 128)
+# B slice as a (16, 64) tile, so that block_stride gives every thread 4 elements,
+# a warp reading 4 rows x 8 consecutive floats of a and 2 x 16 of b.
+A_ROWS = BM // 2  # 64: two rows of the A slice per tile row
+A_COLS = 2 * BK  # 16
+B_ROWS = 2 * BK  # 16: one row of the B slice per two tile rows
+B_COLS = BN // 2  # 64
+# lin16: (128, 16) as (128, 16); (16, 128) as (32, 64).
+A16_ROWS = BM
+A16_COLS = BK16
+B16_ROWS = 2 * BK16
+B16_COLS = BN // 2
+
+_CONTRACT = ss.LaunchContract(
+    domain=2,
+    block=(TX, TY, 1),
+    requires=[
+        "a.shape[1] == b.shape[0]",
+        "c.shape[0] == a.shape[0]",
+        "c.shape[1] == b.shape[1]",
+    ],
+)
+
+
+def grid_for(m: int, n: int) -> tuple[int, int]:
+    """One block per 128 x 128 tile of c: (column tiles, row tiles)."""
+    return (math.ceil(n / BN), math.ceil(m / BM))
+
+
+# ------------------------------------------------------------------ lin (Tier 1)
+
+
+@ss.kernel(contract=_CONTRACT)
+def sgemm_lin(c: DisjointSlice2D[np.float32], a: In2D[np.float32], b: In2D[np.float32]) -> None:
+    me = thread.local_index_2d()
+    tx = me.col
+    ty = me.row
+    row0 = cuda.blockIdx.y * BM
+    col0 = cuda.blockIdx.x * BN
+    m = a.shape[0]
+    kdim = a.shape[1]
+    n = b.shape[1]
+    a_s = ss.shared.tile((A_ROWS, A_COLS), np.float32)  # a[row0 + 2 i + j // 8, k0 + j % 8]
+    b_s = ss.shared.tile((B_ROWS, B_COLS), np.float32)  # b[k0 + i // 2, col0 + 64 (i % 2) + j]
+    acc = cuda.local.array((TM, TN), np.float32)
+    af = cuda.local.array(TM, np.float32)
+    bf = cuda.local.array(TN, np.float32)
+    pa = cuda.local.array(FILL, np.float32)  # the next A elements, in block_stride order
+    pb = cuda.local.array(FILL, np.float32)
+    for r in range(TM):
+        for cc in range(TN):
+            acc[r, cc] = np.float32(0.0)
+    # This thread's fill elements (block_stride order): a_s rows ty + 16 i, column tx;
+    # b_s row ty, columns tx + 16 j.
+    ar = row0 + 2 * ty + tx // BK  # + 32 i
+    ak = tx % BK
+    bk = ty // 2
+    bc = col0 + BN // 2 * (ty % 2) + tx  # + 16 j
+    inside = row0 + BM <= m and col0 + BN <= n
+    for k0 in range(0, kdim + BK, BK):  # one extra step: the first only loads
+        if k0 > 0:
+            j = 0
+            for w in thread.block_stride(a_s):
+                a_s[w] = pa[j]
+                j += 1
+            j = 0
+            for w in thread.block_stride(b_s):
+                b_s[w] = pb[j]
+                j += 1
+        ss.block.sync()
+        if k0 < kdim:  # load the slice at k0 (stored at the next step)
+            if inside and k0 + BK <= kdim:
+                for i in range(FILL):
+                    pa[i] = a[ar + 32 * i, k0 + ak]
+                for i in range(FILL):
+                    pb[i] = b[k0 + bk, bc + 16 * i]
+            else:
+                for i in range(FILL):
+                    gr = ar + 32 * i
+                    gk = k0 + ak
+                    pa[i] = a[gr, gk] if gr < m and gk < kdim else np.float32(0.0)
+                for i in range(FILL):
+                    gk = k0 + bk
+                    gc = bc + 16 * i
+                    pb[i] = b[gk, gc] if gk < kdim and gc < n else np.float32(0.0)
+        if k0 > 0:
+            for k in range(BK):
+                kk = k & (BK - 1)  # == k; lets the compiler drop the tiles' bounds checks
+                for r in range(TM):
+                    af[r] = a_s[ty // 2 + 8 * r, BK * (ty % 2) + kk]  # a row ty + 16 r
+                for cc in range(TN):
+                    bf[cc] = b_s[2 * kk + cc // 4, tx + 16 * (cc % 4)]  # b column tx + 16 cc
+                for r in range(TM):
+                    for cc in range(TN):
+                        acc[r, cc] += af[r] * bf[cc]
+        ss.block.sync()
+    t = thread.tile_2d_strided(c, TM, TN)
+    for r in range(TM):
+        for cc in range(TN):
+            t[r, cc] = acc[r, cc]
+
+
+# ------------------------------------------------------------------ lin (raw twin)
+
+
+def _sgemm_lin_raw(c, a, b):  # type: ignore[no-untyped-def]
+    """The schedule of sgemm_lin in raw Numba (the same tiles, loads, stores, barriers)."""
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    row0 = cuda.blockIdx.y * BM
+    col0 = cuda.blockIdx.x * BN
+    m = a.shape[0]
+    kdim = a.shape[1]
+    n = b.shape[1]
+    a_s = cuda.shared.array((A_ROWS, A_COLS), float32)
+    b_s = cuda.shared.array((B_ROWS, B_COLS), float32)
+    acc = cuda.local.array((TM, TN), float32)
+    af = cuda.local.array(TM, float32)
+    bf = cuda.local.array(TN, float32)
+    pa = cuda.local.array(FILL, float32)
+    pb = cuda.local.array(FILL, float32)
+    for r in range(TM):
+        for cc in range(TN):
+            acc[r, cc] = float32(0.0)
+    ar = row0 + 2 * ty + tx // BK
+    ak = tx % BK
+    bk = ty // 2
+    bc = col0 + BN // 2 * (ty % 2) + tx
+    inside = row0 + BM <= m and col0 + BN <= n
+    for k0 in range(0, kdim + BK, BK):
+        if k0 > 0:
+            for i in range(FILL):
+                a_s[ty + 16 * i, tx] = pa[i]
+            for i in range(FILL):
+                b_s[ty, tx + 16 * i] = pb[i]
+        cuda.syncthreads()
+        if k0 < kdim:
+            if inside and k0 + BK <= kdim:
+                for i in range(FILL):
+                    pa[i] = a[ar + 32 * i, k0 + ak]
+                for i in range(FILL):
+                    pb[i] = b[k0 + bk, bc + 16 * i]
+            else:
+                for i in range(FILL):
+                    gr = ar + 32 * i
+                    gk = k0 + ak
+                    pa[i] = a[gr, gk] if gr < m and gk < kdim else float32(0.0)
+                for i in range(FILL):
+                    gk = k0 + bk
+                    gc = bc + 16 * i
+                    pb[i] = b[gk, gc] if gk < kdim and gc < n else float32(0.0)
+        if k0 > 0:
+            uty = uint32(ty)
+            utx = uint32(tx)
+            for k in range(BK):
+                kk = uint32(k)
+                for r in range(TM):
+                    af[r] = a_s[uty // 2 + uint32(8 * r), uint32(BK) * (uty % 2) + kk]
+                for cc in range(TN):
+                    bf[cc] = b_s[uint32(2) * kk + uint32(cc // 4), utx + uint32(16 * (cc % 4))]
+                for r in range(TM):
+                    for cc in range(TN):
+                        acc[r, cc] += af[r] * bf[cc]
+        cuda.syncthreads()
+    full = row0 + BM <= m and col0 + BN <= n
+    for r in range(TM):
+        gr = row0 + ty + TY * r
+        for cc in range(TN):
+            gc = col0 + tx + TX * cc
+            if full or (gr < m and gc < n):
+                c[gr, gc] = acc[r, cc]
+
+
+# ------------------------------------------------------------------ vec (raw only)
+
+#: vec's A tile is transposed: a_t[k, row]; each thread owns rows 4 ty + i and
+#: 64 + 4 ty + i, columns 4 tx + j and 64 + 4 tx + j (i, j < 4), so its 8 values of
+#: a k-row of either tile are two aligned float4: two ld.shared.v4 each.
+HALF = BM // 2  # 64
+SMEM_ALIGN = None if SIMULATOR else 16  # the simulator refuses an alignment
+
+
+def _sgemm_vec_raw(c, a, b):  # type: ignore[no-untyped-def]
+    """Transposed A tile, 16-byte aligned shared arrays, ld.shared.v4 reads, register prefetch."""
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    tid = ty * TX + tx
+    row0 = cuda.blockIdx.y * BM
+    col0 = cuda.blockIdx.x * BN
+    m = a.shape[0]
+    kdim = a.shape[1]
+    n = b.shape[1]
+    a_t = cuda.shared.array(
+        (BK, BM), float32, alignment=SMEM_ALIGN
+    )  # a[row0 + j, k0 + i] at [i, j]
+    b_s = cuda.shared.array((BK, BN), float32, alignment=SMEM_ALIGN)
+    acc = cuda.local.array((TM, TN), float32)
+    af = cuda.local.array(TM, float32)
+    bf = cuda.local.array(TN, float32)
+    pa = cuda.local.array(FILL, float32)
+    pb = cuda.local.array(FILL, float32)
+    for r in range(TM):
+        for cc in range(TN):
+            acc[r, cc] = float32(0.0)
+    # A: thread loads a[row0 + tid // 2, k0 + 4 (tid % 2) + i], i < 4 (a warp: 16 rows x 32 B).
+    ar = tid // 2
+    ak = 4 * (tid % 2)
+    # B: thread loads b[k0 + tid // 32 ... ] -- rows tid // 128 + 2 i, column tid % 128.
+    bk = tid // BN
+    bc = tid % BN
+    inside = row0 + BM <= m and col0 + BN <= n
+    for k0 in range(0, kdim + BK, BK):
+        if k0 > 0:
+            for i in range(FILL):
+                a_t[ak + i, ar] = pa[i]
+            for i in range(FILL):
+                b_s[bk + 2 * i, bc] = pb[i]
+        cuda.syncthreads()
+        if k0 < kdim:
+            if inside and k0 + BK <= kdim:
+                for i in range(FILL):
+                    pa[i] = a[row0 + ar, k0 + ak + i]
+                for i in range(FILL):
+                    pb[i] = b[k0 + bk + 2 * i, col0 + bc]
+            else:
+                for i in range(FILL):
+                    gr = row0 + ar
+                    gk = k0 + ak + i
+                    pa[i] = a[gr, gk] if gr < m and gk < kdim else float32(0.0)
+                for i in range(FILL):
+                    gk = k0 + bk + 2 * i
+                    gc = col0 + bc
+                    pb[i] = b[gk, gc] if gk < kdim and gc < n else float32(0.0)
+        if k0 > 0:
+            ua = uint32(4) * uint32(ty)
+            ub = uint32(4) * uint32(tx)
+            for k in range(BK):
+                kk = uint32(k)
+                for i in range(4):
+                    af[i] = a_t[kk, ua + uint32(i)]
+                    af[4 + i] = a_t[kk, uint32(HALF) + ua + uint32(i)]
+                for j in range(4):
+                    bf[j] = b_s[kk, ub + uint32(j)]
+                    bf[4 + j] = b_s[kk, uint32(HALF) + ub + uint32(j)]
+                for r in range(TM):
+                    for cc in range(TN):
+                        acc[r, cc] += af[r] * bf[cc]
+        cuda.syncthreads()
+    full = row0 + BM <= m and col0 + BN <= n
+    for r in range(TM):
+        gr = row0 + 4 * ty + r % 4 + HALF * (r // 4)
+        for cc in range(TN):
+            gc = col0 + 4 * tx + cc % 4 + HALF * (cc // 4)
+            if full or (gr < m and gc < n):
+                c[gr, gc] = acc[r, cc]
+
+
+def _jit(fn: Any, bounds: Any = None) -> Any:
+    if bounds is None or SIMULATOR:
+        return cuda.jit(fn)
+    return cuda.jit(launch_bounds=bounds)(fn)
+
+
+sgemm_lin_raw = _jit(_sgemm_lin_raw)
+sgemm_lin_raw_lb2 = _jit(_sgemm_lin_raw, (NT, 2))
+sgemm_vec_raw = _jit(_sgemm_vec_raw)
+sgemm_vec_raw_lb2 = _jit(_sgemm_vec_raw, (NT, 2))
+
+
+# ------------------------------------------------------------------ the benchmark
+
+#: (variant, tier, factory(m, n) -> launch(c, a, b))
+Variant = tuple[str, str, Callable[[int, int], Callable[..., None]]]
+TIER1 = "simtsafe Tier 1"
+RAW = "raw numba"
+
+
+def _safe(kernel: Callable[[], Any]) -> Callable[[int, int], Callable[..., None]]:
+    def make(m: int, n: int) -> Callable[..., None]:
+        return kernel().prepare(grid=grid_for(m, n), block=(TX, TY, 1))  # type: ignore[no-any-return]
+
+    return make
+
+
+def _raw(kernel: Callable[[], Any]) -> Callable[[int, int], Callable[..., None]]:
+    def make(m: int, n: int) -> Callable[..., None]:
+        k = kernel()
+        grid = grid_for(m, n)
+        return lambda *args: k[grid, (TX, TY)](*args)
+
+    return make
+
+
+def _example(attr: str) -> Any:
+    import coop_raw
+    import sgemm
+
+    return getattr(sgemm, attr) if hasattr(sgemm, attr) else getattr(coop_raw, attr)
+
+
+VARIANTS: list[Variant] = [
+    ("base (examples/sgemm.py)", TIER1, _safe(lambda: _example("sgemm"))),
+    ("base (coop_raw.sgemm_raw)", RAW, _raw(lambda: _example("sgemm_raw"))),
+    ("lin", TIER1, _safe(lambda: sgemm_lin)),
+    ("lin", RAW, _raw(lambda: sgemm_lin_raw)),
+    ("lin + lb2", RAW, _raw(lambda: sgemm_lin_raw_lb2)),
+    ("vec", RAW, _raw(lambda: sgemm_vec_raw)),
+    ("vec + lb2", RAW, _raw(lambda: sgemm_vec_raw_lb2)),
+]
+
+
+def _inputs(m: int, k: int, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return (
+        rng.standard_normal((m, k), dtype=np.float32),
+        rng.standard_normal((k, n), dtype=np.float32),
+    )
+
+
+def _matches(got: np.ndarray, ref: np.ndarray, k: int) -> bool:
+    return bool(np.allclose(got, ref, rtol=1e-3, atol=1e-4 * k))
+
+
+def check(make: Callable[[int, int], Callable[..., None]], m: int, k: int, n: int) -> bool:
+    """The variant's c = a @ b at m x k x n against numpy (float64)."""
+    ha, hb = _inputs(m, k, n, seed=7)
+    c = cuda.to_device(np.full((m, n), np.nan, np.float32))
+    make(m, n)(c, cuda.to_device(ha), cuda.to_device(hb))
+    return _matches(c.copy_to_host(), ha.astype(np.float64) @ hb.astype(np.float64), k)
+
+
+def time_ms(fn: Callable[[], None], reps: int, warmup: int = 2) -> float:
+    """Median device time of one call in ms (CUDA events around each call)."""
+    for _ in range(warmup):
+        fn()
+    cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start, stop = cuda.event(), cuda.event()
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(cuda.event_elapsed_time(start, stop))
+    return statistics.median(times)
+
+
+def _error(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}".replace("\n", " ").replace("|", "/")
+    return text[:200]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--n", type=int, default=4096, help="timed size (n x n x n)")
+    parser.add_argument(
+        "--check", type=int, default=None, help="checked size (odd shapes; 520, simulator 150)"
+    )
+    parser.add_argument("--reps", type=int, default=10)
+    parser.add_argument("--sim", action="store_true", help="correctness checks only")
+    args = parser.parse_args()
+    sim = args.sim or SIMULATOR
+    size = args.check or (150 if sim else 520)
+    cm, ck, cn = size, size * 2 // 3 + 5, size * 3 // 4 + 3
+    if sim:
+        ok = True
+        for name, tier, make in VARIANTS:
+            try:
+                good = check(make, cm, ck, cn)
+            except Exception as exc:  # noqa: BLE001 -- one row per variant
+                good = False
+                print(f"{name} [{tier}]: {_error(exc)}")
+            print(f"{name} [{tier}] {cm}x{ck}x{cn}: {'matches' if good else 'DOES NOT MATCH'}")
+            ok = ok and good
+        return 0 if ok else 1
+
+    n = args.n
+    flops = 2.0 * n**3
+    ha, hb = _inputs(n, n, n, seed=1)
+    a, b = cuda.to_device(ha), cuda.to_device(hb)
+    c = cuda.device_array((n, n), np.float32)
+    sample = np.random.default_rng(2).choice(n, size=min(n, 64), replace=False)
+    ref = ha[sample].astype(np.float64) @ hb.astype(np.float64)
+    rows: list[dict[str, Any]] = []
+
+    cublas_ms = None
+    try:
+        import cupy as cp
+
+        ca, cb = cp.asarray(a), cp.asarray(b)
+        cc = cp.empty((n, n), cp.float32)
+        cp.matmul(ca, cb, out=cc)
+        ok = _matches(cc.get()[sample], ref, n)
+        cublas_ms = time_ms(lambda: cp.matmul(ca, cb, out=cc), args.reps)
+        rows.append(
+            {
+                "variant": "cuBLAS (cupy.matmul, CUPY_TF32=0)",
+                "tier": "library",
+                "ms": cublas_ms,
+                "ok": ok,
+                "error": "",
+            }
+        )
+    except ImportError:
+        print("cupy not installed: no cuBLAS row")
+    except Exception as exc:  # noqa: BLE001
+        print(f"cuBLAS row failed: {_error(exc)}")
+
+    for name, tier, make in VARIANTS:
+        row: dict[str, Any] = {"variant": name, "tier": tier, "ms": None, "ok": False, "error": ""}
+        try:
+            small = check(make, cm, ck, cn)
+            launch = make(n, n)
+            launch(c, a, b)
+            cuda.synchronize()
+            row["ok"] = small and _matches(c.copy_to_host()[sample], ref, n)
+            row["ms"] = time_ms(lambda launch=launch: launch(c, a, b), args.reps)
+        except Exception as exc:  # noqa: BLE001 -- a failing variant is a row, not a crash
+            row["error"] = _error(exc)
+            traceback.print_exc()
+        rows.append(row)
+
+    lines = [
+        f"SGEMM {n}^3 float32 on {_device()} (median of {args.reps}; checked at "
+        f"{cm}x{ck}x{cn} and on {len(sample)} rows at {n}^3)",
+        "",
+        "| variant | tier | ms | TFLOP/s | % of cuBLAS | matches |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        if row["ms"] is None:
+            lines.append(f"| {row['variant']} | {row['tier']} | - | - | - | {row['error']} |")
+            continue
+        tflops = flops / (row["ms"] * 1e-3) / 1e12
+        pct = f"{100.0 * cublas_ms / row['ms']:.1f}%" if cublas_ms else "-"
+        lines.append(
+            f"| {row['variant']} | {row['tier']} | {row['ms']:.3f} | {tflops:.2f} | {pct} "
+            f"| {row['ok']} |"
+        )
+    print("\n".join(lines))
+    return 0 if all(r["ok"] for r in rows) else 1
+
+
+def _device() -> str:
+    name = cuda.get_current_device().name
+    return name.decode() if isinstance(name, bytes) else str(name)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
