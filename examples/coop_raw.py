@@ -29,8 +29,10 @@ Numba allows, and serve as the speed reference of ``benchmarks/coop.py``.
   ``transpose_padded_raw`` is the classic 32x33 padded tile, for comparison.
 * ``sgemm_raw`` -- 128x128 block tile, BK = 8, 16x16 threads, each computing
   an 8x8 register micro-tile (rows ``ty + 16 r``, columns ``tx + 16 c``); per
-  K-step: fill the two shared tiles (128 x 8 of ``a``, 8 x 128 of ``b``),
-  barrier, 512 FMAs per thread, barrier.
+  K-step: store the slices prefetched during the previous step into the two
+  shared tiles (all 256 threads, 4 elements each), barrier, issue the next
+  slices' global loads into registers, 512 FMAs per thread, barrier; compiled
+  with launch bounds for two blocks per SM.
 * ``histogram_raw`` -- 256 bins privatized per block in shared memory
   (atomics there), input read four bytes at a time (a ``uint32`` view), one
   global atomic per non-zero bin and block.
@@ -48,6 +50,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from numba import config as numba_config
 from numba import cuda
 
 FULL_MASK = 0xFFFFFFFF
@@ -74,6 +77,11 @@ TM = 8
 TN = 8
 TX = BN // TN  # 16
 TY = BM // TM  # 16
+FILL = BM * BK // (TX * TY)  # 4: slice elements a thread loads per K step
+A_ROWS = BM // 2  # the (128, 8) A slice stored as (64, 16)
+A_COLS = 2 * BK
+B_ROWS = 2 * BK  # the (8, 128) B slice stored as (16, 64)
+B_COLS = BN // 2
 #: histogram: bins, threads per block.
 NBINS = 256
 HIST_BLOCK = 256
@@ -375,29 +383,14 @@ def transpose_grid(out_shape: tuple[int, int]) -> tuple[int, int]:
 # ------------------------------------------------------------------ sgemm
 
 
-@cuda.jit(device=True, inline=True)
-def _mma(acc, As, Bs, ty, tx):  # type: ignore[no-untyped-def]
-    """acc += this thread's 8x8 part of As (128 x BK) @ Bs (BK x 128)."""
-    af = cuda.local.array(TM, float32)
-    bf = cuda.local.array(TN, float32)
-    # Unsigned indices: Numba adds no negative-index wraparound to each load, and the
-    # eight loads of a fragment become one base address plus constant offsets.
-    uty = uint64(ty)
-    utx = uint64(tx)
-    for kk in range(BK):
-        ukk = uint64(kk)
-        for r in range(TM):
-            af[r] = As[uty + uint64(TY * r), ukk]
-        for c in range(TN):
-            bf[c] = Bs[ukk, utx + uint64(TX * c)]
-        for r in range(TM):
-            for c in range(TN):
-                acc[r, c] += af[r] * bf[c]
+def _sgemm_raw(c, a, b):  # type: ignore[no-untyped-def]
+    """c = a @ b; block (bx, by) computes c[by*128:(by+1)*128, bx*128:(bx+1)*128].
 
-
-@cuda.jit
-def sgemm_raw(c, a, b):  # type: ignore[no-untyped-def]
-    """c = a @ b; block (bx, by) computes c[by*128:(by+1)*128, bx*128:(bx+1)*128]."""
+    The schedule of examples/sgemm.py: slices of 8 along K prefetched into
+    registers one step ahead, stored by all 256 threads into a (64, 16) A tile
+    and a (16, 64) B tile, 8 x 8 outputs per thread; unsigned shared indices
+    (no negative-index fix-up per load).
+    """
     tx = cuda.threadIdx.x
     ty = cuda.threadIdx.y
     row0 = cuda.blockIdx.y * BM
@@ -405,26 +398,55 @@ def sgemm_raw(c, a, b):  # type: ignore[no-untyped-def]
     m = a.shape[0]
     kdim = a.shape[1]
     n = b.shape[1]
-    As = cuda.shared.array((BM, BK), float32)
-    Bs = cuda.shared.array((BK, BN), float32)
+    a_s = cuda.shared.array((A_ROWS, A_COLS), float32)
+    b_s = cuda.shared.array((B_ROWS, B_COLS), float32)
     acc = cuda.local.array((TM, TN), float32)
+    af = cuda.local.array(TM, float32)
+    bf = cuda.local.array(TN, float32)
+    pa = cuda.local.array(FILL, float32)
+    pb = cuda.local.array(FILL, float32)
     for r in range(TM):
         for cc in range(TN):
             acc[r, cc] = float32(0.0)
-    for k0 in range(0, kdim, BK):
-        # the fills the safe block_stride loops do: 2D tiles, rows ty + 16 i, columns tx + 16 j
-        for r in range(ty, BM, TY):
-            for cc in range(tx, BK, TX):
-                gr = row0 + r
-                gk = k0 + cc
-                As[r, cc] = a[gr, gk] if gr < m and gk < kdim else float32(0.0)
-        for r in range(ty, BK, TY):
-            for cc in range(tx, BN, TX):
-                gk = k0 + r
-                gc = col0 + cc
-                Bs[r, cc] = b[gk, gc] if gk < kdim and gc < n else float32(0.0)
+    ar = row0 + 2 * ty + tx // BK
+    ak = tx % BK
+    bk = ty // 2
+    bc = col0 + BN // 2 * (ty % 2) + tx
+    inside = row0 + BM <= m and col0 + BN <= n
+    for k0 in range(0, kdim + BK, BK):
+        if k0 > 0:
+            for i in range(FILL):
+                a_s[ty + 16 * i, tx] = pa[i]
+            for i in range(FILL):
+                b_s[ty, tx + 16 * i] = pb[i]
         cuda.syncthreads()
-        _mma(acc, As, Bs, ty, tx)
+        if k0 < kdim:
+            if inside and k0 + BK <= kdim:
+                for i in range(FILL):
+                    pa[i] = a[ar + 32 * i, k0 + ak]
+                for i in range(FILL):
+                    pb[i] = b[k0 + bk, bc + 16 * i]
+            else:
+                for i in range(FILL):
+                    gr = ar + 32 * i
+                    gk = k0 + ak
+                    pa[i] = a[gr, gk] if gr < m and gk < kdim else float32(0.0)
+                for i in range(FILL):
+                    gk = k0 + bk
+                    gc = bc + 16 * i
+                    pb[i] = b[gk, gc] if gk < kdim and gc < n else float32(0.0)
+        if k0 > 0:
+            uty = uint32(ty)
+            utx = uint32(tx)
+            for k in range(BK):
+                kk = uint32(k)
+                for r in range(TM):
+                    af[r] = a_s[uty // 2 + uint32(8 * r), uint32(BK) * (uty % 2) + kk]
+                for cc in range(TN):
+                    bf[cc] = b_s[uint32(2) * kk + uint32(cc // 4), utx + uint32(16 * (cc % 4))]
+                for r in range(TM):
+                    for cc in range(TN):
+                        acc[r, cc] += af[r] * bf[cc]
         cuda.syncthreads()
     full = row0 + BM <= m and col0 + BN <= n
     for r in range(TM):
@@ -433,6 +455,14 @@ def sgemm_raw(c, a, b):  # type: ignore[no-untyped-def]
             gc = col0 + tx + TX * cc
             if full or (gr < m and gc < n):
                 c[gr, gc] = acc[r, cc]
+
+
+# Two blocks per SM (128 registers); the simulator takes no launch bounds.
+sgemm_raw = (
+    cuda.jit(_sgemm_raw)
+    if numba_config.ENABLE_CUDASIM
+    else cuda.jit(launch_bounds=(TX * TY, 2))(_sgemm_raw)
+)
 
 
 def sgemm_grid(m: int, n: int) -> tuple[int, int]:
