@@ -40,7 +40,6 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import statistics
 import sys
 import traceback
 from collections.abc import Callable
@@ -55,6 +54,9 @@ from numba import cuda, float32, uint32  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples"))
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _common import device_name, time_gpu  # noqa: E402
 
 from simtsafe import SIMULATOR  # noqa: E402
 
@@ -228,20 +230,9 @@ def check(make: Callable[[int, int], Callable[..., None]], m: int, k: int, n: in
     return _matches(c.copy_to_host(), ha.astype(np.float64) @ hb.astype(np.float64), k)
 
 
-def time_ms(fn: Callable[[], None], reps: int, warmup: int = 2) -> float:
-    """Median device time of one call in ms (CUDA events around each call)."""
-    for _ in range(warmup):
-        fn()
-    cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, stop = cuda.event(), cuda.event()
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(cuda.event_elapsed_time(start, stop))
-    return statistics.median(times)
+def time_ms(fn: Callable[[], None], reps: int) -> float:
+    """Median device time of one call in ms (CUDA events, warm-up first)."""
+    return 1e3 * time_gpu(fn, reps=reps, warmup=2)
 
 
 def _error(exc: BaseException) -> str:
@@ -320,7 +311,7 @@ def main() -> int:
         rows.append(row)
 
     lines = [
-        f"SGEMM {n}^3 float32 on {_device()} (median of {args.reps}; checked at "
+        f"SGEMM {n}^3 float32 on {device_name()} (median of {args.reps}; checked at "
         f"{cm}x{ck}x{cn} and on {len(sample)} rows at {n}^3)",
         "",
         "| variant | tier | ms | TFLOP/s | % of cuBLAS | matches |",
@@ -338,11 +329,6 @@ def main() -> int:
         )
     print("\n".join(lines))
     return 0 if all(r["ok"] for r in rows) else 1
-
-
-def _device() -> str:
-    name = cuda.get_current_device().name
-    return name.decode() if isinstance(name, bytes) else str(name)
 
 
 if __name__ == "__main__":
