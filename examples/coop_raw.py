@@ -46,11 +46,11 @@ them with a shuffle shim).
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from numba import config as numba_config
 from numba import cuda
 
 FULL_MASK = 0xFFFFFFFF
@@ -441,9 +441,10 @@ def _sgemm_raw(c, a, b):  # type: ignore[no-untyped-def]
             for k in range(BK):
                 kk = uint32(k)
                 for r in range(TM):
-                    af[r] = a_s[uty // 2 + uint32(8 * r), uint32(BK) * (uty % 2) + kk]
+                    # (numpy unsigned ints as indices: fine for Numba, outside the stubs' int)
+                    af[r] = a_s[uty // 2 + uint32(8 * r), uint32(BK) * (uty % 2) + kk]  # type: ignore[index]
                 for cc in range(TN):
-                    bf[cc] = b_s[uint32(2) * kk + uint32(cc // 4), utx + uint32(16 * (cc % 4))]
+                    bf[cc] = b_s[uint32(2) * kk + uint32(cc // 4), utx + uint32(16 * (cc % 4))]  # type: ignore[index]
                 for r in range(TM):
                     for cc in range(TN):
                         acc[r, cc] += af[r] * bf[cc]
@@ -460,7 +461,7 @@ def _sgemm_raw(c, a, b):  # type: ignore[no-untyped-def]
 # Two blocks per SM (128 registers); the simulator takes no launch bounds.
 sgemm_raw = (
     cuda.jit(_sgemm_raw)
-    if numba_config.ENABLE_CUDASIM
+    if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") == "1"
     else cuda.jit(launch_bounds=(TX * TY, 2))(_sgemm_raw)
 )
 
