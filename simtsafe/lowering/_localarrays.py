@@ -20,7 +20,6 @@ from numba.cuda import cgutils, types
 from numba.cuda.cudadrv import nvvm
 from numba.cuda.cudaimpl import _generic_array
 from numba.cuda.extending import lower_builtin, lower_getattr
-from numba.cuda.typing.templates import AbstractTemplate, infer_global, signature
 
 from . import _tilebase as tb
 from ._cuda import _const, _reject
@@ -42,36 +41,16 @@ class LocalArrayType(tb.HolderType):
         super().__init__(name=f"LocalArray[{dtype}, {'x'.join(str(n) for n in shape)}]")
 
 
-@infer_global(operator.setitem)
-class _SetItem(AbstractTemplate):
-    def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
-        target, idx, val = args
-        if not isinstance(target, LocalArrayType):
-            return None
-        if not tb.is_int_index(idx, target.ndim):
-            raise _reject(
-                f"a thread-private array ({target}) is indexed with "
-                f"{tb.ints_phrase(target.ndim)}, got {idx}"
-            )
-        if self.context.can_convert(val, target.dtype) is None:
-            raise _reject(f"cannot store a value of type {val} into a {target}")
-        return signature(types.none, target, idx, val)
-
-
-@infer_global(operator.getitem)
-class _GetItem(AbstractTemplate):
-    def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
-        target, idx = args
-        if not isinstance(target, LocalArrayType):
-            return None
-        if not tb.is_int_index(idx, target.ndim):
-            raise _reject(
-                f"a thread-private array ({target}) is indexed with "
-                f"{tb.ints_phrase(target.ndim)}, got {idx}; it has no slices"
-            )
-        return signature(target.dtype, target, idx)
-
-
+tb.type_int_indexed(
+    LocalArrayType,
+    bad_write=lambda ty, idx: (
+        f"a thread-private array ({ty}) is indexed with {tb.ints_phrase(ty.ndim)}, got {idx}"
+    ),
+    bad_read=lambda ty, idx: (
+        f"a thread-private array ({ty}) is indexed with {tb.ints_phrase(ty.ndim)}, got {idx}; "
+        "it has no slices"
+    ),
+)
 tb.type_array_like(
     LocalArrayType,
     no_iteration=lambda ty: (

@@ -35,7 +35,6 @@ from llvmlite import ir
 from numba.cuda import cgutils, types
 from numba.cuda.extending import lower_builtin, models, register_model
 from numba.cuda.np.arrayobj import load_item, make_array, store_item
-from numba.cuda.typing.templates import AbstractTemplate, infer_global, signature
 
 from . import _tilebase as tb
 from ._cuda import (
@@ -87,36 +86,16 @@ def _how(oty: OutTileType) -> str:
     return "t[k] = v" if oty.ndim == 1 else "t[r, c] = v"
 
 
-@infer_global(operator.setitem)
-class _SetItem(AbstractTemplate):
-    def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
-        target, idx, val = args
-        if not isinstance(target, OutTileType):
-            return None
-        if not tb.is_int_index(idx, target.ndim):
-            raise _reject(
-                f"an output tile ({target}) is written with local indices ({_how(target)}), "
-                f"got {idx}"
-            )
-        if self.context.can_convert(val, target.dtype) is None:
-            raise _reject(f"cannot store a value of type {val} into a {target}")
-        return signature(types.none, target, idx, val)
-
-
-@infer_global(operator.getitem)
-class _GetItem(AbstractTemplate):
-    def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
-        target, idx = args
-        if not isinstance(target, OutTileType):
-            return None
-        if not tb.is_int_index(idx, target.ndim):
-            raise _reject(
-                f"an output tile ({target}) is read with local indices "
-                f"({tb.ints_phrase(target.ndim)}), got {idx}; it has no slices"
-            )
-        return signature(target.dtype, target, idx)
-
-
+tb.type_int_indexed(
+    OutTileType,
+    bad_write=lambda ty, idx: (
+        f"an output tile ({ty}) is written with local indices ({_how(ty)}), got {idx}"
+    ),
+    bad_read=lambda ty, idx: (
+        f"an output tile ({ty}) is read with local indices ({tb.ints_phrase(ty.ndim)}), "
+        f"got {idx}; it has no slices"
+    ),
+)
 tb.type_array_like(
     OutTileType,
     no_iteration=lambda ty: (

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -263,6 +264,41 @@ def dtype_of(dtype: Any, what: str) -> Any:
 
 def ints_phrase(ndim: int) -> str:
     return "an int" if ndim == 1 else f"{ndim} ints"
+
+
+def type_int_indexed(
+    cls: type[types.Type],
+    *,
+    bad_write: Callable[[Any, Any], str],
+    bad_read: Callable[[Any, Any], str],
+) -> None:
+    """Typing of ``a[i] = v`` and ``a[i]`` with int indices only (one int per axis).
+
+    ``bad_write(ty, idx)`` / ``bad_read(ty, idx)`` are the refusals of any
+    other index; a stored value must convert to the element type.
+    """
+
+    @infer_global(operator.setitem)
+    class _SetItem(AbstractTemplate):
+        def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
+            target, idx, val = args
+            if not isinstance(target, cls):
+                return None
+            if not is_int_index(idx, target.ndim):
+                raise _reject(bad_write(target, idx))
+            if self.context.can_convert(val, target.dtype) is None:
+                raise _reject(f"cannot store a value of type {val} into a {target}")
+            return signature(types.none, target, idx, val)
+
+    @infer_global(operator.getitem)
+    class _GetItem(AbstractTemplate):
+        def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
+            target, idx = args
+            if not isinstance(target, cls):
+                return None
+            if not is_int_index(idx, target.ndim):
+                raise _reject(bad_read(target, idx))
+            return signature(target.dtype, target, idx)
 
 
 def type_array_like(
