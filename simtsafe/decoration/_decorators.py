@@ -111,6 +111,20 @@ class Specialization:
     decl: Any = None  # the declaration it was compiled from
 
 
+def _settle(cache: dict[Any, Any], key: Any, value: Any, frozen: bool) -> None:
+    """Keep a helper summary only when it was computed over the helper's frozen scope.
+
+    Before the helper is frozen its scope is live: a name it calls may still
+    be pending (defined further down the module) and resolve to a barrier or
+    a raw value later, so a summary computed then must not outlive the call
+    that needed it (the recursion guard is dropped too).
+    """
+    if frozen:
+        cache[key] = value
+    else:
+        cache.pop(key, None)
+
+
 def _scope_of(fn: pytypes.FunctionType) -> dict[str, Any]:
     """Globals and closure values of ``fn`` as they are now (closure values shadow globals)."""
     scope = dict(fn.__globals__)
@@ -336,21 +350,23 @@ class DeviceFunction(_Compiled):
 
     def _returns_raw(self, seeds: dict[int, int]) -> bool:
         """Check this helper with raw values in the given parameters; does it return one?"""
-        key = frozenset(seeds.items())
-        cache: dict[Any, bool] = self._taint_cache  # type: ignore[attr-defined]
+        frozen = self._build is not None
+        key = ("taint", frozenset(seeds.items()), frozen)
+        cache: dict[Any, Any] = self._taint_cache  # type: ignore[attr-defined]
         if key in cache:
-            return cache[key]
+            return cache[key]  # type: ignore[no-any-return]
         cache[key] = True  # recursion: assume the worst until known
         params = self._decl.source.params
         named = {params[i]: rank for i, rank in seeds.items() if i < len(params)}
-        scope = self._build.scope if self._build is not None else _scope_of(self._decl.py_func)
+        scope = self._build.scope if frozen else _scope_of(self._decl.py_func)
         analysis = self._analyze(scope, strict=False, seeds=named)
-        cache[key] = analysis.returns_raw
+        _settle(cache, key, analysis.returns_raw, frozen)
         return analysis.returns_raw
 
     def _uniformity(self, levels: tuple[int, ...]) -> UniformitySummary:
         """Analyze this helper's barriers and collectives with its arguments' uniformity."""
-        key = ("uniformity", levels)
+        frozen = self._build is not None
+        key = ("uniformity", levels, frozen)
         cache: dict[Any, Any] = self._taint_cache  # type: ignore[attr-defined]
         if key in cache:
             return cache[key]  # type: ignore[no-any-return]
@@ -358,9 +374,9 @@ class DeviceFunction(_Compiled):
         cache[key] = UniformitySummary(result=2, block_op_line=0, nonuniform_source=True)
         params = self._decl.source.params
         named = {p: (levels[i] if i < len(levels) else 2) for i, p in enumerate(params)}
-        scope = self._build.scope if self._build is not None else _scope_of(self._decl.py_func)
+        scope = self._build.scope if frozen else _scope_of(self._decl.py_func)
         summary = self._analyze(scope, strict=False, param_levels=named).uniformity
-        cache[key] = summary
+        _settle(cache, key, summary, frozen)
         return summary
 
     def __call__(self, *args: Any) -> NoReturn:
