@@ -189,6 +189,107 @@ def test_name_rebound_after_compile_keeps_checked_snapshot(tmp_path):  # type: i
         np.testing.assert_array_equal(res[0], a * 2)
 
 
+def test_pending_callee_of_a_helper_is_not_summarised_as_barrier_free(tmp_path):  # type: ignore[no-untyped-def]
+    """A helper summary made while its callee was pending must not survive to the compile."""
+    refused(
+        tmp_path,
+        f"""
+        @ss.device
+        def h1(x):
+            h2()
+            return x
+
+        @ss.kernel(contract=ss.LaunchContract(domain=1, block=32))
+        def k({SIG}) -> None:
+            i = thread.index_1d()
+            v = a[i]
+            if v > 3:
+                v = h1(v)  # BAD
+            out[i] = v
+
+        @ss.device
+        def h2():
+            ss.block.sync()
+        """,
+        "uniformity",
+        "`helper h1` needs every thread of the block to reach it",
+    )
+
+
+def test_pending_callee_with_a_barrier_reached_by_every_thread_accepted(tmp_path):  # type: ignore[no-untyped-def]
+    mod = accepted(
+        tmp_path,
+        f"""
+        @ss.device
+        def h1(x):
+            h2()
+            return x * 2
+
+        @ss.kernel(contract=ss.LaunchContract(domain=1, block=32))
+        def k({SIG}) -> None:
+            i = thread.index_1d()
+            out[i] = h1(a[i])
+
+        @ss.device
+        def h2():
+            ss.block.sync()
+        """,
+    )
+    if ss.SIMULATOR:
+        np.testing.assert_array_equal(mod.result, mod.input * 2)
+
+
+def test_pending_callee_returning_a_raw_value_is_not_summarised_as_plain(tmp_path):  # type: ignore[no-untyped-def]
+    refused(
+        tmp_path,
+        f"""
+        @ss.device
+        def h1():
+            with ss.unsafe("SAFETY: returns the grid group; callers keep it in regions"):
+                return h2()
+
+        @ss.kernel(contract=ss.LaunchContract(domain=1, block=32))
+        def k({SIG}) -> None:
+            i = thread.index_1d()
+            with ss.unsafe("SAFETY: only fetches the grid group"):
+                g = h1()
+            if a[i] > 3:
+                g.sync()  # BAD
+            out[i] = a[i]
+
+        @ss.device
+        def h2():
+            with ss.unsafe("SAFETY: returns the grid group; callers keep it in regions"):
+                return cuda.cg.this_grid()
+        """,
+        "unsafe-escape",
+        "`g` holds a raw value obtained inside an unsafe region",
+        ss.UnsafeRegionRequired,
+    )
+
+
+def test_pending_callee_returning_a_plain_value_accepted(tmp_path):  # type: ignore[no-untyped-def]
+    mod = accepted(
+        tmp_path,
+        f"""
+        @ss.device
+        def h1(x):
+            return h2(x) + 1
+
+        @ss.kernel
+        def k({SIG}) -> None:
+            i = thread.index_1d()
+            out[i] = h1(a[i])
+
+        @ss.device
+        def h2(x):
+            return x * 3
+        """,
+    )
+    if ss.SIMULATOR:
+        np.testing.assert_array_equal(mod.result, mod.input * 3 + 1)
+
+
 # ============================================================== 2. modules as values
 
 
