@@ -41,7 +41,7 @@ from numba import cuda
 from .._errors import SafetyError, UnsafeRegionRequired
 from .._unsafe import in_unsafe_region
 from ..lowering import builtins as device_builtins
-from ..lowering import numba_type
+from ..lowering import numba_type, simtsafe_typing
 from ..lowering._compat import (
     SIMULATOR,
     assume_compute_capability,
@@ -100,6 +100,7 @@ class _Build:
     namespace: dict[str, Any]
     dispatcher: Any = None
     specs: dict[tuple[str, ...], Specialization] = field(default_factory=dict)
+    fingerprint: str = ""  # the declaration's values when frozen (see _decl_fingerprint)
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,29 @@ class Specialization:
     argtypes: tuple[Any, ...]
     numba_kernel: Any  # numba.cuda.dispatcher._Kernel (None on the simulator)
     decl: Any = None  # the declaration it was compiled from
+
+
+def _decl_fingerprint(d: _Decl) -> str:
+    """The declaration's values, as text: what the compiled code embodies.
+
+    Compared at every compile and ``prepare``: a declaration (or its frozen
+    pydantic contract) changed in place with ``object.__setattr__`` keeps its
+    identity but not this text.
+    """
+    return repr(
+        (
+            d.name,
+            d.kind,
+            d.params,
+            d.contract,
+            d.bound,
+            d.domain,
+            d.views,
+            d.exact_block,
+            sorted(d.attributes),
+            d.unsafe_regions,
+        )
+    )
 
 
 def _settle(cache: dict[Any, Any], key: Any, value: Any, frozen: bool) -> None:
@@ -232,6 +256,7 @@ class _Compiled:
             function = analysis.build(namespace, d.py_func.__qualname__, d.py_func.__module__)
             function.__doc__ = d.py_func.__doc__
             build = _Build(d, scope, analysis, function, namespace)
+            build.fingerprint = _decl_fingerprint(d)
             object.__setattr__(self, "_build", build)
             # Only now bind what the code refers to: a helper that refers (perhaps
             # through others) back to this one finds this build already in place.
@@ -242,7 +267,7 @@ class _Compiled:
     def _recheck(self) -> _Build:
         """Re-run the analysis over the frozen scope (every compile), and the declaration."""
         build = self._freeze()
-        if build.decl is not self._decl:
+        if build.decl is not self._decl or build.fingerprint != _decl_fingerprint(self._decl):
             raise SafetyError(
                 f"kernel {self.name!r}: its declaration was replaced after it was compiled (the "
                 "compiled code embodies the old contract); decorate a new function instead",
@@ -358,7 +383,7 @@ class DeviceFunction(_Compiled):
         cache[key] = True  # recursion: assume the worst until known
         params = self._decl.source.params
         named = {params[i]: rank for i, rank in seeds.items() if i < len(params)}
-        scope = self._build.scope if frozen else _scope_of(self._decl.py_func)
+        scope = self._build.scope if self._build is not None else _scope_of(self._decl.py_func)
         analysis = self._analyze(scope, strict=False, seeds=named)
         _settle(cache, key, analysis.returns_raw, frozen)
         return analysis.returns_raw
@@ -374,7 +399,7 @@ class DeviceFunction(_Compiled):
         cache[key] = UniformitySummary(result=2, block_op_line=0, nonuniform_source=True)
         params = self._decl.source.params
         named = {p: (levels[i] if i < len(levels) else 2) for i, p in enumerate(params)}
-        scope = self._build.scope if frozen else _scope_of(self._decl.py_func)
+        scope = self._build.scope if self._build is not None else _scope_of(self._decl.py_func)
         summary = self._analyze(scope, strict=False, param_levels=named).uniformity
         _settle(cache, key, summary, frozen)
         return summary
@@ -555,7 +580,11 @@ class Kernel(_Compiled, Generic[P]):
         key = layouts or tuple("C" for p in self.params if p.kind == "in")
         build = self._freeze()
         spec = build.specs.get(key)
-        if spec is not None and spec.decl is self._decl:
+        if (
+            spec is not None
+            and spec.decl is self._decl
+            and build.fingerprint == _decl_fingerprint(self._decl)
+        ):
             return spec
         disp = self._get_dispatcher()  # re-checks the frozen scope and the declaration
         if SIMULATOR:
@@ -563,7 +592,8 @@ class Kernel(_Compiled, Generic[P]):
         else:
             argtypes = self.argtypes(key)
             try:
-                numba_kernel = disp.compile(argtypes)
+                with simtsafe_typing():
+                    numba_kernel = disp.compile(argtypes)
             except typing_error_classes() as exc:
                 raise self._translate(exc) from None
             spec = Specialization(argtypes, numba_kernel, self._decl)
@@ -582,7 +612,7 @@ class Kernel(_Compiled, Generic[P]):
         build = self._recheck()
         try:
             bounds = self.contract.max_threads if self.contract is not None else None
-            with assume_compute_capability(cc):
+            with assume_compute_capability(cc), simtsafe_typing():
                 ptx, _ = cuda.compile_ptx(
                     build.function, self.argtypes(layouts), cc=cc, launch_bounds=bounds
                 )

@@ -81,6 +81,16 @@ def _element_dtype(arg: Any, kernel: str, name: str, annotation: Any) -> np.dtyp
         return np.dtype(arg)
     if isinstance(arg, np.dtype) and arg.names is not None:
         # A record (structured) dtype: fields by name, each a scalar or a nested record.
+        sub = _subarray_field(arg)
+        if sub is not None:
+            raise SafetyError(
+                f"kernel {kernel!r}: parameter {name!r} is annotated {_describe(annotation)}, "
+                f"whose record field {sub!r} is an array; Numba gives such a field as a "
+                "mutable, unchecked array (a store through it could write an input or past the "
+                "thread's element). Use scalar fields (e.g. x0, x1, x2) or a separate 2D array",
+                kernel=kernel,
+                rule="annotation",
+            )
         return arg
     raise SafetyError(
         f"kernel {kernel!r}: parameter {name!r} is annotated {_describe(annotation)}, whose "
@@ -89,6 +99,20 @@ def _element_dtype(arg: Any, kernel: str, name: str, annotation: Any) -> np.dtyp
         kernel=kernel,
         rule="annotation",
     )
+
+
+def _subarray_field(dtype: np.dtype[Any], prefix: str = "") -> str | None:
+    """The (dotted) name of the first field of ``dtype`` that is an array, or None."""
+    assert dtype.names is not None
+    for field in dtype.names:
+        ftype = dtype.fields[field][0]  # type: ignore[index]
+        if ftype.subdtype is not None:
+            return prefix + field
+        if ftype.names is not None:
+            inner = _subarray_field(ftype, f"{prefix}{field}.")
+            if inner is not None:
+                return inner
+    return None
 
 
 #: A dtype standing in for a type variable until a launch binds it.

@@ -504,7 +504,7 @@ class _Checker(ast.NodeTransformer):
         scratch record, so the store lands in the thread's element or nowhere.
         """
         target = node.value
-        return (
+        return (  # (a parameter rebound anywhere in the function is not in view_names)
             isinstance(target, ast.Subscript)
             and isinstance(target.value, ast.Name)
             and self.view_names.get(target.value.id) not in (None, "in", "acc")
@@ -818,7 +818,16 @@ def analyze(
         attributes=attributes,
         helper_returns_raw=helper_returns_raw,
     )
-    checker = _Checker(env, _local_names(fn_node), {v.name: v.view for v in views})
+    # A view parameter rebound anywhere (`out = a`) no longer names its view: its
+    # element's fields are not the thread's own output (see _own_record_field).
+    rebound = {
+        n.id
+        for n in ast.walk(fn_node)
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+    }
+    checker = _Checker(
+        env, _local_names(fn_node), {v.name: v.view for v in views if v.name not in rebound}
+    )
     # The walk records nodes by id (call targets, for-iterables, op values) and the
     # rewrite replaces some of them: keep every original node alive until the end, so
     # that no id is reused by another node while those records are consulted.

@@ -7,12 +7,14 @@ picked once, at import, from ``NUMBA_ENABLE_CUDASIM``.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
 from ._compat import SIMULATOR
 
-__all__ = ["SIMULATOR", "builtins", "numba_type"]
+__all__ = ["SIMULATOR", "builtins", "numba_type", "simtsafe_typing"]
 
 
 @cache
@@ -36,3 +38,15 @@ def numba_type(dtype: Any, ndim: int = 0, layout: str = "C") -> Any:
 
     scalar = from_dtype(dtype)
     return types.Array(scalar, ndim, layout) if ndim else scalar
+
+
+@contextlib.contextmanager
+def simtsafe_typing() -> Iterator[None]:
+    """Numba compiles inside this are simtsafe's (record subscript stores refused, _cuda)."""
+    if SIMULATOR:  # no Numba typing on the simulator
+        yield
+        return
+    from ._cuda import simtsafe_typing as typing_rules
+
+    with typing_rules():
+        yield

@@ -22,8 +22,13 @@ threads of a launch whose shape matches the witness's space.
 
 from __future__ import annotations
 
+import contextlib
 import operator
-from collections.abc import Callable, Sequence
+import sys
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from functools import cache
+from types import FrameType
 from typing import Any
 
 from llvmlite import ir
@@ -49,7 +54,7 @@ from numba.cuda.typing.templates import (
 from .._spaces import LOCAL_SPACE_NDIM, SPACE_NDIM
 from . import _coop
 
-__all__ = ["SENTINEL", "DisjointSliceType", "ThreadIndexType", "builtins"]
+__all__ = ["SENTINEL", "DisjointSliceType", "ThreadIndexType", "builtins", "simtsafe_typing"]
 
 #: Index of an invalid witness: out of bounds for every array (unsigned compare).
 SENTINEL = 2**63 - 1
@@ -281,6 +286,83 @@ class _SetItem(AbstractTemplate):
                 f"cannot store a value of type {val} into a DisjointSlice of {target.dtype}"
             )
         return signature(types.none, target, idx, val)
+
+
+# --------------------------------------------------------------------------- typing: records
+
+#: Depth of simtsafe compiles on this thread (kernels and their helpers are typed inside).
+_TYPING = threading.local()
+
+
+@contextlib.contextmanager
+def simtsafe_typing() -> Iterator[None]:
+    """Type the enclosed compile with simtsafe's rules for Numba's own record templates.
+
+    Numba types ``r["x"] = v`` (and ``r[0] = v``, a field by position) on any
+    record, and a record read from an array is a reference to the array's
+    bytes: from an input, or from another thread's element. simtsafe kernels
+    write fields only as ``out[w].field = v`` (an attribute store the
+    decoration admits only on the thread's own output element), so the
+    subscript form is refused while a simtsafe kernel is compiled; raw
+    ``numba.cuda.jit`` code compiled outside keeps Numba's behaviour.
+    """
+    _TYPING.depth = getattr(_TYPING, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _TYPING.depth -= 1
+
+
+@cache
+def _trusted_record_writers() -> frozenset[Any]:
+    """Python functions of numba.cuda.random: they advance xoroshiro states by field."""
+    from numba.cuda import random as numba_random
+
+    return frozenset(
+        f for v in vars(numba_random).values() if (f := getattr(v, "py_func", None)) is not None
+    )
+
+
+def _function_being_typed() -> Any:
+    """The Python function whose body Numba is typing (found on the typing call stack)."""
+    frame: FrameType | None = sys._getframe(2)
+    while frame is not None:
+        inferer = frame.f_locals.get("typeinfer")
+        func_id = getattr(inferer, "func_id", None)
+        if func_id is not None:
+            return func_id.func
+        frame = frame.f_back
+    return None
+
+
+def _refuse_record_setitem(template: Any) -> None:
+    original = template.generic
+
+    def generic(self: Any, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
+        if (
+            getattr(_TYPING, "depth", 0)
+            and args
+            and isinstance(args[0], types.Record)
+            and _function_being_typed() not in _trusted_record_writers()
+        ):
+            raise _reject(
+                f"a record field is written only by attribute on the thread's own output "
+                f"element (`out[w].field = v`); `r[...] = v` on a record ({args[0]}) is refused: "
+                "the record may be an input's element or another thread's"
+            )
+        return original(self, args, kws)
+
+    template.generic = generic
+
+
+def _guard_record_templates() -> None:
+    from numba.cuda.typing import arraydecl
+
+    for name in ("StaticSetItemRecord", "StaticSetItemLiteralRecord"):
+        _refuse_record_setitem(getattr(arraydecl, name))
+
+
+_guard_record_templates()
 
 
 @infer_global(operator.getitem)

@@ -542,6 +542,40 @@ def test_ufunc_with_inputs_only_passes_decoration(tmp_path):  # type: ignore[no-
         np.testing.assert_array_equal(res[0], np.arange(40, dtype=F32) * 2)
 
 
+def test_record_field_store_through_a_rebound_output_name_refused(tmp_path):  # type: ignore[no-untyped-def]
+    """`out[w].field = v` is the thread's own element only while `out` names the output."""
+    refused(
+        tmp_path,
+        """
+        Rec = np.dtype([("x", np.float32), ("n", np.int32)], align=True)
+
+        @ss.kernel(contract=ss.LaunchContract(domain=1, block=32))
+        def k(out: DisjointSlice[Rec], a: In[Rec]) -> None:
+            w = thread.index_1d()
+            out = a
+            out[w].x = np.float32(-1.0)  # BAD
+        """,
+        "attribute-store",
+        "writes through a reference",
+    )
+
+
+def test_record_field_store_on_the_own_output_element_accepted(tmp_path):  # type: ignore[no-untyped-def]
+    mod = load_kernel_module(
+        tmp_path,
+        """
+        Rec = np.dtype([("x", np.float32), ("n", np.int32)], align=True)
+
+        @ss.kernel(contract=ss.LaunchContract(domain=1, block=32))
+        def k(out: DisjointSlice[Rec], a: In[Rec]) -> None:
+            w = thread.index_1d()
+            out[w] = a[w]
+            out[w].x = np.float32(-1.0)
+        """,
+    )
+    _compile(mod.k)
+
+
 # ============================================================== 5. Numba internals
 
 
@@ -686,6 +720,35 @@ def test_declaration_swapped_after_compile_refused(tmp_path):  # type: ignore[no
     assert "declaration was replaced after it was compiled" in str(info.value)
     object.__setattr__(mod.k, "_decl", decl)  # the twin: the compiled declaration again
     mod.k.prepare(grid=2, block=32) if ss.SIMULATOR else mod.k.ptx()
+
+
+@pytest.mark.parametrize("target", ["declaration", "contract"])
+def test_declaration_changed_in_place_after_compile_refused(tmp_path, target):  # type: ignore[no-untyped-def]
+    """Same identity, other values: the declaration (or its frozen contract) edited in place."""
+    mod = load_kernel_module(
+        tmp_path,
+        f"""
+        @ss.kernel(contract=ss.LaunchContract(domain=1, max_threads=64))
+        def k({SIG}) -> None:
+            i = thread.index_1d()
+            out[i] = a[i]
+        """,
+    )
+    compile_ = lambda: mod.k.prepare(grid=2, block=32) if ss.SIMULATOR else mod.k.ptx()  # noqa: E731
+    compile_()
+    decl, contract = mod.k._decl, mod.k.contract
+    if target == "declaration":
+        object.__setattr__(decl, "domain", None)
+        undo = lambda: object.__setattr__(decl, "domain", 1)  # noqa: E731
+    else:
+        object.__setattr__(contract, "domain", 2)
+        undo = lambda: object.__setattr__(contract, "domain", 1)  # noqa: E731
+    with pytest.raises(ss.SafetyError) as info:
+        compile_()
+    assert info.value.rule == "immutable"
+    assert "declaration was replaced after it was compiled" in str(info.value)
+    undo()  # the twin: the values compiled, the same objects
+    compile_()
 
 
 # ============================================================== 7. escapes from unsafe regions
