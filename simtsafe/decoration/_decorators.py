@@ -739,8 +739,12 @@ def _factory_key(fn: pytypes.FunctionType, contract: LaunchContract | None) -> A
                 hash(value)
             except TypeError:
                 return None
-            values.append((type(value), value))
-    return (fn.__code__, id(fn.__globals__), contract, tuple(values))
+            # repr tells apart what == does not: -0.0 and 0.0, (1, 2) and (1, 2.0)
+            values.append((type(value), value, repr(value)))
+    # Annotations evaluated at definition (no `from __future__ import annotations`) may
+    # name a factory argument that is no closure cell: `In[dt]` decides the parameters.
+    annotations = tuple((k, repr(v)) for k, v in getattr(fn, "__annotations__", {}).items())
+    return (fn.__code__, id(fn.__globals__), contract, tuple(values), annotations)
 
 
 @overload

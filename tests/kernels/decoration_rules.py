@@ -556,6 +556,27 @@ def test_closure_over_constant_accepted_and_cached(tmp_path):  # type: ignore[no
     _copy_twin(Twin)
 
 
+def test_factory_cache_tells_apart_annotations_and_values_equal_by_eq(tmp_path):  # type: ignore[no-untyped-def]
+    """The cache key holds what decides the code: annotations too, and values by repr."""
+    mod = load_kernel_module(
+        tmp_path,
+        """
+        def make(dt, scale):
+            @ss.kernel
+            def k(out: DisjointSlice[dt], a: In[dt]) -> None:
+                i = thread.index_1d()
+                out[i] = a[i] * scale
+
+            return k
+        """,
+    )
+    k32 = mod.make(np.float32, 2.0)
+    assert mod.make(np.float32, 2.0) is k32
+    k64 = mod.make(np.float64, 2.0)
+    assert k64 is not k32 and [p.dtype for p in k64.params] == [np.float64, np.float64]
+    assert mod.make(np.float32, -0.0) is not mod.make(np.float32, 0.0)
+
+
 def test_module_global_twin_accepted(tmp_path):  # type: ignore[no-untyped-def]
     mod = load_kernel_module(
         tmp_path,
