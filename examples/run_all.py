@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -80,6 +81,8 @@ def main() -> int:
 
     if simtsafe.SIMULATOR:
         where = "CUDA simulator (CPU)"
+        # xoroshiro128+ wraps uint64 on purpose; numpy scalars warn about it on the CPU.
+        warnings.filterwarnings("ignore", "overflow encountered", RuntimeWarning)
     else:
         dev = cuda.get_current_device()
         name = dev.name.decode() if isinstance(dev.name, bytes) else dev.name
