@@ -358,7 +358,8 @@ class DeviceFunction(_Compiled):
         cache[key] = True  # recursion: assume the worst until known
         params = self._decl.source.params
         named = {params[i]: rank for i, rank in seeds.items() if i < len(params)}
-        scope = self._build.scope if frozen else _scope_of(self._decl.py_func)
+        build = self._build
+        scope = build.scope if build is not None else _scope_of(self._decl.py_func)
         analysis = self._analyze(scope, strict=False, seeds=named)
         _settle(cache, key, analysis.returns_raw, frozen)
         return analysis.returns_raw
@@ -374,7 +375,8 @@ class DeviceFunction(_Compiled):
         cache[key] = UniformitySummary(result=2, block_op_line=0, nonuniform_source=True)
         params = self._decl.source.params
         named = {p: (levels[i] if i < len(levels) else 2) for i, p in enumerate(params)}
-        scope = self._build.scope if frozen else _scope_of(self._decl.py_func)
+        build = self._build
+        scope = build.scope if build is not None else _scope_of(self._decl.py_func)
         summary = self._analyze(scope, strict=False, param_levels=named).uniformity
         _settle(cache, key, summary, frozen)
         return summary
