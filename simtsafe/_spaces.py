@@ -23,6 +23,7 @@ from typing import final
 
 __all__ = [
     "LOCAL_SPACE_NDIM",
+    "MAX_OUT_TILE",
     "SPACE_NDIM",
     "Index1D",
     "Index2D",
@@ -32,6 +33,7 @@ __all__ = [
     "Local2D",
     "PerBlock",
     "PerWarp",
+    "out_tile_too_large",
 ]
 
 
@@ -92,3 +94,25 @@ SPACE_NDIM: dict[str, int] = {
     "PerWarp": 1,
     "PerBlock": 1,
 }
+
+#: The largest output tile (``thread.tile_1d/2d/2d_strided``), per axis and in all: the
+#: elements one thread owns. It keeps every tile origin ``g * n`` (and its last element)
+#: far below 2**63 for any launch (g < 2**41), so no tile wraps around in 64-bit
+#: arithmetic onto another thread's.
+MAX_OUT_TILE = 2**16
+
+
+def out_tile_too_large(what: str, sizes: tuple[int, ...]) -> str | None:
+    """The refusal of a ``thread.<what>`` tile of ``sizes`` over ``MAX_OUT_TILE``, else None."""
+    total = 1
+    for n in sizes:
+        total *= n
+    if max(sizes) <= MAX_OUT_TILE and total <= MAX_OUT_TILE:
+        return None
+    extent = " x ".join(str(n) for n in sizes)
+    return (
+        f"thread.{what}(): a tile of {extent} elements is too large: a thread owns at most "
+        f"{MAX_OUT_TILE} (2**16) elements of an output, per axis and in all (the origin of "
+        "a larger tile could wrap around in 64 bits onto another thread's tile); use a "
+        "smaller tile"
+    )

@@ -46,6 +46,7 @@ import numpy as np
 
 from .._errors import SafetyError, UnsafeRegionRequired
 from .._unsafe import check_reason
+from ._outroutes import check_output_tiles
 from ._phases import check_phases
 from ._policy import ALLOWED_BUILTINS, LOCAL_ATTRIBUTES, Ref, Refusal, classify, resolve_chain
 from ._taint import ARRAY_SOURCES, OBJECT_SOURCES, RawSource, analyze_taint
@@ -867,6 +868,9 @@ def analyze(
         kernel=kernel,
     )
     check_phases(original, ref_name=ref_name, fail=checker.fail)
+    check_output_tiles(
+        original, kind=kind, params=source.params, ref_name=ref_name, fail=checker.fail
+    )
     fn_node.body = new_body
     fn_node.decorator_list = []
     fn_node.returns = None

@@ -23,7 +23,6 @@ import math
 import operator
 import sys
 import threading
-import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, final
 
@@ -206,6 +205,14 @@ class _Place:
         self.first = 32 * self.warp
 
 
+#: Per simulated thread: site -> how many times the thread has run it. Both runtimes run
+#: each simulated thread in an OS thread of its own, started for it and never reused, so
+#: this starts empty in every simulated thread. (Not a shared array: the count is this
+#: thread's bookkeeping, not kernel memory; sim.check would report its first read as
+#: uninitialized shared memory.)
+_RUNS = threading.local()
+
+
 def _slots(place: _Place, site: Site) -> Any:
     """This execution's exchange array for the collective at ``site``.
 
@@ -214,17 +221,24 @@ def _slots(place: _Place, site: Site) -> Any:
     since all of them run it), so one barrier suffices: nobody writes an
     array again after the barrier that publishes it.
     """
-    counts = _simrt.shared_array((place.nthreads,), object, (site[0] + " (count)", site[1]))
-    k = counts[place.ltid]
-    counts[place.ltid] = k + 1  # this thread's own slot: no other thread touches it
+    runs: dict[Site, int] | None = getattr(_RUNS, "counts", None)
+    if runs is None:
+        runs = _RUNS.counts = {}
+    k = runs.get(site, 0)
+    runs[site] = k + 1
     return _simrt.shared_array((place.nthreads,), object, (f"{site[0]} #{k}", site[1]))
 
 
 _MEMO_LOCK = threading.Lock()
-_MEMO: dict[int, dict[int, list[Any]]] = {}  # id(exchange) -> part -> [lock, done, value]
+#: id(exchange) -> (the exchange, part -> [lock, done, value, threads finished]). The entry
+#: holds its exchange, so the id cannot be reused by another array while the entry lives;
+#: a part is dropped when the last of its threads is done with it, the entry with its
+#: last part. (Not a weakref.finalize on the exchange: sim.check's recorded arrays have
+#: __slots__ and no weak references.)
+_MEMO: dict[int, tuple[Any, dict[int, list[Any]]]] = {}
 
 
-def _once(slots: Any, part: int, compute: Callable[[], Any]) -> Any:
+def _once(slots: Any, part: int, parties: int, compute: Callable[[], Any]) -> Any:
     """``compute()`` run once per exchange (``slots``, ``part``: block 0 or a warp).
 
     A collective's result is a function of the exchanged values alone, so the
@@ -232,20 +246,30 @@ def _once(slots: Any, part: int, compute: Callable[[], Any]) -> Any:
     calls the user's op O(n) times rather than O(n^2), each call being a
     simulated device call that takes the simulator's per-module lock. An op
     that raises leaves nothing cached: every thread raises in turn.
+    ``parties`` threads (every participant of the exchange's ``part``) call
+    this once each; the last one frees the memo.
     """
     with _MEMO_LOCK:
-        cells = _MEMO.get(id(slots))
-        if cells is None:
-            cells = _MEMO[id(slots)] = {}
-            weakref.finalize(slots, _MEMO.pop, id(slots), None)
+        entry = _MEMO.get(id(slots))
+        if entry is None or entry[0] is not slots:
+            entry = _MEMO[id(slots)] = (slots, {})
+        cells = entry[1]
         cell = cells.get(part)
         if cell is None:
-            cell = cells[part] = [threading.Lock(), False, None]
-    with cell[0]:
-        if not cell[1]:
-            cell[2] = compute()
-            cell[1] = True
-        return cell[2]
+            cell = cells[part] = [threading.Lock(), False, None, 0]
+    try:
+        with cell[0]:
+            if not cell[1]:
+                cell[2] = compute()
+                cell[1] = True
+            return cell[2]
+    finally:
+        with _MEMO_LOCK:
+            cell[3] += 1
+            if cell[3] >= parties and cells.get(part) is cell:
+                del cells[part]
+                if not cells and _MEMO.get(id(slots)) is entry:
+                    del _MEMO[id(slots)]
 
 
 def _exchange_block(v: Any, site: Site) -> tuple[_Place, Any, list[Any]]:
@@ -284,7 +308,7 @@ def _warp_reduce(api: str, v: Any, op: Any, site: Site, widen_bool: bool = False
             return _butterfly(cast, combine)
         return [_down_tree(cast, combine)] * place.present
 
-    return _once(slots, place.warp, lanes)[place.lane]
+    return _once(slots, place.warp, place.present, lanes)[place.lane]
 
 
 def _block_reduce(api: str, v: Any, op: Any, site: Site, widen_bool: bool = False) -> Any:
@@ -297,7 +321,7 @@ def _block_reduce(api: str, v: Any, op: Any, site: Site, widen_bool: bool = Fals
         totals = [_down_tree(cast[w : w + 32], combine) for w in range(0, place.nthreads, 32)]
         return _fold(totals, combine)
 
-    return _once(slots, 0, total)
+    return _once(slots, 0, place.nthreads, total)
 
 
 def _warp_scan(v: Any, inclusive: bool, site: Site) -> Any:
@@ -319,7 +343,7 @@ def _block_scan(v: Any, inclusive: bool, site: Site) -> Any:
         cast = [_cast(x, dtype) for x in vals]
         return [_inclusive_scan(cast[w : w + 32], combine) for w in range(0, place.nthreads, 32)]
 
-    warps = _once(slots, 0, scans)
+    warps = _once(slots, 0, place.nthreads, scans)
     mine = warps[place.warp]
     x = mine[place.lane]
     excl = mine[place.lane - 1] if place.lane > 0 else dtype.type(0)

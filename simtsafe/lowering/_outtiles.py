@@ -22,7 +22,9 @@ Tiles never overlap (each intrinsic's ``Invariant:``), so Tier-1 writes
 through them never race, provided the launch has the tile's rank; without a
 proven domain the rank is checked on the device as ``index_1d`` does, and a
 tile of the wrong rank is invalid (its origin is the sentinel: writes
-nothing).
+nothing). Tile sizes are at most ``MAX_OUT_TILE`` (2**16) per axis and in
+all, refused at typing above it: an origin ``g * n`` then stays far below
+2**63 for any launch, so no tile wraps around onto another thread's.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from numba.cuda import cgutils, types
 from numba.cuda.extending import lower_builtin, models, register_model
 from numba.cuda.np.arrayobj import load_item, make_array, store_item
 
+from .._spaces import out_tile_too_large
 from . import _tilebase as tb
 from ._cuda import (
     SENTINEL,
@@ -220,6 +223,9 @@ def _sizes(args: tuple[Any, ...], what: str) -> tuple[int, ...]:
                 f"module constants), got {a}"
             )
         sizes.append(value)
+    too_large = out_tile_too_large(what, tuple(sizes))
+    if too_large is not None:
+        raise _reject(too_large)
     return tuple(sizes)
 
 

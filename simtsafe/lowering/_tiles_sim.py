@@ -15,6 +15,7 @@ from typing import Any, Final, NoReturn, final
 
 import numpy as np
 
+from .._spaces import out_tile_too_large
 from . import _simrt
 from ._sim import SENTINEL, SimDisjointSlice, SimWitness, _mint, _reject
 
@@ -374,6 +375,9 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
                 f"thread.{what}(): tile sizes must be positive compile-time ints (literals or "
                 f"module constants), got {values}"
             )
+        too_large = out_tile_too_large(what, tuple(int(v) for v in values))
+        if too_large is not None:
+            _reject(too_large)
         return tuple(int(v) for v in values)
 
     def tile_1d(out: Any, n: Any) -> SimOutTile:

@@ -198,6 +198,12 @@ _ACCEPTED_RESULT = {
     "tile-fill-witness-read-ints": np.r_[np.full(32, 31), np.zeros(32)],
     "tile-2d-witness-and-pair": np.indices((8, 8))[1] * 8 + np.indices((8, 8))[0],
     "out-tile-local-indices": np.tile([1, 3], 32),
+    "out-tile-attributes-and-len": np.full(64, 192),
+    "out-tile-one-call-site-in-a-loop": np.tile([1, 2], 32),
+    "out-tile-helper-gets-values": np.tile([2, 0], 32),
+    "out-tile-2d-strided-and-shape": np.full((8, 8), 8),
+    "out-tile-largest": np.r_[1, np.zeros(63)],  # thread 0 owns [0, 65536); the rest: none
+    "out-tile-2d-largest": np.eye(1, 64).reshape(8, 8),  # thread (0, 0) owns [0:256, 0:256]
 }
 
 
