@@ -840,6 +840,15 @@ def analyze(
     original.returns = None
     for a in original.args.args:
         a.annotation = None
+
+    def ref_name(e: ast.expr) -> str | None:
+        ref = checker.ref_of(e) if _chain(e) is not None else None
+        return ref.name if ref is not None and ref.kind != "device" else None
+
+    def ref_info(e: ast.expr) -> tuple[str, str, Any] | None:
+        ref = checker.ref_of(e) if _chain(e) is not None else None
+        return (ref.name, ref.kind, ref.obj) if ref is not None and ref.kind != "device" else None
+
     taint = analyze_taint(
         original,
         inside=checker.unsafe_nodes(original),
@@ -848,11 +857,8 @@ def analyze(
         seeds=seeds or {},
         helper_returns_raw=helper_returns_raw,
         fail=checker.fail,
+        ref_of=ref_info,
     )
-
-    def ref_name(e: ast.expr) -> str | None:
-        ref = checker.ref_of(e) if _chain(e) is not None else None
-        return ref.name if ref is not None and ref.kind != "device" else None
 
     def helper_of(e: ast.expr) -> Any:
         ref = checker.ref_of(e) if _chain(e) is not None else None

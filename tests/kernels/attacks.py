@@ -947,6 +947,225 @@ def test_raw_array_returned_by_helper_refused(tmp_path):  # type: ignore[no-unty
     )
 
 
+# Raw values that no name holds (a helper's result), whole-array subscripts that are not
+# provably elements, calls that pass a raw value through, `*args` into helpers.
+
+_GRID_OF = """
+@ss.device
+def grid_of():
+    with ss.unsafe("SAFETY: returns the grid group; the caller keeps every use in a region"):
+        return cuda.cg.this_grid()
+
+@ss.device
+def wait(g):
+    with ss.unsafe("SAFETY: every thread of the cooperative grid calls this"):
+        g.sync()
+    return 0
+"""
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["grid_of().sync()  # BAD", "wait(grid_of())  # BAD", "x = (grid_of(), 1)  # BAD"],
+    ids=["method", "helper-argument", "container"],
+)
+def test_unnamed_raw_helper_result_outside_region_refused(tmp_path, line):  # type: ignore[no-untyped-def]
+    refused(
+        tmp_path,
+        _GRID_OF
+        + f"""
+@ss.kernel(contract={_BLOCK})
+def k({SIG}) -> None:
+    i = thread.index_1d()
+    if a[i] > 3:
+        {line}
+    out[i] = a[i]
+""",
+        "unsafe-escape",
+        "`grid_of()` gives a raw value",
+        ss.UnsafeRegionRequired,
+    )
+
+
+def test_unnamed_raw_helper_result_inside_region_accepted(tmp_path):  # type: ignore[no-untyped-def]
+    mod = accepted(
+        tmp_path,
+        _GRID_OF
+        + f"""
+@ss.kernel(contract={_BLOCK})
+def k({SIG}) -> None:
+    i = thread.index_1d()
+    with ss.unsafe("SAFETY: every thread of the grid reaches this grid barrier"):
+        grid_of().sync()
+        wait(grid_of())
+    out[i] = a[i]
+""",
+    )
+    if ss.SIMULATOR:
+        np.testing.assert_array_equal(mod.result, mod.input)
+
+
+@pytest.mark.parametrize(
+    ("lines", "name"),
+    [
+        (["r = out.unchecked[slice(None)]"], "r"),
+        (["s = slice(0, 32)", "r = out.unchecked[s]"], "r"),
+        (["r = cuda.shared.array(32, np.float32)[slice(None)]"], "r"),
+        (["r = cuda.shared.array((4, 8), np.float32)[0, s]"], "r"),
+        (["r = cuda.shared.array(32, np.float32)[None]"], "r"),
+        (["r = cuda.shared.array(32, np.float32)[...]"], "r"),
+    ],
+    ids=["slice-call", "slice-in-name", "shared-slice-call", "2d-row", "newaxis", "ellipsis"],
+)
+def test_whole_array_subscript_is_not_an_element_refused(tmp_path, lines, name):  # type: ignore[no-untyped-def]
+    body = "\n                ".join(lines)
+    refused(
+        tmp_path,
+        f"""
+        @ss.kernel(contract={_BLOCK})
+        def k({SIG}) -> None:
+            i = thread.index_1d()
+            s = slice(0, 4)
+            with ss.unsafe("SAFETY: only takes a view, writes nothing"):
+                {body}
+            r[0] = a[0]  # BAD
+            out[i] = a[i]
+        """,
+        "unsafe-escape",
+        f"`{name}` holds a raw value",
+        ss.UnsafeRegionRequired,
+    )
+
+
+def test_int_indices_read_elements_accepted(tmp_path):  # type: ignore[no-untyped-def]
+    mod = accepted(
+        tmp_path,
+        f"""
+        LAST = 31
+
+        @ss.kernel(contract={_BLOCK})
+        def k({SIG}) -> None:
+            i = thread.index_1d()
+            tid = cuda.threadIdx.x
+            j = LAST - tid
+            with ss.unsafe("SAFETY: each thread writes only buf[tid], read after the barrier"):
+                buf = cuda.shared.array(32, np.float32)
+                grid2 = cuda.shared.array((4, 8), np.float32)
+                buf[tid] = a[i] if i.in_bounds(a) else np.float32(0)
+                if tid < 4:
+                    grid2[tid, 0] = np.float32(0)
+                cuda.syncthreads()
+                v = buf[tid]
+                w = buf[j] + buf[len(buf) - 1 - j] + buf[min(tid, LAST)] + buf[i.index % 32]
+                z = grid2[tid % 4, 0] + buf[buf.shape[0] - 1 - j]
+                s = np.float32(0)
+                for q in range(2):
+                    s += buf[q] * 0
+                n = len(buf)
+                old = cuda.atomic.add(buf, tid, np.float32(0))
+            out[i] = v * 2 + (w - 2 * v - buf_last(n)) * 0 + z * 0 + s + old * 0
+
+        @ss.device
+        def buf_last(n):
+            return n - 32
+        """,
+    )
+    if ss.SIMULATOR:
+        np.testing.assert_array_equal(mod.result, mod.input * 2)
+
+
+def test_call_passing_raw_value_through_refused(tmp_path):  # type: ignore[no-untyped-def]
+    refused(
+        tmp_path,
+        f"""
+        import operator
+
+        @ss.kernel(contract={_BLOCK})
+        def k({SIG}) -> None:
+            i = thread.index_1d()
+            with ss.unsafe("SAFETY: only takes a view, writes nothing"):
+                r = operator.getitem(out.unchecked, slice(None))
+            r[0] = a[i]  # BAD
+            out[i] = a[i]
+        """,
+        "unsafe-escape",
+        "`r` holds a raw value",
+        ss.UnsafeRegionRequired,
+    )
+
+
+def test_call_of_raw_value_giving_a_scalar_accepted(tmp_path):  # type: ignore[no-untyped-def]
+    mod = accepted(
+        tmp_path,
+        f"""
+        import operator
+
+        @ss.kernel(contract={_BLOCK})
+        def k({SIG}) -> None:
+            i = thread.index_1d()
+            with ss.unsafe("SAFETY: only lengths and this thread's own slot are read"):
+                buf = cuda.shared.array(32, np.float32)
+                buf[cuda.threadIdx.x] = np.float32(1)
+                n = len(buf)
+                v = operator.getitem(buf, cuda.threadIdx.x)  # stays in the region
+                old = cuda.atomic.add(buf, cuda.threadIdx.x, v)
+            out[i] = a[i] + (n - 32) + old - 1
+        """,
+    )
+    if ss.SIMULATOR:
+        np.testing.assert_array_equal(mod.result, mod.input)
+
+
+_PUT = """
+@ss.device
+def put(pad, dst, j, v):
+    with ss.unsafe("SAFETY: the caller passes its own in-bounds element"):
+        dst[j] = v
+    return pad
+"""
+
+
+@pytest.mark.parametrize(
+    "call",
+    ["put(*(0, out.unchecked), i.index, a[i])", "put(*args, i.index, a[i])"],
+    ids=["starred-tuple", "starred-name"],
+)
+def test_starred_arguments_to_helper_refused(tmp_path, call):  # type: ignore[no-untyped-def]
+    refused(
+        tmp_path,
+        _PUT
+        + f"""
+@ss.kernel(contract={_BLOCK})
+def k({SIG}) -> None:
+    i = thread.index_1d()
+    if i.in_bounds(out):
+        with ss.unsafe("SAFETY: i.index is this thread's own, in-bounds element"):
+            args = (0, out.unchecked)
+            {call}  # BAD
+""",
+        "unsafe-escape",
+        "unpacks arguments into a call of the @simtsafe.device helper `put`",
+        ss.UnsafeRegionRequired,
+    )
+
+
+def test_positional_arguments_to_helper_accepted(tmp_path):  # type: ignore[no-untyped-def]
+    mod = accepted(
+        tmp_path,
+        _PUT
+        + f"""
+@ss.kernel(contract={_BLOCK})
+def k({SIG}) -> None:
+    i = thread.index_1d()
+    if i.in_bounds(out):
+        with ss.unsafe("SAFETY: i.index is this thread's own, in-bounds element"):
+            put(0, out.unchecked, i.index, a[i])
+""",
+    )
+    if ss.SIMULATOR:
+        np.testing.assert_array_equal(mod.result, mod.input)
+
+
 # ============================================================== 8. prefix trust
 
 
