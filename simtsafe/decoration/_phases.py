@@ -15,7 +15,10 @@ element, unordered). A shared accumulator likewise: atomic updates
 The analysis walks the kernel's control flow: a barrier ends the interval;
 ``if``/``else`` join their states; a loop is walked until its state is
 stable, so a read at the top of a loop body and a write at its bottom are
-caught across the back edge. Barriers are only allowed under block-uniform
+caught across the back edge (``continue`` joins the back edge, ``break`` the
+loop's exit). Within an expression, accesses and barriers count in
+evaluation order, and a barrier under ``and``/``or``/``x if c else y`` is a
+branch. Making an accumulator (zero stores, then a barrier) is a write. Barriers are only allowed under block-uniform
 control flow (``_uniformity``), so every thread crosses the same ones. Raw
 ``cuda.syncthreads()`` inside an unsafe region does not count as a
 barrier here (nothing checks that every thread reaches it).
@@ -46,7 +49,7 @@ _ACC_UPDATES = frozenset({"add", "min", "max"})
 
 @dataclass(frozen=True)
 class _Access:
-    kind: str  # "write", "read" (tiles); "update", "read" (accumulators)
+    kind: str  # "write", "read" (tiles); "update", "clear", "read" (accumulators)
     line: int
 
 
@@ -66,6 +69,14 @@ class _State:
         )
 
 
+@dataclass
+class _Frame:
+    """The states at a loop's ``break`` and ``continue`` statements."""
+
+    breaks: list[_State] = field(default_factory=list)
+    continues: list[_State] = field(default_factory=list)
+
+
 class _Analysis:
     def __init__(
         self,
@@ -79,6 +90,7 @@ class _Analysis:
         self.tiles: dict[str, int] = {}  # name -> line of creation
         self.accs: dict[str, int] = {}
         self.witnesses: set[str] = set()
+        self.loops: list[_Frame] = []
 
     # ------------------------------------------------------------ discovery
 
@@ -214,41 +226,50 @@ class _Analysis:
 
     # ------------------------------------------------------------ flow
 
-    def accesses(self, e: ast.AST) -> list[tuple[str, _Access, ast.AST]]:
-        found: list[tuple[str, _Access, ast.AST]] = []
-        for node in ast.walk(e):
-            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
-                name = node.value.id
-                if name in self.tiles:
-                    if isinstance(node.ctx, ast.Store):
-                        found.append((name, _Access("write", node.lineno), node))
-                    elif not (isinstance(node.slice, ast.Name) and node.slice.id in self.witnesses):
-                        found.append((name, _Access("read", node.lineno), node))
-                elif name in self.accs and isinstance(node.ctx, ast.Load):
-                    found.append((name, _Access("read", node.lineno), node))
+    def expr(self, e: ast.AST, state: _State) -> _State:
+        """Walk ``e`` in evaluation order: operands and arguments first, then the
+        access or barrier itself. A barrier only some evaluations reach (a later
+        operand of ``and``/``or``, a branch of ``x if c else y``) is a branch: the
+        paths with and without it join."""
+        if isinstance(e, ast.BoolOp):
+            cur = self.expr(e.values[0], state)
+            out = cur
+            for value in e.values[1:]:
+                cur = self.expr(value, cur.copy())
+                out = out.join(cur)
+            return out
+        if isinstance(e, ast.IfExp):
+            state = self.expr(e.test, state)
+            return self.expr(e.body, state.copy()).join(self.expr(e.orelse, state.copy()))
+        for child in ast.iter_child_nodes(e):
+            if isinstance(child, ast.expr | ast.keyword):
+                state = self.expr(child, state)
+        if isinstance(e, ast.Subscript) and isinstance(e.value, ast.Name):
+            self.subscript(e, state, store=isinstance(e.ctx, ast.Store))
+        if isinstance(e, ast.Call):
+            func = e.func
             if (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and isinstance(node.func.value, ast.Name)
-                and node.func.value.id in self.accs
-                and node.func.attr in _ACC_UPDATES
+                isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Name)
+                and func.value.id in self.accs
+                and func.attr in _ACC_UPDATES
             ):
-                found.append((node.func.value.id, _Access("update", node.lineno), node))
-        found.sort(key=lambda x: (getattr(x[2], "lineno", 0), getattr(x[2], "col_offset", 0)))
-        return found
-
-    def barriers(self, e: ast.AST) -> bool:
-        return any(
-            isinstance(n, ast.Call) and self.ref_name(n.func) in _BARRIERS for n in ast.walk(e)
-        )
-
-    def apply(self, e: ast.AST, state: _State) -> _State:
-        """Accesses of an expression/simple statement, then its barrier (if any)."""
-        for name, access, node in self.accesses(e):
-            self.record(state, name, access, node)
-        if self.barriers(e):
-            return _State()
+                self.record(state, func.value.id, _Access("update", e.lineno), e)
+            if self.ref_name(func) in _BARRIERS:
+                return _State()
         return state
+
+    def subscript(self, node: ast.Subscript, state: _State, *, store: bool) -> None:
+        """The access of ``name[...]`` (its value and index already walked)."""
+        assert isinstance(node.value, ast.Name)
+        name = node.value.id
+        if name in self.tiles:
+            if store:
+                self.record(state, name, _Access("write", node.lineno), node)
+            elif not (isinstance(node.slice, ast.Name) and node.slice.id in self.witnesses):
+                self.record(state, name, _Access("read", node.lineno), node)
+        elif name in self.accs and not store:
+            self.record(state, name, _Access("read", node.lineno), node)
 
     def record(self, state: _State, name: str, access: _Access, node: ast.AST) -> None:
         seen = state.seen.get(name, frozenset())
@@ -258,6 +279,8 @@ class _Analysis:
                 write = other if other.kind != "read" else access
                 read = access if access.kind == "read" else other
                 what = "updated (atomically)" if is_acc else "filled"
+                if write.kind == "clear":
+                    what = "cleared (made again, zero-filled)"
                 raise self.fail(
                     node,
                     f"{'accumulator' if is_acc else 'shared tile'} `{name}` is read by index at "
@@ -277,32 +300,91 @@ class _Analysis:
 
     def stmt(self, s: ast.stmt, state: _State) -> _State:
         if isinstance(s, ast.If):
-            state = self.apply(s.test, state)
+            state = self.expr(s.test, state)
             a = self.block(s.body, state.copy())
             b = self.block(s.orelse, state.copy())
             return a.join(b)
         if isinstance(s, ast.For | ast.While):
-            head = s.iter if isinstance(s, ast.For) else s.test
-            state = self.apply(head, state)
-            entry = state
-            for _ in range(4):  # the back edge: iterate to a fixed point (sets only grow)
-                after = self.block(s.body, entry.copy())
-                joined = entry.join(after)
-                if joined.seen == entry.seen:
-                    break
-                entry = joined
-            out = entry.join(self.block(s.body, entry.copy()))
-            return self.block(s.orelse, out)
+            return self.loop(s, state)
         if isinstance(s, ast.With):
+            for item in s.items:
+                state = self.expr(item.context_expr, state)
             return self.block(s.body, state)
-        if isinstance(s, ast.Assign | ast.AugAssign | ast.AnnAssign) and s.value is not None:
+        if isinstance(s, ast.Break | ast.Continue):
+            # The state goes to the loop's exit (break) or back edge (continue);
+            # nothing after it in this block runs.
+            frame = self.loops[-1] if self.loops else None
+            if frame is not None:
+                (frame.breaks if isinstance(s, ast.Break) else frame.continues).append(state)
+            return _State()
+        if isinstance(s, ast.Return | ast.Raise):
+            self.children(s, state)
+            return _State()  # the thread leaves: no path continues from here
+        if isinstance(s, ast.Assign):
+            value = s.value
+            if (
+                isinstance(value, ast.Call)
+                and self.ref_name(value.func) in _ACC_CTORS
+                and len(s.targets) == 1
+                and isinstance(s.targets[0], ast.Name)
+                and s.targets[0].id in self.accs
+            ):
+                # Made again (in a loop): plain zero stores, then the barrier inside.
+                name = s.targets[0].id
+                self.record(state, name, _Access("clear", s.lineno), s)
             # The value (and a barrier in it) comes before the store.
-            state = self.apply(s.value, state)
-            targets = s.targets if isinstance(s, ast.Assign) else [s.target]
-            for target in targets:
-                state = self.apply(target, state)
+            state = self.expr(value, state)
+            for target in s.targets:
+                state = self.expr(target, state)
             return state
-        return self.apply(s, state)
+        if isinstance(s, ast.AugAssign):
+            state = self.expr(s.value, state)
+            target = s.target
+            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                state = self.expr(target.slice, state)
+                self.subscript(target, state, store=False)  # `t[x] += v` reads t[x] first
+                self.subscript(target, state, store=True)
+                return state
+            return self.expr(target, state)
+        if isinstance(s, ast.AnnAssign):
+            if s.value is None:
+                return state
+            state = self.expr(s.value, state)
+            return self.expr(s.target, state)
+        return self.children(s, state)
+
+    def children(self, s: ast.stmt, state: _State) -> _State:
+        for child in ast.iter_child_nodes(s):
+            if isinstance(child, ast.expr):
+                state = self.expr(child, state)
+        return state
+
+    def loop(self, s: ast.For | ast.While, state: _State) -> _State:
+        """Iterate the body to a fixed point over the back edge (the body's end and
+        every ``continue``); the exit joins the loop test's failure and every
+        ``break``."""
+        if isinstance(s, ast.For):
+            state = self.expr(s.iter, state)
+        entry = state
+        while True:  # the states only grow (finitely many accesses): this ends
+            head = self.expr(s.test, entry.copy()) if isinstance(s, ast.While) else entry
+            frame = _Frame()
+            self.loops.append(frame)
+            try:
+                after = self.block(s.body, head.copy())
+            finally:
+                self.loops.pop()
+            back = after
+            for c in frame.continues:
+                back = back.join(c)
+            joined = entry.join(back)
+            if joined.seen == entry.seen:
+                break
+            entry = joined
+        out = self.block(s.orelse, head.copy())
+        for b in frame.breaks:
+            out = out.join(b)
+        return out
 
     def run(self) -> None:
         self.discover()

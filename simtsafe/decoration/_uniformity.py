@@ -69,6 +69,11 @@ class UniformitySummary:
     block_op_line: int | None = None
     warp_op_line: int | None = None
     nonuniform_source: bool = False
+    #: The worst control level under which calling the function may end the calling
+    #: thread (a ``raise`` or failing ``assert``, in it or in a helper it calls): None
+    #: when it never does. The default is the worst, so that a summary that was not
+    #: computed (a recursive call still pending) assumes the worst.
+    exits: int | None = N
 
 
 @dataclass
@@ -103,7 +108,7 @@ class _Analysis:
         self.kernel = kernel
         self.levels: dict[str, int] = dict(param_levels)
         self.changed = False
-        self.summary = UniformitySummary()
+        self.summary = UniformitySummary(exits=None)
         self.report = False  # second pass: raise on violations
 
     # ------------------------------------------------------------ values
@@ -154,6 +159,21 @@ class _Analysis:
             return max(self.expr(e.lower), self.expr(e.upper), self.expr(e.step))
         return N
 
+    def arg_levels(self, e: ast.Call) -> tuple[int, ...]:
+        """The levels of a helper call's arguments, parameter by parameter.
+
+        Only positional arguments up to the first ``*args`` line up with
+        parameters: a starred argument spreads over parameters the call does not
+        show, so the levels stop there and the helper's remaining parameters (and
+        those passed by keyword) take the worst level.
+        """
+        levels: list[int] = []
+        for a in e.args:
+            if isinstance(a, ast.Starred):
+                break
+            levels.append(self.expr(a))
+        return tuple(levels)
+
     def call(self, e: ast.Call) -> int:
         args = [*e.args, *(k.value for k in e.keywords)]
         name = self.ref_name(e.func)
@@ -169,15 +189,36 @@ class _Analysis:
                 return U
         helper = self.helper_of(e.func)
         if helper is not None:
-            levels = tuple(self.expr(a) for a in e.args)
-            summary = self.helper_summary(helper, levels)
+            summary = self.helper_summary(helper, self.arg_levels(e))
             if summary.nonuniform_source:
                 self.summary.nonuniform_source = True
-            return max([summary.result, *levels])
+            return max([summary.result, *(self.expr(a) for a in args)])
         level = max((self.expr(a) for a in args), default=U)
         if isinstance(e.func, ast.Attribute) and name is None:
             level = max(level, self.expr(e.func.value))
         return level
+
+    def iter_level(self, it: ast.expr) -> int:
+        """The level of the values a ``for`` loop over ``it`` binds.
+
+        ``range(...)`` yields its arguments' level and a tuple or list written out
+        its items'; ``enumerate``/``zip`` of those, theirs. Anything else iterates
+        over memory (an array's elements are loads): thread-dependent.
+        """
+        if isinstance(it, ast.Tuple | ast.List):
+            return self.expr(it)
+        if isinstance(it, ast.Call) and not it.keywords and it.args:
+            if any(isinstance(a, ast.Starred) for a in it.args):
+                return N
+            name = self.ref_name(it.func)
+            if name == "range":
+                return max(self.expr(a) for a in it.args)
+            if name in ("enumerate", "zip"):
+                first = self.iter_level(it.args[0])
+                rest = [self.expr(a) for a in it.args[1:]] if name == "enumerate" else []
+                others = [self.iter_level(a) for a in it.args[1:]] if name == "zip" else []
+                return max([first, *rest, *others])
+        return N
 
     # ------------------------------------------------------------ bindings
 
@@ -192,6 +233,41 @@ class _Analysis:
         elif isinstance(target, ast.Starred):
             self.bind(target.value, level)
 
+    def bind_others(self) -> None:
+        """Every name bound where the analysis does not follow the value (``with ...
+        as``, ``del``, nested definitions, imports...) is thread-dependent: only
+        assignments, augmented assignments, ``for`` targets and ``:=`` are followed."""
+        followed: set[int] = set()
+        for node in ast.walk(self.fn):
+            targets: list[ast.expr] = []
+            if isinstance(node, ast.Assign):
+                targets = node.targets
+            elif isinstance(node, ast.AugAssign | ast.AnnAssign | ast.For | ast.NamedExpr):
+                targets = [node.target]
+            for t in targets:
+                followed.update(id(n) for n in ast.walk(t) if isinstance(n, ast.Name))
+        own_args = {id(a) for a in ast.walk(self.fn.args) if isinstance(a, ast.arg)}
+        for node in ast.walk(self.fn):
+            names: list[str] = []
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                names = [] if id(node) in followed else [node.id]
+            elif isinstance(node, ast.arg):
+                names = [] if id(node) in own_args else [node.arg]
+            elif isinstance(node, ast.alias):
+                names = [(node.asname or node.name).split(".")[0]]
+            elif isinstance(node, ast.Global | ast.Nonlocal):
+                names = list(node.names)
+            elif node is not self.fn and isinstance(
+                node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+            ):
+                names = [node.name]
+            elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar):
+                names = [node.name] if node.name else []
+            elif isinstance(node, ast.MatchMapping):
+                names = [node.rest] if node.rest else []
+            for name in names:
+                self.levels[name] = N
+
     # ------------------------------------------------------------ statements
 
     def block(self, stmts: Sequence[ast.stmt], ctx: _Ctx, loop: _Ctx | None) -> _Ctx:
@@ -203,12 +279,17 @@ class _Analysis:
 
     def _exits(self, stmts: Sequence[ast.stmt], ctx: _Ctx, *, loop_exits: bool) -> _Ctx:
         """The worst context under which ``stmts`` may exit early (return; break/continue
-        of the loop whose body this is, when ``loop_exits``)."""
+        of the loop whose body this is, when ``loop_exits``; a helper that may end the
+        thread)."""
         worst = _Ctx(U, None)
 
         def visit(body: Sequence[ast.stmt], c: _Ctx, depth: int) -> None:
             nonlocal worst
             for s in body:
+                ended = self._helper_exits(s, c)
+                if ended is not None and ended.level > worst.level:
+                    worst = ended
+                c = _after(c, ended)
                 if isinstance(s, ast.Return | ast.Raise) or (
                     loop_exits and depth == 0 and isinstance(s, ast.Break | ast.Continue)
                 ):
@@ -233,6 +314,15 @@ class _Analysis:
         visit(stmts, ctx, 0)
         return worst
 
+    def _helper_exits(self, s: ast.stmt, ctx: _Ctx) -> _Ctx | None:
+        """The context under which a helper called in ``s``'s own expressions (not its
+        nested statements) may end the thread; None if none may. Checks nothing."""
+        report, self.report = self.report, False
+        try:
+            return self.exprs(_own_exprs(s), ctx)
+        finally:
+            self.report = report
+
     def _cond(self, ctx: _Ctx, test: ast.expr) -> _Ctx:
         level = self.expr(test)
         if isinstance(test, ast.Call) and self.ref_name(test.func) in (
@@ -245,92 +335,113 @@ class _Analysis:
         return ctx
 
     def stmt(self, s: ast.stmt, ctx: _Ctx, loop: _Ctx | None) -> _Ctx:
+        if isinstance(s, ast.If | ast.For | ast.While | ast.With):
+            return self.compound(s, ctx, loop)
+        ended = self.exprs(_own_exprs(s), ctx)  # collectives and helper exits, in order
         if isinstance(s, ast.Assign):
             level = max(self.expr(s.value), ctx.level)
             for t in s.targets:
                 self.bind(t, level)
-            self.calls(s.value, ctx)
         elif isinstance(s, ast.AugAssign | ast.AnnAssign):
             if s.value is not None:
                 self.bind(s.target, max(self.expr(s.value), ctx.level))
-                self.calls(s.value, ctx)
-        elif isinstance(s, ast.Expr):
-            self.calls(s.value, ctx)
         elif isinstance(s, ast.Return | ast.Raise):
-            value = s.value if isinstance(s, ast.Return) else s.exc
             if isinstance(s, ast.Return) and s.value is not None:
                 self.summary.result = max(self.summary.result, self.expr(s.value), ctx.level)
-            if value is not None:
-                self.calls(value, ctx)
+            if isinstance(s, ast.Raise):  # the thread ends (the caller is told: `exits`)
+                self.summary.exits = _max_exit(self.summary.exits, ctx.level)
             if ctx.level > U:
                 return ctx  # the threads that stay are only some of them
         elif isinstance(s, ast.Assert):
-            self.calls(s.test, ctx)
             failing = self._cond(ctx, s.test)
+            self.summary.exits = _max_exit(self.summary.exits, failing.level)
             if failing.level > ctx.level:
-                return failing  # threads whose assert fails leave
-        elif isinstance(s, ast.If):
-            self.calls(s.test, ctx)
-            inner = self._cond(ctx, s.test)
+                return _after(failing, ended)  # threads whose assert fails leave
+        return _after(ctx, ended)
+
+    def compound(
+        self, s: ast.If | ast.For | ast.While | ast.With, ctx: _Ctx, loop: _Ctx | None
+    ) -> _Ctx:
+        head = _after(ctx, self.exprs(_own_exprs(s), ctx))
+        if isinstance(s, ast.If):
+            inner = self._cond(head, s.test)
             self.block(s.body, inner, loop)
             self.block(s.orelse, inner, loop)
         elif isinstance(s, ast.For | ast.While):
-            head = s.iter if isinstance(s, ast.For) else s.test
-            self.calls(head, ctx)
-            inner = self._cond(ctx, head)
+            cond = s.iter if isinstance(s, ast.For) else s.test
+            inner = self._cond(head, cond)
             if isinstance(s, ast.For):
-                self.bind(s.target, max(inner.level, self.expr(s.iter)))
+                self.bind(s.target, max(inner.level, self.iter_level(s.iter)))
             exits = self._exits(s.body, inner, loop_exits=True)
             if exits.level > inner.level:
                 inner = exits  # threads leave or skip iterations at different times
+            if isinstance(s, ast.While):  # the test runs again, for the threads still in
+                inner = _after(inner, self.calls(s.test, inner))
             self.block(s.body, inner, inner)
             self.block(s.orelse, inner, loop)
-        elif isinstance(s, ast.With):
-            for item in s.items:
-                self.calls(item.context_expr, ctx)
-            self.block(s.body, ctx, loop)
-        if isinstance(s, ast.If | ast.For | ast.While | ast.With):  # raise/assert inside too
-            # A return inside, under a thread-dependent condition: after this statement
-            # only some threads are left.
-            returned = self._exits([s], ctx, loop_exits=False)
-            if returned.level > ctx.level:
-                return returned
-        return ctx
+        else:
+            self.block(s.body, head, loop)
+        # A return (raise, failing assert, exiting helper) inside, under a thread-dependent
+        # condition: after this statement only some threads are left.
+        returned = self._exits([s], ctx, loop_exits=False)
+        if returned.level > head.level:
+            return returned
+        return head
 
-    def calls(self, e: ast.expr, ctx: _Ctx) -> None:
-        """Check every collective called in ``e`` against the control context.
+    def exprs(self, es: Sequence[ast.expr], ctx: _Ctx) -> _Ctx | None:
+        """``calls`` over expressions evaluated one after the other."""
+        ended: _Ctx | None = None
+        for e in es:
+            ended = _join(ended, self.calls(e, _after(ctx, ended)))
+        return ended
+
+    def calls(self, e: ast.expr, ctx: _Ctx) -> _Ctx | None:
+        """Check every collective called in ``e`` against the control context; bind
+        the names ``:=`` assigns; return the context under which a helper called in
+        ``e`` may end the thread (None: none may).
 
         Evaluation order matters: the later operands of ``and``/``or`` and the
         branches of ``x if c else y`` run only for the threads the earlier
-        operands (the condition) select, so they are checked under it.
+        operands (the condition) select, so they are checked under it; what runs
+        after a helper that may end some threads runs for the others only.
         """
         if isinstance(e, ast.BoolOp):
             inner = ctx
+            ended: _Ctx | None = None
             for value in e.values:
-                self.calls(value, inner)
-                inner = self._cond(inner, value)
-            return
+                now = self.calls(value, inner)
+                ended = _join(ended, now)
+                inner = self._cond(_after(inner, now), value)
+            return ended
         if isinstance(e, ast.IfExp):
-            self.calls(e.test, ctx)
-            inner = self._cond(ctx, e.test)
-            self.calls(e.body, inner)
-            self.calls(e.orelse, inner)
-            return
-        for child in ast.iter_child_nodes(e):
-            if isinstance(child, ast.expr):
-                self.calls(child, ctx)
+            ended = self.calls(e.test, ctx)
+            inner = self._cond(_after(ctx, ended), e.test)
+            ended = _join(ended, self.calls(e.body, inner))
+            return _join(ended, self.calls(e.orelse, inner))
+        children = [c.value if isinstance(c, ast.keyword) else c for c in ast.iter_child_nodes(e)]
+        ended = self.exprs([c for c in children if isinstance(c, ast.expr)], ctx)
+        here = _after(ctx, ended)
+        if isinstance(e, ast.NamedExpr):
+            self.bind(e.target, max(self.expr(e.value), here.level))
         if isinstance(e, ast.Call):
-            self._call(e, ctx)
+            ended = _join(ended, self._call(e, here))
+        return ended
 
-    def _call(self, node: ast.Call, ctx: _Ctx) -> None:
+    def _call(self, node: ast.Call, ctx: _Ctx) -> _Ctx | None:
         name = self.ref_name(node.func)
         helper = self.helper_of(node.func) if name is None else None
         block_op = name in BLOCK_OPS
         warp_op = name in WARP_OPS
+        ended: _Ctx | None = None
         if helper is not None:
-            summary = self.helper_summary(helper, tuple(self.expr(a) for a in node.args))
+            summary = self.helper_summary(helper, self.arg_levels(node))
             block_op = summary.block_op_line is not None
             warp_op = summary.warp_op_line is not None
+            if summary.exits is not None:  # some threads may end inside it
+                ended = ctx if summary.exits <= ctx.level else _Ctx(summary.exits, node.lineno)
+                self.summary.exits = _max_exit(self.summary.exits, ended.level)
+        if name in ("block.reduce", "warp.reduce"):
+            self._reduce_op(node, name)
         if block_op:
             self.summary.block_op_line = self.summary.block_op_line or node.lineno
             if self.report and ctx.level > U:
@@ -339,6 +450,46 @@ class _Analysis:
             self.summary.warp_op_line = self.summary.warp_op_line or node.lineno
             if self.report and ctx.level > W:
                 self._diverges(node, name or f"helper {ast.unparse(node.func)}", "warp", ctx)
+        return ended
+
+    def _reduce_op(self, node: ast.Call, name: str) -> None:
+        """A helper given as the ``op`` of a reduction runs inside the shuffle tree (on
+        the lanes whose partner exists) and again in every thread's fold of the warp
+        totals: it must hold no barrier or collective, end no thread, and give the same
+        result in every thread for the same arguments."""
+        op = (
+            node.args[1]
+            if len(node.args) > 1
+            else next((k.value for k in node.keywords if k.arg == "op"), None)
+        )
+        if op is None or not self.report:
+            return
+        helper = self.helper_of(op)
+        if helper is None:
+            return
+        summary = self.helper_summary(helper, (U, U))
+        what = ""
+        if summary.block_op_line is not None or summary.warp_op_line is not None:
+            what = (
+                "holds a barrier or collective; the reduction calls it on some lanes only "
+                "(those whose shuffle partner exists)"
+            )
+        elif summary.exits is not None:
+            what = "may raise (or fail an assert), which would end some threads mid-reduction"
+        elif summary.result > U:
+            what = (
+                "gives a thread-dependent result for the same arguments (it reads threadIdx, "
+                "a lane id, a witness or memory), and every thread folds the totals itself, "
+                "so the threads would get different 'reductions'"
+            )
+        if what:
+            raise self.fail(
+                op,
+                f"the `op` of {name}, helper {ast.unparse(op)}, {what}. Pass an op that "
+                f"computes its result from its two arguments alone (operator.add, max, or a "
+                f"helper without barriers, collectives, raise/assert or thread-dependent reads)",
+                "uniformity",
+            )
 
     def _diverges(self, node: ast.Call, what: str, scope: str, ctx: _Ctx) -> None:
         where = f"line {ctx.why}" if ctx.why is not None else "an earlier line"
@@ -354,6 +505,7 @@ class _Analysis:
         )
 
     def run(self) -> UniformitySummary:
+        self.bind_others()
         for _ in range(20):  # fixed point over variable levels (monotone, few variables)
             self.changed = False
             self.block(self.fn.body, _Ctx(), None)
@@ -362,6 +514,39 @@ class _Analysis:
         self.report = True
         self.block(self.fn.body, _Ctx(), None)
         return self.summary
+
+
+def _after(ctx: _Ctx, ended: _Ctx | None) -> _Ctx:
+    """The control context once some threads may have ended under ``ended``."""
+    return ended if ended is not None and ended.level > ctx.level else ctx
+
+
+def _join(a: _Ctx | None, b: _Ctx | None) -> _Ctx | None:
+    if a is None or (b is not None and b.level > a.level):
+        return b
+    return a
+
+
+def _max_exit(exits: int | None, level: int) -> int:
+    return level if exits is None else max(exits, level)
+
+
+def _own_exprs(s: ast.stmt) -> list[ast.expr]:
+    """The expressions ``s`` itself evaluates (not those of its nested statements),
+    in evaluation order (an assignment's value before its targets)."""
+    if isinstance(s, ast.If | ast.While):
+        return [s.test]
+    if isinstance(s, ast.For):
+        return [s.iter]
+    if isinstance(s, ast.With):
+        return [
+            e for item in s.items for e in (item.context_expr, item.optional_vars) if e is not None
+        ]
+    if isinstance(s, ast.Assign):
+        return [s.value, *s.targets]
+    if isinstance(s, ast.AugAssign | ast.AnnAssign):
+        return [e for e in (s.value, s.target) if e is not None]
+    return [c for c in ast.iter_child_nodes(s) if isinstance(c, ast.expr)]
 
 
 def check_uniformity(

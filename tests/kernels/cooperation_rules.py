@@ -91,6 +91,33 @@ _UNIFORM_BAD = {
         "if cuda.threadIdx.x % 2 == 0:  # COND\n        s = ss.warp.sum(np.float32(1))  # BAD",
         "# COND",
     ),
+    "walrus-binds": (
+        "x = (t := cuda.threadIdx.x)\n    if t < 32:  # COND\n        ss.block.sync()  # BAD",
+        "# COND",
+    ),
+    "walrus-in-condition": (
+        "if (t := cuda.threadIdx.x) < 32:  # COND\n        ss.block.sync()  # BAD",
+        "# COND",
+    ),
+    "for-over-input-loads": (
+        "for v in a:\n        if v > 0:  # COND\n            ss.block.sync()  # BAD\n        break",
+        "# COND",
+    ),
+    "for-over-zip-of-input": (
+        "for k, v in zip(range(n), a):\n        if v > 0:  # COND\n"
+        "            ss.block.sync()  # BAD",
+        "# COND",
+    ),
+    "while-test-after-thread-break": (
+        "k = 0\n    while ss.block.sum(np.float32(k)) < n:  # BAD\n"
+        "        k += 1\n        if a[k] > 0:  # COND\n            break",
+        "# COND",
+    ),
+    "collective-in-target-index": (
+        "if cuda.threadIdx.x < 64:  # COND\n"
+        "        out[int(ss.block.sum(np.float32(0)))] = 1  # BAD",
+        "# COND",
+    ),
 }
 
 
@@ -123,6 +150,11 @@ _UNIFORM_OK = {
     "        t = ss.warp.broadcast(s)",
     "uniform-break": "for k in range(n):\n        ss.block.sync()\n        if k > 3:\n            break",
     "reduce-op": "s = ss.block.reduce(np.float32(2), operator.mul) + ss.block.reduce(np.float32(1), max)",
+    "walrus-uniform": "x = (t := n)\n    if t < 32:\n        ss.block.sync()",
+    "for-over-uniform-values": "for v in (n, 2 * n):\n        if v > 0:\n            ss.block.sync()\n"
+    "    for k, v in zip(range(n), range(4)):\n        if v > k:\n            ss.block.sync()",
+    "while-test-uniform-break": "k = 0\n    while ss.block.sum(np.float32(k)) < n:\n"
+    "        k += 1\n        if k > 3:\n            break",
 }
 
 
@@ -196,6 +228,156 @@ def k({SIG}) -> None:
     )
 
 
+def test_helper_levels_stop_at_starred_argument(tmp_path):  # type: ignore[no-untyped-def]
+    # `*(t, t)` spreads over `x` and `flag`: `flag` takes the worst level, not `n`'s.
+    helper = """
+@ss.device
+def maybe_sync(x, flag, y):
+    if flag < 32:
+        ss.block.sync()  # BAD
+    return x + y
+"""
+    refused(
+        tmp_path,
+        helper
+        + f"""
+@ss.kernel(contract=B128)
+def k({SIG}) -> None:
+    t = cuda.threadIdx.x
+    z = maybe_sync(*(t, t), n)
+""",
+        "uniformity",
+        "needs every thread of the block",
+    )
+    twin = tmp_path / "twin"
+    twin.mkdir()
+    accepted(
+        twin,
+        helper.replace("  # BAD", "")
+        + f"""
+@ss.kernel(contract=B128)
+def k({SIG}) -> None:
+    t = cuda.threadIdx.x
+    z = maybe_sync(t, n, n)
+""",
+    )
+
+
+_EXITING_HELPER = """
+@ss.device
+def checked(x):
+    if x >= 32:
+        raise ValueError("too big")
+    return 0
+
+@ss.device
+def asserted(x):
+    assert x < 32
+    return 0
+"""
+
+_HELPER_EXIT_BAD = {
+    "raise-then-barrier": "z = checked(cuda.threadIdx.x)  # COND\n    ss.block.sync()  # BAD",
+    "assert-then-collective": (
+        "z = asserted(cuda.threadIdx.x)  # COND\n    s = ss.block.sum(np.float32(z))  # BAD"
+    ),
+    "raise-later-in-loop": (
+        "for k in range(n):\n        ss.block.sync()  # BAD\n"
+        "        z = checked(cuda.threadIdx.x + k)  # COND"
+    ),
+    "raise-in-thread-branch": (
+        "if cuda.threadIdx.x < 3:  # COND\n        z = checked(n)\n    ss.block.sync()  # BAD"
+    ),
+    "raise-in-short-circuit": (
+        "ok = cuda.threadIdx.x < 3 and checked(n) == 0  # COND\n    ss.block.sync()  # BAD"
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(_HELPER_EXIT_BAD))
+def test_helper_that_may_end_threads_refused_before_barrier(tmp_path, case):  # type: ignore[no-untyped-def]
+    refused(
+        tmp_path,
+        _EXITING_HELPER
+        + f"""
+@ss.kernel(contract=B128)
+def k({SIG}) -> None:
+    i = thread.index_1d()
+    {_HELPER_EXIT_BAD[case]}
+""",
+        "uniformity",
+        "needs every thread of the block",
+        "# COND",
+    )
+
+
+def test_helper_that_ends_all_threads_alike_accepted(tmp_path):  # type: ignore[no-untyped-def]
+    accepted(
+        tmp_path,
+        _EXITING_HELPER
+        + f"""
+@ss.kernel(contract=B128)
+def k({SIG}) -> None:
+    i = thread.index_1d()
+    z = checked(n) + asserted(cuda.blockIdx.x)
+    ss.block.sync()
+    for k in range(n):
+        ss.block.sync()
+        z += checked(k)
+""",
+    )
+
+
+_REDUCE_OP_BAD = {
+    "barrier": ("ss.block.sync()\n    return x + y", "holds a barrier or collective"),
+    "collective": ("return ss.warp.sum(x) + y", "holds a barrier or collective"),
+    "thread-dependent": ("return x + y + cuda.threadIdx.x", "gives a thread-dependent result"),
+    "raises": ("if x > 100:\n        raise ValueError()\n    return x + y", "may raise"),
+}
+
+
+@pytest.mark.parametrize("case", list(_REDUCE_OP_BAD))
+@pytest.mark.parametrize("scope", ["block", "warp"])
+def test_reduce_op_helper_must_be_pure(tmp_path, case, scope):  # type: ignore[no-untyped-def]
+    body, fragment = _REDUCE_OP_BAD[case]
+    refused(
+        tmp_path,
+        f"""
+@ss.device
+def op(x, y):
+    {body}
+
+@ss.kernel(contract=B128)
+def k({SIG}) -> None:
+    i = thread.index_1d()
+    s = ss.{scope}.reduce(np.float32(1), op)  # BAD
+""",
+        "uniformity",
+        fragment,
+    )
+
+
+def test_reduce_op_helper_of_its_arguments_accepted(tmp_path):  # type: ignore[no-untyped-def]
+    accepted(
+        tmp_path,
+        f"""
+@ss.device
+def op(x, y):
+    if x > y:
+        return x + np.float32(1)
+    return y
+
+@ss.kernel(contract=B128)
+def k({SIG}) -> None:
+    i = thread.index_1d()
+    s = ss.block.reduce(np.float32(1), op)
+    t = ss.warp.reduce(np.float32(2), op=op)
+    if s > 3:
+        ss.block.sync()
+""",
+    )
+
+
 def test_reduce_op_must_be_an_allowed_function(tmp_path):  # type: ignore[no-untyped-def]
     refused(
         tmp_path,
@@ -232,6 +414,35 @@ _PHASE_BAD = {
     "accumulator-read-during-updates": (
         "h = ss.shared.accumulator(16, np.int32)\n    h.add(cuda.threadIdx.x % 16, 1)  # FILL\n"
         "    out[i] = h[0]  # BAD"
+    ),
+    "break-skips-barrier": (
+        "w = thread.local_index()\n    for r in range(4):\n        tile[w] = a[i] + r  # FILL\n"
+        "        if r >= n:\n            break\n        ss.block.sync()\n"
+        "        out[i] = tile[127 - w.index]\n        ss.block.sync()\n    out[i] = tile[0]  # BAD"
+    ),
+    "continue-skips-barrier": (
+        "w = thread.local_index()\n    acc = np.float32(0)\n    for r in range(4):\n"
+        "        tile[w] = a[i] * r  # FILL\n        ss.block.sync()\n"
+        "        acc += tile[127 - w.index]  # BAD\n        if r < n:\n            continue\n"
+        "        ss.block.sync()\n    out[i] = acc"
+    ),
+    "barrier-under-short-circuit": (
+        "w = thread.local_index()\n    tile[w] = a[i]  # FILL\n"
+        "    ok = n > 3 and ss.block.sum(np.float32(1)) > 0\n    out[i] = tile[0]  # BAD"
+    ),
+    "barrier-in-one-branch-of-ifexp": (
+        "w = thread.local_index()\n    tile[w] = a[i]  # FILL\n"
+        "    s = ss.block.sum(np.float32(1)) if n > 3 else np.float32(0)\n    out[i] = tile[0]  # BAD"
+    ),
+    "read-after-barrier-in-same-expr": (
+        "w = thread.local_index()\n    tile[w] = a[i]\n    ss.block.sync()\n"
+        "    x = ss.block.broadcast(np.float32(0)) + tile[127 - w.index]  # FILL\n"
+        "    tile[w] = np.float32(-1)  # BAD"
+    ),
+    "accumulator-made-again-in-loop": (
+        "for r in range(2):\n        h = ss.shared.accumulator(16, np.int32)  # FILL\n"
+        "        h.add(cuda.threadIdx.x % 16, 1)\n        ss.block.sync()\n"
+        "        out[i] = h[cuda.threadIdx.x % 16]  # BAD"
     ),
 }
 
@@ -278,6 +489,31 @@ _PHASE_OK = {
     "accumulator-sync-read": (
         "h = ss.shared.accumulator(16, np.int32)\n    h.add(cuda.threadIdx.x % 16, 1)\n"
         "    ss.block.sync()\n    out[i] = h[0]"
+    ),
+    "break-after-barrier": (
+        "w = thread.local_index()\n    for r in range(4):\n        tile[w] = a[i] + r\n"
+        "        ss.block.sync()\n        if r >= n:\n            break\n"
+        "        out[i] = tile[127 - w.index]\n        ss.block.sync()\n    out[i] = tile[0]"
+    ),
+    "continue-after-barrier": (
+        "w = thread.local_index()\n    acc = np.float32(0)\n    for r in range(4):\n"
+        "        tile[w] = a[i] * r\n        ss.block.sync()\n        acc += tile[127 - w.index]\n"
+        "        ss.block.sync()\n        if r < n:\n            continue\n        acc += 1\n"
+        "    out[i] = acc"
+    ),
+    "barrier-first-in-short-circuit": (
+        "w = thread.local_index()\n    tile[w] = a[i]\n"
+        "    ok = ss.block.sum(np.float32(1)) > 0 and n > 3\n    out[i] = tile[0]"
+    ),
+    "read-before-barrier-in-same-expr": (
+        "w = thread.local_index()\n    tile[w] = a[i]\n    ss.block.sync()\n"
+        "    x = tile[127 - w.index] + ss.block.broadcast(np.float32(0))\n"
+        "    tile[w] = np.float32(-1)"
+    ),
+    "accumulator-made-in-loop-synced": (
+        "for r in range(2):\n        h = ss.shared.accumulator(16, np.int32)\n"
+        "        h.add(cuda.threadIdx.x % 16, 1)\n        ss.block.sync()\n"
+        "        out[i] = h[cuda.threadIdx.x % 16]\n        ss.block.sync()"
     ),
 }
 
