@@ -41,13 +41,16 @@ from numba import cuda
 from .._errors import SafetyError, UnsafeRegionRequired
 from .._unsafe import in_unsafe_region
 from ..lowering import builtins as device_builtins
-from ..lowering import numba_type, simtsafe_typing
+from ..lowering import mark_built, numba_type, simtsafe_typing
 from ..lowering._compat import (
     SIMULATOR,
     assume_compute_capability,
+    compile_kernel_ptx,
+    kernel_ir,
     typing_error_classes,
 )
 from ..lowering._diagnostics import translate_typing_error
+from ..verify import SourceInfo, check_kernel_ir
 from ._params import Param, admits, allowed_types, parse_params, record_fields, typevars
 from ._policy import LOCAL_ATTRIBUTES
 from ._rewrite import Analysis, ParamView, Source, UnsafeRegion, analyze, parse_source
@@ -255,6 +258,7 @@ class _Compiled:
             namespace.update(device_builtins(proven_domain=d.domain))
             function = analysis.build(namespace, d.py_func.__qualname__, d.py_func.__module__)
             function.__doc__ = d.py_func.__doc__
+            mark_built(function)
             build = _Build(d, scope, analysis, function, namespace)
             build.fingerprint = _decl_fingerprint(d)
             object.__setattr__(self, "_build", build)
@@ -279,6 +283,35 @@ class _Compiled:
 
     def _translate(self, exc: BaseException) -> BaseException:
         return translate_typing_error(exc, self.name, self.filename)
+
+    def _source_info(self, build: _Build) -> SourceInfo:
+        """Where this function's code is, and every unsafe region it (or a helper) has."""
+        node = self._decl.source.node
+        regions: list[tuple[str, int, int]] = []
+        seen: set[int] = set()
+        work: list[_Compiled] = [self]
+        while work:
+            f = work.pop()
+            if id(f) in seen:
+                continue
+            seen.add(id(f))
+            regions += [
+                (r.filename, r.lineno, r.end_lineno or r.lineno) for r in f._decl.unsafe_regions
+            ]
+            fb = f._build
+            if fb is not None:
+                work += [v for v in fb.analysis.globals_used.values() if isinstance(v, _Compiled)]
+        return SourceInfo(
+            kernel=self.name,
+            filename=self._decl.source.filename,
+            first_line=node.lineno,
+            last_line=node.end_lineno or node.lineno,
+            unsafe=tuple(regions),
+        )
+
+    def _verify(self, build: _Build, texts: list[str], entry: str) -> None:
+        """The compiled-form verdict (simtsafe.verify): it decides, the source analysis words."""
+        check_kernel_ir(texts, entry, self._source_info(build))
 
 
 _KERNEL_ONLY = ("shared.tile", "shared.dynamic_tile", "shared.accumulator")
@@ -596,6 +629,7 @@ class Kernel(_Compiled, Generic[P]):
                     numba_kernel = disp.compile(argtypes)
             except typing_error_classes() as exc:
                 raise self._translate(exc) from None
+            self._verify(build, *kernel_ir(numba_kernel))
             spec = Specialization(argtypes, numba_kernel, self._decl)
         build.specs[key] = spec
         return spec
@@ -613,12 +647,13 @@ class Kernel(_Compiled, Generic[P]):
         try:
             bounds = self.contract.max_threads if self.contract is not None else None
             with assume_compute_capability(cc), simtsafe_typing():
-                ptx, _ = cuda.compile_ptx(
-                    build.function, self.argtypes(layouts), cc=cc, launch_bounds=bounds
+                ptx, texts, entry = compile_kernel_ptx(
+                    build.function, self.argtypes(layouts), cc, launch_bounds=bounds
                 )
         except typing_error_classes() as exc:
             raise self._translate(exc) from None
-        return str(ptx)
+        self._verify(build, texts, entry)
+        return ptx
 
     # ------------------------------------------------------------------ launching
 

@@ -96,6 +96,7 @@ class UnsafeRegion:
     filename: str
     lineno: int
     reason: str
+    end_lineno: int = 0  # the last line of the region's body
 
 
 @dataclass(frozen=True)
@@ -725,7 +726,9 @@ class _Checker(ast.NodeTransformer):
             except (TypeError, ValueError) as exc:
                 raise self.fail(node, str(exc), "unsafe-reason") from None
         for reason in reasons:
-            self.regions.append(UnsafeRegion(self.env.filename, node.lineno, reason))
+            self.regions.append(
+                UnsafeRegion(self.env.filename, node.lineno, reason, node.end_lineno or node.lineno)
+            )
         self.unsafe_depth += 1
         try:
             body = _flatten([self.visit(stmt) for stmt in node.body])

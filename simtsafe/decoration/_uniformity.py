@@ -74,6 +74,10 @@ class UniformitySummary:
     #: when it never does. The default is the worst, so that a summary that was not
     #: computed (a recursive call still pending) assumes the worst.
     exits: int | None = N
+    #: The first barrier or collective the source analysis could not prove uniform.
+    #: Not raised here: the compiled-form check (simtsafe.verify) decides, and this
+    #: finding words its message (or decides alone where no compiled form exists).
+    finding: SafetyError | None = None
 
 
 @dataclass
@@ -109,7 +113,7 @@ class _Analysis:
         self.levels: dict[str, int] = dict(param_levels)
         self.changed = False
         self.summary = UniformitySummary(exits=None)
-        self.report = False  # second pass: raise on violations
+        self.report = False  # second pass: record violations
 
     # ------------------------------------------------------------ values
 
@@ -483,7 +487,7 @@ class _Analysis:
                 "so the threads would get different 'reductions'"
             )
         if what:
-            raise self.fail(
+            self._record(
                 op,
                 f"the `op` of {name}, helper {ast.unparse(op)}, {what}. Pass an op that "
                 f"computes its result from its two arguments alone (operator.add, max, or a "
@@ -491,9 +495,13 @@ class _Analysis:
                 "uniformity",
             )
 
+    def _record(self, node: ast.AST, message: str, rule: str) -> None:
+        if self.summary.finding is None:
+            self.summary.finding = self.fail(node, message, rule)
+
     def _diverges(self, node: ast.Call, what: str, scope: str, ctx: _Ctx) -> None:
         where = f"line {ctx.why}" if ctx.why is not None else "an earlier line"
-        raise self.fail(
+        self._record(
             node,
             f"`{what}` needs every thread of the {scope} to reach it, but control flow here "
             f"is {_LEVEL[ctx.level]}: the condition, trip count or early exit at {where} "
@@ -571,9 +579,9 @@ def check_uniformity(
         fail: builds the SafetyError for a node.
         kernel: the function's name, for messages.
 
-    Raises:
-        SafetyError: a barrier or collective under non-uniform control flow
-            (``rule="uniformity"``), naming its line and the condition's.
+    The first barrier or collective under control flow it cannot prove
+    uniform is recorded as the summary's ``finding`` (``rule="uniformity"``,
+    naming its line and the condition's), not raised.
     """
     return _Analysis(
         fn,

@@ -13,8 +13,9 @@ from functools import cache
 from typing import Any
 
 from ._compat import SIMULATOR
+from ._provenance import mark_built
 
-__all__ = ["SIMULATOR", "builtins", "numba_type", "simtsafe_typing"]
+__all__ = ["SIMULATOR", "builtins", "mark_built", "numba_type", "simtsafe_typing"]
 
 
 @cache

@@ -45,6 +45,7 @@ from numba.cuda.typing.templates import (
 )
 
 from ._blockgeo import BlockGeometry
+from ._provenance import site
 
 __all__ = ["AccumulateType", "SharedAccumulatorType", "builtins"]
 
@@ -369,7 +370,8 @@ def _shared_accumulator_typer(typingctx: Any, n: Any, dtype: Any) -> Any:
         gv.initializer = ir.Constant(aty, ir.Undefined)
         gv.align = 16
         data = builder.gep(gv, [ir.Constant(_I32, 0), ir.Constant(_I32, 0)], inbounds=True)
-        _zero_fill(builder, data, lty, size)
+        with site("shared.accumulator", "block"):
+            _zero_fill(builder, data, lty, size)
         acc = cgutils.create_struct_proxy(rt)(context, builder)
         # A generic pointer (the data model has no address space); NVVM infers
         # shared again from the global it comes from: ld/st/atom.shared in PTX.

@@ -11,6 +11,7 @@ import functools
 import importlib.metadata
 import warnings
 from collections.abc import Iterator
+from typing import Any
 
 from numba import cuda
 
@@ -20,7 +21,9 @@ __all__ = [
     "SUPPORTED",
     "assume_compute_capability",
     "check_version",
+    "compile_kernel_ptx",
     "compiled_function_types",
+    "kernel_ir",
     "typing_error_classes",
     "typing_error_location",
 ]
@@ -126,3 +129,36 @@ def typing_error_classes() -> tuple[type[BaseException], ...]:
 
         classes += [cuda_errors.TypingError, cuda_errors.LoweringError]
     return tuple(classes)
+
+
+def kernel_ir(numba_kernel: Any) -> tuple[list[str], str]:
+    """The LLVM IR modules a compiled ``_Kernel`` hands to NVVM, and its entry's name."""
+    library = numba_kernel._codelibrary
+    return list(library.llvm_strs), str(library._entry_name)
+
+
+def compile_kernel_ptx(
+    function: Any, argtypes: tuple[Any, ...], cc: tuple[int, int], launch_bounds: Any = None
+) -> tuple[str, list[str], str]:
+    """``numba.cuda.compile_ptx`` for a kernel, also returning its IR modules and entry.
+
+    The same steps as numba-cuda's own (compile, kernel fix-up, launch bounds,
+    NVVM), so the PTX is the one ``compile_ptx`` gives.
+    """
+    from numba.cuda import types
+    from numba.cuda.compiler import _compile_pyfunc_with_fixup
+
+    library, _ = _compile_pyfunc_with_fixup(
+        function,
+        types.void(*argtypes),
+        device=False,
+        cc=cc,
+        abi="numba",
+        launch_bounds=launch_bounds,
+    )
+    texts = list(library.llvm_strs)
+    entry = str(library._entry_name)
+    codes = library.get_asm_strs(cc=cc)
+    if len(codes) != 1:  # pragma: no cover - numba-cuda compiles kernels to one PTX
+        raise RuntimeError("the kernel compiled to several PTX modules")
+    return str(codes[0]), texts, entry

@@ -51,6 +51,7 @@ from numba.cuda.typing.templates import signature
 
 from ._accumulate import builtins as accumulate_builtins
 from ._blockgeo import BlockGeometry
+from ._provenance import current_site, declare_uniform, site, user_code
 
 __all__ = ["builtins"]
 
@@ -230,7 +231,8 @@ def _combine(context: Any, builder: ir.IRBuilder, op: _Op, ty: Any, a: Any, b: A
     name = op.name
     if name == "user":
         impl = context.get_function(op.fnty, op.sig)
-        out = impl(builder, (a, b))
+        with user_code(current_site()):
+            out = impl(builder, (a, b))
         return context.cast(builder, out, op.sig.return_type, ty)
     is_float = isinstance(ty, types.Float)
     if name == "add":
@@ -474,10 +476,14 @@ def _reduction(scope: str, name: str) -> Any:
         ty = _sum_type(vty) if name == "sum" else vty
 
         def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
-            x = context.cast(builder, args[0], sig.args[0], ty)
-            if scope == "block":
-                return _block_reduce(context, builder, op, ty, x)
-            return _warp_reduce(context, builder, BlockGeometry(builder), op, ty, x)
+            with site(api, scope) as ident:
+                x = context.cast(builder, args[0], sig.args[0], ty)
+                if scope == "block":
+                    r = _block_reduce(context, builder, op, ty, x)
+                else:
+                    r = _warp_reduce(context, builder, BlockGeometry(builder), op, ty, x)
+                declare_uniform(builder, r, scope, ident)
+                return r
 
         return ty(v), codegen
 
@@ -493,10 +499,17 @@ def _reduce_with(scope: str) -> Any:
         resolved = _resolve_op(api, typingctx, op, ty)
 
         def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
-            x = context.cast(builder, args[0], sig.args[0], ty)
-            if scope == "block":
-                return _block_reduce(context, builder, resolved, ty, x)
-            return _warp_reduce(context, builder, BlockGeometry(builder), resolved, ty, x)
+            # A user operator runs inside the collective: the compiled-form check
+            # trusts the declared result only if the operator's own form is uniform
+            # for uniform arguments (simtsafe.verify, "site callees").
+            with site(api, scope) as ident:
+                x = context.cast(builder, args[0], sig.args[0], ty)
+                if scope == "block":
+                    r = _block_reduce(context, builder, resolved, ty, x)
+                else:
+                    r = _warp_reduce(context, builder, BlockGeometry(builder), resolved, ty, x)
+                declare_uniform(builder, r, scope, ident)
+                return r
 
         return ty(v, op), codegen
 
@@ -511,11 +524,15 @@ def _broadcast(scope: str) -> Any:
         ty = _value_type(api, v)
 
         def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
-            x = context.cast(builder, args[0], sig.args[0], ty)
-            if scope == "block":
-                return _block_broadcast(context, builder, ty, x)
-            geo = BlockGeometry(builder)
-            return _shfl(builder, "idx", geo.mask, ty, x, _c32(0))
+            with site(api, scope) as ident:
+                x = context.cast(builder, args[0], sig.args[0], ty)
+                if scope == "block":
+                    r = _block_broadcast(context, builder, ty, x)
+                else:
+                    geo = BlockGeometry(builder)
+                    r = _shfl(builder, "idx", geo.mask, ty, x, _c32(0))
+                declare_uniform(builder, r, scope, ident)
+                return r
 
         return ty(v), codegen
 
@@ -547,16 +564,18 @@ def _scan(scope: str) -> Any:
             raise _reject(f"{api}(v, inclusive=...) takes a bool; got {inclusive}")
 
         def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
-            x = context.cast(builder, args[0], sig.args[0], ty)
-            flag = args[1] if static is None else ir.Constant(_I1, int(static))
-            if scope == "block":
-                return _block_scan(context, builder, ty, x, flag)
-            geo = BlockGeometry(builder)
-            incl = _warp_scan(context, builder, geo, ty, x)
-            if static:
-                return incl
-            excl = _shift_up(context, builder, geo, ty, incl)
-            return excl if static is not None else builder.select(flag, incl, excl)
+            # A scan's result differs between threads: no uniform declaration.
+            with site(api, scope):
+                x = context.cast(builder, args[0], sig.args[0], ty)
+                flag = args[1] if static is None else ir.Constant(_I1, int(static))
+                if scope == "block":
+                    return _block_scan(context, builder, ty, x, flag)
+                geo = BlockGeometry(builder)
+                incl = _warp_scan(context, builder, geo, ty, x)
+                if static:
+                    return incl
+                excl = _shift_up(context, builder, geo, ty, incl)
+                return excl if static is not None else builder.select(flag, incl, excl)
 
         return signature(ty, v, flag_type), codegen
 
@@ -567,7 +586,8 @@ def _scan(scope: str) -> Any:
 @intrinsic
 def _block_sync(typingctx: Any) -> Any:
     def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
-        _barrier(builder)
+        with site("block.sync", "block"):
+            _barrier(builder)
         return context.get_dummy_value()
 
     return types.none(), codegen

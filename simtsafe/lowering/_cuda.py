@@ -52,7 +52,11 @@ from numba.cuda.typing.templates import (
 )
 
 from .._spaces import LOCAL_SPACE_NDIM, SPACE_NDIM
-from . import _coop
+from . import _coop, _provenance
+
+# Source lines and collective sites on every instruction of simtsafe functions
+# (the compiled-form checks read them; NVVM ignores them).
+_provenance.install()
 
 __all__ = ["SENTINEL", "DisjointSliceType", "ThreadIndexType", "builtins", "simtsafe_typing"]
 

@@ -19,13 +19,25 @@ from tests.kernels import line_of, load_kernel_module
 HEAD = """
 import operator
 B128 = ss.LaunchContract(domain=1, block=128)
+UPTO128 = ss.LaunchContract(domain=1, max_threads=128)
 """
 SIG = "out: DisjointSlice[np.float32], a: In[np.float32], n: int"
 
 
+def _compile(kernel: ss.Kernel) -> None:  # type: ignore[type-arg]
+    """The first compile (PTX on the CUDA target, prepare on the simulator): the verdict."""
+    if ss.SIMULATOR:
+        block = kernel.contract.block if kernel.contract and kernel.contract.block else 128
+        kernel.prepare(grid=1, block=block)
+    else:
+        kernel.ptx()
+
+
 def refused(tmp_path: Path, body: str, rule: str, fragment: str, cond: str | None = None) -> None:
+    """Refused at decoration (source rules) or at the first compile (the compiled form)."""
     with pytest.raises(ss.SafetyError) as info:
-        load_kernel_module(tmp_path, HEAD + body)
+        mod = load_kernel_module(tmp_path, HEAD + body)
+        _compile(mod.k)
     exc = info.value
     assert exc.rule == rule, (exc.rule, str(exc))
     assert fragment in str(exc), str(exc)
@@ -37,6 +49,7 @@ def refused(tmp_path: Path, body: str, rule: str, fragment: str, cond: str | Non
 def accepted(tmp_path: Path, body: str) -> None:
     mod = load_kernel_module(tmp_path, HEAD + body)
     assert isinstance(mod.k, ss.Kernel)
+    _compile(mod.k)
 
 
 # ============================================================ uniformity: block barriers
@@ -54,15 +67,18 @@ _UNIFORM_BAD = {
         "for k in range(cuda.threadIdx.x):  # COND\n        ss.block.sync()  # BAD",
         "# COND",
     ),
-    "loaded-data": ("if a[0] > 0:  # COND\n        ss.block.sync()  # BAD", "# COND"),
+    "loaded-data": (
+        "if a[cuda.threadIdx.x] > 0:  # COND\n        ss.block.sync()  # BAD",
+        "# COND",
+    ),
     "assigned-under-branch": (
         "x = 0\n    if cuda.threadIdx.x < 5:\n        x = 1\n    if x > 0:  # COND\n"
         "        ss.block.sync()  # BAD",
         "# COND",
     ),
     "break-in-loop": (
-        "for k in range(n):\n        ss.block.sync()  # BAD\n        if a[k] > 0:  # COND\n"
-        "            break",
+        "for k in range(n):\n        ss.block.sync()  # BAD\n"
+        "        if a[k + cuda.threadIdx.x] > 0:  # COND\n            break",
         "# COND",
     ),
     "return-in-loop": (
@@ -95,17 +111,9 @@ _UNIFORM_BAD = {
         "x = (t := cuda.threadIdx.x)\n    if t < 32:  # COND\n        ss.block.sync()  # BAD",
         "# COND",
     ),
-    "walrus-in-condition": (
-        "if (t := cuda.threadIdx.x) < 32:  # COND\n        ss.block.sync()  # BAD",
-        "# COND",
-    ),
-    "for-over-input-loads": (
-        "for v in a:\n        if v > 0:  # COND\n            ss.block.sync()  # BAD\n        break",
-        "# COND",
-    ),
-    "for-over-zip-of-input": (
-        "for k, v in zip(range(n), a):\n        if v > 0:  # COND\n"
-        "            ss.block.sync()  # BAD",
+    "value-out-of-loop-left-early": (
+        "m = 0\n    for k in range(n):\n        m = k\n        if a[k + cuda.threadIdx.x] > 0:  # COND\n"
+        "            break\n    for j in range(m):\n        ss.block.sync()  # BAD",
         "# COND",
     ),
     "while-test-after-thread-break": (
@@ -113,9 +121,8 @@ _UNIFORM_BAD = {
         "        k += 1\n        if a[k] > 0:  # COND\n            break",
         "# COND",
     ),
-    "collective-in-target-index": (
-        "if cuda.threadIdx.x < 64:  # COND\n"
-        "        out[int(ss.block.sum(np.float32(0)))] = 1  # BAD",
+    "collective-in-output-value": (
+        "if cuda.threadIdx.x < 64:  # COND\n        out[i] = ss.block.sum(np.float32(0))  # BAD",
         "# COND",
     ),
 }
@@ -155,6 +162,19 @@ _UNIFORM_OK = {
     "    for k, v in zip(range(n), range(4)):\n        if v > k:\n            ss.block.sync()",
     "while-test-uniform-break": "k = 0\n    while ss.block.sum(np.float32(k)) < n:\n"
     "        k += 1\n        if k > 3:\n            break",
+    # Memory nothing writes during the launch, read at a uniform address, is uniform.
+    "input-at-uniform-address": "if a[0] > 0:\n        ss.block.sync()",
+    "for-over-input": "for v in a:\n        if v > 0:\n            ss.block.sync()\n        break",
+    "for-over-zip-of-input": "for k, v in zip(range(n), a):\n        if v > 0:\n"
+    "            ss.block.sync()",
+    "uniform-break-on-input": "for k in range(n):\n        ss.block.sync()\n"
+    "        if a[k] > 0:\n            break",
+    # A name rebound to a block collective's result is uniform from there on.
+    "rebound-to-collective": "m = a[cuda.threadIdx.x]\n    m = ss.block.max(m)\n"
+    "    if m > 0:\n        s = ss.block.sum(m)",
+    "tuple-pairs-param-and-thread": "x, t = n, cuda.threadIdx.x\n    if x > 0:\n"
+    "        ss.block.sync()\n    out[i] = t",
+    "grid-dim-trip-count": "for _ in range(cuda.gridDim.x):\n        ss.block.sync()",
 }
 
 
@@ -330,32 +350,68 @@ def k({SIG}) -> None:
     )
 
 
+# The op of a reduction runs inside the collective (on some lanes only when warps may be
+# partial): the compiled form decides whether every thread still reaches the collective.
 _REDUCE_OP_BAD = {
-    "barrier": ("ss.block.sync()\n    return x + y", "holds a barrier or collective"),
-    "collective": ("return ss.warp.sum(x) + y", "holds a barrier or collective"),
-    "thread-dependent": ("return x + y + cuda.threadIdx.x", "gives a thread-dependent result"),
-    "raises": ("if x > 100:\n        raise ValueError()\n    return x + y", "may raise"),
+    # (op body, contract, code after the reduction, fragment)
+    "raises": (
+        "if x > 100:\n        raise ValueError()\n    return x + y",
+        "B128",
+        "",
+        "the other way leaves first",
+    ),
+    "barrier-in-partial-warps": ("ss.block.sync()\n    return x + y", "UPTO128", "", "helper op"),
+    "thread-dependent-result-steers-barrier": (
+        "return x + y + cuda.threadIdx.x",
+        "B128",
+        "\n    if s > 3:  # COND\n        ss.block.sync()  # LATER",
+        "needs every thread of the block",
+    ),
 }
 
 
 @pytest.mark.parametrize("case", list(_REDUCE_OP_BAD))
 @pytest.mark.parametrize("scope", ["block", "warp"])
-def test_reduce_op_helper_must_be_pure(tmp_path, case, scope):  # type: ignore[no-untyped-def]
-    body, fragment = _REDUCE_OP_BAD[case]
-    refused(
-        tmp_path,
-        f"""
+def test_reduce_op_that_breaks_uniformity_refused(tmp_path, case, scope):  # type: ignore[no-untyped-def]
+    body, contract, after, fragment = _REDUCE_OP_BAD[case]
+    later = "# LATER" in after
+    source = f"""
 @ss.device
 def op(x, y):
     {body}
 
+@ss.kernel(contract={contract})
+def k({SIG}) -> None:
+    i = thread.index_1d()
+    s = ss.{scope}.reduce(np.float32(1), op){"" if later else "  # BAD"}{after.replace("# LATER", "# BAD")}
+"""
+    if case == "barrier-in-partial-warps" and scope == "warp":
+        fragment = "helper op"
+    refused(tmp_path, source, "uniformity", fragment, "# COND" if later else None)
+
+
+def test_reduce_op_whose_result_steers_nothing_accepted(tmp_path):  # type: ignore[no-untyped-def]
+    # A thread-dependent op gives thread-dependent "totals": not uniform, but no barrier
+    # depends on them. A barrier inside the op is reached by every thread when every warp
+    # is full (an exact block of whole warps: no lane skips the op).
+    accepted(
+        tmp_path,
+        f"""
+@ss.device
+def op(x, y):
+    return x + y + cuda.threadIdx.x
+
+@ss.device
+def op_with_barrier(x, y):
+    ss.block.sync()
+    return x + y
+
 @ss.kernel(contract=B128)
 def k({SIG}) -> None:
     i = thread.index_1d()
-    s = ss.{scope}.reduce(np.float32(1), op)  # BAD
+    s = ss.block.reduce(np.float32(1), op) + ss.warp.reduce(np.float32(2), op)
+    out[i] = s + ss.block.reduce(np.float32(3), op_with_barrier)
 """,
-        "uniformity",
-        fragment,
     )
 
 

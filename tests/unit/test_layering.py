@@ -39,11 +39,21 @@ AT_IMPORT: dict[str, set[str]] = {
     "vocabulary": set(),
     "annotations": {"vocabulary"},
     "lowering": {"vocabulary", "annotations"},
-    "decoration": {"vocabulary", "annotations", "lowering"},
-    "host": {"vocabulary", "annotations", "decoration", "lowering"},
-    "sim": {"vocabulary", "annotations", "decoration", "lowering"},
-    "__init__": {"vocabulary", "annotations", "decoration", "lowering", "host", "sim"},
-    "cli": {"vocabulary", "annotations", "decoration", "lowering", "host", "sim", "__init__"},
+    "verify": {"vocabulary", "annotations", "lowering"},
+    "decoration": {"vocabulary", "annotations", "lowering", "verify"},
+    "host": {"vocabulary", "annotations", "decoration", "lowering", "verify"},
+    "sim": {"vocabulary", "annotations", "decoration", "lowering", "verify"},
+    "__init__": {"vocabulary", "annotations", "decoration", "lowering", "verify", "host", "sim"},
+    "cli": {
+        "vocabulary",
+        "annotations",
+        "decoration",
+        "lowering",
+        "verify",
+        "host",
+        "sim",
+        "__init__",
+    },
 }
 #: Extra edges allowed only inside functions (taken at call time, never at import).
 AT_CALL: dict[str, set[str]] = {

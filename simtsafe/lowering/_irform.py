@@ -1,0 +1,456 @@
+"""The compiled form of a kernel: the LLVM IR Numba hands to NVVM, normalized for analysis.
+
+``compiled_form(texts, root)`` takes the IR modules of a code library (the
+kernel's module and the modules of every device function it links), and
+returns the root function as plain Python data (``FunctionForm``) after
+LLVM itself has
+
+* inlined every function the root calls (helpers, Numba-internal functions),
+* promoted local variables to SSA values (SROA; ``instcombine`` in between
+  folds the aggregate packing that Numba emits around arrays and tuples).
+
+These transformations preserve the program's meaning (LLVM keeps convergent
+operations where they are), so what the analysis proves of the form holds of
+the code NVVM compiles, which is the untouched original text. The passes run
+in llvmlite's own LLVM; NVVM never sees the result.
+
+Before parsing, a result marked ``!ss.uniform`` by simtsafe's lowering
+(``_provenance.declare_uniform``) is routed through a call to an opaque
+declaration ``@__ss.uniform.N``, so that the marker survives SROA (which
+would otherwise replace a marked load by an unmarked phi).
+
+Only this module imports ``llvmlite.binding``; the analysis (``simtsafe.verify``)
+works on the dataclasses below.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+__all__ = ["Block", "FunctionForm", "GlobalInfo", "Instr", "compiled_form", "split_operands"]
+
+_LOCAL = r'%(?:"(?:[^"\\]|\\.)*"|[-a-zA-Z$._][-a-zA-Z$._0-9]*|[0-9]+)'
+_GLOBAL = r'@(?:"(?:[^"\\]|\\.)*"|[-a-zA-Z$._][-a-zA-Z$._0-9]*|[0-9]+)'
+_LOCAL_RE = re.compile(_LOCAL)
+_GLOBAL_RE = re.compile(_GLOBAL)
+_POINTER_RE = re.compile(
+    r"\bptr(?: addrspace\(\d+\))?(?:\s+(?:noundef|nonnull|align \d+|[a-z_]+))*\s+(" + _LOCAL + ")"
+)
+_LABEL_RE = re.compile(r"\blabel (" + _LOCAL + ")")
+_ATTACH_RE = re.compile(r"((?:, ![-\w.]+ !\d+)+)\s*$")
+_ONE_ATTACH_RE = re.compile(r"!([-\w.]+) !(\d+)")
+_MD_DEF_RE = re.compile(r"^!(\d+) = (?:distinct )?!\{(.*)\}\s*$")
+_MD_ITEM_RE = re.compile(r'!"((?:[^"\\]|\\.)*)"|i32 (-?\d+)')
+_BLOCK_RE = re.compile(r'^("(?:[^"\\]|\\.)*"|[-a-zA-Z$._0-9]+):')
+_DEFINE_RE = re.compile(r"^define\b.*?(" + _GLOBAL + r")\((.*)\)[^()]*\{\s*$")
+_GLOBAL_DEF_RE = re.compile(r"^(" + _GLOBAL + r") = (.*)$")
+_RESULT_RE = re.compile(r"^\s*(" + _LOCAL + r") = (.*)$")
+
+
+@dataclass(frozen=True, slots=True)
+class Instr:
+    """One instruction of the compiled form.
+
+    ``operands`` are the local values it uses, in textual order (for a phi,
+    the incoming values); ``pointers`` those of them in pointer position
+    (``ptr %p``), which for a ``store`` ends with the address stored to.
+    """
+
+    result: str | None
+    opcode: str
+    operands: tuple[str, ...]
+    pointers: tuple[str, ...]
+    globals: tuple[str, ...]
+    callee: str | None  # a direct call's function, "asm" for inline assembly
+    asm: str | None  # the inline assembly template
+    targets: tuple[str, ...]  # successor blocks of a terminator
+    incoming: tuple[tuple[str | None, str], ...]  # phi: (value or None for a constant, block)
+    loc: tuple[str, int] | None
+    site: tuple[str, str, int] | None  # (api, scope, site id) of a Tier-1 collective
+    uniform: tuple[str, int] | None  # (scope, site id): a collective's declared result
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    name: str
+    instrs: tuple[Instr, ...]
+
+    @property
+    def terminator(self) -> Instr:
+        return self.instrs[-1]
+
+
+@dataclass(frozen=True, slots=True)
+class GlobalInfo:
+    addrspace: int
+    constant: bool
+
+
+@dataclass(frozen=True)
+class FunctionForm:
+    """The root function after inlining, as data."""
+
+    name: str
+    params: tuple[str, ...]  # argument names, in order ("%a.4" is parameter a's data pointer)
+    blocks: tuple[Block, ...]  # the entry block first
+    globals: dict[str, GlobalInfo] = field(default_factory=dict)
+    #: site id -> functions a collective calls (a reduction's user operator), before inlining
+    site_callees: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    #: K -> the function called where ``call @__ss.at.K()`` stands (inlined since)
+    call_markers: tuple[str, ...] = ()
+
+
+def split_operands(text: str) -> list[str]:
+    """Split at commas that are not nested in brackets or quotes."""
+    parts: list[str] = []
+    depth = 0
+    quoted = False
+    start = 0
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if quoted:
+            if c == "\\":
+                i += 1
+            elif c == '"':
+                quoted = False
+        elif c == '"':
+            quoted = True
+        elif c in "([{<":
+            depth += 1
+        elif c in ")]}>":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+        i += 1
+    parts.append(text[start:].strip())
+    return [p for p in parts if p]
+
+
+# --------------------------------------------------------------------------- metadata
+
+
+def _metadata(text: str) -> dict[int, tuple[str | int, ...]]:
+    """Metadata nodes of a module text: number -> its string and i32 items."""
+    nodes: dict[int, tuple[str | int, ...]] = {}
+    for line in text.splitlines():
+        if not line.startswith("!"):
+            continue
+        m = _MD_DEF_RE.match(line)
+        if m is None:
+            continue
+        items: list[str | int] = []
+        for s, n in _MD_ITEM_RE.findall(m.group(2)):
+            items.append(int(n) if n else s)
+        nodes[int(m.group(1))] = tuple(items)
+    return nodes
+
+
+_UNIFORM_LINE = re.compile(r'^(\s*)%"((?:[^"\\]|\\.)*)" = (.*!ss\.uniform !(\d+).*)$')
+
+
+def _freeze_intrinsics(text: str) -> str:
+    """Rename NVVM intrinsics to opaque declarations: LLVM neither upgrades nor folds them.
+
+    llvmlite's LLVM auto-upgrades old NVVM intrinsics (``barrier0``) by
+    replacing the call, which drops its metadata; an opaque ``__ss.nvvm.*``
+    declaration keeps the call, its tags and its place.
+    """
+    return text.replace('@"llvm.nvvm.', '@"__ss.nvvm.').replace("@llvm.nvvm.", "@__ss.nvvm.")
+
+
+_DEFINED_RE = re.compile(r"^define\b[^@]*(" + _GLOBAL + r")\(", re.M)
+_CALL_RE = re.compile(
+    r"^(\s*)(?:%\S+ = )?(?:tail |notail |musttail )?call [^@]*?(" + _GLOBAL + r")\("
+)
+_LOC_ATTACH_RE = re.compile(r"!ss\.loc !\d+")
+
+
+def _mark_calls(text: str, defined: set[str], callees: list[str]) -> str:
+    """Put ``call void @__ss.at.K()`` before each call of a defined function.
+
+    After inlining, the marker stays where the call was, carrying the call's
+    ``!ss.loc``: the nearest marker dominating an inlined instruction names
+    the call it came from (``FunctionForm.call_markers``).
+    """
+    out: list[str] = []
+    used: set[int] = set()
+    for line in text.splitlines():
+        m = _CALL_RE.match(line)
+        if m is not None and _unquote(m.group(2)) in defined:
+            k = len(callees)
+            callees.append(_unquote(m.group(2)))
+            used.add(k)
+            loc = _LOC_ATTACH_RE.search(line)
+            out.append(
+                f'{m.group(1)}call void @"__ss.at.{k}"()' + (f", {loc.group(0)}" if loc else "")
+            )
+        out.append(line)
+    out.extend(f'declare void @"__ss.at.{k}"()' for k in sorted(used))
+    return "\n".join(out) + "\n"
+
+
+def _route_uniform_markers(text: str) -> str:
+    """Send each ``!ss.uniform`` result through an opaque call that no pass removes."""
+    if "!ss.uniform" not in text:
+        return text
+    nodes = _metadata(text)
+    decls: dict[str, str] = {}
+    out: list[str] = []
+    for line in text.splitlines():
+        m = _UNIFORM_LINE.match(line)
+        if m is None:
+            out.append(line)
+            continue
+        indent, name, rest, node = m.groups()
+        items = nodes.get(int(node), ())
+        lty = str(items[0]) if items else ""
+        if not lty:
+            out.append(line)
+            continue
+        fn = decls.setdefault(lty, f'@"__ss.uniform.{len(decls)}"')
+        out.append(f'{indent}%"{name}.ssraw" = {rest}')
+        out.append(
+            f'{indent}%"{name}" = call {lty} {fn}({lty} %"{name}.ssraw"), !ss.uniform !{node}'
+        )
+    out.extend(f"declare {lty} {fn}({lty})" for lty, fn in decls.items())
+    return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------- LLVM
+
+
+_LLVM_LOCK = threading.Lock()
+
+
+@functools.cache
+def _pass_builder_parts() -> tuple[object, object]:
+    import llvmlite.binding as llvm
+
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    tm = llvm.Target.from_default_triple().create_target_machine()
+    return tm, llvm.create_pipeline_tuning_options()
+
+
+def _normalize(texts: Sequence[str], root: str, callees: list[str]) -> str:
+    """Link, inline everything into ``root``, promote locals; the module's text.
+
+    ``callees`` receives the function each ``__ss.at.K`` marker stands before.
+    """
+    import llvmlite.binding as llvm
+
+    defined = {_unquote(m.group(1)) for t in texts for m in _DEFINED_RE.finditer(t)}
+    prepared = [
+        _mark_calls(_route_uniform_markers(_freeze_intrinsics(t)), defined, callees) for t in texts
+    ]
+    with _LLVM_LOCK:
+        modules = [llvm.parse_assembly(t) for t in prepared]
+        mod = modules[0]
+        for other in modules[1:]:
+            mod.link_in(other)
+        for fn in mod.functions:
+            if fn.is_declaration or fn.name == root:
+                continue
+            attrs = b" ".join(fn.attributes)
+            if b"noinline" in attrs or b"optnone" in attrs:
+                continue  # left as a call: the analysis treats it as unknown code
+            fn.linkage = "internal"
+            fn.add_function_attribute("alwaysinline")
+        tm, pto = _pass_builder_parts()
+        pb = llvm.create_pass_builder(tm, pto)
+        mpm = llvm.create_new_module_pass_manager()
+        mpm.add_always_inliner_pass()
+        mpm.run(mod, pb)
+        fpm = llvm.create_new_function_pass_manager()
+        fpm.add_sroa_pass()
+        fpm.add_instruction_combine_pass()
+        fpm.add_sroa_pass()
+        fpm.run(mod.get_function(root), pb)
+        return str(mod)
+
+
+def _site_callees(texts: Sequence[str]) -> dict[int, tuple[str, ...]]:
+    """Defined functions called from inside a collective (a user operator), by site id."""
+    defined = {_unquote(m.group(1)) for t in texts for m in _DEFINED_RE.finditer(t)}
+    found: dict[int, list[str]] = {}
+    for text in texts:
+        if "!ss.opcall" not in text:
+            continue
+        nodes = _metadata(text)
+        for line in text.splitlines():
+            if " call " not in line and not line.lstrip().startswith("call"):
+                continue
+            m = re.search(r"!ss\.opcall !(\d+)", line)
+            if m is None:
+                continue
+            callee = _GLOBAL_RE.search(line.split("call", 1)[1])
+            if callee is None or _unquote(callee.group(0)) not in defined:
+                continue
+            items = nodes.get(int(m.group(1)), ())
+            if len(items) == 1 and isinstance(items[0], int):
+                found.setdefault(items[0], []).append(_unquote(callee.group(0)))
+    return {k: tuple(v) for k, v in found.items()}
+
+
+def _unquote(name: str) -> str:
+    """``@"a b"`` / ``%x`` -> the bare name, as llvmlite.binding reports it."""
+    body = name[1:]
+    if body.startswith('"'):
+        body = body[1:-1]
+    return body
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+def _instr(line: str, nodes: dict[int, tuple[str | int, ...]]) -> Instr:
+    tags: dict[str, tuple[str | int, ...]] = {}
+    m = _ATTACH_RE.search(line)
+    if m is not None:
+        for kind, num in _ONE_ATTACH_RE.findall(m.group(1)):
+            if kind.startswith("ss."):
+                tags[kind] = nodes.get(int(num), ())
+        line = line[: m.start()]
+    body = line.strip()
+    result: str | None = None
+    rm = _RESULT_RE.match(body)
+    if rm is not None:
+        result, body = rm.group(1), rm.group(2)
+    words = body.split(None, 1)
+    while words and words[0] in ("tail", "musttail", "notail"):
+        words = words[1].split(None, 1) if len(words) > 1 else []
+    opcode = words[0] if words else ""
+    rest = words[1] if len(words) > 1 else ""
+    callee = asm = None
+    if opcode == "call":
+        head = rest.split("(", 1)[0]
+        if re.search(r"\basm\b", head) or rest.lstrip().startswith("asm") or " asm " in head:
+            callee = "asm"
+            am = re.search(
+                r'asm(?: sideeffect| inteldialect| alignstack)*\s+"((?:[^"\\]|\\.)*)"', rest
+            )
+            asm = am.group(1) if am else ""
+        else:
+            cm = _GLOBAL_RE.search(rest)
+            callee = _unquote(cm.group(0)) if cm else None
+    incoming: tuple[tuple[str | None, str], ...] = ()
+    if opcode == "phi":
+        pairs = re.findall(r"\[\s*([^,\]]+?)\s*,\s*(" + _LOCAL + r")\s*\]", rest)
+        incoming = tuple((v if v.startswith("%") else None, b) for v, b in pairs)
+        operands = tuple(v for v, _ in incoming if v is not None)
+    else:
+        labels = set(_LABEL_RE.findall(rest))
+        operands = tuple(n for n in _LOCAL_RE.findall(rest) if n not in labels)
+    targets = tuple(_LABEL_RE.findall(rest)) if opcode in ("br", "switch", "indirectbr") else ()
+    constant = re.match(r"i1 (true|false), label", rest) if opcode == "br" else None
+    if constant is not None and len(targets) == 2:
+        # A branch on a constant (Numba's status check after a call that cannot fail)
+        # goes one way only: its other edge is not part of the program.
+        targets = (targets[0] if constant.group(1) == "true" else targets[1],)
+    pointers = tuple(_POINTER_RE.findall(rest)) if opcode != "phi" else ()
+    loc = tags.get("ss.loc")
+    site = tags.get("ss.site")
+    uni = tags.get("ss.uniform")
+    return Instr(
+        result=result,
+        opcode=opcode,
+        operands=operands,
+        pointers=pointers,
+        globals=tuple(_unquote(g) for g in _GLOBAL_RE.findall(rest) if _unquote(g) != callee),
+        callee=callee,
+        asm=asm,
+        targets=targets,
+        incoming=incoming,
+        loc=(str(loc[0]), int(loc[1])) if loc and len(loc) == 2 else None,
+        site=(str(site[0]), str(site[1]), int(site[2])) if site and len(site) == 3 else None,
+        uniform=(str(uni[1]), int(uni[2])) if uni and len(uni) == 3 else None,
+        text=line.strip(),
+    )
+
+
+def _parse(text: str, root: str) -> FunctionForm:
+    nodes = _metadata(text)
+    globals_: dict[str, GlobalInfo] = {}
+    lines = text.splitlines()
+    body: list[str] | None = None
+    params: tuple[str, ...] = ()
+    for line in lines:
+        if body is None:
+            gm = _GLOBAL_DEF_RE.match(line)
+            if gm is not None:
+                rest = gm.group(2)
+                am = re.search(
+                    r"addrspace\((\d+)\)", rest.split(" global ")[0].split(" constant ")[0]
+                )
+                globals_[_unquote(gm.group(1))] = GlobalInfo(
+                    int(am.group(1)) if am else 0, " constant " in f" {rest} "
+                )
+                continue
+            dm = _DEFINE_RE.match(line)
+            if dm is not None and _unquote(dm.group(1)) == root:
+                params = tuple(
+                    n for part in split_operands(dm.group(2)) for n in _LOCAL_RE.findall(part)[-1:]
+                )
+                body = []
+            continue
+        if line.startswith("}"):
+            break
+        body.append(line)
+    if body is None:
+        raise LookupError(f"function {root!r} is not defined in the compiled module")
+    blocks: list[Block] = []
+    name = "entry"
+    current: list[Instr] = []
+    pending = ""
+    for raw in body:
+        line = raw.rstrip()  # instructions carry no comments; block labels may (`; preds`)
+        if not line.strip() or line.lstrip().startswith(";"):
+            continue
+        if pending:  # a switch's case list spans lines
+            pending += " " + line.strip()
+            if line.strip().startswith("]"):
+                current.append(_instr(pending, nodes))
+                pending = ""
+            continue
+        bm = _BLOCK_RE.match(line)
+        if bm is not None and not line.startswith((" ", "\t")):
+            if current:
+                blocks.append(Block(name, tuple(current)))
+            name = "%" + bm.group(1)
+            current = []
+            continue
+        if line.strip().startswith("switch") and line.rstrip().endswith("["):
+            pending = line.strip()
+            continue
+        current.append(_instr(line, nodes))
+    if current:
+        blocks.append(Block(name, tuple(current)))
+    if blocks and blocks[0].name == "entry":
+        blocks[0] = Block("%entry", blocks[0].instrs)
+    return FunctionForm(name=root, params=params, blocks=tuple(blocks), globals=globals_)
+
+
+def compiled_form(texts: Sequence[str], root: str) -> FunctionForm:
+    """The function ``root`` of the modules ``texts``, everything inlined into it.
+
+    Raises:
+        LookupError: ``root`` is not defined in the modules.
+    """
+    markers: list[str] = []
+    normalized = _normalize(texts, root, markers)
+    form = _parse(normalized, root)
+    return FunctionForm(
+        form.name,
+        form.params,
+        form.blocks,
+        form.globals,
+        site_callees=_site_callees(texts),
+        call_markers=tuple(markers),
+    )

@@ -1,0 +1,168 @@
+"""Where each LLVM instruction of a simtsafe function came from, as metadata on it.
+
+The compiled-form checks (``simtsafe.verify``) read the LLVM IR Numba hands
+to NVVM. To report a finding at the user's line, and to tell simtsafe's own
+collectives from raw code, every instruction created while a simtsafe kernel
+or helper is lowered carries custom metadata (NVVM ignores unknown metadata
+kinds; the PTX is byte-identical, ``tests/ptx/test_provenance_ptx.py``):
+
+* ``!ss.loc !{!"file.py", i32 line}`` -- the user statement being lowered
+  (instructions of Numba-internal functions compiled for that statement get
+  the same tag);
+* ``!ss.site !{!"block.sum", !"block", i32 id}`` -- every instruction a Tier-1
+  collective or barrier emits (one ``id`` per call site lowered);
+* ``!ss.opcall !{i32 id}`` -- a call of user code from inside a collective
+  (a reduction's operator; the status check after it is untagged, so its
+  branches are the user's);
+* ``!ss.uniform !{!"<llvm type>", !"block", i32 id}`` -- the instruction that
+  produces a collective's result, which simtsafe's lowering guarantees to be
+  the same in every thread of the scope (``verify`` trusts it only there).
+
+Two hooks, installed once at import of the CUDA backend: Numba's
+``CUDALower.lower_inst`` records the statement's location while a function
+built by simtsafe is lowered, and llvmlite's ``IRBuilder._insert`` copies the
+current tags onto each new instruction. Both are thread-local and cost one
+attribute lookup per instruction elsewhere.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import threading
+import types as pytypes
+from collections.abc import Iterator
+from typing import Any
+
+from llvmlite import ir
+
+__all__ = ["current_site", "declare_uniform", "install", "mark_built", "site", "user_code"]
+
+#: The attribute set on functions simtsafe builds (kernels and helpers after the rewrite).
+BUILT = "__simtsafe_built__"
+
+_TLS = threading.local()
+_SITE_IDS = itertools.count(1)
+_I32 = ir.IntType(32)
+
+
+def mark_built(fn: pytypes.FunctionType) -> None:
+    """Tag the rewritten function so that its lowering records source lines."""
+    setattr(fn, BUILT, True)
+
+
+def _node(module: ir.Module, key: tuple[Any, ...]) -> Any:
+    """One metadata node per module and content (strings and i32s)."""
+    cache: dict[tuple[Any, ...], Any] = module.__dict__.setdefault("_ss_md", {})
+    node = cache.get(key)
+    if node is None:
+        ops = [
+            ir.Constant(_I32, v) if isinstance(v, int) else ir.MetaDataString(module, str(v))
+            for v in key
+        ]
+        node = cache[key] = module.add_metadata(ops)
+    return node
+
+
+@contextlib.contextmanager
+def site(api: str, scope: str) -> Iterator[int]:
+    """Tag every instruction emitted inside as part of one Tier-1 collective call site.
+
+    Args:
+        api: the public name (``"block.sum"``).
+        scope: ``"block"``, ``"warp"`` or ``"grid"``: who must reach the call together.
+
+    Yields:
+        The site's id (for ``declare_uniform``).
+    """
+    saved = getattr(_TLS, "site", None)
+    ident = next(_SITE_IDS)
+    _TLS.site = (api, scope, ident)
+    try:
+        yield ident
+    finally:
+        _TLS.site = saved
+
+
+def current_site() -> int:
+    """The id of the collective being lowered (0 outside any)."""
+    where = getattr(_TLS, "site", None)
+    return int(where[2]) if where is not None else 0
+
+
+@contextlib.contextmanager
+def user_code(ident: int) -> Iterator[None]:
+    """Inside a collective, code that is the user's (a reduction's operator and the
+    status check after calling it): not the collective's own, so its branches count
+    for the compiled-form check. Its calls are tagged ``!ss.opcall !{i32 ident}``."""
+    saved = getattr(_TLS, "site", None), getattr(_TLS, "opcall", None)
+    _TLS.site, _TLS.opcall = None, ident
+    try:
+        yield
+    finally:
+        _TLS.site, _TLS.opcall = saved
+
+
+def declare_uniform(builder: ir.IRBuilder, value: ir.Value, scope: str, ident: int) -> None:
+    """State that ``value``, a collective's result, is the same in every thread of ``scope``.
+
+    Safety:
+        Only the lowering of a collective whose result is provably equal in
+        all participating threads may call this (``_coop``'s invariant).
+    """
+    if isinstance(value, ir.Instruction):
+        value.metadata["ss.uniform"] = _node(builder.module, (str(value.type), scope, ident))
+
+
+def _tagging_insert(original: Any) -> Any:
+    def _insert(self: ir.IRBuilder, instr: ir.Instruction) -> None:
+        loc = getattr(_TLS, "loc", None)
+        if loc is not None:
+            module = self._block.parent.module
+            instr.metadata["ss.loc"] = _node(module, loc)
+            where = getattr(_TLS, "site", None)
+            if where is not None:
+                instr.metadata["ss.site"] = _node(module, where)
+            else:
+                opcall = getattr(_TLS, "opcall", None)
+                if opcall is not None and isinstance(instr, ir.CallInstr):
+                    instr.metadata["ss.opcall"] = _node(module, (opcall,))
+        original(self, instr)
+
+    _insert.__wrapped__ = original  # type: ignore[attr-defined]
+    return _insert
+
+
+def _locating_lower_inst(original: Any) -> Any:
+    def lower_inst(self: Any, inst: Any) -> Any:
+        func = getattr(getattr(self, "func_ir", None), "func_id", None)
+        built = getattr(getattr(func, "func", None), BUILT, False)
+        if not built:  # Numba-internal code: keep the user statement's tag, if any
+            return original(self, inst)
+        saved = getattr(_TLS, "loc", None)
+        loc = getattr(inst, "loc", None)
+        _TLS.loc = (str(loc.filename), int(loc.line)) if loc is not None and loc.line else saved
+        try:
+            return original(self, inst)
+        finally:
+            _TLS.loc = saved
+
+    lower_inst.__wrapped__ = original  # type: ignore[attr-defined]
+    return lower_inst
+
+
+_INSTALLED = False
+_INSTALL_LOCK = threading.Lock()
+
+
+def install() -> None:
+    """Install the two hooks (idempotent)."""
+    global _INSTALLED
+    with _INSTALL_LOCK:
+        if _INSTALLED:
+            return
+        from numba.cuda.lowering import CUDALower
+
+        ir.IRBuilder._insert = _tagging_insert(ir.IRBuilder._insert)
+        CUDALower.lower_inst = _locating_lower_inst(CUDALower.lower_inst)
+        _INSTALLED = True

@@ -1,0 +1,35 @@
+"""The compiled-form checks: proofs about the code Numba hands to NVVM, not about its spelling.
+
+``check_kernel_ir(texts, entry, info)`` takes the LLVM IR modules of a
+compiled kernel (``lowering.kernel_ir``), normalizes them (``lowering._irform``:
+everything inlined, locals in SSA form), runs the divergence analysis
+(``_divergence``, over the CFG facts of ``_cfg``) and refuses the kernel
+(``_verdict``) when a Tier-1 barrier or collective may be reached by only part
+of its scope. This verdict decides; the source-level analysis at decoration
+only words the early message where no compiled form can be made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..lowering._irform import compiled_form
+from ._divergence import Divergence
+from ._verdict import SourceInfo, check_sites, purity
+
+__all__ = ["SourceInfo", "check_kernel_ir"]
+
+
+def check_kernel_ir(texts: Sequence[str], entry: str, info: SourceInfo) -> Divergence:
+    """Check the compiled kernel ``entry`` of the IR modules ``texts``.
+
+    Raises:
+        SafetyError: a Tier-1 barrier or collective some threads of its scope
+            may skip (``rule="uniformity"``), at the user's line.
+    """
+    form = compiled_form(texts, entry)
+    site_purity = {
+        ident: max(purity(compiled_form(texts, callee)) for callee in callees)
+        for ident, callees in form.site_callees.items()
+    }
+    return check_sites(form, info, site_purity)

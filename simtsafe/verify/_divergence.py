@@ -1,0 +1,410 @@
+"""Divergence analysis of a compiled kernel: which values and blocks are uniform, at what scope.
+
+The compiled form (``lowering._irform``) is the kernel after LLVM inlined
+every helper and promoted locals to SSA values; every way a Python source
+can be spelled has become the same few operations here, and exceptions are
+ordinary branches to a ``ret``.
+
+Levels, from most to least uniform: ``GRID`` (the same in every thread of
+the launch), ``BLOCK``, ``WARP``, ``THREAD`` (may differ between any two
+threads). A value's level is the join of
+
+* its *sources*: kernel arguments and ``ntid``/``nctaid`` are GRID;
+  ``ctaid`` is BLOCK; ``tid``, ``laneid``, clocks, any other special
+  register, results of atomics, inline assembly and unknown calls are THREAD;
+  a load is THREAD unless it reads memory nothing writes during the launch
+  (a parameter's data or a constant global that no store, atomic or
+  unknown code can reach) at an address of a lower level;
+* its operands (SSA data flow), and the declared level of a collective's
+  result (``!ss.uniform``; only simtsafe's lowering emits it);
+* *sync dependence*: a phi's value depends on the edges threads arrive by;
+  an edge's level is that of the branch taking it and of its block's
+  execution;
+* *temporal divergence*: a value defined in a loop and used outside it
+  carries the level of the loop's exits (threads that leave at different
+  iterations see different values).
+
+A block's *control level* is the join of the branch levels it is (transitively)
+control dependent on: every thread of a scope at least as wide as that level
+runs the block the same number of times. A barrier or collective of scope S
+is legal only in a block whose control level is at most S's level -- every
+thread of S reaches it, or none does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ..lowering._irform import Block, FunctionForm, Instr
+from ._cfg import Graph
+
+__all__ = ["BLOCK", "GRID", "LEVEL_NAMES", "SCOPE_LEVEL", "THREAD", "WARP", "Divergence", "analyze"]
+
+GRID, BLOCK, WARP, THREAD = 0, 1, 2, 3
+LEVEL_NAMES = ("grid-uniform", "block-uniform", "warp-uniform", "thread-dependent")
+SCOPE_LEVEL = {"grid": GRID, "block": BLOCK, "warp": WARP}
+
+#: Provenance of a pointer that the analysis cannot follow.
+UNKNOWN = "<unknown>"
+
+_PURE_PREFIXES = ("llvm.", "__nv_")
+_NO_VALUE = (
+    "llvm.lifetime.",
+    "llvm.dbg.",
+    "llvm.assume",
+    "llvm.experimental.noalias",
+    "__ss.at.",  # call-site markers (lowering._irform)
+)
+_WRITES_DEST = ("llvm.memcpy", "llvm.memmove", "llvm.memset")
+_SREG = "__ss.nvvm.read.ptx.sreg."
+_GRID_SREGS = ("ntid.", "nctaid.", "nclusterid.", "cluster_nctaid.", "cluster_nctarank", "nsmid")
+_BLOCK_SREGS = ("ctaid.", "clusterid.", "cluster_ctaid.", "cluster_ctarank")
+#: NVVM operations every thread of a block / warp must reach together (raw: Tier 2).
+BLOCK_CONVERGENT = ("__ss.nvvm.barrier", "__ss.nvvm.bar.sync", "__ss.nvvm.bar.red")
+WARP_CONVERGENT = (
+    "__ss.nvvm.shfl.",
+    "__ss.nvvm.vote.",
+    "__ss.nvvm.match.",
+    "__ss.nvvm.bar.warp.sync",
+    "__ss.nvvm.redux.sync",
+)
+GRID_CONVERGENT = ("cudaCGSynchronize", "__ss.grid.sync")
+_ASM_WRITES = ("st.", "atom", "red.", "cp.", "stmatrix", "mbarrier", "membar", "fence")
+_PURE_ASM_OPS = ("add.", "sub.", "mul.", "fma.", "neg.", "abs.", "min.", "max.", "cvt.", "mov.b")
+
+
+def convergent_scope(instr: Instr) -> str | None:
+    """The scope a call synchronizes (``"block"``, ``"warp"``, ``"grid"``), or None."""
+    name = instr.callee
+    if instr.opcode != "call" or name is None:
+        return None
+    if name.startswith(BLOCK_CONVERGENT):
+        return "block"
+    if name.startswith(WARP_CONVERGENT):
+        return "warp"
+    if name.startswith(GRID_CONVERGENT):
+        return "grid"
+    if (
+        name == "asm"
+        and instr.asm is not None
+        and ("bar.sync" in instr.asm or "barrier" in instr.asm)
+    ):
+        return "block"
+    return None
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a value (or a block) has its level: the kind of source and where."""
+
+    kind: str  # thread-id, block-id, load, atomic, asm, call, collective, join, loop-exit, operand
+    instr: Instr | None
+    via: str | None = None  # the operand (or branch block) the level came through
+
+
+@dataclass
+class Divergence:
+    """The analysis' result for one function."""
+
+    form: FunctionForm
+    graph: Graph
+    levels: dict[str, int] = field(default_factory=dict)
+    reasons: dict[str, Reason] = field(default_factory=dict)
+    branch: dict[str, int] = field(default_factory=dict)  # block -> its branch's level
+    control: dict[str, int] = field(default_factory=dict)  # block -> control level
+    defs: dict[str, Instr] = field(default_factory=dict)
+    def_block: dict[str, str] = field(default_factory=dict)
+    blocks: dict[str, Block] = field(default_factory=dict)
+    immutable: frozenset[str] = frozenset()
+
+    def level(self, value: str | None) -> int:
+        return GRID if value is None else self.levels.get(value, GRID)
+
+    def edge_level(self, src: str) -> int:
+        lv = self.control.get(src, GRID)
+        if len(self.graph.succs.get(src, ())) > 1:
+            lv = max(lv, self.branch.get(src, GRID))
+        return lv
+
+    def control_sources(
+        self, blocks: Iterable[str], skip_site: int | None = None
+    ) -> dict[str, int]:
+        """Branch blocks that the given blocks are (transitively) control dependent on.
+
+        Branches emitted by the collective ``skip_site`` itself are passed
+        through, not counted: simtsafe's lowering of a collective is trusted
+        to bring every participating thread through its own branches.
+        """
+        out: dict[str, int] = {}
+        seen: set[str] = set()
+        work = list(blocks)
+        while work:
+            b = work.pop()
+            for dep in self.graph.deps.get(b, ()):
+                if dep in seen:
+                    continue
+                seen.add(dep)
+                work.append(dep)
+                term = self.blocks[dep].terminator
+                if skip_site is not None and term.site is not None and term.site[2] == skip_site:
+                    continue
+                out[dep] = self.branch.get(dep, GRID)
+        return out
+
+
+# --------------------------------------------------------------------------- memory
+
+
+def _provenance(form: FunctionForm) -> tuple[dict[str, frozenset[str]], set[str]]:
+    """Pointer provenance of every value, and the provenances that may be written."""
+    prov: dict[str, frozenset[str]] = {p: frozenset({p}) for p in form.params}
+    written: set[str] = set()
+    instrs = [i for b in form.blocks for i in b.instrs]
+    changed = True
+    while changed:
+        changed = False
+        for ins in instrs:
+            if ins.result is None:
+                continue
+            if ins.opcode == "alloca":
+                new: frozenset[str] = frozenset({ins.result})
+            elif ins.opcode in ("load", "atomicrmw", "cmpxchg") or (
+                ins.opcode == "call" and not (ins.callee or "").startswith("__ss.uniform.")
+            ):
+                new = frozenset({UNKNOWN})
+            else:
+                acc: set[str] = set(g for g in ins.globals if g in form.globals)
+                for op in ins.operands:
+                    acc |= prov.get(op, frozenset())
+                new = frozenset(acc)
+            if prov.get(ins.result) != new:
+                prov[ins.result] = new
+                changed = True
+
+    def of(ptr: str) -> frozenset[str]:
+        p = prov.get(ptr, frozenset())
+        return p if p else frozenset({UNKNOWN})
+
+    for ins in instrs:
+        if ins.opcode in ("store", "atomicrmw", "cmpxchg"):
+            if ins.pointers:
+                written |= of(ins.pointers[-1])
+            else:  # a store to a global or constant expression address
+                written |= set(ins.globals) or {UNKNOWN}
+        elif ins.opcode == "call":
+            name = ins.callee or ""
+            if (
+                name.startswith(_NO_VALUE)
+                or name.startswith(_SREG)
+                or name.startswith("__ss.uniform.")
+            ):
+                continue
+            if name == "asm":
+                text = ins.asm or ""
+                if any(op in text for op in _ASM_WRITES) or "memory" in ins.text:
+                    written.add(UNKNOWN)
+                continue
+            if name.startswith(("__ss.nvvm.ldg", "__ss.nvvm.ldu")):
+                continue
+            if name.startswith(_PURE_PREFIXES) and not name.startswith(_WRITES_DEST):
+                for p in ins.pointers:  # e.g. __nv_sincosf(x, ptr, ptr) writes its results
+                    written |= of(p)
+                continue
+            if name.startswith(_WRITES_DEST):
+                if ins.pointers:
+                    written |= of(ins.pointers[0])
+                continue
+            if name.startswith("__ss.nvvm.") and not ins.pointers:
+                continue  # barriers, shuffles, votes, fences: no memory argument
+            written.add(UNKNOWN)  # an unknown function may write anything it can reach
+    return prov, written
+
+
+# --------------------------------------------------------------------------- levels
+
+
+def _sreg_level(name: str) -> int:
+    reg = name[len(_SREG) :]
+    if reg.startswith(_GRID_SREGS):
+        return GRID
+    if reg.startswith(_BLOCK_SREGS):
+        return BLOCK
+    return THREAD  # tid, laneid, warpid, lanemask, clocks, smid...
+
+
+class _Solver:
+    def __init__(self, form: FunctionForm, graph: Graph) -> None:
+        self.d = Divergence(form, graph)
+        d = self.d
+        d.blocks = {b.name: b for b in form.blocks}
+        for b in form.blocks:
+            for ins in b.instrs:
+                if ins.result is not None:
+                    d.defs[ins.result] = ins
+                    d.def_block[ins.result] = b.name
+        self.prov, written = _provenance(form)
+        params = set(form.params)
+        constants = {g for g, info in form.globals.items() if info.constant or info.addrspace == 4}
+        if UNKNOWN in written:
+            d.immutable = frozenset()
+        else:
+            d.immutable = frozenset((params | constants) - written)
+        self.site_purity: dict[int, int] = {}
+        # loops containing each block, innermost last
+        self.loops_of: dict[str, list[int]] = {}
+        for idx, loop in enumerate(graph.loops):
+            for blk in loop.blocks:
+                self.loops_of.setdefault(blk, []).append(idx)
+
+    # value levels ---------------------------------------------------------
+
+    def raise_to(self, name: str, level: int, reason: Reason) -> bool:
+        if level > self.d.levels.get(name, GRID):
+            self.d.levels[name] = level
+            self.d.reasons[name] = reason
+            return True
+        return False
+
+    def use_level(self, op: str, use_block: str) -> tuple[int, Reason | None]:
+        """An operand's level as seen in ``use_block`` (with temporal divergence)."""
+        d = self.d
+        lv = d.levels.get(op, GRID)
+        why: Reason | None = None
+        home = d.def_block.get(op)
+        if home is None or home == use_block:
+            return lv, why
+        outer = set(self.loops_of.get(use_block, ()))
+        for idx in self.loops_of.get(home, ()):
+            if idx in outer:
+                continue
+            loop = d.graph.loops[idx]
+            for src, _dst in loop.exits:
+                el = d.edge_level(src)
+                if el > lv:
+                    lv = el
+                    why = Reason("loop-exit", d.blocks[src].terminator, via=op)
+        return lv, why
+
+    def instr_level(self, ins: Instr, block: str) -> tuple[int, Reason | None]:
+        d = self.d
+        op = ins.opcode
+        if op == "phi":
+            lv, why = GRID, None
+            for value, pred in ins.incoming:
+                if value is not None:
+                    vl, vwhy = self.use_level(value, pred)
+                    if vl > lv:
+                        lv, why = vl, vwhy or Reason("operand", ins, via=value)
+                el = d.edge_level(pred)
+                if el > lv:
+                    lv, why = el, Reason("join", ins, via=pred)
+            return lv, why
+        if op == "call":
+            return self.call_level(ins, block)
+        if op in ("atomicrmw", "cmpxchg"):
+            return THREAD, Reason("atomic", ins)
+        lv, why = GRID, None
+        for operand in ins.operands:
+            vl, vwhy = self.use_level(operand, block)
+            if vl > lv:
+                lv, why = vl, vwhy or Reason("operand", ins, via=operand)
+        if op == "load":
+            ptr = ins.pointers[-1] if ins.pointers else None
+            roots = self.prov.get(ptr, frozenset()) if ptr else frozenset(ins.globals)
+            if not roots or not roots <= d.immutable:
+                return THREAD, Reason("load", ins)
+        if op == "alloca":
+            return GRID, None
+        return lv, why
+
+    def call_level(self, ins: Instr, block: str) -> tuple[int, Reason | None]:
+        name = ins.callee or ""
+        args = GRID
+        why: Reason | None = None
+        for operand in ins.operands:
+            vl, vwhy = self.use_level(operand, block)
+            if vl > args:
+                args, why = vl, vwhy or Reason("operand", ins, via=operand)
+        if name.startswith("__ss.uniform."):
+            scope, ident = ins.uniform or ("thread", 0)
+            declared = SCOPE_LEVEL.get(scope, THREAD)
+            declared = max(declared, self.site_purity.get(ident, GRID))
+            if declared >= args:
+                return args, why
+            return declared, Reason("collective", ins)
+        if name.startswith(_SREG):
+            lv = _sreg_level(name)
+            return lv, (Reason("thread-id" if lv == THREAD else "block-id", ins) if lv else None)
+        if name.startswith(("__ss.nvvm.ldg", "__ss.nvvm.ldu")):
+            ptr = ins.pointers[-1] if ins.pointers else None
+            roots = self.prov.get(ptr, frozenset()) if ptr else frozenset()
+            if not roots or not roots <= self.d.immutable:
+                return THREAD, Reason("load", ins)
+            return args, why
+        if name.startswith(_PURE_PREFIXES) and not name.startswith(_WRITES_DEST):
+            return args, why
+        if name == "asm":
+            text = ins.asm or ""
+            ops = [w for w in text.replace("{", " ").replace(";", " ").split() if "." in w]
+            if ops and all(w.startswith(_PURE_ASM_OPS) for w in ops) and "%" not in text:
+                return args, why
+            return THREAD, Reason("asm", ins)
+        return THREAD, Reason("call", ins)
+
+    # fixpoint -------------------------------------------------------------
+
+    def solve(self) -> Divergence:
+        d = self.d
+        g = d.graph
+        order = [d.blocks[b] for b in g.order]
+        for _round in range(64):
+            changed = False
+            for blk in order:
+                for ins in blk.instrs:
+                    if ins.result is None:
+                        continue
+                    lv, why = self.instr_level(ins, blk.name)
+                    if lv and self.raise_to(ins.result, lv, why or Reason("operand", ins)):
+                        changed = True
+                term = blk.terminator
+                if len(g.succs.get(blk.name, ())) > 1:
+                    lv = GRID
+                    for operand in term.operands[:1]:
+                        lv = max(lv, self.use_level(operand, blk.name)[0])
+                    if lv > d.branch.get(blk.name, GRID):
+                        d.branch[blk.name] = lv
+                        changed = True
+            for b in g.order:
+                lv = GRID
+                for dep in g.deps.get(b, ()):
+                    lv = max(lv, d.branch.get(dep, GRID), d.control.get(dep, GRID))
+                if lv > d.control.get(b, GRID):
+                    d.control[b] = lv
+                    changed = True
+            if not changed:
+                break
+        else:  # pragma: no cover - the lattice has height 4: this cannot happen
+            raise AssertionError("divergence analysis did not converge")
+        return d
+
+
+def analyze(form: FunctionForm, site_purity: dict[int, int] | None = None) -> Divergence:
+    """Levels of every value and block of ``form``.
+
+    Args:
+        site_purity: for a collective whose lowering calls a user operator,
+            the level of that operator's result for uniform arguments (its own
+            analysis); the collective's declared result is no more uniform.
+    """
+    succs = {b.name: b.terminator.targets for b in form.blocks}
+    graph = Graph.build(form.blocks[0].name, succs)
+    solver = _Solver(form, graph)
+    solver.site_purity = dict(site_purity or {})
+    if graph.irreducible:  # not produced from Python source; refuse to guess
+        d = solver.d
+        for b in form.blocks:
+            d.control[b.name] = THREAD
+            d.branch[b.name] = THREAD
+        return d
+    return solver.solve()

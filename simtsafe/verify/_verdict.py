@@ -1,0 +1,354 @@
+"""The verdict on a compiled kernel: every Tier-1 barrier and collective reached by its whole scope.
+
+``check_sites`` runs the divergence analysis (``_divergence``) on the
+kernel's compiled form and refuses the first collective whose block is
+control dependent on a branch more divergent than its scope allows. The
+refusal is reported where a user fixes it: the collective's line and the
+branch's line in the innermost function that holds both (a barrier inside
+a helper called under a thread-dependent ``if`` is reported at the call),
+with what makes the branch divergent (a ``threadIdx`` read, a load, an
+atomic's result, a value assigned under another branch, a loop that
+threads leave at different iterations, an early exit).
+
+Untagged barriers and shuffles (raw ``numba.cuda`` operations) are the
+author's responsibility inside ``simtsafe.unsafe`` regions and are refused
+anywhere else (they can only come from a lowering bug).
+"""
+
+from __future__ import annotations
+
+import linecache
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .._errors import SafetyError
+from ..lowering._irform import FunctionForm, Instr
+from ._divergence import (
+    GRID,
+    LEVEL_NAMES,
+    SCOPE_LEVEL,
+    THREAD,
+    WARP,
+    Divergence,
+    analyze,
+    convergent_scope,
+)
+
+__all__ = ["SourceInfo", "check_sites", "purity"]
+
+Frame = tuple[str, int]  # (filename, line)
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    """What the verdict needs to know about the kernel's source."""
+
+    kernel: str
+    filename: str
+    first_line: int
+    last_line: int
+    #: (filename, first line, last line) of every ``simtsafe.unsafe`` region of the
+    #: kernel and of the helpers it calls
+    unsafe: tuple[tuple[str, int, int], ...] = ()
+
+    def in_kernel(self, loc: Frame) -> bool:
+        return loc[0] == self.filename and self.first_line <= loc[1] <= self.last_line
+
+    def in_unsafe(self, loc: Frame | None) -> bool:
+        return loc is not None and any(f == loc[0] and a <= loc[1] <= b for f, a, b in self.unsafe)
+
+
+def purity(form: FunctionForm) -> int:
+    """The least uniform value or branch of a function analyzed with uniform arguments."""
+    d = analyze(form)
+    if any(convergent_scope(i) for b in form.blocks for i in b.instrs):
+        return THREAD
+    return max([GRID, *d.levels.values(), *d.branch.values()])
+
+
+class _Locator:
+    """Maps instructions of the inlined form back to the user's frames."""
+
+    def __init__(self, d: Divergence, info: SourceInfo) -> None:
+        self.d = d
+        self.info = info
+        self.markers = d.form.call_markers
+        self.index = {id(ins): (b.name, k) for b in d.form.blocks for k, ins in enumerate(b.instrs)}
+
+    def _backwards(self, block: str, k: int) -> Sequence[tuple[str, int, Instr]]:
+        """Instructions before (block, k) in dominance order, nearest first."""
+        out: list[tuple[str, int, Instr]] = []
+        b: str | None = block
+        limit = k
+        seen: set[str] = set()
+        while b is not None and b not in seen:
+            seen.add(b)
+            instrs = self.d.blocks[b].instrs
+            for j in range(min(limit, len(instrs)) - 1, -1, -1):
+                out.append((b, j, instrs[j]))
+            parent = self.d.graph.idom.get(b)
+            b = None if parent is None or parent == b else parent
+            limit = 1 << 30
+        return out
+
+    def loc_of(self, ins: Instr) -> Frame | None:
+        if ins.loc is not None:
+            return ins.loc
+        block, k = self.index[id(ins)]
+        for _b, _j, prev in self._backwards(block, k):
+            if prev.loc is not None:
+                return prev.loc
+        return None
+
+    def frames(self, ins: Instr) -> list[tuple[Frame, str | None]]:
+        """[(kernel frame line, None), (helper line, helper name), ...] for ``ins``."""
+        chain: list[tuple[Frame, str | None]] = []
+        current = ins
+        for _depth in range(32):
+            loc = self.loc_of(current)
+            if loc is None:
+                break
+            if self.info.in_kernel(loc):
+                chain.append((loc, None))
+                break
+            block, k = self.index[id(current)]
+            marker = None
+            for _b, _j, prev in self._backwards(block, k):
+                callee = prev.callee or ""
+                if prev.opcode == "call" and callee.startswith("__ss.at."):
+                    marker = prev
+                    break
+            if marker is None:
+                chain.append((loc, None))
+                break
+            helper = self.markers[int(marker.callee.rsplit(".", 1)[1])]  # type: ignore[union-attr]
+            chain.append((loc, _helper_name(helper)))
+            current = marker
+        chain.reverse()
+        return chain
+
+
+def _helper_name(mangled: str) -> str:
+    """The Python name inside a Numba-mangled function name (``_ZN...6helperB2v...``)."""
+    name, i = mangled, 0
+    if mangled.startswith("_ZN"):
+        i = 3
+        parts: list[str] = []
+        while i < len(mangled) and mangled[i].isdigit():
+            j = i
+            while j < len(mangled) and mangled[j].isdigit():
+                j += 1
+            n = int(mangled[i:j])
+            parts.append(mangled[j : j + n])
+            i = j + n
+        if parts:
+            name = parts[-1]
+    return name
+
+
+def _common(a: list[tuple[Frame, str | None]], b: list[tuple[Frame, str | None]]) -> int:
+    """The depth of the innermost frame both chains share (0: the kernel itself)."""
+    depth = 0
+    while (
+        depth + 1 < len(a)
+        and depth + 1 < len(b)
+        and a[depth][0] == b[depth][0]
+        and a[depth + 1][1] == b[depth + 1][1]
+    ):
+        depth += 1
+    return depth
+
+
+class _Explainer:
+    def __init__(self, d: Divergence, loc: _Locator) -> None:
+        self.d = d
+        self.loc = loc
+
+    def where(self, ins: Instr | None) -> str:
+        if ins is None:
+            return "an earlier line"
+        frames = self.loc.frames(ins)
+        if not frames:
+            return "an earlier line"
+        (f0, _), *rest = frames
+        text = f"line {f0[1]}"
+        if rest:
+            (fl, name) = rest[-1]
+            text += f" (in helper {name}, line {fl[1]})"
+        return text
+
+    def value(self, name: str, above: int, depth: int = 0) -> str:
+        """Why ``name`` is less uniform than ``above``: its first source, in words."""
+        d = self.d
+        why = d.reasons.get(name)
+        if why is None or depth > 60:
+            return "a thread-dependent value"
+        kind, ins = why.kind, why.instr
+        if kind == "operand" and why.via is not None:
+            return self.value(why.via, above, depth + 1)
+        if kind == "join" and why.via is not None:
+            src = why.via
+            b = self.d.branch.get(src, GRID)
+            cause = src if b > above else self._control_cause(src, above)
+            if cause is not None:
+                return (
+                    f"a value that depends on which way the branch at "
+                    f"{self.where(self.d.blocks[cause].terminator)} went"
+                )
+            return "a value merged from thread-dependent paths"
+        if kind == "loop-exit":
+            return (
+                f"a value computed in a loop that threads leave at different iterations "
+                f"(the exit at {self.where(ins)})"
+            )
+        words = {
+            "thread-id": "the thread's index (threadIdx, a lane id, a witness)",
+            "block-id": "blockIdx",
+            "load": "a value loaded from memory (written during the launch, or at a "
+            "thread-dependent address)",
+            "atomic": "the result of an atomic",
+            "asm": "inline assembly (a lane mask, activemask...)",
+            "call": "the result of a call simtsafe cannot see into",
+            "collective": "the result of a warp collective (uniform within a warp only)",
+        }
+        return f"{words.get(kind, kind)} at {self.where(ins)}"
+
+    def _control_cause(self, block: str, above: int) -> str | None:
+        for dep, lv in sorted(self.d.control_sources([block]).items(), key=lambda kv: -kv[1]):
+            if lv > above:
+                return dep
+        return None
+
+    def branch(self, block: str, above: int) -> str:
+        term = self.d.blocks[block].terminator
+        if term.operands:
+            return self.value(term.operands[0], above)
+        return "a thread-dependent value"
+
+
+def check_sites(
+    form: FunctionForm, info: SourceInfo, site_purity: dict[int, int] | None = None
+) -> Divergence:
+    """Refuse the first Tier-1 collective some threads of its scope may not reach.
+
+    Raises:
+        SafetyError: ``rule="uniformity"``, at the collective's line, naming the
+            line of the branch (or early exit) that makes control flow divergent.
+    """
+    d = analyze(form, site_purity)
+    loc = _Locator(d, info)
+    sites: dict[int, list[tuple[str, Instr]]] = {}
+    for b in form.blocks:
+        for ins in b.instrs:
+            # What needs every thread are a collective's barriers and shuffles; its pure
+            # arithmetic may have been sunk by LLVM into a branch that uses the result.
+            if convergent_scope(ins) is None:
+                continue
+            if ins.site is not None:
+                sites.setdefault(ins.site[2], []).append((b.name, ins))
+            elif not info.in_unsafe(loc.loc_of(ins)):
+                _raise_untagged(info, loc, ins)
+    order = {b: k for k, b in enumerate(d.graph.order)}
+    for ident, members in sorted(sites.items(), key=lambda kv: order.get(kv[1][0][0], 0)):
+        api, scope, _ = members[0][1].site  # type: ignore[misc]
+        allowed = SCOPE_LEVEL.get(scope, GRID)
+        blocks = {b for b, _ in members if b in order}
+        if not blocks:
+            continue  # unreachable code
+        bad = {
+            b: lv for b, lv in d.control_sources(blocks, skip_site=ident).items() if lv > allowed
+        }
+        if bad:
+            _raise_divergent(d, info, loc, api, scope, allowed, members, blocks, bad)
+    return d
+
+
+def _first_located(loc: _Locator, members: list[tuple[str, Instr]]) -> Instr:
+    for _b, ins in members:
+        if ins.loc is not None:
+            return ins
+    return members[0][1]
+
+
+def _raise_divergent(
+    d: Divergence,
+    info: SourceInfo,
+    loc: _Locator,
+    api: str,
+    scope: str,
+    allowed: int,
+    members: list[tuple[str, Instr]],
+    blocks: set[str],
+    bad: dict[str, int],
+) -> None:
+    order = {b: k for k, b in enumerate(d.graph.order)}
+    worst = max(bad.values())
+    cause = max((b for b, lv in bad.items() if lv == worst), key=lambda b: order.get(b, 0))
+    site_ins = _first_located(loc, members)
+    site_frames = loc.frames(site_ins)
+    cause_ins = d.blocks[cause].terminator
+    cause_frames = loc.frames(cause_ins)
+    depth = _common(site_frames, cause_frames) if site_frames and cause_frames else 0
+    site_at = site_frames[min(depth, len(site_frames) - 1)][0] if site_frames else None
+    cause_at = cause_frames[min(depth, len(cause_frames) - 1)][0] if cause_frames else None
+    what, inside = f"`{api}`", ""
+    if site_frames and len(site_frames) > depth + 1:
+        what = f"`helper {site_frames[depth + 1][1]}`"
+        inside = f" (it reaches `{api}` at line {site_frames[-1][0][1]})"
+    where = f"line {cause_at[1]}" if cause_at else "an earlier line"
+    if cause_frames and len(cause_frames) > depth + 1:
+        inner = cause_frames[-1]
+        where += f" (in helper {inner[1]}, line {inner[0][1]})"
+    explainer = _Explainer(d, loc)
+    because = explainer.branch(cause, allowed)
+    loop = next((lp for lp in d.graph.loops if cause in lp.blocks and blocks & lp.blocks), None)
+    if loop is not None and any(s not in loop.blocks for s in d.graph.succs.get(cause, ())):
+        how = (
+            f"the loop whose exit is at {where} runs a different number of times in different "
+            f"threads: its exit depends on {because}"
+        )
+    else:
+        how = (
+            f"the branch at {where} depends on {because}, and threads going one way do not "
+            f"reach it (it is inside that branch, or the other way leaves first: a `return`, a "
+            f"`raise`, or an operation that fails for some threads only, such as a tuple index "
+            f"out of range or a range step of 0)"
+        )
+    message = (
+        f"kernel {info.kernel!r}: {what} needs every thread of the {scope} to reach it{inside}, but "
+        f"control flow here is {LEVEL_NAMES[worst]}: {how}; so some threads would skip it or "
+        f"reach it a different number of times. Move the call out of that branch or loop "
+        f"(compute per-thread values first, then call it in every thread), make the condition "
+        + (
+            "warp-uniform (a warp collective's result, scalar parameters, blockIdx)"
+            if allowed == WARP
+            else "uniform (scalar parameters, shapes, blockIdx, a block collective's result)"
+        )
+        + ", or use Tier 2 (`simtsafe.unsafe`) if the schedule cannot be expressed"
+    )
+    filename, lineno = site_at if site_at is not None else (info.filename, info.first_line)
+    raise SafetyError(
+        message,
+        kernel=info.kernel,
+        rule="uniformity",
+        filename=filename,
+        lineno=lineno,
+        source_line=linecache.getline(filename, lineno) or None,
+        cause_line=cause_at[1] if cause_at else None,
+    )
+
+
+def _raise_untagged(info: SourceInfo, loc: _Locator, ins: Instr) -> None:
+    at = loc.loc_of(ins)
+    filename, lineno = at if at is not None else (info.filename, info.first_line)
+    raise SafetyError(
+        f"kernel {info.kernel!r}: the compiled code has a barrier or warp operation "
+        f"({ins.callee}) that is neither one of simtsafe's collectives nor inside a "
+        f"`simtsafe.unsafe` region; simtsafe cannot prove that every thread reaches it. "
+        f"This is a simtsafe bug: please report it with the kernel",
+        kernel=info.kernel,
+        rule="uniformity",
+        filename=filename,
+        lineno=lineno,
+        source_line=linecache.getline(filename, lineno) or None,
+    )
