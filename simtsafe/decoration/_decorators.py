@@ -20,6 +20,7 @@ one.
 from __future__ import annotations
 
 import builtins as _py_builtins
+import inspect
 import threading
 import types as pytypes
 from collections.abc import Callable, Mapping
@@ -45,6 +46,7 @@ from ..lowering import mark_built, numba_type, simtsafe_typing
 from ..lowering._compat import (
     SIMULATOR,
     assume_compute_capability,
+    compile_kernel_ir,
     compile_kernel_ptx,
     kernel_ir,
     typing_error_classes,
@@ -90,6 +92,7 @@ class _Decl:
     exact_block: tuple[int, int, int] | None
     attributes: frozenset[str]
     unsafe_regions: tuple[UnsafeRegion, ...]
+    binding: Any = None  # a dtype-generic kernel's instance: TypeVar -> dtype
 
 
 @dataclass
@@ -169,7 +172,7 @@ _FREEZE_LOCK = threading.RLock()
 class _Compiled:
     """What kernels and helpers share: an immutable declaration, a build frozen on first use."""
 
-    __slots__ = ("__weakref__", "_build", "_decl", "_taint_cache")
+    __slots__ = ("__weakref__", "_build", "_decl", "_origin", "_taint_cache")
 
     _decl: _Decl
     _build: _Build | None
@@ -178,6 +181,29 @@ class _Compiled:
         object.__setattr__(self, "_decl", decl)
         object.__setattr__(self, "_build", None)
         object.__setattr__(self, "_taint_cache", {})
+        object.__setattr__(self, "_origin", "")
+
+    def _seal(self, decl: _Decl) -> None:
+        """The declaration is complete: record its values, as text, once and for all.
+
+        Invariant: every compile and ``prepare`` compares the declaration with this
+        text, so a contract (or any part of the declaration) edited in place with
+        ``object.__setattr__`` -- before or after the first compile -- is refused,
+        never compiled or checked in its edited form.
+        """
+        object.__setattr__(self, "_decl", decl)
+        object.__setattr__(self, "_origin", _decl_fingerprint(decl))
+
+    def _check_sealed(self) -> None:
+        if self._origin != _decl_fingerprint(self._decl):
+            raise SafetyError(
+                f"kernel {self.name!r}: its declaration (contract, parameters) was replaced or "
+                "edited after decoration (object.__setattr__ on a frozen object); the checked "
+                "declaration is the one decorated. Decorate a new function with the contract "
+                "you want",
+                kernel=self.name,
+                rule="immutable",
+            )
 
     def __setattr__(self, key: str, value: object) -> None:
         raise AttributeError(
@@ -247,6 +273,7 @@ class _Compiled:
         with _FREEZE_LOCK:
             if self._build is not None:
                 return self._build
+            self._check_sealed()
             d = self._decl
             scope = _scope_of(d.py_func)
             analysis = self._analyze(scope, strict=True)
@@ -260,7 +287,7 @@ class _Compiled:
             function.__doc__ = d.py_func.__doc__
             mark_built(function)
             build = _Build(d, scope, analysis, function, namespace)
-            build.fingerprint = _decl_fingerprint(d)
+            build.fingerprint = self._origin
             object.__setattr__(self, "_build", build)
             # Only now bind what the code refers to: a helper that refers (perhaps
             # through others) back to this one finds this build already in place.
@@ -271,6 +298,7 @@ class _Compiled:
     def _recheck(self) -> _Build:
         """Re-run the analysis over the frozen scope (every compile), and the declaration."""
         build = self._freeze()
+        self._check_sealed()
         if build.decl is not self._decl or build.fingerprint != _decl_fingerprint(self._decl):
             raise SafetyError(
                 f"kernel {self.name!r}: its declaration was replaced after it was compiled (the "
@@ -284,10 +312,9 @@ class _Compiled:
     def _translate(self, exc: BaseException) -> BaseException:
         return translate_typing_error(exc, self.name, self.filename)
 
-    def _source_info(self, build: _Build) -> SourceInfo:
-        """Where this function's code is, and every unsafe region it (or a helper) has."""
-        node = self._decl.source.node
-        regions: list[tuple[str, int, int]] = []
+    def _reachable(self) -> list[_Compiled]:
+        """This function and every frozen helper it calls, transitively."""
+        found: list[_Compiled] = []
         seen: set[int] = set()
         work: list[_Compiled] = [self]
         while work:
@@ -295,12 +322,20 @@ class _Compiled:
             if id(f) in seen:
                 continue
             seen.add(id(f))
-            regions += [
-                (r.filename, r.lineno, r.end_lineno or r.lineno) for r in f._decl.unsafe_regions
-            ]
+            found.append(f)
             fb = f._build
             if fb is not None:
                 work += [v for v in fb.analysis.globals_used.values() if isinstance(v, _Compiled)]
+        return found
+
+    def _source_info(self, build: _Build) -> SourceInfo:
+        """Where this function's code is, and every unsafe region it (or a helper) has."""
+        node = self._decl.source.node
+        regions = [
+            (r.filename, r.lineno, r.end_lineno or r.lineno)
+            for f in self._reachable()
+            for r in f._decl.unsafe_regions
+        ]
         return SourceInfo(
             kernel=self.name,
             filename=self._decl.source.filename,
@@ -395,7 +430,7 @@ class DeviceFunction(_Compiled):
         self._init(decl)
         analysis = self._analyze(_scope_of(fn), strict=False)
         _check_helper_uses(decl, analysis)
-        object.__setattr__(self, "_decl", _with_regions(decl, analysis))
+        self._seal(_with_regions(decl, analysis))
 
     def _target(self) -> Any:
         """What kernels call: a Numba device dispatcher (a simulator device function)."""
@@ -446,6 +481,10 @@ class DeviceFunction(_Compiled):
     def __repr__(self) -> str:
         return f"<simtsafe.device {self.name!r}>"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled (to the simulator's compile worker) as its declaration: decorated again there.
+        return (device, (self._decl.py_func,))
+
 
 def _with_regions(decl: _Decl, analysis: Analysis) -> _Decl:
     from dataclasses import replace
@@ -473,6 +512,9 @@ class Kernel(_Compiled, Generic[P]):
     ) -> None:
         name = fn.__name__
         params = parse_params(fn, name, binding)
+        if contract is not None:
+            # A private copy: the caller's object may be edited later, this one is checked.
+            contract = contract.model_copy(deep=True)
         bound = contract.bind([_param_info(p) for p in params], kernel=name) if contract else None
         views = tuple(
             ParamView(p.name, p.kind if p.kind in ("in", "acc") else str(p.space), p.ndim)
@@ -492,11 +534,12 @@ class Kernel(_Compiled, Generic[P]):
             exact_block=contract.block if contract is not None else None,
             attributes=LOCAL_ATTRIBUTES | record_fields(params),
             unsafe_regions=(),
+            binding=binding,
         )
         self._init(decl)
         analysis = self._analyze(_scope_of(fn), strict=False)
         _check_contract_needs(decl, analysis)
-        object.__setattr__(self, "_decl", _with_regions(decl, analysis))
+        self._seal(_with_regions(decl, analysis))
 
     @property
     def params(self) -> tuple[Param, ...]:
@@ -621,6 +664,7 @@ class Kernel(_Compiled, Generic[P]):
             return spec
         disp = self._get_dispatcher()  # re-checks the frozen scope and the declaration
         if SIMULATOR:
+            self._simulator_verdict(key)
             spec = Specialization((), None, self._decl)
         else:
             argtypes = self.argtypes(key)
@@ -633,6 +677,46 @@ class Kernel(_Compiled, Generic[P]):
             spec = Specialization(argtypes, numba_kernel, self._decl)
         build.specs[key] = spec
         return spec
+
+    def _compiled_verdict(self, layouts: tuple[str, ...] | None = None) -> None:
+        """Type and lower for the CUDA target (no NVVM) and run the compiled-form checks.
+
+        What the simulator's compile worker runs (``lowering._compileworker``).
+        """
+        self._concrete("compiling")
+        build = self._recheck()
+        try:
+            bounds = self.contract.max_threads if self.contract is not None else None
+            with assume_compute_capability((9, 0)), simtsafe_typing():
+                texts, entry = compile_kernel_ir(
+                    build.function, self.argtypes(layouts), (9, 0), launch_bounds=bounds
+                )
+        except typing_error_classes() as exc:
+            raise self._translate(exc) from None
+        self._verify(build, texts, entry)
+
+    def _simulator_verdict(self, layouts: tuple[str, ...]) -> None:
+        """On the simulator: the CUDA target's verdict, from a compile worker process.
+
+        Raises:
+            SafetyError: what compiling this kernel for the GPU raises.
+        """
+        from .. import _errors
+        from ..lowering._compileworker import Unavailable, verdict
+
+        modules = {f._decl.py_func.__module__ for f in self._reachable()}
+        try:
+            reply = verdict(self, layouts, modules)
+        except Unavailable as exc:
+            _fallback_to_source_verdict(self, str(exc))
+            return
+        if reply.get("ok"):
+            return
+        name, message, fields = reply["error"]
+        cls = getattr(_errors, name, None)
+        if not (isinstance(cls, type) and issubclass(cls, SafetyError)):
+            cls = SafetyError
+        raise cls(message, **fields)
 
     def ptx(self, cc: tuple[int, int] = (9, 0), layouts: tuple[str, ...] | None = None) -> str:
         """PTX of the kernel for compute capability ``cc``; needs NVVM, not a GPU.
@@ -674,6 +758,7 @@ class Kernel(_Compiled, Generic[P]):
             LaunchContractError: a subclass naming what is wrong and the fix.
             SafetyError: the kernel fails to compile under simtsafe's rules.
         """
+        self._check_sealed()
         if self.typevars:
             from ..host._generic import GenericLaunch
 
@@ -709,6 +794,46 @@ class Kernel(_Compiled, Generic[P]):
 
     def __repr__(self) -> str:
         return f"<simtsafe.kernel {self.name!r} contract={self.contract!r}>"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled (to the simulator's compile worker) as its declaration: decorated again
+        # there. The annotations travel evaluated (names used only in string annotations
+        # are not among the globals a function's code refers to).
+        d = self._decl
+        annotations = inspect.get_annotations(d.py_func, eval_str=True)
+        return (_rebuild_kernel, (d.py_func, annotations, d.contract, d.binding))
+
+
+_FALLBACK_WARNED: set[str] = set()
+
+
+def _fallback_to_source_verdict(kernel: Kernel[Any], why: str) -> None:
+    """No CUDA target to compile with: the source-level uniformity finding decides, said once."""
+    import warnings
+
+    if why not in _FALLBACK_WARNED:
+        _FALLBACK_WARNED.add(why)
+        warnings.warn(
+            f"simtsafe: the compiled-form checks could not run for the simulator ({why}); "
+            "kernels are checked by the source-level rules only, which refuse more",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+    build = kernel._freeze()
+    finding = build.analysis.uniformity.finding
+    if finding is not None:
+        raise finding
+
+
+def _rebuild_kernel(
+    fn: pytypes.FunctionType,
+    annotations: dict[str, Any],
+    contract: LaunchContract | None,
+    binding: dict[Any, Any] | None,
+) -> Kernel[Any]:
+    """The other end of ``Kernel.__reduce__``."""
+    fn.__annotations__ = dict(annotations)
+    return Kernel(fn, contract, binding)
 
 
 def _param_info(p: Param) -> ParamInfo:

@@ -21,6 +21,7 @@ __all__ = [
     "SUPPORTED",
     "assume_compute_capability",
     "check_version",
+    "compile_kernel_ir",
     "compile_kernel_ptx",
     "compiled_function_types",
     "kernel_ir",
@@ -134,6 +135,24 @@ def typing_error_classes() -> tuple[type[BaseException], ...]:
 def kernel_ir(numba_kernel: Any) -> tuple[list[str], str]:
     """The LLVM IR modules a compiled ``_Kernel`` hands to NVVM, and its entry's name."""
     library = numba_kernel._codelibrary
+    return list(library.llvm_strs), str(library._entry_name)
+
+
+def compile_kernel_ir(
+    function: Any, argtypes: tuple[Any, ...], cc: tuple[int, int], launch_bounds: Any = None
+) -> tuple[list[str], str]:
+    """Type and lower a kernel for the CUDA target (no NVVM): its IR modules and entry."""
+    from numba.cuda import types
+    from numba.cuda.compiler import _compile_pyfunc_with_fixup
+
+    library, _ = _compile_pyfunc_with_fixup(
+        function,
+        types.void(*argtypes),
+        device=False,
+        cc=cc,
+        abi="numba",
+        launch_bounds=launch_bounds,
+    )
     return list(library.llvm_strs), str(library._entry_name)
 
 

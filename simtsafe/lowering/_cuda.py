@@ -368,6 +368,92 @@ def _guard_record_templates() -> None:
 
 _guard_record_templates()
 
+#: What an input (a read-only array: ``In``, or a slice of one) offers, by its Numba type.
+#: Everything else Numba's array type has -- ``.flat``, ``.T``, ``.view``, methods -- is
+#: refused while a simtsafe kernel is typed: ``a.flat[k] = v`` writes a read-only array.
+INPUT_ATTRIBUTES = frozenset({"shape", "size", "ndim", "dtype", "itemsize", "nbytes", "strides"})
+
+_INPLACE = frozenset(
+    getattr(operator, f"i{n}")
+    for n in (
+        "add",
+        "sub",
+        "mul",
+        "truediv",
+        "floordiv",
+        "mod",
+        "pow",
+        "lshift",
+        "rshift",
+        "and",
+        "or",
+        "xor",
+        "matmul",
+    )
+)
+
+
+def _typed_by_view(context_class: Any) -> None:
+    """What a view allows is decided on its Numba type, while a simtsafe kernel is typed."""
+    original_getattr = context_class.resolve_getattr
+    original_function = context_class.resolve_function_type
+
+    def resolve_getattr(self: Any, typ: Any, attr: str) -> Any:
+        if (
+            getattr(_TYPING, "depth", 0)
+            and isinstance(typ, types.Array)
+            and not typ.mutable
+            and attr not in INPUT_ATTRIBUTES
+        ):
+            raise _reject(
+                f"an input ({typ}) offers only {', '.join(sorted(INPUT_ATTRIBUTES))}; `.{attr}` "
+                "is not available on it (array attributes and methods such as .flat, .T or "
+                ".view can write or alias the array). Index the input with ints or a witness"
+            )
+        return original_getattr(self, typ, attr)
+
+    def resolve_function_type(self: Any, func: Any, args: Any, kws: Any) -> Any:
+        key = getattr(func, "typing_key", func)
+        if getattr(_TYPING, "depth", 0) and args and _hashable(key) and key in _INPLACE:
+            target = args[0]
+            if isinstance(target, types.Array) and not target.mutable:
+                raise _reject(
+                    f"an input ({target}) is read-only: `{_inplace_symbol(key)}` would update "
+                    "it in place. Compute into a local (`x = a[i] + 1`) and write an output"
+                )
+            if isinstance(target, DisjointSliceType):
+                raise _reject(
+                    f"a DisjointSlice is written one element at a time through a witness; "
+                    f"`out {_inplace_symbol(key)} v` is refused. Write `out[w] = out[w] + v`"
+                )
+        return original_function(self, func, args, kws)
+
+    context_class.resolve_getattr = resolve_getattr
+    context_class.resolve_function_type = resolve_function_type
+
+
+def _hashable(key: Any) -> bool:
+    try:
+        hash(key)
+    except TypeError:
+        return False
+    return True
+
+
+def _inplace_symbol(func: Any) -> str:
+    names = {"iadd": "+=", "isub": "-=", "imul": "*=", "itruediv": "/=", "ifloordiv": "//="}
+    name = getattr(func, "__name__", "")
+    return names.get(name, f"{name[1:]}=")
+
+
+def _install_view_rules() -> None:
+    from numba.cuda.typing.context import BaseContext
+
+    _typed_by_view(BaseContext)
+
+
+_install_view_rules()
+
 
 @infer_global(operator.getitem)
 class _GetItem(AbstractTemplate):

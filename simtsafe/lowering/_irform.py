@@ -162,7 +162,10 @@ def _freeze_intrinsics(text: str) -> str:
     replacing the call, which drops its metadata; an opaque ``__ss.nvvm.*``
     declaration keeps the call, its tags and its place.
     """
-    return text.replace('@"llvm.nvvm.', '@"__ss.nvvm.').replace("@llvm.nvvm.", "@__ss.nvvm.")
+    text = text.replace('@"llvm.nvvm.', '@"__ss.nvvm.').replace("@llvm.nvvm.", "@__ss.nvvm.")
+    # Special registers stay intrinsics: LLVM knows their ranges (ntid.x >= 1, tid.x < 1024)
+    # and folds the checks Numba emits on them (a range step of ntid.x is never 0).
+    return text.replace("__ss.nvvm.read.ptx.sreg.", "llvm.nvvm.read.ptx.sreg.")
 
 
 _DEFINED_RE = re.compile(r"^define\b[^@]*(" + _GLOBAL + r")\(", re.M)

@@ -57,7 +57,7 @@ _NO_VALUE = (
     "__ss.at.",  # call-site markers (lowering._irform)
 )
 _WRITES_DEST = ("llvm.memcpy", "llvm.memmove", "llvm.memset")
-_SREG = "__ss.nvvm.read.ptx.sreg."
+_SREG = "llvm.nvvm.read.ptx.sreg."
 _GRID_SREGS = ("ntid.", "nctaid.", "nclusterid.", "cluster_nctaid.", "cluster_nctarank", "nsmid")
 _BLOCK_SREGS = ("ctaid.", "clusterid.", "cluster_ctaid.", "cluster_ctarank")
 #: NVVM operations every thread of a block / warp must reach together (raw: Tier 2).
@@ -173,6 +173,12 @@ def _provenance(form: FunctionForm) -> tuple[dict[str, frozenset[str]], set[str]
                 ins.opcode == "call" and not (ins.callee or "").startswith("__ss.uniform.")
             ):
                 new = frozenset({UNKNOWN})
+            elif ins.opcode == "getelementptr":
+                # The address is its base's plus an offset: the indices point nowhere.
+                if ins.pointers:
+                    new = prov.get(ins.pointers[0], frozenset())
+                else:
+                    new = frozenset(g for g in ins.globals if g in form.globals)
             else:
                 acc: set[str] = set(g for g in ins.globals if g in form.globals)
                 for op in ins.operands:
@@ -234,7 +240,8 @@ def _sreg_level(name: str) -> int:
 
 
 class _Solver:
-    def __init__(self, form: FunctionForm, graph: Graph) -> None:
+    def __init__(self, form: FunctionForm, graph: Graph, trust_memory: bool = True) -> None:
+        self.trust_memory = trust_memory
         self.d = Divergence(form, graph)
         d = self.d
         d.blocks = {b.name: b for b in form.blocks}
@@ -246,7 +253,7 @@ class _Solver:
         self.prov, written = _provenance(form)
         params = set(form.params)
         constants = {g for g, info in form.globals.items() if info.constant or info.addrspace == 4}
-        if UNKNOWN in written:
+        if UNKNOWN in written or not self.trust_memory:
             d.immutable = frozenset()
         else:
             d.immutable = frozenset((params | constants) - written)
@@ -389,17 +396,22 @@ class _Solver:
         return d
 
 
-def analyze(form: FunctionForm, site_purity: dict[int, int] | None = None) -> Divergence:
+def analyze(
+    form: FunctionForm, site_purity: dict[int, int] | None = None, *, trust_memory: bool = True
+) -> Divergence:
     """Levels of every value and block of ``form``.
 
     Args:
         site_purity: for a collective whose lowering calls a user operator,
             the level of that operator's result for uniform arguments (its own
             analysis); the collective's declared result is no more uniform.
+        trust_memory: whether memory no instruction writes stays unchanged during
+            the launch. False for a kernel with unsafe regions: an out-of-bounds
+            unchecked store there may land in any array, so no load is uniform.
     """
     succs = {b.name: b.terminator.targets for b in form.blocks}
     graph = Graph.build(form.blocks[0].name, succs)
-    solver = _Solver(form, graph)
+    solver = _Solver(form, graph, trust_memory)
     solver.site_purity = dict(site_purity or {})
     if graph.irreducible:  # not produced from Python source; refuse to guess
         d = solver.d

@@ -235,7 +235,7 @@ def check_sites(
         SafetyError: ``rule="uniformity"``, at the collective's line, naming the
             line of the branch (or early exit) that makes control flow divergent.
     """
-    d = analyze(form, site_purity)
+    d = analyze(form, site_purity, trust_memory=not info.unsafe)
     loc = _Locator(d, info)
     sites: dict[int, list[tuple[str, Instr]]] = {}
     for b in form.blocks:

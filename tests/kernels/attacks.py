@@ -717,7 +717,7 @@ def test_declaration_swapped_after_compile_refused(tmp_path):  # type: ignore[no
     with pytest.raises(ss.SafetyError) as info:
         mod.k.prepare(grid=2, block=32) if ss.SIMULATOR else mod.k.ptx()
     assert info.value.rule == "immutable"
-    assert "declaration was replaced after it was compiled" in str(info.value)
+    assert "replaced or edited after decoration" in str(info.value)
     object.__setattr__(mod.k, "_decl", decl)  # the twin: the compiled declaration again
     mod.k.prepare(grid=2, block=32) if ss.SIMULATOR else mod.k.ptx()
 
@@ -746,7 +746,7 @@ def test_declaration_changed_in_place_after_compile_refused(tmp_path, target):  
     with pytest.raises(ss.SafetyError) as info:
         compile_()
     assert info.value.rule == "immutable"
-    assert "declaration was replaced after it was compiled" in str(info.value)
+    assert "replaced or edited after decoration" in str(info.value)
     undo()  # the twin: the values compiled, the same objects
     compile_()
 

@@ -118,7 +118,7 @@ _UNIFORM_BAD = {
     ),
     "while-test-after-thread-break": (
         "k = 0\n    while ss.block.sum(np.float32(k)) < n:  # BAD\n"
-        "        k += 1\n        if a[k] > 0:  # COND\n            break",
+        "        k += 1\n        if a[k + cuda.threadIdx.x] > 0:  # COND\n            break",
         "# COND",
     ),
     "collective-in-output-value": (

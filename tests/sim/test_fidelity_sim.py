@@ -61,7 +61,7 @@ def test_cuda_array_interface_objects_work(tmp_path):  # type: ignore[no-untyped
     np.testing.assert_array_equal(out, a * 3)
 
 
-def test_error_in_simulated_thread_is_a_safety_error(tmp_path):  # type: ignore[no-untyped-def]
+def test_typing_error_refused_before_the_simulated_threads_run(tmp_path):  # type: ignore[no-untyped-def]
     mod = load_kernel_module(
         tmp_path,
         """
@@ -77,9 +77,11 @@ def test_error_in_simulated_thread_is_a_safety_error(tmp_path):  # type: ignore[
             cuda.to_device(np.zeros(32, F32)), cuda.to_device(np.zeros(32, F32))
         )
     exc = info.value
-    assert exc.rule == "simulator"
+    # Refused before any thread runs: the first simulator compile types the kernel for
+    # the CUDA target (the compile worker), as compiling for the GPU would.
+    assert exc.rule == "typing"
     assert exc.kernel == "k"
-    assert "AttributeError in the kernel's code on the simulator" in str(exc)
+    assert "Numba cannot" in str(exc) and "row" in str(exc)
     assert exc.lineno == line_of(tmp_path, "# BAD")
 
 

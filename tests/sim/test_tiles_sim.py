@@ -188,10 +188,14 @@ def test_rule_refused_on_the_simulator(tmp_path: Path, case: str) -> None:
 
 
 @pytest.mark.parametrize("case", sorted(COMPILE_TIME_ONLY))
-def test_compile_time_rules_are_not_seen_by_the_simulator(tmp_path: Path, case: str) -> None:
-    # The simulator cannot tell len(out) from a literal; tests/ptx asserts the refusal.
-    mod = load_kernel_module(tmp_path, REFUSED[case][0])
-    _launch_rule_kernel(mod, REFUSED[case][0])
+def test_compile_time_rules_refused_on_the_simulator_too(tmp_path: Path, case: str) -> None:
+    # Rules decided while Numba types the kernel (len(out) is no literal): the first
+    # simulator compile asks the compile worker for the CUDA target's verdict.
+    source, fragment = REFUSED[case]
+    with pytest.raises(ss.SafetyError) as exc:
+        _launch_rule_kernel(load_kernel_module(tmp_path, source), source)
+    assert fragment in str(exc.value)
+    assert exc.value.lineno == line_of(tmp_path, "# BAD")
 
 
 _ACCEPTED_RESULT = {
