@@ -176,6 +176,7 @@ class _Compiled:
 
     _decl: _Decl
     _build: _Build | None
+    _origin: str
 
     def _init(self, decl: _Decl) -> None:
         object.__setattr__(self, "_decl", decl)

@@ -31,7 +31,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 __all__ = ["Unavailable", "verdict"]
 
@@ -43,13 +43,13 @@ class Unavailable(RuntimeError):
     """The worker cannot give a verdict (no CUDA target here); not the kernel's fault."""
 
 
-def _send(stream: BinaryIO, obj: Any) -> None:
+def _send(stream: IO[bytes], obj: Any) -> None:
     data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
     stream.write(_HEADER.pack(len(data)) + data)
     stream.flush()
 
 
-def _recv(stream: BinaryIO) -> Any:
+def _recv(stream: IO[bytes]) -> Any:
     head = stream.read(_HEADER.size)
     if len(head) < _HEADER.size:
         raise EOFError("the compile worker closed its pipe")
@@ -63,13 +63,13 @@ def _by_value(modules: set[str]) -> Iterator[None]:
     """Pickle the functions of ``modules`` by value (they may not be importable there)."""
     from numba import cloudpickle
 
-    registered = []
+    registered: list[Any] = []
     for name in modules:
         module = sys.modules.get(name)
         if module is None or name in ("__main__",) or name.startswith(("simtsafe", "numba")):
             continue
         try:
-            cloudpickle.register_pickle_by_value(module)
+            cloudpickle.register_pickle_by_value(module)  # type: ignore[no-untyped-call]
         except ValueError:  # already registered
             continue
         registered.append(module)
@@ -77,7 +77,7 @@ def _by_value(modules: set[str]) -> Iterator[None]:
         yield
     finally:
         for module in registered:
-            cloudpickle.unregister_pickle_by_value(module)
+            cloudpickle.unregister_pickle_by_value(module)  # type: ignore[no-untyped-call]
 
 
 class _Worker:
@@ -139,7 +139,7 @@ def verdict(obj: Any, layouts: tuple[str, ...], modules: set[str]) -> dict[str, 
 
     with _by_value(modules):
         try:
-            payload = cloudpickle.dumps((obj, layouts))
+            payload = cloudpickle.dumps((obj, layouts))  # type: ignore[no-untyped-call]
         except Exception as exc:  # an object of the kernel's scope cannot travel
             raise Unavailable(
                 f"the kernel could not be sent to the compile worker ({exc})"
@@ -163,7 +163,7 @@ def _environment_problem(exc: BaseException) -> str | None:
     return None
 
 
-def _serve(inp: BinaryIO, out: BinaryIO) -> None:
+def _serve(inp: IO[bytes], out: IO[bytes]) -> None:
     try:
         import simtsafe  # noqa: F401  - the CUDA target, registered once
     except BaseException as exc:  # pragma: no cover - depends on the installation
@@ -189,9 +189,9 @@ def _serve(inp: BinaryIO, out: BinaryIO) -> None:
             obj._compiled_verdict(layouts)
             reply: dict[str, Any] = {"ok": True}
         except BaseException as exc:
-            problem = _environment_problem(exc)
-            if problem is not None:
-                reply = {"unavailable": problem}
+            trouble = _environment_problem(exc)
+            if trouble is not None:
+                reply = {"unavailable": trouble}
             elif hasattr(exc, "rule") and hasattr(exc, "message"):
                 fields = dict(getattr(exc, "fields", {}))
                 fields.pop("kernel", None)
