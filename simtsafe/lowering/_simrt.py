@@ -25,6 +25,7 @@ __all__ = [
     "SimRuntime",
     "barrier",
     "current",
+    "defined",
     "geometry",
     "grid_sync",
     "install",
@@ -56,6 +57,14 @@ class SimRuntime(Protocol):
 
     def grid_sync(self, site: tuple[str, int] | None) -> None:
         """``cuda.cg.this_grid().sync()`` of a cooperative launch reached at ``site``."""
+        ...
+
+    def defined(self, value: Any, what: str) -> Any:
+        """``value`` where it must be defined (an argument of a collective): the plain value.
+
+        ``simtsafe.sim.check`` reports an undefined value (one loaded from memory no
+        thread wrote) used there; Numba's simulator has none.
+        """
         ...
 
     def shared_array(self, shape: Any, dtype: Any, site: tuple[str, int] | None) -> Any:
@@ -108,6 +117,11 @@ def warp_sync(mask: int, site: tuple[str, int] | None = None) -> None:
 
 def grid_sync(site: tuple[str, int] | None = None) -> None:
     current().grid_sync(site)
+
+
+def defined(value: Any, what: str) -> Any:
+    runtime = getattr(_local, "runtime", None)
+    return value if runtime is None else runtime.defined(value, what)
 
 
 def shared_array(shape: Any, dtype: Any, site: tuple[str, int] | None = None) -> Any:
@@ -200,6 +214,9 @@ class _NumbaSimulatorRuntime:
 
     def record_read(self, array: Any, index: Any, site: tuple[str, int] | None) -> None:
         return None
+
+    def defined(self, value: Any, what: str) -> Any:
+        return value
 
     def record_write(self, array: Any, index: Any, site: tuple[str, int] | None) -> None:
         return None

@@ -109,6 +109,9 @@ class SimThread:
     def warp_sync(self, mask: int, site: Location | None) -> None:
         self.replay.warp_op("syncwarp", mask, None, 0, 32, site or self.replay.site())
 
+    def defined(self, value: Any, what: str) -> Any:
+        return self.replay.defined(value, what)
+
     def grid_sync(self, site: Location | None) -> None:
         self.replay.grid_sync(site or self.replay.site())
 
