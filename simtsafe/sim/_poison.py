@@ -85,6 +85,10 @@ class Origin:
         return self.buf.index_of(self.key, self.isz)
 
 
+#: Attributes of a value that derive from it (the rest is metadata: dtype, shape, ndim...).
+_DERIVED: Final = frozenset({"real", "imag"})
+
+
 def raw(x: Any) -> Any:
     """The plain value of ``x`` (itself unless a poison)."""
     return x.v if type(x) is Poison else x
@@ -137,7 +141,8 @@ class Poison:
         return _wrap(result, origin)
 
     def __getattr__(self, name: str) -> Any:
-        # Attributes of the value (.real, .dtype, .item(), .astype(...)); numbers stay poisoned.
+        # Attributes of the value: what derives from it (.real, .imag, the results of
+        # .item(), .astype(...)) stays undefined; metadata (.dtype, .shape, .ndim) is not.
         if name.startswith("__"):
             raise AttributeError(name)
         value = getattr(self.v, name)
@@ -148,7 +153,8 @@ class Poison:
                 return _wrap(value(*(raw(a) for a in args), **kwargs), origin)
 
             return method
-        return _wrap(value, self.o)
+        derived = name in _DERIVED or isinstance(self.v, np.void)  # a record's field
+        return _wrap(value, self.o) if derived else value
 
     def __getitem__(self, key: Any) -> Any:  # a field of an undefined record
         return _wrap(self.v[key], self.o)

@@ -127,3 +127,45 @@ def test_an_undefined_argument_of_a_simtsafe_collective_is_a_use() -> None:
     f = _only_finding(K.collective_used, np.zeros(1, np.float32), x)
     assert f.lines == (_marked(K.collective_used, "LOAD"), _marked(K.collective_used, "USE"))
     assert "is passed to block.sum at line" in f.message
+
+
+def test_arithmetic_propagates_an_undefined_value_and_uses_report_it() -> None:
+    from simtsafe.sim._poison import Poison
+
+    uses: list[str] = []
+
+    class Replay:
+        def undefined_use(self, origin: object, what: str) -> None:
+            uses.append(what)
+
+    origin: Any = type("Origin", (), {"replay": Replay()})()
+    p = Poison(np.float32(2), origin)
+    # Operators (either side, numpy scalars too), ufuncs, comparisons, derived attributes:
+    # undefined, with the same origin, and no use.
+    for value in (
+        p + 1,
+        np.float32(1) - p,
+        3 * p,
+        p / np.float64(4),
+        -p,
+        abs(p),
+        p**2,
+        np.sqrt(p),
+        np.maximum(p, 1),
+        p < 3,
+        p.real,
+        p.item(),
+        round(p),
+    ):
+        assert type(value) is Poison and value.o is origin, value
+    assert p.dtype == np.float32 and p.ndim == 0  # metadata is defined
+    assert uses == []
+    assert bool(p < 3) is True
+    assert [10, 20, 30][Poison(np.int64(1), origin)] == 20
+    assert float(p) == 2.0
+    assert uses == [
+        "used as a condition",
+        "used as an index (an address, a loop bound or a shift)",
+        "converted to a Python number (int(), float(), a numpy or Numba cast, a math function; "
+        "the checker follows undefined values through operators and numpy ufuncs only)",
+    ]
