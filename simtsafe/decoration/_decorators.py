@@ -266,6 +266,27 @@ class _Compiled:
             helper_uniformity=_helper_uniformity,
         )
 
+    def _api_closure(self) -> frozenset[str]:
+        """The kernel-API names (``cuda.cg.this_grid``...) this code and its helpers call.
+
+        The source-level fact the simulator has where the CUDA target reads the
+        compiled kernel (``numba_kernel.cooperative``): it has no compiled form.
+        """
+        used: set[str] = set()
+        todo: list[_Compiled] = [self]
+        seen: set[int] = set()
+        while todo:
+            compiled = todo.pop()
+            if id(compiled) in seen:
+                continue
+            seen.add(id(compiled))
+            analysis = compiled._freeze().analysis
+            used |= analysis.api_used
+            for value in {**analysis.globals_used, **analysis.substitutes}.values():
+                if isinstance(value, DeviceFunction):
+                    todo.append(value)
+        return frozenset(used)
+
     def _freeze(self) -> _Build:
         """Snapshot the scope, check strictly, build the function Numba compiles (once)."""
         build = self._build

@@ -377,6 +377,7 @@ class _Checker(ast.NodeTransformer):
                     "it is sound",
                     "unsafe-op",
                 )
+            self.api_used.add(ref.name)
             return None
         if ref.kind == "simtsafe":
             return self._simtsafe_builtin(node, ref)

@@ -565,7 +565,15 @@ class LaunchPlan:
         return cufunc.kernel
 
     def _simulate(self, args: tuple[Any, ...]) -> None:
-        simulate_launch(self._dispatch, self.grid, self.block, self.shared_mem, args, self.name)
+        simulate_launch(
+            self._dispatch,
+            self.grid,
+            self.block,
+            self.shared_mem,
+            args,
+            self.name,
+            cooperative=bool(self.kernel.contract and self.kernel.contract.cooperative),
+        )
 
     def _check(self, args: tuple[Any, ...]) -> Checked:
         """Every argument check, in order; raises the first failure's error.

@@ -59,7 +59,7 @@ SIMULATOR_LIMITS = DeviceLimits(
     max_shared_per_block=48 * 1024,
     max_shared_optin=48 * 1024,
     multiprocessors=1,
-    cooperative=False,
+    cooperative=True,  # all blocks run at once (lowering._grid_sim)
     clusters=False,
 )
 

@@ -155,7 +155,9 @@ def _check_cooperative(
     name = kernel.name
     declared = contract is not None and contract.cooperative
     if not declared:
-        if uses_grid_sync(numba_kernel):
+        # The simulator has no compiled kernel: it reads the same fact from the source.
+        syncs = "cuda.cg.this_grid" in kernel._api_closure() if SIMULATOR else None
+        if syncs or uses_grid_sync(numba_kernel):
             raise CooperativeLaunchError(
                 f"kernel {name!r} synchronizes the whole grid (cuda.cg.this_grid().sync()), which "
                 "needs a cooperative launch whose blocks are all resident at once; declare "
@@ -171,9 +173,9 @@ def _check_cooperative(
             kernel=name,
         )
     blocks = grid[0] * grid[1] * grid[2]
-    if numba_kernel is None:
+    if numba_kernel is None and not SIMULATOR:
         return
-    resident = cooperative_blocks(numba_kernel, block, shared_mem)
+    resident = cooperative_blocks(numba_kernel, block, shared_mem, lim.multiprocessors)
     if blocks > resident:
         raise CooperativeLaunchError(
             f"kernel {name!r}: a cooperative grid must be co-resident, but {blocks} blocks of "

@@ -134,11 +134,14 @@ def cuda_object_kinds() -> dict[int, tuple[str, str]]:
     """id(object) -> (dotted name, kind) for the API objects themselves.
 
     Lets a kernel use names imported from ``numba.cuda`` directly
-    (``from numba.cuda import syncthreads``). Empty on the simulator, where
-    the kernel API exists only inside a running kernel.
+    (``from numba.cuda import syncthreads``). On the simulator, where the
+    kernel API exists only inside a running kernel, only the
+    ``numba.cuda.random`` functions (ordinary objects there too).
     """
+    import numba.cuda.random as random
+
     if SIMULATOR:
-        return {}
+        return _random_kinds(random)
     from numba import cuda
     from numba.cuda import libdevice
 
@@ -157,10 +160,20 @@ def cuda_object_kinds() -> dict[int, tuple[str, str]]:
         else:
             kinds[id(obj)] = (f"cuda.{name}", kind)
     import numba
-    import numba.cuda.random as random
 
-    for name in _RANDOM:
-        if hasattr(random, name):
-            kinds[id(getattr(random, name))] = (f"numba.cuda.random.{name}", "gated")
+    kinds.update(_random_kinds(random))
     kinds[id(numba.literal_unroll)] = ("numba.literal_unroll", "ok")
     return kinds
+
+
+def _random_kinds(random: Any) -> dict[int, tuple[str, str]]:
+    """The ``numba.cuda.random`` device functions: gated (they advance a raw state array).
+
+    They exist as objects on both targets (CPU-jitted functions on the simulator,
+    which runs their Python bodies), so a kernel names them alike on both.
+    """
+    return {
+        id(getattr(random, name)): (f"numba.cuda.random.{name}", "gated")
+        for name in _RANDOM
+        if hasattr(random, name)
+    }

@@ -297,8 +297,15 @@ def _common_dtype(api: str, vals: Sequence[Any], widen_bool: bool) -> np.dtype[A
     return dtype
 
 
+def _argument(v: Any, api: str) -> Any:
+    """A collective's argument, which must be defined (``simtsafe.sim.check`` reports it)."""
+    if isinstance(v, np.generic | int | float | complex):
+        return v
+    return _simrt.defined(v, f"passed to {api}")
+
+
 def _warp_reduce(api: str, v: Any, op: Any, site: Site, widen_bool: bool = False) -> Any:
-    place, slots, vals = _exchange_warp(v, site)
+    place, slots, vals = _exchange_warp(_argument(v, api), site)
 
     def lanes() -> list[Any]:
         dtype = _common_dtype(api, vals, widen_bool)
@@ -312,7 +319,7 @@ def _warp_reduce(api: str, v: Any, op: Any, site: Site, widen_bool: bool = False
 
 
 def _block_reduce(api: str, v: Any, op: Any, site: Site, widen_bool: bool = False) -> Any:
-    place, slots, vals = _exchange_block(v, site)
+    place, slots, vals = _exchange_block(_argument(v, api), site)
 
     def total() -> Any:
         dtype = _common_dtype(api, vals, widen_bool)
@@ -325,7 +332,7 @@ def _block_reduce(api: str, v: Any, op: Any, site: Site, widen_bool: bool = Fals
 
 
 def _warp_scan(v: Any, inclusive: bool, site: Site) -> Any:
-    place, _, vals = _exchange_warp(v, site)
+    place, _, vals = _exchange_warp(_argument(v, "warp.scan"), site)
     dtype = _common_dtype("warp.scan", vals, widen_bool=True)
     combine, _ = _combiner("warp.scan", "add", dtype)
     scanned = _inclusive_scan([_cast(x, dtype) for x in vals], combine)
@@ -335,7 +342,7 @@ def _warp_scan(v: Any, inclusive: bool, site: Site) -> Any:
 
 
 def _block_scan(v: Any, inclusive: bool, site: Site) -> Any:
-    place, slots, vals = _exchange_block(v, site)
+    place, slots, vals = _exchange_block(_argument(v, "block.scan"), site)
     dtype = _common_dtype("block.scan", vals, widen_bool=True)
     combine, _ = _combiner("block.scan", "add", dtype)
 
@@ -359,6 +366,8 @@ def _block_scan(v: Any, inclusive: bool, site: Site) -> Any:
 
 
 def _atomic_update(arr: Any, i: Any, v: Any, name: str) -> None:
+    i = _argument(i, f"acc.{name}(i, v) as the index")
+    v = _argument(v, f"acc.{name}(i, v) as the value")
     if isinstance(i, bool) or not isinstance(i, int | np.integer):
         _reject(f"acc.{name}(i, v): the index must be an int; got {type(i).__name__}")
     i = int(i)
@@ -521,12 +530,14 @@ def _reductions(scope: str, reduce_fn: Callable[..., Any]) -> dict[str, Any]:
 
 
 def _broadcast_block(v: Any, site: Site) -> Any:
+    v = _argument(v, "block.broadcast")
     _dtype_of(v, "block.broadcast")
     _, _, vals = _exchange_block(v, site)
     return vals[0]
 
 
 def _broadcast_warp(v: Any, site: Site) -> Any:
+    v = _argument(v, "warp.broadcast")
     _dtype_of(v, "warp.broadcast")
     _, _, vals = _exchange_warp(v, site)
     return vals[0]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
-from typing import Any, final
+from typing import Any, Final, final
 
 from ._compat import SIMULATOR
 
@@ -157,8 +157,28 @@ def uses_grid_sync(numba_kernel: Any) -> bool:
     return bool(numba_kernel is not None and numba_kernel.cooperative)
 
 
-def cooperative_blocks(numba_kernel: Any, block: tuple[int, int, int], shared_mem: int) -> int:
-    """How many blocks of this shape a cooperative launch can keep co-resident."""
+#: The simulator's stand-in for one multiprocessor (compute capability 9.0): resident
+#: threads, blocks and shared memory. A cooperative launch there runs one OS thread per
+#: CUDA thread of the whole grid, all at once.
+SIM_SM_THREADS: Final = 2048
+SIM_SM_BLOCKS: Final = 32
+SIM_SM_SHARED: Final = 228 * 1024
+
+
+def cooperative_blocks(
+    numba_kernel: Any, block: tuple[int, int, int], shared_mem: int, multiprocessors: int = 1
+) -> int:
+    """How many blocks of this shape a cooperative launch can keep co-resident.
+
+    On the simulator (no compiled kernel), the blocks that fit on its
+    ``multiprocessors`` stand-in multiprocessors (``SIM_SM_*``).
+    """
+    if SIMULATOR:
+        threads = block[0] * block[1] * block[2]
+        fit = min(SIM_SM_BLOCKS, SIM_SM_THREADS // threads)
+        if shared_mem:
+            fit = min(fit, SIM_SM_SHARED // shared_mem)
+        return fit * multiprocessors
     return int(numba_kernel.max_cooperative_grid_blocks(block, shared_mem))
 
 
@@ -250,15 +270,28 @@ def simulate_launch(
     shared_mem: int,
     args: tuple[Any, ...],
     kernel: str,
+    *,
+    cooperative: bool = False,
 ) -> None:
-    """Run a checked launch on Numba's simulator; errors come out as simtsafe errors."""
+    """Run a checked launch on Numba's simulator; errors come out as simtsafe errors.
+
+    A cooperative launch runs every block at once (``_grid_sim``), so that a grid
+    sync waits for the whole grid, as on the GPU.
+    """
     from .._errors import SafetyError
     from ._diagnostics import translate_simulator_error
 
     converted = tuple(_host_view(a) for a in args)
     try:
-        dispatcher[grid, block, 0, shared_mem](*converted)
+        if cooperative:
+            from ._grid_sim import run_cooperative
+
+            run_cooperative(dispatcher, grid, block, shared_mem, converted, kernel)
+        else:
+            dispatcher[grid, block, 0, shared_mem](*converted)
     except (SafetyError, AttributeError, TypeError) as exc:
+        if isinstance(exc, SafetyError) and exc.rule == "grid-sync" and exc.kernel == kernel:
+            raise  # already names the kernel and the grid sync's line
         raise translate_simulator_error(exc, kernel).with_traceback(exc.__traceback__) from None
 
 

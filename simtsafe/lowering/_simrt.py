@@ -25,7 +25,9 @@ __all__ = [
     "SimRuntime",
     "barrier",
     "current",
+    "defined",
     "geometry",
+    "grid_sync",
     "install",
     "record_read",
     "record_write",
@@ -51,6 +53,18 @@ class SimRuntime(Protocol):
 
     def warp_sync(self, mask: int, site: tuple[str, int] | None) -> None:
         """``syncwarp(mask)`` reached at ``site``."""
+        ...
+
+    def grid_sync(self, site: tuple[str, int] | None) -> None:
+        """``cuda.cg.this_grid().sync()`` of a cooperative launch reached at ``site``."""
+        ...
+
+    def defined(self, value: Any, what: str) -> Any:
+        """``value`` where it must be defined (an argument of a collective): the plain value.
+
+        ``simtsafe.sim.check`` reports an undefined value (one loaded from memory no
+        thread wrote) used there; Numba's simulator has none.
+        """
         ...
 
     def shared_array(self, shape: Any, dtype: Any, site: tuple[str, int] | None) -> Any:
@@ -99,6 +113,15 @@ def barrier(site: tuple[str, int] | None = None) -> None:
 
 def warp_sync(mask: int, site: tuple[str, int] | None = None) -> None:
     current().warp_sync(mask, site)
+
+
+def grid_sync(site: tuple[str, int] | None = None) -> None:
+    current().grid_sync(site)
+
+
+def defined(value: Any, what: str) -> Any:
+    runtime = getattr(_local, "runtime", None)
+    return value if runtime is None else runtime.defined(value, what)
 
 
 def shared_array(shape: Any, dtype: Any, site: tuple[str, int] | None = None) -> Any:
@@ -159,6 +182,24 @@ class _NumbaSimulatorRuntime:
                 state.warp_barriers[(warp, mask)] = barrier
         barrier.wait()
 
+    def grid_sync(self, site: tuple[str, int] | None) -> None:
+        """The grid barrier of a cooperative launch (``_grid_sim`` runs all blocks at once).
+
+        Numba's simulator runs the blocks of any other launch one after another, so
+        a grid sync there cannot wait for the other blocks: it is refused.
+        """
+        sync = getattr(self._thread(), "grid_sync", None)
+        if sync is None:
+            from .._errors import SafetyError
+
+            raise SafetyError(
+                "simtsafe: a grid sync ran in a launch that is not cooperative; the simulator "
+                "runs a cooperative grid only for a kernel launched through kernel.prepare(...) "
+                "with cooperative=True in its launch contract",
+                rule="grid-sync",
+            )
+        sync(site)
+
     def shared_array(self, shape: Any, dtype: Any, site: tuple[str, int] | None) -> Any:
         """The block's array for ``site`` (one per block and site, zero-filled once)."""
         import numpy as np
@@ -173,6 +214,9 @@ class _NumbaSimulatorRuntime:
 
     def record_read(self, array: Any, index: Any, site: tuple[str, int] | None) -> None:
         return None
+
+    def defined(self, value: Any, what: str) -> Any:
+        return value
 
     def record_write(self, array: Any, index: Any, site: tuple[str, int] | None) -> None:
         return None

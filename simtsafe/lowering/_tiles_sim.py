@@ -32,13 +32,27 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_)
 
 
-def _int_index(i: Any, ndim: int) -> tuple[int, ...] | None:
+def _int_index(i: Any, ndim: int, plain: bool = False) -> tuple[int, ...] | None:
     """``i`` as a tuple of ints if it is an int (1D) or a tuple of ``ndim`` ints."""
     if ndim == 1 and _is_int(i):
         return (int(i),)
     if isinstance(i, tuple) and len(i) == ndim and all(_is_int(v) for v in i):
         return tuple(int(v) for v in i)
-    return None
+    if plain:
+        return None
+    # An index loaded from memory no thread wrote (simtsafe.sim.check): a use, reported
+    # by the runtime; the plain value indexes.
+    if isinstance(i, tuple):
+        return _int_index(tuple(_simrt.defined(v, _AS_INDEX) for v in i), ndim, True)
+    return _int_index(_simrt.defined(i, _AS_INDEX), ndim, True)
+
+
+_AS_INDEX = "used as an index"
+_INTO_LOCAL = (
+    "stored to a thread-private array (the checker does not follow undefined values into "
+    "simtsafe's local arrays)"
+)
+_PLAIN = (np.generic, int, float, complex)
 
 
 def _type_name(i: Any) -> str:
@@ -93,6 +107,9 @@ class _Holder:
         return self._arr[idx if len(idx) > 1 else idx[0]]
 
     def _store(self, idx: tuple[int, ...], value: Any) -> None:
+        if type(self._arr) is np.ndarray and not isinstance(value, _PLAIN):
+            # A thread-private array keeps no shadow: an undefined value stored is a use.
+            value = _simrt.defined(value, _INTO_LOCAL)
         if _inside(self._shape, idx):
             self._arr[idx if len(idx) > 1 else idx[0]] = value
 

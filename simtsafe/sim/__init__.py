@@ -3,16 +3,18 @@
 Replays one launch of a kernel (simtsafe or raw ``numba.cuda.jit``) on the
 CPU under its own deterministic scheduler, with every memory access and
 synchronization recorded, and reports data races, divergent barriers, bad
-warp masks, out-of-bounds accesses and uninitialized reads with thread
-coordinates and source lines. See docs/checker.md.
+warp masks, out-of-bounds accesses and uses of uninitialized memory with
+thread coordinates and source lines. See docs/checker.md.
 
 Layout: ``_check`` (the entry point), ``_source`` (which function runs, over
 which globals), ``_device`` (the fake ``numba.cuda`` API), ``_sched`` (the
 baton scheduler), ``_threads`` (simulated threads and blocks), ``_sync``
 (barriers, warp collectives, grid sync: arrival and resolution), ``_warp``
-(warp collective results), ``_hb`` (happens-before, shadow memory, race and
-init checks), ``_memory`` (recorded arrays), ``_findings`` / ``_report``
-(what is reported), ``_cli`` (``simtsafe sim-check``).
+(warp collective results), ``_hb`` (happens-before, shadow memory, race
+checks), ``_uninit`` (uninitialized memory: origins and uses of undefined
+values), ``_poison`` (an undefined value, propagated by arithmetic),
+``_memory`` (recorded arrays), ``_findings`` / ``_report`` (what is
+reported), ``_cli`` (``simtsafe sim-check``).
 """
 
 from .._errors import KernelCheckError as KernelCheckError

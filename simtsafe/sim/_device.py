@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ._memory import ATOMIC, CONST, Buffer, RecArray
+from ._poison import Poison
 from ._threads import Dim3
 from ._warp import FULL_MASK
 
@@ -116,8 +117,17 @@ def const_array(replay: Replay, data: Any, label: str) -> RecArray:
     return RecArray.over(replay, Buffer(label, CONST, raw))
 
 
+#: Atomics whose new value depends on comparing the old one (an undefined operand is a use).
+_COMPARING = frozenset({"inc", "dec", "cas", "compare_and_swap"})
+_COMPARED = "compared by cuda.atomic.{}"
+
+
 class _Atomic:
-    """``cuda.atomic``: recorded read-modify-write operations that return the old value."""
+    """``cuda.atomic``: recorded read-modify-write operations that return the old value.
+
+    The old value of an undefined element is a poison; so is the new one (an add on
+    garbage stays garbage), except where the atomic compares (``_COMPARING``: a use).
+    """
 
     __slots__ = ("_r",)
 
@@ -136,9 +146,12 @@ class _Atomic:
             return r.out_of_bounds(ary, idx if isinstance(idx, tuple) else (idx,), ATOMIC)
         if op == "exch":
             r.initialize(ary, e)  # the old value may be garbage: exch does not depend on it
-        r.access(ary, e, ATOMIC)
+        origin = r.access(ary, e, ATOMIC)
         r.atomic_sync(ary, e)
-        old = ary._data[e]
+        old = ary._data[e] if origin is None else Poison(ary._data[e], origin)
+        if op in _COMPARING:  # the new value depends on a comparison: a use
+            old = r.defined(old, _COMPARED.format(op))
+        # An undefined old value or operand makes the new value undefined (see _uninit).
         ary._store(e, fn(old))
         return old
 
@@ -173,15 +186,19 @@ class _Atomic:
         return self._rmw(ary, idx, "exch", lambda old: val)
 
     def inc(self, ary: Any, idx: Any, val: Any) -> Any:
+        val = self._r.defined(val, _COMPARED.format("inc"))
         return self._rmw(ary, idx, "inc", lambda old: 0 if old >= val else old + 1)
 
     def dec(self, ary: Any, idx: Any, val: Any) -> Any:
+        val = self._r.defined(val, _COMPARED.format("dec"))
         return self._rmw(ary, idx, "dec", lambda old: val if old == 0 or old > val else old - 1)
 
     def cas(self, ary: Any, idx: Any, old: Any, val: Any) -> Any:
+        old = self._r.defined(old, _COMPARED.format("cas"))
         return self._rmw(ary, idx, "cas", lambda cur: val if cur == old else cur)
 
     def compare_and_swap(self, ary: Any, old: Any, val: Any) -> Any:
+        old = self._r.defined(old, _COMPARED.format("compare_and_swap"))
         return self._rmw(ary, 0, "compare_and_swap", lambda cur: val if cur == old else cur)
 
 
@@ -358,9 +375,8 @@ class FakeCuda:
 
     # ------------------------------------------------------------------ arithmetic intrinsics
 
-    @staticmethod
-    def selp(predicate: Any, a: Any, b: Any) -> Any:
-        return a if predicate else b
+    def selp(self, predicate: Any, a: Any, b: Any) -> Any:
+        return a if self._r.defined(predicate, "passed as the predicate of cuda.selp") else b
 
     @staticmethod
     def fma(a: Any, b: Any, c: Any) -> Any:
@@ -370,23 +386,20 @@ class FakeCuda:
     def cbrt(a: Any) -> Any:
         return np.cbrt(a)
 
-    @staticmethod
-    def popc(x: Any) -> int:
-        v, _ = _unsigned(x)
+    def popc(self, x: Any) -> int:
+        v, _ = _unsigned(self._r.defined(x, "passed to cuda.popc"))
         return v.bit_count()
 
-    @staticmethod
-    def clz(x: Any) -> int:
-        v, bits = _unsigned(x)
+    def clz(self, x: Any) -> int:
+        v, bits = _unsigned(self._r.defined(x, "passed to cuda.clz"))
         return bits - v.bit_length()
 
-    @staticmethod
-    def ffs(x: Any) -> int:
-        v, _ = _unsigned(x)
+    def ffs(self, x: Any) -> int:
+        v, _ = _unsigned(self._r.defined(x, "passed to cuda.ffs"))
         return (v & -v).bit_length()
 
-    @staticmethod
-    def brev(x: Any) -> Any:
+    def brev(self, x: Any) -> Any:
+        x = self._r.defined(x, "passed to cuda.brev")
         v, bits = _unsigned(x)
         out = int(format(v, f"0{bits}b")[::-1], 2)
         if isinstance(x, np.integer):

@@ -23,6 +23,7 @@ Shuffles and votes exchange values, not memory: they order nothing.
 Per element (global and shared memory), the shadow keeps the last plain
 write, the last atomic, and the last read of each thread since that write
 (enough to find a race for every racing element, as in FastTrack).
+Whether an element holds a defined value is ``_uninit``'s part.
 """
 
 from __future__ import annotations
@@ -31,10 +32,11 @@ import operator
 from typing import TYPE_CHECKING, Any
 
 from ._findings import Collector
-from ._memory import ACCESS_NAMES, ATOMIC, LOCAL, READ, WRITE, Buffer, RecArray
+from ._memory import ACCESS_NAMES, ATOMIC, READ, WRITE, Buffer, RecArray
 from ._report import Location
 
 if TYPE_CHECKING:
+    from ._poison import Origin
     from ._threads import SimThread
 
 __all__ = ["Cell", "MemoryModel", "join"]
@@ -108,9 +110,14 @@ class MemoryModel:
     step_limit: int
     yield_at: int
     stop: str | None
-    _pending: dict[tuple[int, int], tuple[Buffer, RecArray, dict[int, tuple[SimThread, Location]]]]
 
     def site(self) -> Location:
+        raise NotImplementedError
+
+    def undefined_load(self, arr: RecArray, buf: Buffer, key: int) -> Origin:
+        raise NotImplementedError
+
+    def _explained(self, buf: Buffer, key: int, reader: SimThread) -> None:
         raise NotImplementedError
 
     def _halt(self) -> None:
@@ -121,24 +128,33 @@ class MemoryModel:
 
     # ------------------------------------------------------------------ accesses
 
-    def access(self, arr: RecArray, e: int, kind: int) -> None:
-        """Record access ``kind`` by the running thread to element ``e`` of ``arr``."""
+    def access(self, arr: RecArray, e: int, kind: int) -> Origin | None:
+        """Record access ``kind`` by the running thread to element ``e`` of ``arr``.
+
+        Returns the origin of the element's value when a read or an atomic finds
+        it undefined (``_uninit``), else None.
+        """
         self.steps += 1
         if self.stop is not None or self.steps > self.yield_at:
             self._over()
         buf = arr._buf
         key = e * arr._isz
+        origin = None
         written = buf.written
         if written is not None:
             if kind == WRITE:
                 written[key] = 1
+                if buf.undefined:
+                    buf.undefined.pop(key, None)
             elif not written[key]:
-                self._uninitialized(arr, buf, key, kind)
+                origin = self.undefined_load(arr, buf, key)
                 if kind == ATOMIC:
                     written[key] = 1
+            elif buf.undefined:
+                origin = buf.undefined.get(key)
         shadow = buf.shadow
         if shadow is None:
-            return
+            return origin
         t = self.cur
         site = self.site()
         cell = shadow.get(key)
@@ -157,7 +173,7 @@ class MemoryModel:
                 cell.r = {t.gid: (t, t.own, site)}
             else:
                 reads[t.gid] = (t, t.own, site)
-            return
+            return origin
         reads = cell.r
         if reads is not None:
             for p in reads.values():
@@ -175,6 +191,7 @@ class MemoryModel:
             # Atomics on one element never race with each other; the latest one stands
             # for the earlier ones (they precede it in the element's modification order).
             cell.a = (t, t.own, site)
+        return origin
 
     def _race(
         self, arr: RecArray, key: int, p: Stamp, pkind: int, site: Location, kind: int
@@ -233,59 +250,6 @@ class MemoryModel:
                 message=message + "; the access was skipped",
             )
         return arr.dtype.type(0) if kind != WRITE else None
-
-    # ------------------------------------------------------------------ initialization
-
-    def _uninitialized(self, arr: RecArray, buf: Buffer, key: int, kind: int) -> None:
-        t = self.cur
-        site = self.site()
-        if buf.space == LOCAL:
-            self._report_uninit(buf, arr, key, t, site)
-            return
-        # Shared memory: wait for the end of the launch. If another thread's write to
-        # this element races with this read, the race explains it and this is dropped.
-        entry = self._pending.get((id(buf), key))
-        if entry is None:
-            entry = self._pending[(id(buf), key)] = (buf, arr, {})
-        entry[2].setdefault(t.gid, (t, site))
-
-    def initialize(self, arr: RecArray, e: int) -> None:
-        """Mark element ``e`` written without a read (``atomic.exch`` stores a new value)."""
-        written = arr._buf.written
-        if written is not None:
-            written[e * arr._isz] = 1
-
-    def _explained(self, buf: Buffer, key: int, reader: SimThread) -> None:
-        entry = self._pending.get((id(buf), key))
-        if entry is not None:
-            entry[2].pop(reader.gid, None)
-
-    def _report_uninit(
-        self, buf: Buffer, arr: RecArray, key: int, t: SimThread, site: Location
-    ) -> None:
-        if self.findings.seen("uninitialized", site, site):
-            return
-        index = buf.index_of(key, arr._isz)
-        decl = f" (declared at line {buf.decl[1]})" if buf.decl is not None else ""
-        self.findings.add(
-            "uninitialized",
-            array=buf.label,
-            index=index,
-            threads=(t.ref, t.ref),
-            accesses=("read", "read"),
-            locations=(site, site),
-            message=(
-                f"{buf.label}[{', '.join(str(i) for i in index)}] is read but no thread wrote "
-                f"it earlier in this launch: {buf.space} memory{decl} starts undefined"
-            ),
-        )
-
-    def flush_uninitialized(self) -> None:
-        """Report the uninitialized shared-memory reads no race explained."""
-        for (_, key), (buf, arr, readers) in self._pending.items():
-            for t, site in readers.values():
-                self._report_uninit(buf, arr, key, t, site)
-        self._pending.clear()
 
     # ------------------------------------------------------------------ fences and atomics
 

@@ -10,7 +10,9 @@ the replay, which records it with the calling thread and source line.
 
 Invariant: every element access of kernel code to a buffer goes through
 ``RecArray`` and is reported to ``Replay.access`` before it happens;
-out-of-bounds accesses are reported instead and skipped (reads give 0).
+out-of-bounds accesses are reported instead and skipped (reads give 0). A
+load of an undefined element gives a ``Poison`` (``_poison``), a store of one
+goes through ``Replay.store_undefined``.
 """
 
 from __future__ import annotations
@@ -21,7 +23,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
+from ._poison import Poison
+
 if TYPE_CHECKING:
+    from ._poison import Origin
     from ._sched import Replay
 
 __all__ = ["ATOMIC", "CONST", "GLOBAL", "LOCAL", "READ", "SHARED", "WRITE", "Buffer", "RecArray"]
@@ -45,15 +50,28 @@ class Buffer:
         space: ``global``, ``shared``, ``local`` or ``const``.
         raw: the backing numpy array (C order; bytes for dynamic shared memory).
         shadow: byte offset -> access history (global and shared memory), else None.
-        written: one flag per byte offset (shared and local memory: uninitialized
-            reads), else None.
+        written: one flag per byte offset (shared and local memory), set by the
+            first store, else None: a load of an element without it is undefined.
+        undefined: byte offset -> the origin of the undefined value stored there
+            (shared and local memory: a store of a poison), else None.
         sync: byte offset -> the vector clock released by fenced atomics there.
         track: False for inputs the kernel cannot write (simtsafe ``In``):
             reads of them cannot race and are not recorded.
         decl: where it was declared (shared/local/const), for messages.
     """
 
-    __slots__ = ("decl", "dynamic", "label", "raw", "shadow", "space", "sync", "track", "written")
+    __slots__ = (
+        "decl",
+        "dynamic",
+        "label",
+        "raw",
+        "shadow",
+        "space",
+        "sync",
+        "track",
+        "undefined",
+        "written",
+    )
 
     def __init__(
         self,
@@ -72,9 +90,9 @@ class Buffer:
         self.decl = decl
         self.track = track and space in (GLOBAL, SHARED)
         self.shadow: dict[int, Any] | None = {} if self.track else None
-        self.written: bytearray | None = (
-            bytearray(max(raw.nbytes, 1)) if space in (SHARED, LOCAL) else None
-        )
+        uninit = space in (SHARED, LOCAL)
+        self.written: bytearray | None = bytearray(max(raw.nbytes, 1)) if uninit else None
+        self.undefined: dict[int, Origin] | None = {} if uninit else None
         self.sync: dict[int, dict[int, int]] = {}
 
     def index_of(self, key: int, itemsize: int) -> tuple[int, ...]:
@@ -187,22 +205,22 @@ class RecArray:
         if type(idx) is int and self.ndim == 1:
             if 0 <= idx < self._n0:
                 e = self._off + idx * self._s0
-                self._r.access(self, e, READ)
-                return self._data[e]
+                o = self._r.access(self, e, READ)
+                return self._data[e] if o is None else Poison(self._data[e], o)
             return self._r.out_of_bounds(self, (idx,), READ)
         if type(idx) is tuple and self.ndim == 2 and len(idx) == 2:
             i, j = idx
             if type(i) is int and type(j) is int and 0 <= i < self._n0 and 0 <= j < self._n1:
                 e = self._off + i * self._s0 + j * self._s1
-                self._r.access(self, e, READ)
-                return self._data[e]
+                o = self._r.access(self, e, READ)
+                return self._data[e] if o is None else Poison(self._data[e], o)
         found = self._element(idx)
         if found is None:
             return self._r.out_of_bounds(self, _as_tuple(idx), READ)
         if isinstance(found, RecArray):
             return found
-        self._r.access(self, found, READ)
-        return self._data[found]
+        o = self._r.access(self, found, READ)
+        return self._data[found] if o is None else Poison(self._data[found], o)
 
     def __setitem__(self, idx: Any, value: Any) -> None:
         if type(idx) is int and self.ndim == 1:
@@ -230,6 +248,8 @@ class RecArray:
             self._store(found, value)
 
     def _store(self, e: int, value: Any) -> None:
+        if type(value) is Poison:
+            value = self._r.store_undefined(self, e, value)
         try:
             self._data[e] = value
         except (OverflowError, TypeError):

@@ -58,10 +58,13 @@ class Finding:
         index: the element's index in that array (None for synchronization
             findings; for out-of-bounds, the index as the kernel wrote it).
         threads: the two threads involved, first the earlier one. A finding
-            about one thread (out-of-bounds, uninitialized) names it twice.
+            about one thread (out-of-bounds; uninitialized when the loading
+            thread is the one using the value) names it twice.
         accesses: what each thread did: ``read``, ``write``, ``atomic`` for
-            memory findings; the operation (``syncthreads``, ``shfl_sync``,
-            ``exit``...) for synchronization findings.
+            memory findings (``read`` then ``use`` for uninitialized: the
+            load of the undefined value and where it was used); the operation
+            (``syncthreads``, ``shfl_sync``, ``exit``...) for synchronization
+            findings.
         locations: (file, line) of each thread's operation, same order.
         count: how many times this (kind, source lines) pair was observed.
         message: one sentence saying what is wrong.

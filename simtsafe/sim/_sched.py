@@ -34,6 +34,7 @@ from ._memory import LOCAL, SHARED, Buffer, RecArray
 from ._report import Location
 from ._sync import SyncPoints
 from ._threads import EXITED, Block, Dim3, Halt, SimThread
+from ._uninit import UndefinedMemory
 
 __all__ = ["Dim3", "Replay", "SimThread", "as_dtype"]
 
@@ -49,8 +50,11 @@ SPIN_BLOCKS: Final = 8
 _PKG: Final = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
-class Replay(SyncPoints, MemoryModel):
-    """One checked launch: its threads, memory, findings and the scheduler."""
+class Replay(UndefinedMemory, SyncPoints, MemoryModel):
+    """One checked launch: its threads, memory, findings and the scheduler.
+
+    (``UndefinedMemory`` comes first: the other two declare the hooks of it they call.)
+    """
 
     def __init__(
         self,
@@ -82,6 +86,7 @@ class Replay(SyncPoints, MemoryModel):
         self.error: tuple[BaseException, SimThread | None] | None = None
         self.cur: SimThread = None  # type: ignore[assignment]
         self._pending = {}
+        self._uses = {}
         self._internal: dict[types.CodeType, bool] = {}
         self.next_block = 0
         self.active: list[Block] = []

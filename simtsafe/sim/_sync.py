@@ -86,8 +86,13 @@ class SyncPoints:
     def _progressed(self, t: SimThread) -> None:
         raise NotImplementedError
 
+    def defined(self, value: Any, what: str) -> Any:
+        raise NotImplementedError
+
     def barrier(self, op: str, pred: Any, site: Location) -> Any:
         """A block barrier (``syncthreads`` or a predicate variant)."""
+        if pred is not None:
+            pred = self.defined(pred, f"passed as the predicate of {op}")
         return self._wait(WAIT_BAR, (op, site, pred))
 
     def grid_sync(self, site: Location) -> None:
@@ -99,6 +104,10 @@ class SyncPoints:
 
     def warp_op(self, op: str, mask: Any, value: Any, arg: Any, width: int, site: Location) -> Any:
         """A warp collective: wait until every lane named in the mask arrives."""
+        mask = self.defined(mask, f"passed as the mask of {op}")
+        value = self.defined(value, f"passed as the value of {op}")
+        arg = self.defined(arg, f"passed as the lane argument of {op}")
+        width = self.defined(width, f"passed as the width of {op}")
         t = self.cur
         blk = t.blk
         lanes = blk.warps[t.wid]

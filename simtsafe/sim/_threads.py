@@ -109,6 +109,12 @@ class SimThread:
     def warp_sync(self, mask: int, site: Location | None) -> None:
         self.replay.warp_op("syncwarp", mask, None, 0, 32, site or self.replay.site())
 
+    def defined(self, value: Any, what: str) -> Any:
+        return self.replay.defined(value, what)
+
+    def grid_sync(self, site: Location | None) -> None:
+        self.replay.grid_sync(site or self.replay.site())
+
     def shared_array(self, shape: Any, dtype: Any, site: Location | None) -> Any:
         frame = self.replay.user_frame()
         key = site or (frame.f_code, frame.f_lasti)

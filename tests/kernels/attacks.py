@@ -988,11 +988,13 @@ def k({SIG}) -> None:
 
 
 def test_unnamed_raw_helper_result_inside_region_accepted(tmp_path):  # type: ignore[no-untyped-def]
+    # cooperative=True: the kernel syncs its grid (prepare refuses it otherwise, on the GPU
+    # and on the simulator, which now runs it with every block at once).
     mod = accepted(
         tmp_path,
         _GRID_OF
         + f"""
-@ss.kernel(contract={_BLOCK})
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=(32, 1, 1), cooperative=True))
 def k({SIG}) -> None:
     i = thread.index_1d()
     with ss.unsafe("SAFETY: every thread of the grid reaches this grid barrier"):

@@ -279,7 +279,8 @@ def test_graph_misuse_is_refused(mod) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_graphs_refuse_cooperative_and_clustered_kernels() -> None:
-    # (Neither can be prepared on the simulator: a stand-in plan reaches the check.)
+    # (A stand-in plan reaches the check; tests/sim/test_grid_sync_sim.py records a real
+    # cooperative launch.)
     for contract, word in (
         (ss.LaunchContract(cooperative=True), "cooperative"),
         (ss.LaunchContract(block=(64, 1, 1), cluster=(2, 1, 1)), "clustered"),
