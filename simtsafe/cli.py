@@ -131,6 +131,12 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def _missing(paths: Sequence[str], command: str) -> str | None:
+    if not paths:
+        return (
+            f"simtsafe {command}: name the modules to check, e.g. `simtsafe {command} "
+            "src/your_kernels` (files, directories or packages; as a pre-commit hook: "
+            "args: [src/your_kernels])"
+        )
     missing = [p for p in paths if not Path(p).exists()]
     if missing:
         return f"simtsafe {command}: no such file or directory: {', '.join(missing)}"
@@ -288,12 +294,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "check",
         help="CI gate: decorate, compile to PTX (no GPU) and scan for raw launches",
     )
-    p.add_argument("paths", nargs="+", help="modules, directories or packages")
+    p.add_argument("paths", nargs="*", help="modules, directories or packages")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--cc", default="9.0", help="compute capability to compile for (default 9.0)")
     p.set_defaults(run=cmd_check)
     p = sub.add_parser("audit", help="list the unsafe regions of the kernels in modules")
-    p.add_argument("paths", nargs="+", help="modules, directories or packages")
+    p.add_argument("paths", nargs="*", help="modules, directories or packages")
     p.set_defaults(run=cmd_audit)
     p = sub.add_parser(
         "schema",
