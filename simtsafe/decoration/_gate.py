@@ -290,7 +290,8 @@ def _failure(exc: Exception, obj: Kernel[Any] | DeviceFunction, name: str) -> Fi
         col,
         "SS-internal",
         f"checking {name!r} raised {type(exc).__name__}: {_one_line(str(exc))} -- an error "
-        "inside simtsafe or numba-cuda, not a rule of yours; please report it with this line",
+        "inside simtsafe or numba-cuda that no simtsafe rule names; if the kernel is valid "
+        "code, please report it with this line",
         name,
     )
 
@@ -416,7 +417,11 @@ def _import_finding(exc: BaseException, target: Target, files: set[str]) -> Find
     for frame in frames:  # innermost frame in a checked file: the user's line
         if os.path.abspath(frame.filename) in files:
             path, line = os.path.abspath(frame.filename), frame.lineno or 1
-    code = "SS-contract" if isinstance(exc, LaunchContractError) else "SS-import"
+    code = "SS-import"
+    if isinstance(exc, SafetyError):
+        code = f"SS-{exc.rule or 'safety'}"
+    elif isinstance(exc, LaunchContractError):
+        code = "SS-contract"
     raised = ""
     if frames and os.path.abspath(frames[-1].filename) != path:
         raised = f" (raised at {display_path(frames[-1].filename)}:{frames[-1].lineno})"
@@ -436,7 +441,6 @@ class Collected:
 
     objects: list[Kernel[Any] | DeviceFunction]
     failures: list[Finding]
-    files: list[str]
 
 
 def collect(todo: Sequence[Target]) -> Collected:
@@ -461,6 +465,9 @@ def collect(todo: Sequence[Target]) -> Collected:
             failure = exc  # keeps the failed module's frames (and its kernels) alive
         made += _registry.created_since(position)
         if failure is not None:
+            missing = missing_library(failure)
+            if missing is not None:  # e.g. a module that compiles a kernel at import
+                raise missing from None
             failures.append(_import_finding(failure, target, files))
             del failure
     seen: set[int] = set()
@@ -472,7 +479,7 @@ def collect(todo: Sequence[Target]) -> Collected:
         seen.add(id(obj))
         if entry.module in names or obj.py_func.__module__ in names:
             objects.append(obj)
-    return Collected(objects, failures, [t.file for t in todo])
+    return Collected(objects, failures)
 
 
 def check_paths(paths: Sequence[Path], cc: tuple[int, int] = (9, 0)) -> GateReport:
