@@ -24,6 +24,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import sys
@@ -222,8 +223,12 @@ def cmd_check(args: argparse.Namespace) -> int:
             fmt,
             USAGE,
         )
+    # In JSON mode stdout carries the one JSON document: what the modules print while they
+    # are imported and checked goes to stderr.
+    quiet = contextlib.redirect_stdout(sys.stderr) if fmt == "json" else contextlib.nullcontext()
     try:
-        report = check_paths([Path(p) for p in args.paths], cc=(major, minor))
+        with quiet:
+            report = check_paths([Path(p) for p in args.paths], cc=(major, minor))
     except CudaLibrariesMissing as exc:
         return _run_problem("SS-toolchain", str(exc), fmt, USAGE)
     except Exception as exc:  # a bug in the gate itself: still one finding, still valid JSON

@@ -154,3 +154,22 @@ def test_audit_takes_a_directory_and_reports_import_errors(
     ) in out
     assert "1 unsafe region(s) in 0 kernel(s) and 1 helper(s)" in out
     assert main(["audit", "no/such/dir"]) == 2
+
+
+def test_check_json_is_valid_json_whatever_happens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_:  # an argparse error
+        main(["check", "--format", "json", "--no-such-flag", "x.py"])
+    assert exit_.value.code == 2
+    (finding,) = json.loads(capsys.readouterr().out)["findings"]
+    assert finding["code"] == "SS-usage" and "--no-such-flag" in finding["message"]
+    # A module that prints while it is imported: the print goes to stderr.
+    (tmp_path / "chatty.py").write_text('print("hello from chatty")\n')
+    assert main(["check", "--format", "json", "chatty.py"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["findings"] == []
+    assert "hello from chatty" in captured.err
