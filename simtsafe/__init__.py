@@ -20,12 +20,23 @@ General layout (DESIGN.md section 3; data flows one way):
   ``synchronize``/``to_host``/``configure`` (``_handles``), CUDA graphs of
   checked launches (``_graphs``).
 * ``sim/`` -- the CPU race / synchronization checker.
-* ``cli`` -- ``simtsafe check | audit | schema | sim-check``.
+* ``decoration/_registry`` records every kernel and helper made; the CI gate
+  (``decoration/_gate``, also ``check_kernel``) checks those made while it
+  imports the user's modules (``decoration/_modules``).
+* ``cli`` -- ``simtsafe check | audit | schema | sim-check`` (``python -m simtsafe``);
+  ``_toolchain`` says in one line which CUDA library is missing.
 
 Arrows: decoration -> lowering; host -> decoration, lowering; sim -> decoration,
 lowering; never lowering -> decoration/host, never decoration -> host at import time,
 never anything -> cli.
 """
+
+try:  # numba-cuda loads the CUDA runtime at import: a missing library is said in one line
+    import numba.cuda as _numba_cuda  # noqa: F401
+except Exception as _exc:  # pragma: no cover - needs a machine without the CUDA wheels
+    from ._toolchain import fail_import as _fail_import
+
+    _fail_import(_exc)
 
 from . import block as block
 from . import random as random
@@ -82,6 +93,7 @@ from .decoration._decorators import DeviceFunction as DeviceFunction
 from .decoration._decorators import Kernel as Kernel
 from .decoration._decorators import device as device
 from .decoration._decorators import kernel as kernel
+from .decoration._gate import check_kernel as check_kernel
 from .host._contract import LaunchConfig as LaunchConfig
 from .host._contract import LaunchContract as LaunchContract
 from .host._contract import cover as cover
@@ -156,6 +168,7 @@ __all__ = [
     "ThreadIndex",
     "TooManyThreads",
     "UnsafeRegionRequired",
+    "check_kernel",
     "configure",
     "cover",
     "device",

@@ -55,6 +55,7 @@ from ..lowering._diagnostics import translate_typing_error
 from ..verify import SourceInfo, check_kernel_ir
 from ._params import Param, admits, allowed_types, parse_params, record_fields, typevars
 from ._policy import LOCAL_ATTRIBUTES
+from ._registry import register
 from ._rewrite import Analysis, ParamView, Source, UnsafeRegion, analyze, parse_source
 from ._uniformity import UniformitySummary
 
@@ -453,6 +454,7 @@ class DeviceFunction(_Compiled):
         analysis = self._analyze(_scope_of(fn), strict=False)
         _check_helper_uses(decl, analysis)
         self._seal(_with_regions(decl, analysis))
+        register(self)  # the gate's registry (_registry): every helper made, in order
 
     def _target(self) -> Any:
         """What kernels call: a Numba device dispatcher (a simulator device function)."""
@@ -562,6 +564,7 @@ class Kernel(_Compiled, Generic[P]):
         analysis = self._analyze(_scope_of(fn), strict=False)
         _check_contract_needs(decl, analysis)
         self._seal(_with_regions(decl, analysis))
+        register(self)  # the gate's registry (_registry): every kernel made, in order
 
     @property
     def params(self) -> tuple[Param, ...]:

@@ -85,7 +85,7 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, (str(ROOT), env.get("PYTHONPATH"))))
     return subprocess.run(
-        [sys.executable, "-m", "simtsafe.cli", "check", *args],
+        [sys.executable, "-m", "simtsafe", "check", *args],
         capture_output=True,
         text=True,
         env=env,
@@ -123,6 +123,18 @@ def test_gate_passes_a_clean_package_and_speaks_json(tmp_path: Path) -> None:
     report = json.loads(result.stdout)
     assert {f["code"] for f in report["findings"]} == {"SS-typing", "SS-unsafe-op", "SS-raw-launch"}
     assert report["kernels"] == ["kpkg.good.scale", "kpkg.sub.typing_bug.shift"]
+
+
+def test_gate_imports_a_package_module_by_its_dotted_name(tmp_path: Path) -> None:
+    """A file inside a package, given alone: its relative import works, its kernels are named
+    by the package's dotted name (never a generated module name)."""
+    pkg = _package(tmp_path, bad=False)
+    result = _run("--format", "json", str(pkg / "good.py"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(result.stdout)
+    assert report["kernels"] == ["kpkg.good.scale"]
+    # kpkg.helpers was not given: its helper is compiled into `scale`, not listed on its own.
+    assert report["helpers"] == []
 
 
 @pytest.mark.parametrize("args", [[], ["/no/such/path"]])

@@ -35,12 +35,16 @@ def test_committed_contracts_match_the_code() -> None:
     if _pending():
         pytest.skip(
             "the block-cooperation examples import only with their lowering merged; "
-            "regenerate contracts/ (`simtsafe schema`) after the merge"
+            "regenerate contracts/ (`simtsafe schema --out contracts --examples examples`) "
+            "after the merge"
         )
     files = generated_files(ROOT / "examples")
     for name, text in files.items():
         committed = (ROOT / "contracts" / name).read_text()
-        assert committed == text, f"contracts/{name} drifted: run `simtsafe schema` and commit"
+        assert committed == text, (
+            f"contracts/{name} drifted: run `simtsafe schema --out contracts --examples examples` "
+            "and commit"
+        )
 
 
 def test_lock_lists_every_example_kernel(tmp_path: Path) -> None:
@@ -91,3 +95,81 @@ def test_audit_lists_unsafe_regions_with_reasons(capsys: pytest.CaptureFixture[s
     assert "shared_copy: SAFETY: each thread writes and reads back only its own slot" in out
     assert "3 unsafe region(s)" in out
     assert "coop_reverse: SAFETY: every thread reaches grid.sync()" in out
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    import subprocess
+    import sys
+
+    import simtsafe
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out == f"simtsafe {simtsafe.__version__}\n"
+    result = subprocess.run(  # `python -m simtsafe` is the same command
+        [sys.executable, "-m", "simtsafe", "--version"], capture_output=True, text=True, cwd=ROOT
+    )
+    assert result.returncode == 0 and result.stdout == f"simtsafe {simtsafe.__version__}\n"
+
+
+def test_schema_writes_only_where_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["schema"]) == 0  # prints the LaunchContract schema
+    assert "domain" in json.loads(capsys.readouterr().out)["properties"]
+    assert main(["schema", "--check"]) == 2
+    assert "--check and --examples need --out DIR" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []  # no contracts/ in the working directory
+    assert main(["schema", "--out", "schemas"]) == 0
+    assert sorted(p.name for p in (tmp_path / "schemas").iterdir()) == [
+        "launch_config.schema.json",
+        "launch_contract.schema.json",
+    ]
+
+
+def test_audit_takes_a_directory_and_reports_import_errors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mods").mkdir()
+    (tmp_path / "mods" / "helpers.py").write_text(
+        "import simtsafe as ss\n"
+        "from numba import cuda\n"
+        "@ss.device\n"
+        "def fence():\n"
+        '    with ss.unsafe("SAFETY: orders this thread\'s own writes; no data is shared"):\n'
+        "        cuda.threadfence()\n"
+    )
+    (tmp_path / "mods" / "broken.py").write_text("import no_such_module_here\n")
+    assert main(["audit", "mods"]) == 1  # a directory, not an AssertionError
+    out = capsys.readouterr().out
+    assert "mods/helpers.py:5: helpers.fence: SAFETY: orders this thread's own writes" in out
+    assert (
+        "mods/broken.py:1:1: SS-import importing broken failed: ModuleNotFoundError: "
+        "No module named 'no_such_module_here'"
+    ) in out
+    assert "1 unsafe region(s) in 0 kernel(s) and 1 helper(s)" in out
+    assert main(["audit", "no/such/dir"]) == 2
+
+
+def test_check_json_is_valid_json_whatever_happens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_:  # an argparse error
+        main(["check", "--format", "json", "--no-such-flag", "x.py"])
+    assert exit_.value.code == 2
+    (finding,) = json.loads(capsys.readouterr().out)["findings"]
+    assert finding["code"] == "SS-usage" and "--no-such-flag" in finding["message"]
+    # A module that prints while it is imported: the print goes to stderr.
+    (tmp_path / "chatty.py").write_text('print("hello from chatty")\n')
+    assert main(["check", "--format", "json", "chatty.py"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["findings"] == []
+    assert "hello from chatty" in captured.err
