@@ -17,12 +17,14 @@ compile for a reason that is not the kernel's (no CUDA compiler libraries
 installed), ``verdict`` says so and the caller falls back to the source-level
 checks, saying that it did.
 
-Protocol: length-prefixed pickles over the worker's stdin/stdout.
+Protocol: length-prefixed pickles over the worker's stdin/stdout; the worker's
+side is ``simtsafe._workermain`` (an entry point above every part: it imports
+simtsafe itself).
 """
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import os
 import pickle
 import struct
@@ -33,7 +35,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO, Any
 
-__all__ = ["Unavailable", "verdict"]
+__all__ = ["Unavailable", "recv", "send", "verdict"]
 
 _HEADER = struct.Struct("<Q")
 _TIMEOUT = 300.0
@@ -43,13 +45,13 @@ class Unavailable(RuntimeError):
     """The worker cannot give a verdict (no CUDA target here); not the kernel's fault."""
 
 
-def _send(stream: IO[bytes], obj: Any) -> None:
+def send(stream: IO[bytes], obj: Any) -> None:
     data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
     stream.write(_HEADER.pack(len(data)) + data)
     stream.flush()
 
 
-def _recv(stream: IO[bytes]) -> Any:
+def recv(stream: IO[bytes]) -> Any:
     head = stream.read(_HEADER.size)
     if len(head) < _HEADER.size:
         raise EOFError("the compile worker closed its pipe")
@@ -80,6 +82,43 @@ def _by_value(modules: set[str]) -> Iterator[None]:
             cloudpickle.unregister_pickle_by_value(module)  # type: ignore[no-untyped-call]
 
 
+def _import_attribute(module: str, name: str) -> Any:
+    """The other end of ``_Pickler.reducer_override``: the library's own object."""
+    return getattr(importlib.import_module(module), name)
+
+
+def _dumps(obj: Any, by_value: set[str]) -> bytes:
+    """cloudpickle, but a library's module-level objects travel by name.
+
+    Numba's dispatchers pickle as a *new* dispatcher rebuilt from their Python
+    function; the allow-list trusts ``numba.cuda.random``'s functions (and
+    other library objects) by identity, so they must arrive as themselves.
+    """
+    import io
+
+    from numba import cloudpickle
+
+    class _Pickler(cloudpickle.Pickler):  # type: ignore[misc]
+        def reducer_override(self, value: Any) -> Any:
+            func = getattr(value, "py_func", None)
+            module = getattr(func if func is not None else value, "__module__", None)
+            name = getattr(func if func is not None else value, "__name__", None)
+            if (
+                isinstance(module, str)
+                and isinstance(name, str)
+                and module not in by_value
+                and not isinstance(value, type)
+                and getattr(sys.modules.get(module), name, None) is value
+                and func is not None
+            ):
+                return (_import_attribute, (module, name))
+            return super().reducer_override(value)
+
+    buffer = io.BytesIO()
+    _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
+    return buffer.getvalue()
+
+
 class _Worker:
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -91,7 +130,7 @@ class _Worker:
         path = [p for p in sys.path if p]
         env["PYTHONPATH"] = os.pathsep.join([os.getcwd(), *path])
         return subprocess.Popen(
-            [sys.executable, "-c", "from simtsafe.lowering._compileworker import main; main()"],
+            [sys.executable, "-m", "simtsafe._workermain"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -108,8 +147,8 @@ class _Worker:
                 proc = self.proc
                 assert proc.stdin is not None and proc.stdout is not None
                 try:
-                    _send(proc.stdin, payload)
-                    reply = _recv(proc.stdout)
+                    send(proc.stdin, payload)
+                    reply = recv(proc.stdout)
                 except (EOFError, BrokenPipeError, OSError) as exc:
                     self.proc = None
                     if attempt == 1:
@@ -139,95 +178,10 @@ def verdict(obj: Any, layouts: tuple[str, ...], modules: set[str]) -> dict[str, 
 
     with _by_value(modules):
         try:
-            payload = cloudpickle.dumps((obj, layouts))  # type: ignore[no-untyped-call]
+            payload = _dumps((obj, layouts), modules)
         except Exception as exc:  # an object of the kernel's scope cannot travel
             raise Unavailable(
                 f"the kernel could not be sent to the compile worker ({exc})"
             ) from None
     reply: dict[str, Any] = _WORKER.ask({"kernel": payload, "path": [p for p in sys.path if p]})
     return reply
-
-
-# --------------------------------------------------------------------------- the worker side
-
-
-def _environment_problem(exc: BaseException) -> str | None:
-    """A message when ``exc`` says the CUDA compiler libraries are missing."""
-    text = f"{type(exc).__name__}: {exc}"
-    for marker in ("DynamicLibNotFound", "NvvmSupportError", "libnvvm", "NVVM", "nvrtc"):
-        if marker in text:
-            return (
-                "the CUDA target needs the CUDA compiler libraries (NVVM); install them with "
-                f'`pip install "simtsafe[cu13]"` ({text.splitlines()[0][:200]})'
-            )
-    return None
-
-
-def _serve(inp: IO[bytes], out: IO[bytes]) -> None:
-    try:
-        import simtsafe  # noqa: F401  - the CUDA target, registered once
-    except BaseException as exc:  # pragma: no cover - depends on the installation
-        problem = _environment_problem(exc) or f"simtsafe does not import here ({exc})"
-        while True:
-            try:
-                _recv(inp)
-            except EOFError:
-                return
-            _send(out, {"unavailable": problem})
-    while True:
-        try:
-            payload = _recv(inp)
-        except EOFError:
-            return
-        try:
-            # The caller's path first: unpickling may import the kernel's modules, and a
-            # test may have put their folder on sys.path after the worker started.
-            for entry in payload["path"]:
-                if entry not in sys.path:
-                    sys.path.append(entry)
-            obj, layouts = pickle.loads(payload["kernel"])
-            obj._compiled_verdict(layouts)
-            reply: dict[str, Any] = {"ok": True}
-        except BaseException as exc:
-            trouble = _environment_problem(exc)
-            if trouble is not None:
-                reply = {"unavailable": trouble}
-            elif hasattr(exc, "rule") and hasattr(exc, "message"):
-                fields = dict(getattr(exc, "fields", {}))
-                fields.pop("kernel", None)
-                reply = {
-                    "ok": False,
-                    "error": (
-                        type(exc).__name__,
-                        exc.message,
-                        {
-                            "kernel": getattr(exc, "kernel", None),
-                            "rule": exc.rule,
-                            "filename": getattr(exc, "filename", None),
-                            "lineno": getattr(exc, "lineno", None),
-                            "source_line": getattr(exc, "source_line", None),
-                            **fields,
-                        },
-                    ),
-                }
-            else:
-                reply = {
-                    "ok": False,
-                    "error": (
-                        "SafetyError",
-                        f"the kernel does not compile for the CUDA target: "
-                        f"{type(exc).__name__}: {exc}",
-                        {"rule": "typing"},
-                    ),
-                }
-        _send(out, reply)
-
-
-def main() -> None:
-    """Entry point of the worker process."""
-    os.environ.pop("NUMBA_ENABLE_CUDASIM", None)
-    if importlib.util.find_spec("numba") is None:  # pragma: no cover
-        raise SystemExit(2)
-    out = sys.stdout.buffer
-    sys.stdout = sys.stderr  # stray prints must not corrupt the protocol
-    _serve(sys.stdin.buffer, out)

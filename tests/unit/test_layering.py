@@ -56,6 +56,8 @@ AT_IMPORT: dict[str, set[str]] = {
     },
     # `python -m simtsafe`: the entry point above the command line, and the only importer of cli.
     "__main__": {"cli"},
+    # The simulator's compile worker process: an entry point above every part.
+    "_workermain": {"vocabulary", "annotations", "lowering", "__init__"},
 }
 #: Extra edges allowed only inside functions (taken at call time, never at import).
 AT_CALL: dict[str, set[str]] = {

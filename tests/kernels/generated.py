@@ -1,0 +1,197 @@
+"""A seeded generator of Tier-1 kernels that cooperate, for the static-vs-dynamic differential.
+
+Each kernel mixes, at random places: nested ``if``/``for``/``while`` with
+``break``/``continue``/``return``, thread-dependent and uniform values
+(``threadIdx``, lanes, warps, ``blockIdx``, the scalar parameter, loads at
+uniform and at thread-dependent addresses), tuple indexing that may be out of
+range (an implicit exit), atomics inside unsafe regions whose results steer
+later code, ``@simtsafe.device`` helpers with barriers under their
+parameters, and block barriers and block/warp collectives.
+
+Loops are bounded by small constants or the parameter, so every kernel ends.
+The same seed gives the same kernel.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+__all__ = ["Generated", "generate"]
+
+SIGNATURE = "out: DisjointSlice[np.float32], a: In[np.float32], n: int"
+CONTRACT = "ss.LaunchContract(domain=1, max_threads=64)"
+
+
+@dataclass
+class Generated:
+    seed: int
+    source: str
+    features: set[str] = field(default_factory=set)
+
+
+class _Gen:
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.features: set[str] = set()
+        self.loop_depth = 0
+        self.depth = 0
+        self.budget = 0
+        self.vars = ["x0", "x1", "x2"]
+        self.loop_vars: list[str] = []
+        self.helpers: list[str] = []
+        self.helper_names: list[str] = []
+
+    # ------------------------------------------------------------------ expressions
+
+    def atom(self, uniform_only: bool = False) -> str:
+        r = self.rng
+        uniform = ["n", "n % 3", "2", "5", "cuda.blockIdx.x", "cuda.blockDim.x // 32", "int(a[1])"]
+        thread = [
+            "cuda.threadIdx.x",
+            "cuda.threadIdx.x % 2",
+            "cuda.threadIdx.x // 32",
+            "cuda.laneid",
+            "int(a[cuda.threadIdx.x])",
+            "(cuda.threadIdx.x * 7) % 5",
+        ]
+        pool = uniform + ([] if uniform_only else thread) + self.vars + self.loop_vars
+        choice = r.choice(pool)
+        if choice in thread:
+            self.features.add("thread-value")
+        return choice
+
+    def expr(self) -> str:
+        r = self.rng
+        k = r.random()
+        if k < 0.55:
+            return self.atom()
+        if k < 0.8:
+            return f"({self.atom()} {r.choice(['+', '-', '*'])} {self.atom()})"
+        if k < 0.9:
+            return f"min({self.atom()}, {r.randint(1, 6)})"
+        self.features.add("tuple-index")
+        return f"(3, 5, 7)[({self.atom()}) % {r.choice([3, 3, 4])}]"
+
+    def cond(self) -> str:
+        r = self.rng
+        c = f"{self.expr()} {r.choice(['>', '<', '==', '>='])} {r.randint(0, 6)}"
+        if r.random() < 0.15:
+            c = f"{c} {r.choice(['and', 'or'])} {self.atom()} > {r.randint(0, 3)}"
+        return c
+
+    # ------------------------------------------------------------------ statements
+
+    def block(self, ind: str, n: int) -> list[str]:
+        out: list[str] = []
+        for _ in range(n):
+            if self.budget <= 0:
+                break
+            self.budget -= 1
+            out += self.stmt(ind)
+        return out or [f"{ind}pass"]
+
+    def stmt(self, ind: str) -> list[str]:
+        r = self.rng
+        k = r.random()
+        v = r.choice(self.vars)
+        deeper = self.depth < 3
+        if k < 0.18:
+            return [f"{ind}{v} = {self.expr()}"]
+        if k < 0.30 and deeper:
+            self.depth += 1
+            body = [f"{ind}if {self.cond()}:", *self.block(ind + "    ", r.randint(1, 3))]
+            if r.random() < 0.35:
+                body += [f"{ind}else:", *self.block(ind + "    ", r.randint(1, 2))]
+            self.depth -= 1
+            return body
+        if k < 0.40 and deeper:
+            self.depth += 1
+            self.loop_depth += 1
+            var = f"k{self.depth}"
+            bound = r.choice(["n", "3", "min(n, 4)", self.atom(), f"min({self.atom()}, 4)"])
+            self.loop_vars.append(var)
+            lines = [
+                f"{ind}for {var} in range({bound}):",
+                *self.block(ind + "    ", r.randint(1, 3)),
+            ]
+            self.loop_vars.pop()
+            self.loop_depth -= 1
+            self.depth -= 1
+            self.features.add("for")
+            return lines
+        if k < 0.46 and deeper:
+            self.depth += 1
+            self.loop_depth += 1
+            var = f"w{self.depth}"
+            lines = [
+                f"{ind}{var} = 0",
+                f"{ind}while {var} < {r.choice(['3', 'min(n, 4)', f'min({self.atom()}, 3)'])}:",
+                f"{ind}    {var} += 1",
+                *self.block(ind + "    ", r.randint(1, 2)),
+            ]
+            self.loop_depth -= 1
+            self.depth -= 1
+            self.features.add("while")
+            return lines
+        if k < 0.52 and self.loop_depth:
+            self.features.add("break")
+            return [f"{ind}if {self.cond()}:", f"{ind}    {r.choice(['break', 'continue'])}"]
+        if k < 0.56:
+            self.features.add("return")
+            return [f"{ind}if {self.cond()}:", f"{ind}    return"]
+        if k < 0.68:
+            self.features.add("barrier")
+            return [f"{ind}ss.block.sync()"]
+        if k < 0.80:
+            op = r.choice(["ss.block.sum", "ss.block.max", "ss.block.broadcast", "ss.warp.sum"])
+            self.features.add("warp-collective" if "warp" in op else "block-collective")
+            return [f"{ind}{v} = int({op}(np.float32({self.expr()})))"]
+        if k < 0.86:
+            self.features.add("atomic")
+            return [
+                f'{ind}with ss.unsafe("SAFETY: generated: a counter in shared scratch"):',
+                f"{ind}    c = cuda.shared.array(1, np.int32)",
+                f"{ind}    {v} = cuda.atomic.add(c, 0, 1)",
+            ]
+        if k < 0.94:
+            name = self.helper()
+            self.features.add("helper")
+            return [f"{ind}{v} = {name}({self.expr()}, {self.expr()})"]
+        return [f"{ind}{v} = {v} + 1"]
+
+    def helper(self) -> str:
+        if self.helper_names and self.rng.random() < 0.5:
+            return self.rng.choice(self.helper_names)
+        name = f"h{len(self.helper_names)}"
+        r = self.rng
+        lines = ["@ss.device", f"def {name}(p, q):", "    r = p"]
+        if r.random() < 0.5:
+            self.features.add("helper-barrier")
+            lines += [
+                f"    if p {r.choice(['>', '<'])} {r.randint(0, 4)}:",
+                "        ss.block.sync()",
+            ]
+        if r.random() < 0.3:
+            self.features.add("helper-exit")
+            lines += ["    r = (1, 2, 3)[q % 4]"]
+        if r.random() < 0.3:
+            lines += ["    for j in range(q % 3):", "        r = r + j"]
+        lines += ["    return r"]
+        self.helpers.append("\n".join(lines))
+        self.helper_names.append(name)
+        return name
+
+    def kernel(self) -> str:
+        self.budget = self.rng.randint(4, 12)
+        body = self.block("    ", self.rng.randint(3, 7))
+        head = [f"@ss.kernel(contract={CONTRACT})", f"def k({SIGNATURE}) -> None:"]
+        init = ["    i = thread.index_1d()", "    x0 = 0", "    x1 = 1", "    x2 = n"]
+        tail = ["    out[i] = np.float32(x0 + x1 + x2)"]
+        return "\n\n".join([*self.helpers, "\n".join(head + init + body + tail)]) + "\n"
+
+
+def generate(seed: int) -> Generated:
+    g = _Gen(seed)
+    source = g.kernel()
+    return Generated(seed, source, g.features)
