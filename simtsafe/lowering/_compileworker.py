@@ -98,7 +98,7 @@ def _dumps(obj: Any, by_value: set[str]) -> bytes:
 
     from numba import cloudpickle
 
-    class _Pickler(cloudpickle.Pickler):  # type: ignore[misc]
+    class _Pickler(cloudpickle.Pickler):
         def reducer_override(self, value: Any) -> Any:
             func = getattr(value, "py_func", None)
             module = getattr(func if func is not None else value, "__module__", None)
@@ -112,10 +112,10 @@ def _dumps(obj: Any, by_value: set[str]) -> bytes:
                 and func is not None
             ):
                 return (_import_attribute, (module, name))
-            return super().reducer_override(value)
+            return super().reducer_override(value)  # type: ignore[no-untyped-call]
 
     buffer = io.BytesIO()
-    _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
+    _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)  # type: ignore[no-untyped-call]
     return buffer.getvalue()
 
 
@@ -174,7 +174,6 @@ def verdict(obj: Any, layouts: tuple[str, ...], modules: set[str]) -> dict[str, 
     Raises:
         Unavailable: no verdict can be had here (the reason says why).
     """
-    from numba import cloudpickle
 
     with _by_value(modules):
         try:
