@@ -1,18 +1,24 @@
 """simtsafe: Numba CUDA kernels that are safe to write and safe to launch.
 
-General layout (DESIGN.md section 3; data flows one way):
+General layout (DESIGN.md sections 3 and 11), bottom to top; each part
+imports only the parts below it (tests/unit/test_layering.py):
 
 * Shared vocabulary, importing nothing else from simtsafe: ``_errors``
   (exception hierarchy), ``_spaces`` (index-space markers), ``_unsafe``
-  (the ``unsafe`` region marker); the annotations ``_views`` and the
-  witness constructors ``thread`` build only on those.
-* ``decoration/`` -- decoration: the decorators, annotations -> parameters,
-  the allow-list of what kernel code may reach, the source rules and the
-  rewrite handed to Numba.
+  (the ``unsafe`` region marker), ``_toolchain`` (which CUDA library is
+  missing, in one line); the annotations ``_views`` and the witness
+  constructors ``thread`` build only on those.
 * ``lowering/`` -- what Numba compiles: Numba types and lowering of views
   and witnesses, their simulator twins, and every other use of numba-cuda
   internals (array packing, compiled-function access, stream conversion,
-  error translation; version gates in ``_compat``).
+  error translation, the compiled form's IR and its provenance tags, the
+  simulator's compile worker; version gates in ``_compat``).
+* ``verify/`` -- the compiled-form checks: a divergence analysis over the
+  LLVM IR of every compile decides whether every barrier and collective is
+  reached by its whole scope.
+* ``decoration/`` -- declarations: annotations -> parameters, the allow-list
+  of what kernel code may reach, the source rules, the rewrite handed to
+  Numba, the frozen scope; ``_registry`` records every kernel and helper made.
 * ``host/`` -- ``LaunchContract`` and ``requires``, ``prepare`` ->
   ``PreparedLaunch`` (device and function limits), the per-launch argument
   checks (CuPy/PyTorch facts read natively in ``_foreign``) and the driver
@@ -20,15 +26,13 @@ General layout (DESIGN.md section 3; data flows one way):
   ``synchronize``/``to_host``/``configure`` (``_handles``), CUDA graphs of
   checked launches (``_graphs``).
 * ``sim/`` -- the CPU race / synchronization checker.
-* ``decoration/_registry`` records every kernel and helper made; the CI gate
-  (``decoration/_gate``, also ``check_kernel``) checks those made while it
-  imports the user's modules (``decoration/_modules``).
-* ``cli`` -- ``simtsafe check | audit | schema | sim-check`` (``python -m simtsafe``);
-  ``_toolchain`` says in one line which CUDA library is missing.
+* ``_compose`` -- ``Kernel`` and ``DeviceFunction``, the objects users hold:
+  each composes its declaration, its compile (+ the compiled-form verdict)
+  and its launch; ``@kernel`` / ``@device`` make them.
+* ``gate/`` -- ``simtsafe check | audit`` and ``check_kernel``: every kernel
+  and helper made while the user's modules are imported, compiled to PTX.
+* ``cli`` -- ``simtsafe check | audit | schema | sim-check`` (``python -m simtsafe``).
 
-Arrows: decoration -> lowering; host -> decoration, lowering; sim -> decoration,
-lowering; never lowering -> decoration/host, never decoration -> host at import time,
-never anything -> cli.
 """
 
 try:  # numba-cuda loads the CUDA runtime at import: a missing library is said in one line
@@ -44,6 +48,10 @@ from . import shared as shared
 from . import sim as sim
 from . import thread as thread
 from . import warp as warp
+from ._compose import DeviceFunction as DeviceFunction
+from ._compose import Kernel as Kernel
+from ._compose import device as device
+from ._compose import kernel as kernel
 from ._coopviews import Accumulate as Accumulate
 from ._coopviews import OutTile as OutTile
 from ._coopviews import OutTile2D as OutTile2D
@@ -89,11 +97,7 @@ from ._views import In as In
 from ._views import In2D as In2D
 from ._views import In3D as In3D
 from ._views import ThreadIndex as ThreadIndex
-from .decoration._decorators import DeviceFunction as DeviceFunction
-from .decoration._decorators import Kernel as Kernel
-from .decoration._decorators import device as device
-from .decoration._decorators import kernel as kernel
-from .decoration._gate import check_kernel as check_kernel
+from .gate._gate import check_kernel as check_kernel
 from .host._contract import LaunchConfig as LaunchConfig
 from .host._contract import LaunchContract as LaunchContract
 from .host._contract import cover as cover

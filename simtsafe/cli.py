@@ -52,7 +52,7 @@ def _load_module(path: Path) -> Any:
 
 
 def _compiled_objects(module: Any) -> Iterator[tuple[str, Any]]:
-    from .decoration._decorators import DeviceFunction, Kernel
+    from ._compose import DeviceFunction, Kernel
 
     for name, value in sorted(vars(module).items()):
         if (
@@ -64,7 +64,7 @@ def _compiled_objects(module: Any) -> Iterator[tuple[str, Any]]:
 
 def generated_files(examples: Path | None) -> dict[str, str]:
     """File name -> content of everything ``simtsafe schema --out`` writes."""
-    from .decoration._decorators import Kernel
+    from ._compose import Kernel
     from .host._contract import contract_json_schema, launch_config_json_schema
 
     def dump(obj: Any) -> str:
@@ -145,9 +145,9 @@ def _missing(paths: Sequence[str], command: str) -> str | None:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    from .decoration._decorators import DeviceFunction
-    from .decoration._gate import collect, qualified_name
-    from .decoration._modules import display_path, fresh_imports, targets
+    from ._compose import DeviceFunction
+    from .gate._gate import collect, qualified_name
+    from .gate._modules import display_path, fresh_imports, targets
 
     problem = _missing(args.paths, "audit")
     if problem:
@@ -200,7 +200,7 @@ def _run_problem(code: str, message: str, fmt: str, status: int) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from ._toolchain import CudaLibrariesMissing
-    from .decoration._gate import NOT_SEEN, check_paths
+    from .gate._gate import NOT_SEEN, check_paths
     from .lowering._compat import SIMULATOR
 
     fmt = args.format

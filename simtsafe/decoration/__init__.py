@@ -1,9 +1,11 @@
-"""Decoration: the ``@simtsafe.kernel`` / ``@simtsafe.device`` decorators and what they run.
+"""Decoration: what ``@simtsafe.kernel`` / ``@simtsafe.device`` read, check and rewrite.
 
-The decorators (``_decorators``) read the annotations (``_params``), resolve
-every name the function refers to against the allow-list (``_policy``),
-check the source rules and rewrite it (``_rewrite``) into the function that
-``simtsafe.lowering`` compiles. Imports only ``lowering`` and the shared
-vocabulary; the host side (contracts, prepare) is reached lazily, at call
-time, never when this package is imported.
+The declarations (``_declaration``) read the annotations (``_params``),
+resolve every name the function refers to against the allow-list
+(``_policy``), check the source rules and rewrite it (``_rewrite``) into the
+function that ``simtsafe.lowering`` compiles; ``_registry`` records every
+kernel and helper made, for the gate. Imports only ``lowering`` and the
+shared vocabulary: compiling and launching are the composed objects'
+(``simtsafe._compose``), which sit above this part and subclass its
+declarations.
 """

@@ -289,11 +289,11 @@ def classify(obj: Any, name: str) -> Ref:
         return Ref("ufunc", obj, name, nin=obj.nin)
     if isinstance(obj, type) and issubclass(obj, BaseException):
         return Ref("api", obj, name)
-    from ._decorators import DeviceFunction, Kernel
+    from ._declaration import HelperDeclaration, KernelDeclaration
 
-    if isinstance(obj, DeviceFunction):
+    if isinstance(obj, HelperDeclaration):
         return Ref("device", obj, name)
-    if isinstance(obj, Kernel):
+    if isinstance(obj, KernelDeclaration):
         raise Refusal(
             "nested-kernel",
             "is a kernel: a kernel cannot launch or call another kernel; move the shared code "

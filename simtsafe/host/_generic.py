@@ -18,7 +18,7 @@ import numpy as np
 from .._errors import ArgumentTypeError
 
 if TYPE_CHECKING:
-    from ..decoration._decorators import Kernel
+    from .._compose import Kernel
     from ._prepare import PreparedLaunch
 
 __all__ = ["GenericLaunch"]

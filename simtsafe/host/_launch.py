@@ -63,7 +63,7 @@ from ._requires import launch_env
 from ._streams import LEDGER, OFF, Access, StreamState
 
 if TYPE_CHECKING:
-    from ..decoration._decorators import Kernel
+    from .._compose import Kernel
     from ..decoration._params import Param
 
 __all__ = [

@@ -18,7 +18,7 @@ from ..lowering._compat import SIMULATOR
 from ..lowering._launching import set_max_dynamic_shared
 
 if TYPE_CHECKING:
-    from ..decoration._decorators import Kernel
+    from .._compose import Kernel
 
 __all__ = [
     "SIMULATOR_LIMITS",

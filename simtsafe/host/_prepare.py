@@ -39,7 +39,7 @@ from ._launch import LaunchPlan, current_recorder
 from ._limits import DeviceLimits, check_device_limits, check_function, device_limits
 
 if TYPE_CHECKING:
-    from ..decoration._decorators import Kernel
+    from .._compose import Kernel
 
 __all__ = ["PreparedLaunch", "prepare"]
 

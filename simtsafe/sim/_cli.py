@@ -218,7 +218,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..decoration._decorators import Kernel
+    from ..decoration._declaration import KernelDeclaration as Kernel
     from ._check import DEFAULT_MAX_STEPS, DEFAULT_TIMEOUT, check
 
     try:

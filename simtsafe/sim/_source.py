@@ -29,7 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from ..decoration._decorators import DeviceFunction, Kernel
+from ..decoration._declaration import HelperDeclaration as DeviceFunction
+from ..decoration._declaration import KernelDeclaration as Kernel
 from ..lowering import _sim
 from ._device import FakeCuda, FakeNumba, const_array, member_map
 from ._sched import Replay
@@ -45,7 +46,7 @@ class Target:
     function: types.FunctionType  # what runs (the rewrite, for simtsafe kernels)
     user_globals: dict[str, Any]  # the globals it resolves names in
     params: tuple[str, ...]
-    kernel: Kernel[Any] | None  # the simtsafe kernel, if any
+    kernel: Kernel | None  # the simtsafe kernel, if any
     launch: Any  # the PreparedLaunch it came from, if any
 
 
@@ -98,7 +99,7 @@ def resolve(kernel: Any) -> Target:
     return Target(fn.__name__, fn, fn.__globals__, params, None, None)
 
 
-def _frozen(compiled: Kernel[Any] | DeviceFunction) -> tuple[types.FunctionType, dict[str, Any]]:
+def _frozen(compiled: Kernel | DeviceFunction) -> tuple[types.FunctionType, dict[str, Any]]:
     """The checked rewrite of a kernel or helper and the objects its names denote.
 
     Freezing runs the strict analysis (a kernel refused on the GPU path is refused

@@ -194,7 +194,7 @@ def test_gate_passes_the_fixed_twin(
 def test_generic_kernel_over_a_wide_bound_is_capped_and_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from simtsafe.decoration._gate import MAX_BINDINGS, SCALAR_TYPES, bindings
+    from simtsafe.gate._gate import MAX_BINDINGS, SCALAR_TYPES, bindings
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -342,8 +342,8 @@ def test_check_kernel_checks_a_kernel_made_after_import(
 def test_an_error_inside_simtsafe_is_a_finding_and_json_stays_valid(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from simtsafe.decoration import _gate
-    from simtsafe.decoration._decorators import Kernel
+    from simtsafe._compose import Kernel
+    from simtsafe.gate import _gate
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "one.py").write_text(

@@ -34,37 +34,29 @@ def part_of(module: str) -> str:
     return first
 
 
-#: part -> parts it may import when it is imported (module level).
-AT_IMPORT: dict[str, set[str]] = {
-    "vocabulary": set(),
-    "annotations": {"vocabulary"},
-    "lowering": {"vocabulary", "annotations"},
-    "verify": {"vocabulary", "annotations", "lowering"},
-    "decoration": {"vocabulary", "annotations", "lowering", "verify"},
-    "host": {"vocabulary", "annotations", "decoration", "lowering", "verify"},
-    "sim": {"vocabulary", "annotations", "decoration", "lowering", "verify"},
-    "__init__": {"vocabulary", "annotations", "decoration", "lowering", "verify", "host", "sim"},
-    "cli": {
-        "vocabulary",
-        "annotations",
-        "decoration",
-        "lowering",
-        "verify",
-        "host",
-        "sim",
-        "__init__",
-    },
-    # `python -m simtsafe`: the entry point above the command line, and the only importer of cli.
-    "__main__": {"cli"},
-    # The simulator's compile worker process: an entry point above every part.
-    "_workermain": {"vocabulary", "annotations", "lowering", "__init__"},
-}
-#: Extra edges allowed only inside functions (taken at call time, never at import).
-AT_CALL: dict[str, set[str]] = {
-    # A kernel binds its contract and prepares launches through the host.
-    "decoration": {"host"},
-    "sim": {"host"},
-}
+#: The parts, bottom to top; each may import only the parts below it (DESIGN.md 3, 11).
+ORDER = [
+    "vocabulary",
+    "annotations",
+    "lowering",  # the only code touching numba-cuda internals
+    "verify",  # the compiled-form checks
+    "decoration",  # declarations: the source rules, the frozen rewritten function
+    "host",  # contract, prepare, launch
+    "sim",  # the CPU checker
+    "_compose",  # Kernel / DeviceFunction: declaration + compile + launch, at the top
+    "gate",  # simtsafe check / audit / check_kernel (compiles composed kernels)
+    "__init__",
+    "cli",
+]
+#: part -> parts it may import, at import time and inside functions alike.
+AT_IMPORT: dict[str, set[str]] = {part: set(ORDER[:k]) for k, part in enumerate(ORDER)}
+# `python -m simtsafe`: the entry point above the command line, and the only importer of cli.
+AT_IMPORT["__main__"] = {"cli"}
+# The simulator's compile worker process: an entry point above every part.
+AT_IMPORT["_workermain"] = set(ORDER[:-1])
+#: Extra edges allowed only inside functions (none: the circle between decoration and
+#: host is cut -- the composed object at the top calls both).
+AT_CALL: dict[str, set[str]] = {}
 
 
 def _module_name(path: Path) -> str:

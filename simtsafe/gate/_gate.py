@@ -36,13 +36,13 @@ from typing import Any
 
 import numpy as np
 
+from .._compose import DeviceFunction, Kernel
 from .._errors import LaunchContractError, SafetyError
 from .._toolchain import missing_library
+from ..decoration import _registry
+from ..decoration._params import admits, allowed_types
 from ..lowering._compat import SIMULATOR
-from . import _registry
-from ._decorators import DeviceFunction, Kernel
 from ._modules import Target, display_path, fresh_imports, import_target, targets
-from ._params import admits, allowed_types
 
 __all__ = [
     "MAX_BINDINGS",

@@ -1,0 +1,514 @@
+"""The objects users hold: a kernel or helper composed of its declaration, compile and launch.
+
+``@simtsafe.kernel`` / ``@simtsafe.device`` make them. Each composes, top
+down, the parts below it, none of which calls back up:
+
+* the declaration (``decoration``): annotations, contract, the source rules,
+  the frozen rewritten function;
+* the compile (``lowering``): Numba's typing with simtsafe's rules, the PTX,
+  and on the simulator the compile worker's verdict for the CUDA target;
+* the compiled-form checks (``verify``) on the LLVM IR of every compile;
+* the launch (``host``): ``prepare`` -> ``PreparedLaunch``, and the raw
+  ``kernel.unchecked[...]`` inside ``simtsafe.unsafe``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types as pytypes
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Generic,
+    NoReturn,
+    ParamSpec,
+    SupportsIndex,
+    final,
+    overload,
+)
+
+import numpy as np
+from numba import cuda
+
+from ._errors import SafetyError, UnsafeRegionRequired
+from ._unsafe import in_unsafe_region
+from .decoration._declaration import (
+    HelperDeclaration,
+    KernelDeclaration,
+    _Build,
+    _decl_fingerprint,
+    _factory_key,
+)
+from .decoration._params import Param, admits, allowed_types
+from .host._contract import BoundContract, LaunchContract
+from .host._requires import ParamInfo
+from .lowering import simtsafe_typing
+from .lowering._compat import (
+    SIMULATOR,
+    assume_compute_capability,
+    compile_kernel_ir,
+    compile_kernel_ptx,
+    kernel_ir,
+    typing_error_classes,
+)
+from .verify import SourceInfo, check_kernel_ir
+
+if TYPE_CHECKING:
+    from .host._prepare import PreparedLaunch
+
+__all__ = ["DeviceFunction", "Kernel", "Specialization", "device", "kernel"]
+
+P = ParamSpec("P")
+
+#: A grid or block: an int or 1 to 3 ints (numpy integers too), padded with 1s.
+Dims = (
+    SupportsIndex
+    | tuple[SupportsIndex]
+    | tuple[SupportsIndex, SupportsIndex]
+    | tuple[SupportsIndex, SupportsIndex, SupportsIndex]
+)
+
+
+@dataclass(frozen=True)
+class Specialization:
+    """One compiled specialization of a kernel for a set of argument types."""
+
+    argtypes: tuple[Any, ...]
+    numba_kernel: Any  # numba.cuda.dispatcher._Kernel (None on the simulator)
+    decl: Any = None  # the declaration it was compiled from
+
+
+def _bind(contract: LaunchContract, params: tuple[Param, ...], name: str) -> BoundContract:
+    """The contract bound to the kernel's parameters (``requires`` names checked)."""
+    return contract.bind([_param_info(p) for p in params], kernel=name)
+
+
+@final
+class DeviceFunction(HelperDeclaration):
+    """A ``@simtsafe.device`` helper: checked like a kernel, callable from kernels."""
+
+    __slots__ = ()
+
+    def _target(self) -> Any:
+        """What kernels call: a Numba device dispatcher (a simulator device function)."""
+        build = self._freeze()
+        if build.dispatcher is None:
+            # On the simulator, a jit(device=True) function swaps `cuda` for the running
+            # kernel's fake module when called, so helpers can read cuda.threadIdx too.
+            build.dispatcher = cuda.jit(device=True)(build.function)
+        return build.dispatcher
+
+    def __call__(self, *args: Any) -> NoReturn:
+        raise RuntimeError(
+            f"simtsafe.device function {self.name!r} runs only inside kernels; call it from a "
+            "@simtsafe.kernel"
+        )
+
+    def __repr__(self) -> str:
+        return f"<simtsafe.device {self.name!r}>"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled (to the simulator's compile worker) as its declaration: decorated again there.
+        return (device, (self._decl.py_func,))
+
+
+@final
+class Kernel(KernelDeclaration, Generic[P]):
+    """A ``@simtsafe.kernel``: the user's function, checked, rewritten and contract-bound.
+
+    Launch it through ``prepare(grid=..., block=...)`` (checked) or, inside
+    ``simtsafe.unsafe``, ``kernel.unchecked[grid, block](...)`` (raw).
+    Immutable: its contract cannot be replaced after decoration.
+    """
+
+    __slots__ = ()
+    __simtsafe_kernel__ = True
+
+    def __init__(
+        self,
+        fn: pytypes.FunctionType,
+        contract: LaunchContract | None,
+        binding: dict[Any, Any] | None = None,
+    ) -> None:
+        super().__init__(fn, contract, binding, _bind)
+
+    def instantiate(self, **types: Any) -> Kernel[P]:
+        """The concrete kernel for one dtype per type variable (compiled once, cached).
+
+        Example: ``saxpy.instantiate(T=np.float64)`` for
+        ``def saxpy(out: DisjointSlice[T], alpha: T, x: In[T], y: In[T])``.
+
+        Raises:
+            TypeError: a type variable is missing, unknown, or bound to a type its
+                constraints (or bound) do not admit.
+        """
+        tvs = self.typevars
+        if not tvs:
+            raise TypeError(f"kernel {self.name!r} has no type variables to instantiate")
+        unknown = sorted(set(types) - set(tvs))
+        missing = sorted(set(tvs) - set(types))
+        if unknown or missing:
+            raise TypeError(
+                f"kernel {self.name!r} is generic in {', '.join(tvs)}: instantiate it with "
+                "exactly those, e.g. "
+                + ", ".join(f"{n}=np.float32" for n in tvs)
+                + (f" (unknown: {', '.join(unknown)})" if unknown else "")
+                + (f" (missing: {', '.join(missing)})" if missing else "")
+            )
+        binding: dict[Any, Any] = {}
+        for name, tv in tvs.items():
+            dtype = np.dtype(types[name])
+            if not admits(tv, dtype):
+                allowed = allowed_types(tv)
+                what = (
+                    ", ".join(np.dtype(c).name for c in allowed)
+                    if allowed is not None
+                    else f"subtypes of {getattr(tv.__bound__, '__name__', tv.__bound__)}"
+                )
+                raise TypeError(f"kernel {self.name!r}: {name} may be {what}; got {dtype.name}")
+            binding[tv] = dtype.type
+        key = ("instance", tuple(sorted((n, np.dtype(types[n]).str) for n in tvs)))
+        cache: dict[Any, Any] = self._taint_cache  # type: ignore[attr-defined]
+        made = cache.get(key)
+        if made is None:
+            made = cache[key] = Kernel(self._decl.py_func, self.contract, binding)
+        return made
+
+    # ------------------------------------------------------------------ compilation
+
+    def _source_info(self, build: _Build) -> SourceInfo:
+        """Where this function's code is, and every unsafe region it (or a helper) has."""
+        node = self._decl.source.node
+        regions = [
+            (r.filename, r.lineno, r.end_lineno or r.lineno)
+            for f in self._reachable()
+            for r in f._decl.unsafe_regions
+        ]
+        return SourceInfo(
+            kernel=self.name,
+            filename=self._decl.source.filename,
+            first_line=node.lineno,
+            last_line=node.end_lineno or node.lineno,
+            unsafe=tuple(regions),
+        )
+
+    def _verify(self, build: _Build, texts: list[str], entry: str) -> None:
+        """The compiled-form verdict (simtsafe.verify): it decides, the source analysis words."""
+        check_kernel_ir(texts, entry, self._source_info(build))
+
+    def _get_dispatcher(self) -> Any:
+        build = self._recheck()
+        if build.dispatcher is None:
+            options: dict[str, Any] = {}
+            contract = self.contract
+            if contract is not None and contract.max_threads is not None and not SIMULATOR:
+                # .maxntid lets the compiler budget registers for the contract's
+                # block size (an exact block is stamped as .reqntid instead).
+                options["launch_bounds"] = contract.max_threads
+            build.dispatcher = cuda.jit(**options)(build.function)
+        return build.dispatcher
+
+    def specialize(self, layouts: tuple[str, ...] | None = None) -> Specialization:
+        """Compile (once) and return the specialization for the given input layouts.
+
+        Raises:
+            SafetyError: the kernel body breaks a rule (a write without a
+                witness, a store into an input, a name outside the allow-list...).
+        """
+        self._concrete("compiling")
+        key = layouts or tuple("C" for p in self.params if p.kind == "in")
+        build = self._freeze()
+        spec = build.specs.get(key)
+        if (
+            spec is not None
+            and spec.decl is self._decl
+            and build.fingerprint == _decl_fingerprint(self._decl)
+        ):
+            return spec  # type: ignore[no-any-return]
+        disp = self._get_dispatcher()  # re-checks the frozen scope and the declaration
+        if SIMULATOR:
+            self._simulator_verdict(key)
+            spec = Specialization((), None, self._decl)
+        else:
+            argtypes = self.argtypes(key)
+            try:
+                with simtsafe_typing():
+                    numba_kernel = disp.compile(argtypes)
+            except typing_error_classes() as exc:
+                raise self._translate(exc) from None
+            self._verify(build, *kernel_ir(numba_kernel))
+            spec = Specialization(argtypes, numba_kernel, self._decl)
+        build.specs[key] = spec
+        return spec
+
+    def _compiled_verdict(self, layouts: tuple[str, ...] | None = None) -> None:
+        """Type and lower for the CUDA target (no NVVM) and run the compiled-form checks.
+
+        What the simulator's compile worker runs (``lowering._compileworker``).
+        """
+        self._concrete("compiling")
+        build = self._recheck()
+        try:
+            bounds = self.contract.max_threads if self.contract is not None else None
+            with assume_compute_capability((9, 0)), simtsafe_typing():
+                texts, entry = compile_kernel_ir(
+                    build.function, self.argtypes(layouts), (9, 0), launch_bounds=bounds
+                )
+        except typing_error_classes() as exc:
+            raise self._translate(exc) from None
+        self._verify(build, texts, entry)
+
+    def _simulator_verdict(self, layouts: tuple[str, ...]) -> None:
+        """On the simulator: the CUDA target's verdict, from a compile worker process.
+
+        Raises:
+            SafetyError: what compiling this kernel for the GPU raises.
+        """
+        from . import _errors
+        from .lowering._compileworker import Unavailable, verdict
+
+        modules = {f._decl.py_func.__module__ for f in self._reachable()}
+        try:
+            reply = verdict(self, layouts, modules)
+        except Unavailable as exc:
+            _fallback_to_source_verdict(self, str(exc))
+            return
+        if reply.get("ok"):
+            return
+        name, message, fields = reply["error"]
+        cls = getattr(_errors, name, None)
+        if not (isinstance(cls, type) and issubclass(cls, SafetyError)):
+            cls = SafetyError
+        raise cls(message, **fields)
+
+    def ptx(self, cc: tuple[int, int] = (9, 0), layouts: tuple[str, ...] | None = None) -> str:
+        """PTX of the kernel for compute capability ``cc``; needs NVVM, not a GPU.
+
+        The same checks run as for a launch: the strict analysis of the
+        frozen scope, then Numba's typing with simtsafe's rules.
+        """
+        if SIMULATOR:
+            raise RuntimeError("Kernel.ptx() needs the CUDA target; unset NUMBA_ENABLE_CUDASIM")
+        self._concrete("ptx()")
+        build = self._recheck()
+        try:
+            bounds = self.contract.max_threads if self.contract is not None else None
+            with assume_compute_capability(cc), simtsafe_typing():
+                ptx, texts, entry = compile_kernel_ptx(
+                    build.function, self.argtypes(layouts), cc, launch_bounds=bounds
+                )
+        except typing_error_classes() as exc:
+            raise self._translate(exc) from None
+        self._verify(build, texts, entry)
+        return ptx
+
+    # ------------------------------------------------------------------ launching
+
+    def prepare(
+        self,
+        grid: Dims,
+        block: Dims,
+        shared_mem: int = 0,
+        stream: Any = None,
+    ) -> PreparedLaunch:
+        """Check a launch configuration once and return a reusable ``PreparedLaunch``.
+
+        Checks, in order: dimensions, the contract's domain/block/shared
+        memory, the live device's limits, the compiled function's limits,
+        compute capability. See docs/contracts.md for every error.
+
+        Raises:
+            LaunchContractError: a subclass naming what is wrong and the fix.
+            SafetyError: the kernel fails to compile under simtsafe's rules.
+        """
+        self._check_sealed()
+        if self.typevars:
+            from .host._generic import GenericLaunch
+
+            return GenericLaunch(self, grid, block, shared_mem, stream)  # type: ignore[return-value]
+        from .host._prepare import prepare
+
+        return prepare(self, grid=grid, block=block, shared_mem=shared_mem, stream=stream)
+
+    @property
+    def unchecked(self) -> _UncheckedLauncher:
+        """``kernel.unchecked[grid, block](*args)``: a raw Numba launch, only inside ``simtsafe.unsafe``.
+
+        Safety:
+            No contract or argument check runs; the caller guarantees the
+            launch shape matches the kernel's witnesses and the arguments
+            are valid, non-aliasing device arrays. Both the configuration
+            and the call must happen inside the region.
+        """
+        return _UncheckedLauncher(self)
+
+    def __getitem__(self, config: Any) -> NoReturn:
+        raise TypeError(
+            f"kernel {self.name!r} is launched through kernel.prepare(grid=..., block=...)(*args), "
+            "which checks the launch contract; a raw launch is kernel.unchecked[grid, block](...) "
+            'inside `with simtsafe.unsafe("SAFETY: ...")`'
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise TypeError(
+            f"kernel {self.name!r} is not called directly; launch it with "
+            f"{self.name}.prepare(grid=..., block=...)(*args)"
+        )
+
+    def __repr__(self) -> str:
+        return f"<simtsafe.kernel {self.name!r} contract={self.contract!r}>"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled (to the simulator's compile worker) as its declaration: decorated again
+        # there. The annotations travel evaluated (names used only in string annotations
+        # are not among the globals a function's code refers to).
+        d = self._decl
+        annotations = inspect.get_annotations(d.py_func, eval_str=True)
+        return (_rebuild_kernel, (d.py_func, annotations, d.contract, d.binding))
+
+
+_FALLBACK_WARNED: set[str] = set()
+
+
+def _fallback_to_source_verdict(kernel: Kernel[Any], why: str) -> None:
+    """No CUDA target to compile with: the source-level uniformity finding decides, said once."""
+    import warnings
+
+    if why not in _FALLBACK_WARNED:
+        _FALLBACK_WARNED.add(why)
+        warnings.warn(
+            f"simtsafe: the compiled-form checks could not run for the simulator ({why}); "
+            "kernels are checked by the source-level rules only, which refuse more",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+    build = kernel._freeze()
+    finding = build.analysis.uniformity.finding
+    if finding is not None:
+        raise finding
+
+
+def _rebuild_kernel(
+    fn: pytypes.FunctionType,
+    annotations: dict[str, Any],
+    contract: LaunchContract | None,
+    binding: dict[Any, Any] | None,
+) -> Kernel[Any]:
+    """The other end of ``Kernel.__reduce__``."""
+    fn.__annotations__ = dict(annotations)
+    return Kernel(fn, contract, binding)
+
+
+def _param_info(p: Param) -> ParamInfo:
+    """What a ``requires`` relation may say about parameter ``p``."""
+    if p.is_array:
+        return ParamInfo(p.name, "array", p.ndim)
+    return ParamInfo(p.name, "int" if p.dtype.kind in "iu" else "float")
+
+
+def _require_unsafe(kernel: Kernel[Any], what: str) -> None:
+    if not in_unsafe_region():
+        raise UnsafeRegionRequired(
+            f"kernel {kernel.name!r}: kernel.unchecked[...] {what} without any contract or "
+            'argument check; it is allowed only inside `with simtsafe.unsafe("SAFETY: why '
+            'this launch is sound"):`, and the launch itself must happen inside it too. Use '
+            "kernel.prepare(grid=..., block=...)(*args) for a checked launch",
+            kernel=kernel.name,
+            rule="unchecked-launch",
+        )
+
+
+@final
+class _UncheckedLauncher:
+    __slots__ = ("_kernel",)
+
+    def __init__(self, kernel: Kernel[Any]) -> None:
+        self._kernel = kernel
+
+    def __getitem__(self, config: Any) -> Callable[..., None]:
+        kernel = self._kernel
+        _require_unsafe(kernel, "launches")
+        launcher = kernel._get_dispatcher()[config]
+
+        def run(*args: Any) -> None:
+            # Checked again at the call: a launcher configured inside a region
+            # and called after it would escape the region's reason.
+            _require_unsafe(kernel, "launched (a launcher kept past its unsafe region)")
+            launcher(*args)
+
+        return run
+
+
+#: Kernels made by factories, by what determines their compiled code (see `kernel`).
+_FACTORY_CACHE: dict[Any, Kernel[Any]] = {}
+
+
+@overload
+def kernel(fn: Callable[P, None], /) -> Kernel[P]: ...
+@overload
+def kernel(
+    *, contract: LaunchContract | None = None
+) -> Callable[[Callable[P, None]], Kernel[P]]: ...
+def kernel(
+    fn: Callable[P, None] | None = None, /, *, contract: LaunchContract | None = None
+) -> Kernel[P] | Callable[[Callable[P, None]], Kernel[P]]:
+    """Make a safe CUDA kernel from an annotated Python function.
+
+    A kernel defined inside a function (a *kernel factory*) may close over
+    compile-time constants and ``@simtsafe.device`` helpers, checked like
+    globals; calling the factory again with the same values returns the same
+    kernel (compiled once).
+
+    Args:
+        fn: the kernel function (when used as ``@simtsafe.kernel`` without arguments).
+        contract: the launch contract; without one the kernel has no proven
+            domain (witnesses check the launch shape on the device) and
+            ``prepare`` checks only the device's limits.
+
+    Raises:
+        SafetyError: the source breaks a rule, a parameter is unannotated...
+        LaunchContractError: the contract does not fit the parameters.
+    """
+    if contract is not None and not isinstance(contract, LaunchContract):
+        raise TypeError(
+            f"contract must be a simtsafe.LaunchContract, got {type(contract).__name__}"
+        )
+
+    def decorate(f: Callable[P, None]) -> Kernel[P]:
+        if not isinstance(f, pytypes.FunctionType):
+            raise TypeError(f"@simtsafe.kernel decorates a plain function, got {type(f).__name__}")
+        key = _factory_key(f, contract)
+        if key is not None:
+            cached = _FACTORY_CACHE.get(key)
+            if cached is not None:
+                return cached
+        made: Kernel[P] = Kernel(f, contract)
+        if key is not None:
+            _FACTORY_CACHE[key] = made
+        return made
+
+    return decorate(fn) if fn is not None else decorate
+
+
+_HELPER_CACHE: dict[Any, DeviceFunction] = {}
+
+
+def device(fn: Callable[P, Any]) -> DeviceFunction:
+    """Make a device helper callable from simtsafe kernels, checked by the same rules.
+
+    Its witnesses carry no domain proof (it may be called from any kernel),
+    so ``thread.index_1d()`` inside it checks the launch shape on the device.
+    It may not return a witness. Like kernels, helpers made inside a factory
+    may close over constants and other helpers (cached by those values).
+    """
+    if not isinstance(fn, pytypes.FunctionType):
+        raise TypeError(f"@simtsafe.device decorates a plain function, got {type(fn).__name__}")
+    key = _factory_key(fn, None)
+    if key is not None and key in _HELPER_CACHE:
+        return _HELPER_CACHE[key]
+    made = DeviceFunction(fn)
+    if key is not None:
+        _HELPER_CACHE[key] = made
+    return made

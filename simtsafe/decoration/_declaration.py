@@ -1,0 +1,558 @@
+"""The declaration of a kernel or helper: what its source says, checked, and frozen for compiling.
+
+Decoration parses the annotations (``_params``), validates the contract
+against them and checks the source (``_rewrite``) against the names bound so
+far; nothing is compiled. The first compile *freezes* the function: it
+snapshots the module globals and closure values, runs the same analysis
+strictly over that snapshot (a name bound after decoration is classified like
+any other; an unknown name is an error), and builds the rewritten function
+against a namespace holding exactly the objects that were checked. Every
+later compile re-runs the analysis over the frozen snapshot.
+
+The objects users hold (``simtsafe.Kernel``, ``simtsafe.DeviceFunction``,
+in ``simtsafe._compose``) subclass ``KernelDeclaration`` and
+``HelperDeclaration`` and add compiling and launching.
+
+Invariant: a kernel's declaration (function, parameters, contract) never
+changes after decoration (the objects refuse attribute assignment, and the
+declaration's values are sealed as text when it is complete); every compile
+and ``prepare`` compares the declaration with the seal.
+"""
+
+from __future__ import annotations
+
+import builtins as _py_builtins
+import threading
+import types as pytypes
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .._errors import SafetyError
+from ..lowering import builtins as device_builtins
+from ..lowering import mark_built, numba_type
+from ..lowering._diagnostics import translate_typing_error
+from ._params import Param, parse_params, record_fields, typevars
+from ._policy import LOCAL_ATTRIBUTES
+from ._registry import register
+from ._rewrite import Analysis, ParamView, Source, UnsafeRegion, analyze, parse_source
+from ._uniformity import UniformitySummary
+
+if TYPE_CHECKING:
+    from ..host._contract import BoundContract, LaunchContract
+
+__all__ = ["Declared", "HelperDeclaration", "KernelDeclaration"]
+
+
+@dataclass(frozen=True)
+class _Decl:
+    """What decoration decided about a kernel or helper (immutable)."""
+
+    py_func: pytypes.FunctionType
+    name: str
+    kind: str  # "kernel" or "device"
+    source: Source
+    params: tuple[Param, ...]
+    contract: LaunchContract | None
+    bound: BoundContract | None
+    domain: int | None
+    views: tuple[ParamView, ...]
+    exact_block: tuple[int, int, int] | None
+    attributes: frozenset[str]
+    unsafe_regions: tuple[UnsafeRegion, ...]
+    binding: Any = None  # a dtype-generic kernel's instance: TypeVar -> dtype
+
+
+@dataclass
+class _Build:
+    """What the first compile froze: the scope, the checked function, its dispatcher."""
+
+    decl: _Decl
+    scope: dict[str, Any]
+    analysis: Analysis
+    function: pytypes.FunctionType
+    namespace: dict[str, Any]
+    dispatcher: Any = None
+    specs: dict[tuple[str, ...], Any] = field(default_factory=dict)  # Specialization
+    fingerprint: str = ""  # the declaration's values when frozen (see _decl_fingerprint)
+
+
+def _decl_fingerprint(d: _Decl) -> str:
+    """The declaration's values, as text: what the compiled code embodies.
+
+    Compared at every compile and ``prepare``: a declaration (or its frozen
+    pydantic contract) changed in place with ``object.__setattr__`` keeps its
+    identity but not this text.
+    """
+    return repr(
+        (
+            d.name,
+            d.kind,
+            d.params,
+            d.contract,
+            d.bound,
+            d.domain,
+            d.views,
+            d.exact_block,
+            sorted(d.attributes),
+            d.unsafe_regions,
+        )
+    )
+
+
+def _settle(cache: dict[Any, Any], key: Any, value: Any, frozen: bool) -> None:
+    """Keep a helper summary only when it was computed over the helper's frozen scope.
+
+    Before the helper is frozen its scope is live: a name it calls may still
+    be pending (defined further down the module) and resolve to a barrier or
+    a raw value later, so a summary computed then must not outlive the call
+    that needed it (the recursion guard is dropped too).
+    """
+    if frozen:
+        cache[key] = value
+    else:
+        cache.pop(key, None)
+
+
+def _scope_of(fn: pytypes.FunctionType) -> dict[str, Any]:
+    """Globals and closure values of ``fn`` as they are now (closure values shadow globals)."""
+    scope = dict(fn.__globals__)
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=True):
+        try:
+            scope[name] = cell.cell_contents
+        except ValueError:  # an empty cell: not bound yet
+            scope.pop(name, None)
+    return scope
+
+
+_FREEZE_LOCK = threading.RLock()
+
+
+class Declared:
+    """What kernels and helpers share: an immutable declaration, a build frozen on first use.
+
+    The source side only: what was declared and checked, and the rewritten
+    function Numba compiles. Compiling and launching are the composed objects'
+    (``simtsafe._compose.Kernel`` / ``DeviceFunction``), which subclass these.
+    """
+
+    __slots__ = ("__weakref__", "_build", "_decl", "_origin", "_taint_cache")
+
+    _decl: _Decl
+    _build: _Build | None
+    _origin: str
+
+    def _init(self, decl: _Decl) -> None:
+        object.__setattr__(self, "_decl", decl)
+        object.__setattr__(self, "_build", None)
+        object.__setattr__(self, "_taint_cache", {})
+        object.__setattr__(self, "_origin", "")
+
+    def _seal(self, decl: _Decl) -> None:
+        """The declaration is complete: record its values, as text, once and for all.
+
+        Invariant: every compile and ``prepare`` compares the declaration with this
+        text, so a contract (or any part of the declaration) edited in place with
+        ``object.__setattr__`` -- before or after the first compile -- is refused,
+        never compiled or checked in its edited form.
+        """
+        object.__setattr__(self, "_decl", decl)
+        object.__setattr__(self, "_origin", _decl_fingerprint(decl))
+
+    def _check_sealed(self) -> None:
+        if self._origin != _decl_fingerprint(self._decl):
+            raise SafetyError(
+                f"kernel {self.name!r}: its declaration (contract, parameters) was replaced or "
+                "edited after decoration (object.__setattr__ on a frozen object); the checked "
+                "declaration is the one decorated. Decorate a new function with the contract "
+                "you want",
+                kernel=self.name,
+                rule="immutable",
+            )
+
+    def __setattr__(self, key: str, value: object) -> None:
+        raise AttributeError(
+            f"{type(self).__name__} {self._decl.name!r} is immutable after decoration: its "
+            "contract, parameters and source were checked together and compiled together. "
+            "Decorate a new function instead"
+        )
+
+    def __delattr__(self, key: str) -> None:
+        raise AttributeError(f"{type(self).__name__} {self._decl.name!r} is immutable")
+
+    # ------------------------------------------------------------------ declaration
+
+    @property
+    def py_func(self) -> pytypes.FunctionType:
+        return self._decl.py_func
+
+    @property
+    def name(self) -> str:
+        return self._decl.name
+
+    @property
+    def filename(self) -> str:
+        return self._decl.source.filename
+
+    @property
+    def unsafe_regions(self) -> list[UnsafeRegion]:
+        """The ``with simtsafe.unsafe(...)`` regions of this function, with their reasons."""
+        return list(self._decl.unsafe_regions)
+
+    @property
+    def _domain(self) -> int | None:
+        return self._decl.domain
+
+    # ------------------------------------------------------------------ analysis
+
+    def _analyze(
+        self,
+        scope: Mapping[str, Any],
+        *,
+        strict: bool,
+        seeds: Mapping[str, int] | None = None,
+        param_levels: Mapping[str, int] | None = None,
+    ) -> Analysis:
+        d = self._decl
+        return analyze(
+            d.source,
+            kernel=d.name,
+            kind="kernel" if d.kind == "kernel" else "device",
+            domain=d.domain,
+            views=d.views,
+            exact_block=d.exact_block,
+            scope=scope,
+            strict=strict,
+            attributes=d.attributes,
+            seeds=seeds,
+            helper_returns_raw=_helper_returns_raw,
+            param_levels=param_levels,
+            helper_uniformity=_helper_uniformity,
+        )
+
+    def _api_closure(self) -> frozenset[str]:
+        """The kernel-API names (``cuda.cg.this_grid``...) this code and its helpers call.
+
+        The source-level fact the simulator has where the CUDA target reads the
+        compiled kernel (``numba_kernel.cooperative``): it has no compiled form.
+        """
+        used: set[str] = set()
+        todo: list[Declared] = [self]
+        seen: set[int] = set()
+        while todo:
+            compiled = todo.pop()
+            if id(compiled) in seen:
+                continue
+            seen.add(id(compiled))
+            analysis = compiled._freeze().analysis
+            used |= analysis.api_used
+            for value in {**analysis.globals_used, **analysis.substitutes}.values():
+                if isinstance(value, HelperDeclaration):
+                    todo.append(value)
+        return frozenset(used)
+
+    def _freeze(self) -> _Build:
+        """Snapshot the scope, check strictly, build the function Numba compiles (once)."""
+        build = self._build
+        if build is not None:
+            return build
+        with _FREEZE_LOCK:
+            if self._build is not None:
+                return self._build
+            self._check_sealed()
+            d = self._decl
+            scope = _scope_of(d.py_func)
+            analysis = self._analyze(scope, strict=True)
+            if d.kind == "kernel":
+                _check_contract_needs(d, analysis)
+            else:
+                _check_helper_uses(d, analysis)
+            namespace: dict[str, Any] = {"__builtins__": _py_builtins}
+            namespace.update(device_builtins(proven_domain=d.domain))
+            function = analysis.build(namespace, d.py_func.__qualname__, d.py_func.__module__)
+            function.__doc__ = d.py_func.__doc__
+            mark_built(function)
+            build = _Build(d, scope, analysis, function, namespace)
+            build.fingerprint = self._origin
+            object.__setattr__(self, "_build", build)
+            # Only now bind what the code refers to: a helper that refers (perhaps
+            # through others) back to this one finds this build already in place.
+            for name, value in {**analysis.globals_used, **analysis.substitutes}.items():
+                namespace[name] = value._target() if isinstance(value, HelperDeclaration) else value
+            return build
+
+    def _recheck(self) -> _Build:
+        """Re-run the analysis over the frozen scope (every compile), and the declaration."""
+        build = self._freeze()
+        self._check_sealed()
+        if build.decl is not self._decl or build.fingerprint != _decl_fingerprint(self._decl):
+            raise SafetyError(
+                f"kernel {self.name!r}: its declaration was replaced after it was compiled (the "
+                "compiled code embodies the old contract); decorate a new function instead",
+                kernel=self.name,
+                rule="immutable",
+            )
+        self._analyze(build.scope, strict=True)
+        return build
+
+    def _translate(self, exc: BaseException) -> BaseException:
+        return translate_typing_error(exc, self.name, self.filename)
+
+    def _reachable(self) -> list[Declared]:
+        """This function and every frozen helper it calls, transitively."""
+        found: list[Declared] = []
+        seen: set[int] = set()
+        work: list[Declared] = [self]
+        while work:
+            f = work.pop()
+            if id(f) in seen:
+                continue
+            seen.add(id(f))
+            found.append(f)
+            fb = f._build
+            if fb is not None:
+                work += [v for v in fb.analysis.globals_used.values() if isinstance(v, Declared)]
+        return found
+
+
+_KERNEL_ONLY = ("shared.tile", "shared.dynamic_tile", "shared.accumulator")
+
+
+def _check_helper_uses(decl: _Decl, analysis: Analysis) -> None:
+    """Shared tiles and accumulators belong to kernels, not helpers.
+
+    A helper's shared array is one allocation per compiled helper: two calls of
+    the helper in one kernel would share it without a barrier between the first
+    call's reads and the second call's fill, and a helper's dynamic tile would
+    alias the kernel's. The phase analysis follows a tile within one function.
+    """
+    used = sorted(analysis.api_used & set(_KERNEL_ONLY))
+    if used:
+        raise SafetyError(
+            f"kernel {decl.name!r}: simtsafe.{used[0]} is used in a @simtsafe.device helper; "
+            "shared tiles and accumulators are made in the kernel itself (a helper's would be "
+            "shared by all its calls, with no barrier between them). Make the tile in the "
+            "kernel and pass the helper the values it needs",
+            kernel=decl.name,
+            rule="tile-phase",
+            filename=decl.source.filename,
+            lineno=decl.source.node.lineno,
+        )
+
+
+def _check_contract_needs(decl: _Decl, analysis: Analysis) -> None:
+    """Kernel-API uses that need a declaration in the contract."""
+    if "shared.dynamic_tile" in analysis.api_used and (
+        decl.contract is None or decl.contract.dynamic_shared is None
+    ):
+        raise SafetyError(
+            f"kernel {decl.name!r} uses simtsafe.shared.dynamic_tile, whose size is the launch's "
+            "dynamic shared memory: declare it in the contract, e.g. "
+            "LaunchContract(..., dynamic_shared=(0, 49152)), so that prepare checks every launch",
+            kernel=decl.name,
+            rule="contract",
+            filename=decl.source.filename,
+            lineno=decl.source.node.lineno,
+        )
+
+
+def _helper_returns_raw(helper: Any, seeds: dict[int, int]) -> bool:
+    """Taint summary of a helper called with raw arguments at ``seeds`` (position -> rank)."""
+    if not isinstance(helper, HelperDeclaration):
+        return True
+    return helper._returns_raw(seeds)
+
+
+def _helper_uniformity(helper: Any, levels: tuple[int, ...]) -> UniformitySummary:
+    """Uniformity summary of a helper called with arguments of the given levels."""
+    if not isinstance(helper, HelperDeclaration):
+        return UniformitySummary(result=2, nonuniform_source=True)
+    return helper._uniformity(levels)
+
+
+class HelperDeclaration(Declared):
+    """A ``@simtsafe.device`` helper as declared: its source checked, its summaries for callers."""
+
+    __slots__ = ()
+
+    def __init__(self, fn: pytypes.FunctionType) -> None:
+        name = fn.__name__
+        source = parse_source(fn, name)
+        decl = _Decl(
+            py_func=fn,
+            name=name,
+            kind="device",
+            source=source,
+            params=(),
+            contract=None,
+            bound=None,
+            domain=None,
+            views=(),
+            exact_block=None,
+            attributes=LOCAL_ATTRIBUTES,
+            unsafe_regions=(),
+        )
+        self._init(decl)
+        analysis = self._analyze(_scope_of(fn), strict=False)
+        _check_helper_uses(decl, analysis)
+        self._seal(_with_regions(decl, analysis))
+        register(self)  # the gate's registry (_registry): every helper made, in order
+
+    def _returns_raw(self, seeds: dict[int, int]) -> bool:
+        """Check this helper with raw values in the given parameters; does it return one?"""
+        frozen = self._build is not None
+        key = ("taint", frozenset(seeds.items()), frozen)
+        cache: dict[Any, Any] = self._taint_cache  # type: ignore[attr-defined]
+        if key in cache:
+            return cache[key]  # type: ignore[no-any-return]
+        cache[key] = True  # recursion: assume the worst until known
+        params = self._decl.source.params
+        named = {params[i]: rank for i, rank in seeds.items() if i < len(params)}
+        scope = self._build.scope if self._build is not None else _scope_of(self._decl.py_func)
+        analysis = self._analyze(scope, strict=False, seeds=named)
+        _settle(cache, key, analysis.returns_raw, frozen)
+        return analysis.returns_raw
+
+    def _uniformity(self, levels: tuple[int, ...]) -> UniformitySummary:
+        """Analyze this helper's barriers and collectives with its arguments' uniformity."""
+        frozen = self._build is not None
+        key = ("uniformity", levels, frozen)
+        cache: dict[Any, Any] = self._taint_cache  # type: ignore[attr-defined]
+        if key in cache:
+            return cache[key]  # type: ignore[no-any-return]
+        # Recursion: assume the worst (a thread-dependent result, a barrier inside).
+        cache[key] = UniformitySummary(result=2, block_op_line=0, nonuniform_source=True)
+        params = self._decl.source.params
+        named = {p: (levels[i] if i < len(levels) else 2) for i, p in enumerate(params)}
+        scope = self._build.scope if self._build is not None else _scope_of(self._decl.py_func)
+        summary = self._analyze(scope, strict=False, param_levels=named).uniformity
+        _settle(cache, key, summary, frozen)
+        return summary
+
+    def _target(self) -> Any:
+        """What kernels call (a Numba device dispatcher): the composed helper's."""
+        raise NotImplementedError
+
+
+def _with_regions(decl: _Decl, analysis: Analysis) -> _Decl:
+    from dataclasses import replace
+
+    return replace(decl, unsafe_regions=tuple(analysis.unsafe_regions))
+
+
+class KernelDeclaration(Declared):
+    """A ``@simtsafe.kernel`` as declared: parameters, contract, source checked."""
+
+    __slots__ = ()
+
+    def __init__(
+        self,
+        fn: pytypes.FunctionType,
+        contract: LaunchContract | None,
+        binding: dict[Any, Any] | None,
+        bind: Callable[[LaunchContract, tuple[Param, ...], str], BoundContract],
+    ) -> None:
+        name = fn.__name__
+        params = parse_params(fn, name, binding)
+        if contract is not None:
+            # A private copy: the caller's object may be edited later, this one is checked.
+            contract = contract.model_copy(deep=True)
+        bound = bind(contract, params, name) if contract is not None else None
+        views = tuple(
+            ParamView(p.name, p.kind if p.kind in ("in", "acc") else str(p.space), p.ndim)
+            for p in params
+            if p.is_array
+        )
+        decl = _Decl(
+            py_func=fn,
+            name=name,
+            kind="kernel",
+            source=parse_source(fn, name),
+            params=params,
+            contract=contract,
+            bound=bound,
+            domain=contract.domain if contract is not None else None,
+            views=views,
+            exact_block=contract.block if contract is not None else None,
+            attributes=LOCAL_ATTRIBUTES | record_fields(params),
+            unsafe_regions=(),
+            binding=binding,
+        )
+        self._init(decl)
+        analysis = self._analyze(_scope_of(fn), strict=False)
+        _check_contract_needs(decl, analysis)
+        self._seal(_with_regions(decl, analysis))
+        register(self)  # the gate's registry (_registry): every kernel made, in order
+
+    @property
+    def params(self) -> tuple[Param, ...]:
+        return self._decl.params
+
+    @property
+    def typevars(self) -> dict[str, Any]:
+        """The type variables of a dtype-generic kernel (empty for a concrete one)."""
+        return typevars(self._decl.params)
+
+    def _concrete(self, what: str) -> None:
+        if self.typevars:
+            example = ", ".join(f"{n}=np.float32" for n in self.typevars)
+            raise TypeError(
+                f"kernel {self.name!r} is generic in {', '.join(self.typevars)}: {what} needs "
+                f"one dtype per type variable; use {self.name}.instantiate({example}), or "
+                f"launch it through prepare(), which binds them from the arguments"
+            )
+
+    @property
+    def contract(self) -> LaunchContract | None:
+        return self._decl.contract
+
+    @property
+    def bound(self) -> BoundContract | None:
+        return self._decl.bound
+
+    @property
+    def __wrapped__(self) -> pytypes.FunctionType:
+        return self._decl.py_func
+
+    def argtypes(self, layouts: tuple[str, ...] | None = None) -> tuple[Any, ...]:
+        """Numba argument types of the kernel ABI (plain arrays and scalars).
+
+        Args:
+            layouts: one of ``"C"``/``"A"`` per input array parameter
+                (default all ``"C"``); outputs are always C-contiguous.
+        """
+        layouts = layouts or tuple("C" for p in self.params if p.kind == "in")
+        it = iter(layouts)
+        out: list[Any] = []
+        for p in self.params:
+            if p.kind == "scalar":
+                out.append(numba_type(p.dtype))
+            else:
+                layout = next(it) if p.kind == "in" else "C"
+                out.append(numba_type(p.dtype, p.ndim, layout))
+        return tuple(out)
+
+
+def _factory_key(fn: pytypes.FunctionType, contract: LaunchContract | None) -> Any:
+    """A key for a kernel defined inside a function, or None if it cannot be cached."""
+    if not fn.__closure__:
+        return None
+    values: list[Any] = []
+    for cell in fn.__closure__:
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            return None
+        if isinstance(value, Declared):
+            values.append(("obj", id(value)))
+        else:
+            try:
+                hash(value)
+            except TypeError:
+                return None
+            # repr tells apart what == does not: -0.0 and 0.0, (1, 2) and (1, 2.0)
+            values.append((type(value), value, repr(value)))
+    # Annotations evaluated at definition (no `from __future__ import annotations`) may
+    # name a factory argument that is no closure cell: `In[dt]` decides the parameters.
+    annotations = tuple((k, repr(v)) for k, v in getattr(fn, "__annotations__", {}).items())
+    return (fn.__code__, id(fn.__globals__), contract, tuple(values), annotations)
