@@ -384,8 +384,7 @@ def _fallback_to_source_verdict(kernel: Kernel[Any], why: str) -> None:
             RuntimeWarning,
             stacklevel=3,
         )
-    build = kernel._freeze()
-    finding = build.analysis.uniformity.finding
+    finding = kernel.source_uniformity().finding
     if finding is not None:
         raise finding
 

@@ -212,6 +212,7 @@ class Declared:
         strict: bool,
         seeds: Mapping[str, int] | None = None,
         param_levels: Mapping[str, int] | None = None,
+        with_uniformity: bool = False,
     ) -> Analysis:
         d = self._decl
         return analyze(
@@ -228,7 +229,23 @@ class Declared:
             helper_returns_raw=_helper_returns_raw,
             param_levels=param_levels,
             helper_uniformity=_helper_uniformity,
+            with_uniformity=with_uniformity,
         )
+
+    def source_uniformity(self) -> UniformitySummary:
+        """The source-level uniformity analysis of the frozen function (computed once).
+
+        It decides nothing where the compiled form can be checked; its finding
+        is the simulator's verdict where no CUDA target exists, and what the
+        differential test compares the compiled form with.
+        """
+        build = self._freeze()
+        cache: dict[Any, Any] = self._taint_cache  # type: ignore[attr-defined]
+        summary = cache.get("source-uniformity")
+        if summary is None:
+            analysis = self._analyze(build.scope, strict=True, with_uniformity=True)
+            summary = cache["source-uniformity"] = analysis.uniformity
+        return summary
 
     def _api_closure(self) -> frozenset[str]:
         """The kernel-API names (``cuda.cg.this_grid``...) this code and its helpers call.
@@ -283,6 +300,7 @@ class Declared:
 
     def _recheck(self) -> _Build:
         """Re-run the analysis over the frozen scope (every compile), and the declaration."""
+        fresh = self._build is None  # _freeze analyses the frozen scope itself
         build = self._freeze()
         self._check_sealed()
         if build.decl is not self._decl or build.fingerprint != _decl_fingerprint(self._decl):
@@ -292,7 +310,8 @@ class Declared:
                 kernel=self.name,
                 rule="immutable",
             )
-        self._analyze(build.scope, strict=True)
+        if not fresh:
+            self._analyze(build.scope, strict=True)
         return build
 
     def _translate(self, exc: BaseException) -> BaseException:
@@ -425,7 +444,9 @@ class HelperDeclaration(Declared):
         params = self._decl.source.params
         named = {p: (levels[i] if i < len(levels) else 2) for i, p in enumerate(params)}
         scope = self._build.scope if self._build is not None else _scope_of(self._decl.py_func)
-        summary = self._analyze(scope, strict=False, param_levels=named).uniformity
+        summary = self._analyze(
+            scope, strict=False, param_levels=named, with_uniformity=True
+        ).uniformity
         _settle(cache, key, summary, frozen)
         return summary
 

@@ -790,6 +790,7 @@ def analyze(
     helper_returns_raw: Callable[[Any, dict[int, int]], bool] = lambda h, s: True,
     param_levels: Mapping[str, int] | None = None,
     helper_uniformity: Callable[[Any, tuple[int, ...]], UniformitySummary] | None = None,
+    with_uniformity: bool = False,
 ) -> Analysis:
     """Check ``source`` against ``scope`` and build the rewritten function's AST.
 
@@ -808,6 +809,9 @@ def analyze(
         helper_returns_raw: taint summary of helpers (see ``_taint``).
         param_levels: uniformity of the parameters (default: all block-uniform).
         helper_uniformity: uniformity summary of helpers (see ``_uniformity``).
+        with_uniformity: also run the source-level uniformity analysis (it decides
+            nothing: the compiled form does; its finding words early messages and is
+            the simulator's fallback verdict).
 
     Raises:
         SafetyError: the function breaks a rule; the message names the line.
@@ -868,15 +872,17 @@ def analyze(
         ref = checker.ref_of(e) if _chain(e) is not None else None
         return ref.obj if ref is not None and ref.kind == "device" else None
 
-    uniformity = check_uniformity(
-        original,
-        ref_name=ref_name,
-        helper_of=helper_of,
-        helper_summary=helper_uniformity or (lambda h, levels: UniformitySummary(result=2)),
-        param_levels=dict(param_levels) if param_levels is not None else {},
-        fail=checker.fail,
-        kernel=kernel,
-    )
+    uniformity = UniformitySummary(exits=None)
+    if with_uniformity:
+        uniformity = check_uniformity(
+            original,
+            ref_name=ref_name,
+            helper_of=helper_of,
+            helper_summary=helper_uniformity or (lambda h, levels: UniformitySummary(result=2)),
+            param_levels=dict(param_levels) if param_levels is not None else {},
+            fail=checker.fail,
+            kernel=kernel,
+        )
     check_phases(original, ref_name=ref_name, fail=checker.fail)
     check_output_tiles(
         original, kind=kind, params=source.params, ref_name=ref_name, fail=checker.fail

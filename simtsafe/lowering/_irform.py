@@ -49,6 +49,11 @@ _BLOCK_RE = re.compile(r'^("(?:[^"\\]|\\.)*"|[-a-zA-Z$._0-9]+):')
 _DEFINE_RE = re.compile(r"^define\b.*?(" + _GLOBAL + r")\((.*)\)[^()]*\{\s*$")
 _GLOBAL_DEF_RE = re.compile(r"^(" + _GLOBAL + r") = (.*)$")
 _RESULT_RE = re.compile(r"^\s*(" + _LOCAL + r") = (.*)$")
+_PHI_RE = re.compile(r"\[\s*([^,\]]+?)\s*,\s*(" + _LOCAL + r")\s*\]")
+#: Opcodes whose pointer operands the analysis reads (memory and provenance).
+_POINTER_OPCODES = frozenset(
+    {"load", "store", "atomicrmw", "cmpxchg", "getelementptr", "call", "select", "bitcast"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +190,7 @@ def _mark_calls(text: str, defined: set[str], callees: list[str]) -> str:
     out: list[str] = []
     used: set[int] = set()
     for line in text.splitlines():
-        m = _CALL_RE.match(line)
+        m = _CALL_RE.match(line) if "call " in line else None
         if m is not None and _unquote(m.group(2)) in defined:
             k = len(callees)
             callees.append(_unquote(m.group(2)))
@@ -315,7 +320,7 @@ def _unquote(name: str) -> str:
 
 def _instr(line: str, nodes: dict[int, tuple[str | int, ...]]) -> Instr:
     tags: dict[str, tuple[str | int, ...]] = {}
-    m = _ATTACH_RE.search(line)
+    m = _ATTACH_RE.search(line) if ", !" in line else None
     if m is not None:
         for kind, num in _ONE_ATTACH_RE.findall(m.group(1)):
             if kind.startswith("ss."):
@@ -344,20 +349,23 @@ def _instr(line: str, nodes: dict[int, tuple[str | int, ...]]) -> Instr:
             cm = _GLOBAL_RE.search(rest)
             callee = _unquote(cm.group(0)) if cm else None
     incoming: tuple[tuple[str | None, str], ...] = ()
+    terminator = opcode in ("br", "switch", "indirectbr")
     if opcode == "phi":
-        pairs = re.findall(r"\[\s*([^,\]]+?)\s*,\s*(" + _LOCAL + r")\s*\]", rest)
+        pairs = _PHI_RE.findall(rest)
         incoming = tuple((v if v.startswith("%") else None, b) for v, b in pairs)
         operands = tuple(v for v, _ in incoming if v is not None)
-    else:
+    elif terminator:
         labels = set(_LABEL_RE.findall(rest))
         operands = tuple(n for n in _LOCAL_RE.findall(rest) if n not in labels)
-    targets = tuple(_LABEL_RE.findall(rest)) if opcode in ("br", "switch", "indirectbr") else ()
+    else:
+        operands = tuple(_LOCAL_RE.findall(rest)) if "%" in rest else ()
+    targets = tuple(_LABEL_RE.findall(rest)) if terminator else ()
     constant = re.match(r"i1 (true|false), label", rest) if opcode == "br" else None
     if constant is not None and len(targets) == 2:
         # A branch on a constant (Numba's status check after a call that cannot fail)
         # goes one way only: its other edge is not part of the program.
         targets = (targets[0] if constant.group(1) == "true" else targets[1],)
-    pointers = tuple(_POINTER_RE.findall(rest)) if opcode != "phi" else ()
+    pointers = tuple(_POINTER_RE.findall(rest)) if opcode in _POINTER_OPCODES else ()
     loc = tags.get("ss.loc")
     site = tags.get("ss.site")
     uni = tags.get("ss.uniform")
@@ -366,7 +374,11 @@ def _instr(line: str, nodes: dict[int, tuple[str | int, ...]]) -> Instr:
         opcode=opcode,
         operands=operands,
         pointers=pointers,
-        globals=tuple(_unquote(g) for g in _GLOBAL_RE.findall(rest) if _unquote(g) != callee),
+        globals=(
+            tuple(_unquote(g) for g in _GLOBAL_RE.findall(rest) if _unquote(g) != callee)
+            if "@" in rest
+            else ()
+        ),
         callee=callee,
         asm=asm,
         targets=targets,
