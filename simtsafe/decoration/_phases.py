@@ -23,9 +23,11 @@ control flow (``_uniformity``), so every thread crosses the same ones. Raw
 ``cuda.syncthreads()`` inside an unsafe region does not count as a
 barrier here (nothing checks that every thread reaches it).
 
-Tiles and accumulators are tracked by name: binding one to another name,
-storing it in a container or passing it to a helper is refused, so every
-access is visible here.
+Tiles and accumulators are tracked by name: binding one to another name or
+storing it in a container is refused, so every access is visible here. A
+tile passed to a ``@simtsafe.device`` helper is a read of it at the call:
+the helper receives a read-only view (``__ss_tile_read``; Numba's typing of
+that view refuses any store).
 """
 
 from __future__ import annotations
@@ -83,10 +85,12 @@ class _Analysis:
         fn: ast.FunctionDef,
         ref_name: Callable[[ast.expr], str | None],
         fail: Callable[[ast.AST, str, str], SafetyError],
+        is_helper: Callable[[ast.expr], bool] = lambda e: False,
     ) -> None:
         self.fn = fn
         self.ref_name = ref_name
         self.fail = fail
+        self.is_helper = is_helper
         self.tiles: dict[str, int] = {}  # name -> line of creation
         self.accs: dict[str, int] = {}
         self.witnesses: set[str] = set()
@@ -216,11 +220,14 @@ class _Analysis:
                 isinstance(parent.func, ast.Name) and parent.func.id == "len"
             ):
                 return
+            if node.id in self.tiles and self.is_helper(parent.func):
+                return  # a read of the tile at the call; the helper gets a read-only view
         raise self.fail(
             node,
             f"`{node.id}` is a shared tile or accumulator: index it, call its methods, pass it "
-            "to thread.block_stride or len(); it cannot be copied, stored, returned or passed "
-            "to a helper (its fill and read phases could not be followed there)",
+            "to thread.block_stride or len(), or pass a tile to a @simtsafe.device helper (a "
+            "read-only view, read in the tile's read phase); it cannot be copied, stored or "
+            "returned (its fill and read phases could not be followed)",
             "tile-phase",
         )
 
@@ -255,6 +262,11 @@ class _Analysis:
                 and func.attr in _ACC_UPDATES
             ):
                 self.record(state, func.value.id, _Access("update", e.lineno), e)
+            if self.is_helper(func):
+                # A helper given a tile reads it (any element): a read at the call.
+                for arg in e.args:
+                    if isinstance(arg, ast.Name) and arg.id in self.tiles:
+                        self.record(state, arg.id, _Access("read", e.lineno), e)
             if self.ref_name(func) in _BARRIERS:
                 return _State()
         return state
@@ -266,10 +278,26 @@ class _Analysis:
         if name in self.tiles:
             if store:
                 self.record(state, name, _Access("write", node.lineno), node)
-            elif not (isinstance(node.slice, ast.Name) and node.slice.id in self.witnesses):
+            elif not self._own_element(node.slice):
                 self.record(state, name, _Access("read", node.lineno), node)
         elif name in self.accs and not store:
             self.record(state, name, _Access("read", node.lineno), node)
+
+    def _own_element(self, index: ast.expr) -> bool:
+        """Is ``index`` a block-local witness (named, or made right there)?
+
+        Every block-local witness of a thread addresses elements only that thread
+        writes (``local_index()`` is the first element ``block_stride`` gives it),
+        so a read through one is a read of the thread's own element.
+        """
+        if isinstance(index, ast.Name):
+            return index.id in self.witnesses
+        return (
+            isinstance(index, ast.Call)
+            and not index.args
+            and not index.keywords
+            and self.ref_name(index.func) in _WITNESS_CTORS
+        )
 
     def record(self, state: _State, name: str, access: _Access, node: ast.AST) -> None:
         seen = state.seen.get(name, frozenset())
@@ -397,10 +425,15 @@ def check_phases(
     *,
     ref_name: Callable[[ast.expr], str | None],
     fail: Callable[[ast.AST, str, str], SafetyError],
+    is_helper: Callable[[ast.expr], bool] = lambda e: False,
 ) -> None:
     """Check the fill/read phases of every shared tile and accumulator of ``fn``.
+
+    Args:
+        is_helper: does a call target denote a ``@simtsafe.device`` helper (a tile
+            passed to one is read there, through a read-only view)?
 
     Raises:
         SafetyError: ``rule="tile-phase"``, naming the read and the write lines.
     """
-    _Analysis(fn, ref_name, fail).run()
+    _Analysis(fn, ref_name, fail, is_helper).run()

@@ -250,6 +250,8 @@ class _Checker(ast.NodeTransformer):
     """Checks the rules and rewrites in one walk (see module docstring)."""
 
     def __init__(self, env: _Env, local_names: set[str], view_names: dict[str, str]) -> None:
+        self._tiles: set[str] | None = None
+        self.fn_node: ast.FunctionDef | None = None
         self.env = env
         self.locals = local_names
         self.view_names = view_names  # parameter -> "in" or its index space
@@ -540,9 +542,40 @@ class _Checker(ast.NodeTransformer):
             node,
         )
 
+    def _tile_names(self) -> set[str]:
+        """Names bound to a shared tile where it is made (``t = shared.tile(...)``)."""
+        if self._tiles is None:
+            self._tiles = set()
+            for n in ast.walk(self.fn_node) if self.fn_node is not None else ():
+                if (
+                    isinstance(n, ast.Assign)
+                    and len(n.targets) == 1
+                    and isinstance(n.targets[0], ast.Name)
+                    and isinstance(n.value, ast.Call)
+                    and isinstance(n.value.func, ast.Attribute)
+                    and n.value.func.attr in ("tile", "dynamic_tile")
+                    and _chain(n.value.func) is not None
+                ):
+                    ref = self.ref_of(n.value.func)
+                    if ref is not None and ref.name in ("shared.tile", "shared.dynamic_tile"):
+                        self._tiles.add(n.targets[0].id)
+        return self._tiles
+
     def visit_Call(self, node: ast.Call) -> Any:
         self._call_targets.add(id(node.func))
         ref = self.ref_of(node.func) if _chain(node.func) is not None else None
+        if ref is not None and ref.kind == "device":
+            # A tile given to a helper arrives as a read-only view (the phase analysis
+            # counts the call as a read of the tile). Wrapped after the walk: the
+            # private name is the rewrite's, not the user's.
+            visited = super().generic_visit(node)
+            assert isinstance(visited, ast.Call)
+            for k, arg in enumerate(visited.args):
+                if isinstance(arg, ast.Name) and arg.id in self._tile_names():
+                    view = ast.Call(ast.Name("__ss_tile_read", ast.Load()), [arg], [])
+                    visited.args[k] = ast.copy_location(view, arg)
+                    ast.fix_missing_locations(visited.args[k])
+            return visited
         if ref is not None and ref.kind == "simtsafe" and ref.name.endswith(".reduce"):
             self._check_reduce_op(node, ref)
         if ref is not None and ref.kind == "ufunc":
@@ -841,6 +874,8 @@ def analyze(
     # rewrite replaces some of them: keep every original node alive until the end, so
     # that no id is reused by another node while those records are consulted.
     checker.keepalive = list(ast.walk(fn_node))
+    checker.fn_node = fn_node
+    checker._tile_names()  # before the walk rewrites the makers
     new_body = _flatten([checker.visit(stmt) for stmt in fn_node.body])
     # Taint runs over an untouched copy (the walk above rewrote fn_node in place).
     original = copy.deepcopy(source.node)
@@ -883,7 +918,9 @@ def analyze(
             fail=checker.fail,
             kernel=kernel,
         )
-    check_phases(original, ref_name=ref_name, fail=checker.fail)
+    check_phases(
+        original, ref_name=ref_name, fail=checker.fail, is_helper=lambda e: helper_of(e) is not None
+    )
     check_output_tiles(
         original, kind=kind, params=source.params, ref_name=ref_name, fail=checker.fail
     )

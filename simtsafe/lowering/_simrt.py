@@ -67,7 +67,7 @@ class SimRuntime(Protocol):
         """
         ...
 
-    def shared_array(self, shape: Any, dtype: Any, site: tuple[str, int] | None) -> Any:
+    def shared_array(self, shape: Any, dtype: Any, site: tuple[Any, ...] | None) -> Any:
         """The block's shared array declared at ``site``."""
         ...
 
@@ -124,7 +124,7 @@ def defined(value: Any, what: str) -> Any:
     return value if runtime is None else runtime.defined(value, what)
 
 
-def shared_array(shape: Any, dtype: Any, site: tuple[str, int] | None = None) -> Any:
+def shared_array(shape: Any, dtype: Any, site: tuple[Any, ...] | None = None) -> Any:
     return current().shared_array(shape, dtype, site)
 
 
@@ -200,7 +200,7 @@ class _NumbaSimulatorRuntime:
             )
         sync(site)
 
-    def shared_array(self, shape: Any, dtype: Any, site: tuple[str, int] | None) -> Any:
+    def shared_array(self, shape: Any, dtype: Any, site: tuple[Any, ...] | None) -> Any:
         """The block's array for ``site`` (one per block and site, zero-filled once)."""
         import numpy as np
 

@@ -62,17 +62,22 @@ _LOCAL_CTOR = {
 class SharedTileType(tb.HolderType):
     """A block's shared tile: element type, static shape (None: dynamic, 1D), row padding."""
 
-    def __init__(self, dtype: Any, shape: tuple[int, ...] | None, pad: int = 0) -> None:
+    def __init__(
+        self, dtype: Any, shape: tuple[int, ...] | None, pad: int = 0, readonly: bool = False
+    ) -> None:
         self.dtype = dtype
         self.shape = shape
         self.pad = pad
+        #: The view a helper receives: it reads the tile during a read phase, never writes.
+        self.readonly = readonly
         self.ndim = 1 if shape is None else len(shape)
         self.storage = None if shape is None else (*shape[:-1], shape[-1] + pad)
         self.space = _TILE_SPACE[self.ndim]
         self.arr_type = types.Array(dtype, self.ndim, "C")
         extent = "dynamic" if shape is None else "x".join(str(n) for n in shape)
         padding = f", pad {pad}" if pad else ""
-        super().__init__(name=f"SharedTile[{dtype}, {extent}{padding}]")
+        view = ", read-only" if readonly else ""
+        super().__init__(name=f"SharedTile[{dtype}, {extent}{padding}{view}]")
 
 
 # --------------------------------------------------------------------------- typing
@@ -84,6 +89,12 @@ class _SetItem(AbstractTemplate):
         target, idx, val = args
         if not isinstance(target, SharedTileType):
             return None
+        if target.readonly:
+            raise _reject(
+                f"a shared tile passed to a helper ({target}) is read-only there: the call is "
+                "a read of the tile (in its read phase, after a barrier). Fill tiles in the "
+                "kernel that makes them"
+            )
         if not isinstance(idx, ThreadIndexType) or idx.space != target.space:
             raise _reject(
                 f"a shared tile ({target}) is filled only through a block-local witness of its "
@@ -416,6 +427,19 @@ _LOCAL_INDEX = _local_witness("Local1D", _local_index)
 _BY_DOMAIN: dict[int | None, dict[str, Any]] = {}
 
 
+@intrinsic
+def _tile_read(typingctx: Any, tile: Any) -> Any:
+    """``__ss_tile_read(t)``: the read-only view of a tile that a helper receives."""
+    if not isinstance(tile, SharedTileType):
+        return None
+    view = SharedTileType(tile.dtype, tile.shape, tile.pad, readonly=True)
+
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        return args[0]  # the same struct: only the type forbids writes
+
+    return view(tile), codegen
+
+
 def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     """The ``__ss_*`` names of tiles, block-local witnesses, output tiles and local arrays.
 
@@ -437,6 +461,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     return {
         "__ss_shared_tile": _SHARED_TILE,
         "__ss_shared_dynamic_tile": _DYNAMIC_TILE,
+        "__ss_tile_read": _tile_read,
         "__ss_local_array": _localarrays.local_array,
         "__ss_local_index": _LOCAL_INDEX,
         "__ss_mint_local": _mint_local,

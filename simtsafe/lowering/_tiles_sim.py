@@ -10,7 +10,6 @@ run under Numba's simulator and under ``simtsafe.sim.check`` alike.
 from __future__ import annotations
 
 import sys
-import threading
 from typing import Any, Final, NoReturn, final
 
 import numpy as np
@@ -136,14 +135,27 @@ class _Holder:
 class SimSharedTile(_Holder):
     """A block's shared tile: filled through block-local witnesses, read with them or ints."""
 
-    __slots__ = ("_space",)
+    __slots__ = ("_readonly", "_space")
     _what = "shared tile"
 
-    def __init__(self, arr: Any, shape: tuple[int, ...] | None = None) -> None:
+    def __init__(
+        self, arr: Any, shape: tuple[int, ...] | None = None, readonly: bool = False
+    ) -> None:
         super().__init__(arr, shape)
         self._space = _TILE_SPACE[len(self._shape)]
+        self._readonly = readonly
+
+    def read_view(self) -> SimSharedTile:
+        """The read-only view a helper receives (``__ss_tile_read``)."""
+        return SimSharedTile(self._arr, self._shape, readonly=True)
 
     def __setitem__(self, w: Any, value: Any) -> None:
+        if self._readonly:
+            _reject(
+                f"a shared tile passed to a helper ({self!r}, read-only) is read-only there: "
+                "the call is a read of the tile (in its read phase, after a barrier). Fill "
+                "tiles in the kernel that makes them"
+            )
         if not isinstance(w, SimWitness) or w._space != self._space:
             _reject(
                 f"a shared tile ({self!r}) is filled only through a block-local witness of its "
@@ -259,29 +271,16 @@ class SimOutTile:
 
 # ----------------------------------------------------------------------------- call sites
 
-_SITES_LOCK = threading.Lock()
-_SITES: dict[tuple[Any, int], int] = {}
 
-
-def _caller_site(what: str) -> tuple[str, int]:
-    """(file, line) of the kernel code that makes a tile: its storage key per block.
-
-    Two tiles made on one line would share storage (the key is the line, as in
-    Numba's simulator and the checker's reports), so that is refused.
-    """
+def _caller_site(what: str) -> tuple[str, int, int]:
+    """The storage key per block of the kernel code that makes a tile: its file, line, and
+    the instruction on that line (two tiles made on one line are two call sites, as on the
+    GPU, where each call site is its own shared array)."""
     frame = sys._getframe(2)
-    code, line = frame.f_code, frame.f_lineno
-    with _SITES_LOCK:
-        seen = _SITES.setdefault((code, line), frame.f_lasti)
-    if seen != frame.f_lasti:
-        _reject(
-            f"{what}: two shared tiles are made on line {line}; on the simulator they would "
-            "share storage. Make each tile on its own line"
-        )
-    return code.co_filename, line
+    return frame.f_code.co_filename, frame.f_lineno, frame.f_lasti
 
 
-def _dynamic_array(dtype: np.dtype[Any], site: tuple[str, int]) -> Any:
+def _dynamic_array(dtype: np.dtype[Any], site: tuple[str, int, int]) -> Any:
     """The launch's dynamic shared memory viewed as ``dtype`` elements."""
     runtime = _simrt.current()
     if isinstance(runtime, _simrt._NumbaSimulatorRuntime):
@@ -431,8 +430,14 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
             origins = (SENTINEL, SENTINEL)
         return SimOutTile(arr, origins, (ny, nx), shape)
 
+    def tile_read(tile: Any) -> Any:
+        if not isinstance(tile, SimSharedTile):
+            _reject(f"__ss_tile_read takes a shared tile, got {_type_name(tile)}")
+        return tile.read_view()
+
     return {
         "__ss_shared_tile": shared_tile,
+        "__ss_tile_read": tile_read,
         "__ss_shared_dynamic_tile": shared_dynamic_tile,
         "__ss_local_array": local_array,
         "__ss_local_index": local_index,

@@ -324,3 +324,96 @@ def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
     with pytest.raises(ss.SafetyError) as info:
         _compile(mod.k)
     assert info.value.rule == "immutable"
+
+
+# ============================================================ false refusals of issue 16 (tiles)
+
+_FILLED = """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float32], a: In[np.float32], n: int) -> None:
+    i = thread.index_1d()
+    t = ss.shared.tile(64, np.float32)
+    for w in thread.block_stride(t):
+        t[w] = a[i]
+{body}
+"""
+
+
+def test_tile_read_back_through_an_unnamed_block_local_witness(tmp_path):  # type: ignore[no-untyped-def]
+    (tmp_path / "good").mkdir()
+    res = accepted(
+        tmp_path / "good",
+        _FILLED.format(body="    x = t[thread.local_index()]\n    ss.block.sync()\n    out[i] = x"),
+    )
+    if res is not None:
+        np.testing.assert_array_equal(res, np.arange(64, dtype=F32))
+    (tmp_path / "bad").mkdir()
+    refused(
+        tmp_path / "bad",
+        _FILLED.format(body="    x = t[cuda.threadIdx.x % 3]  # BAD\n    out[i] = x"),
+        "is read by index at line",
+        rule="tile-phase",
+    )
+
+
+_HELPER_READS = """
+@ss.device
+def mirror(t, k):
+    return t[63 - k]
+
+{writer}
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float32], a: In[np.float32], n: int) -> None:
+    i = thread.index_1d()
+    t = ss.shared.tile(64, np.float32)
+    t[thread.local_index()] = a[i]
+{body}
+"""
+
+
+def test_tile_passed_read_only_to_a_helper_in_its_read_phase(tmp_path):  # type: ignore[no-untyped-def]
+    (tmp_path / "good").mkdir()
+    res = accepted(
+        tmp_path / "good",
+        _HELPER_READS.format(
+            writer="", body="    ss.block.sync()\n    out[i] = mirror(t, cuda.threadIdx.x)"
+        ),
+    )
+    if res is not None:
+        np.testing.assert_array_equal(res, np.arange(64, dtype=F32)[::-1])
+    (tmp_path / "fill").mkdir()  # before the barrier: the read races the fill
+    refused(
+        tmp_path / "fill",
+        _HELPER_READS.format(writer="", body="    out[i] = mirror(t, cuda.threadIdx.x)  # BAD"),
+        "is read by index at line",
+        rule="tile-phase",
+    )
+    (tmp_path / "write").mkdir()  # the helper's view is read-only: a store is refused
+    refused(
+        tmp_path / "write",
+        _HELPER_READS.format(
+            writer="@ss.device\ndef scribble(t, v):\n    t[thread.local_index()] = v  # BAD\n",
+            body="    ss.block.sync()\n    scribble(t, np.float32(1))",
+        ),
+        "read-only there",
+        rule="typing",
+    )
+
+
+def test_two_tiles_made_on_one_line_are_two_tiles(tmp_path):  # type: ignore[no-untyped-def]
+    res = accepted(
+        tmp_path,
+        """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float32], a: In[np.float32], n: int) -> None:
+    i = thread.index_1d()
+    t = ss.shared.tile(64, np.float32); u = ss.shared.tile(64, np.float32)  # noqa: E702
+    t[thread.local_index()] = a[i]
+    u[thread.local_index()] = a[i] * np.float32(2)
+    ss.block.sync()
+    out[i] = t[63 - cuda.threadIdx.x] + u[cuda.threadIdx.x]
+""",
+    )
+    if res is not None:  # on the simulator: two tiles, not one shared storage
+        k = np.arange(64, dtype=F32)
+        np.testing.assert_array_equal(res, (63 - k) + 2 * k)

@@ -594,10 +594,10 @@ def k({SIG}) -> None:
     "line",
     [
         "t2 = tile  # BAD",
-        "helper(tile)  # BAD",
         "pair = (tile, 1)  # BAD",
+        "x = [tile][0]  # BAD",
     ],
-    ids=["alias", "helper", "container"],
+    ids=["alias", "container", "list"],
 )
 def test_tile_cannot_escape_tracking(tmp_path, line):  # type: ignore[no-untyped-def]
     refused(

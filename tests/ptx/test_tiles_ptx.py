@@ -292,29 +292,31 @@ def make():
 _PASSING = """
 @ss.device
 def put(t, w, v):
-    t[w] = v
+    t[w] = v  # BAD
 
 @ss.kernel(contract=ss.LaunchContract(domain=1, block=(32, 1, 1)))
 def good(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
     t = ss.shared.tile(32, np.float32)
     w = thread.local_index()
-    put(t, w, a[thread.index_1d()])  # BAD
+    put(t, w, a[thread.index_1d()])
     ss.block.sync()
     out[thread.index_1d()] = t[31 - w.index]
 """
 
 
 def test_tiles_stay_in_the_kernel_that_makes_them(tmp_path: Path) -> None:
-    """Helpers neither make tiles (one allocation for all calls) nor receive them (phases)."""
+    """Helpers neither make tiles (one allocation for all calls) nor fill them: a helper
+    given a tile gets a read-only view, and a store into it is a typing error."""
     with pytest.raises(ss.SafetyError) as info:
         load_kernel_module(tmp_path, _HELPERS)
     assert info.value.rule == "tile-phase"
     assert info.value.lineno == line_of(tmp_path, "# BAD")
+    (tmp_path / "passing").mkdir()
+    mod = load_kernel_module(tmp_path / "passing", _PASSING)
     with pytest.raises(ss.SafetyError) as info:
-        load_kernel_module(
-            tmp_path / "passing" if (tmp_path / "passing").mkdir() is None else tmp_path, _PASSING
-        )
-    assert "cannot be copied, stored, returned or passed to a helper" in str(info.value)
+        mod.good.ptx()
+    assert info.value.rule == "typing"
+    assert "read-only there" in str(info.value)
 
 
 def test_tier1_sgemm_matches_the_raw_schedule() -> None:
