@@ -277,10 +277,26 @@ def parse_params(fn: Any, kernel: str, binding: dict[Any, Any] | None = None) ->
             rule="annotation",
         ) from None
     sig = inspect.signature(fn)
-    return tuple(
+    params = tuple(
         _parse_one(name, annotations.get(name, inspect.Parameter.empty), kernel, binding or {})
         for name in sig.parameters
     )
+    seen: dict[str, tuple[Any, str]] = {}
+    for p in params:
+        tv = p.typevar
+        if tv is None:
+            continue
+        first = seen.setdefault(tv.__name__, (tv, p.name))
+        if first[0] is not tv:
+            raise SafetyError(
+                f"kernel {kernel!r}: parameters {first[1]!r} and {p.name!r} use two different "
+                f"type variables both named {tv.__name__!r}; a kernel is instantiated by "
+                f"type-variable name (instantiate({tv.__name__}=...)), so each name must be "
+                "one TypeVar. Use one TypeVar object for both, or give the second another name",
+                kernel=kernel,
+                rule="annotation",
+            )
+    return params
 
 
 def typevars(params: tuple[Param, ...]) -> dict[str, Any]:

@@ -121,8 +121,9 @@ def translate_simulator_error(exc: BaseException, name: str) -> SafetyError:
 
     The simulator re-raises a thread's exception as ``type(e)(message)``,
     which drops structured fields; the traceback still holds the user's frame.
-    A plain ``AttributeError``/``TypeError`` there means the kernel used a
-    value in a way the compiled kernel would refuse when it is typed.
+    The kernel was typed for the CUDA target before it ran (the compile
+    worker), so an ``AttributeError``/``TypeError`` here is the simulator's
+    own limit (a Numba feature it does not model), not a compile failure.
     """
     text = str(exc)
     thread = ""
@@ -133,8 +134,8 @@ def translate_simulator_error(exc: BaseException, name: str) -> SafetyError:
     text = text.removeprefix("simtsafe: ")
     if not isinstance(exc, SafetyError):
         text = (
-            f"{type(exc).__name__} in the kernel's code on the simulator: {text} (on the GPU, "
-            "the kernel fails to compile)"
+            f"{type(exc).__name__} in the kernel's code on the simulator: {text} (the "
+            "simulator cannot run this line; check it on the GPU or with simtsafe.sim.check)"
         )
     filename: str | None = None
     lineno: int | None = None

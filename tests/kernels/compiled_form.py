@@ -417,3 +417,59 @@ def k(out: DisjointSlice[np.float32], a: In[np.float32], n: int) -> None:
     if res is not None:  # on the simulator: two tiles, not one shared storage
         k = np.arange(64, dtype=F32)
         np.testing.assert_array_equal(res, (63 - k) + 2 * k)
+
+
+# ============================================================ 6. messages
+
+
+def test_two_type_variables_of_one_name(tmp_path):  # type: ignore[no-untyped-def]
+    head = "from typing import TypeVar\nT = TypeVar('T', np.float32, np.float64)\n"
+    with pytest.raises(ss.SafetyError) as info:
+        load_kernel_module(
+            tmp_path,
+            head
+            + """U = TypeVar('T', np.float32, np.float64)
+
+@ss.kernel
+def k(out: DisjointSlice[T], a: In[U]) -> None:
+    out[thread.index_1d()] = a[thread.index_1d()]
+""",
+        )
+    assert info.value.rule == "annotation"
+    assert "two different type variables both named 'T'" in str(info.value)
+    (tmp_path / "twin").mkdir()
+    mod = load_kernel_module(
+        tmp_path / "twin",
+        head
+        + """
+@ss.kernel
+def k(out: DisjointSlice[T], a: In[T]) -> None:
+    out[thread.index_1d()] = a[thread.index_1d()]
+""",
+    )
+    _compile(mod.k.instantiate(T=np.float32))
+
+
+def test_simulator_limit_is_not_reported_as_a_compile_failure(tmp_path):  # type: ignore[no-untyped-def]
+    if not ss.SIMULATOR:
+        pytest.skip("a limit of Numba's simulator: the CUDA target compiles the kernel")
+    from numba import cuda
+
+    mod = load_kernel_module(
+        tmp_path,
+        """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float32], a: In[np.float32], n: int) -> None:
+    i = thread.index_1d()
+    with ss.unsafe("SAFETY: reads the mask of the lanes present, changes nothing"):
+        m = cuda.activemask()  # BAD
+    out[i] = m
+""",
+    )
+    launch = mod.k.prepare(grid=1, block=64)  # the GPU verdict: it compiles
+    with pytest.raises(ss.SafetyError) as info:
+        launch(cuda.to_device(np.zeros(64, F32)), cuda.to_device(np.zeros(64, F32)), 3)
+    assert info.value.rule == "simulator"
+    assert "the simulator cannot run this line" in str(info.value)
+    assert "fails to compile" not in str(info.value)
+    assert info.value.lineno == line_of(tmp_path, "# BAD")
