@@ -35,12 +35,15 @@ from numba import cuda
 from ._errors import SafetyError, UnsafeRegionRequired
 from ._unsafe import in_unsafe_region
 from .decoration._declaration import (
+    Declared,
     HelperDeclaration,
     KernelDeclaration,
     _Build,
     _decl_fingerprint,
     _factory_key,
+    describe_instances,
 )
+from .decoration._options import DEFAULT_OPTIONS, CompileOptions
 from .decoration._params import Param, admits, allowed_types
 from .host._contract import BoundContract, LaunchContract
 from .host._requires import ParamInfo
@@ -86,6 +89,7 @@ def _bind(contract: LaunchContract, params: tuple[Param, ...], name: str) -> Bou
 
 
 @final
+@describe_instances
 class DeviceFunction(HelperDeclaration):
     """A ``@simtsafe.device`` helper: checked like a kernel, callable from kernels."""
 
@@ -97,7 +101,8 @@ class DeviceFunction(HelperDeclaration):
         if build.dispatcher is None:
             # On the simulator, a jit(device=True) function swaps `cuda` for the running
             # kernel's fake module when called, so helpers can read cuda.threadIdx too.
-            build.dispatcher = cuda.jit(device=True)(build.function)
+            options = {} if SIMULATOR else self.options.jit(device=True)
+            build.dispatcher = cuda.jit(device=True, **options)(build.function)
         return build.dispatcher
 
     def __call__(self, *args: Any) -> NoReturn:
@@ -107,14 +112,15 @@ class DeviceFunction(HelperDeclaration):
         )
 
     def __repr__(self) -> str:
-        return f"<simtsafe.device {self.name!r}>"
+        return f"<simtsafe.device {_where(self)}>"
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Pickled (to the simulator's compile worker) as its declaration: decorated again there.
-        return (device, (self._decl.py_func,))
+        return (_rebuild_helper, (self._decl.py_func, self._decl.options))
 
 
 @final
+@describe_instances
 class Kernel(KernelDeclaration, Generic[P]):
     """A ``@simtsafe.kernel``: the user's function, checked, rewritten and contract-bound.
 
@@ -131,8 +137,9 @@ class Kernel(KernelDeclaration, Generic[P]):
         fn: pytypes.FunctionType,
         contract: LaunchContract | None,
         binding: dict[Any, Any] | None = None,
+        options: CompileOptions = DEFAULT_OPTIONS,
     ) -> None:
-        super().__init__(fn, contract, binding, _bind)
+        super().__init__(fn, contract, binding, _bind, options)
 
     def instantiate(self, **types: Any) -> Kernel[P]:
         """The concrete kernel for one dtype per type variable (compiled once, cached).
@@ -170,10 +177,10 @@ class Kernel(KernelDeclaration, Generic[P]):
                 raise TypeError(f"kernel {self.name!r}: {name} may be {what}; got {dtype.name}")
             binding[tv] = dtype.type
         key = ("instance", tuple(sorted((n, np.dtype(types[n]).str) for n in tvs)))
-        cache: dict[Any, Any] = self._taint_cache  # type: ignore[attr-defined]
+        cache: dict[Any, Any] = self._taint_cache
         made = cache.get(key)
         if made is None:
-            made = cache[key] = Kernel(self._decl.py_func, self.contract, binding)
+            made = cache[key] = Kernel(self._decl.py_func, self.contract, binding, self.options)
         return made
 
     # ------------------------------------------------------------------ compilation
@@ -201,14 +208,15 @@ class Kernel(KernelDeclaration, Generic[P]):
     def _get_dispatcher(self) -> Any:
         build = self._recheck()
         if build.dispatcher is None:
-            options: dict[str, Any] = {}
-            contract = self.contract
-            if contract is not None and contract.max_threads is not None and not SIMULATOR:
-                # .maxntid lets the compiler budget registers for the contract's
-                # block size (an exact block is stamped as .reqntid instead).
-                options["launch_bounds"] = contract.max_threads
+            # The contract's max_threads becomes .maxntid, so the compiler budgets
+            # registers for it (an exact block is stamped as .reqntid instead).
+            options = {} if SIMULATOR else self.options.jit(device=False, **self._bounds())
             build.dispatcher = cuda.jit(**options)(build.function)
         return build.dispatcher
+
+    def _bounds(self) -> dict[str, Any]:
+        top = self.contract.max_threads if self.contract is not None else None
+        return {"contract_max_threads": top}
 
     def specialize(self, layouts: tuple[str, ...] | None = None) -> Specialization:
         """Compile (once) and return the specialization for the given input layouts.
@@ -251,10 +259,12 @@ class Kernel(KernelDeclaration, Generic[P]):
         self._concrete("compiling")
         build = self._recheck()
         try:
-            bounds = self.contract.max_threads if self.contract is not None else None
             with assume_compute_capability((9, 0)), simtsafe_typing():
                 texts, entry = compile_kernel_ir(
-                    build.function, self.argtypes(layouts), (9, 0), launch_bounds=bounds
+                    build.function,
+                    self.argtypes(layouts),
+                    (9, 0),
+                    **self.options.ptx(**self._bounds()),
                 )
         except typing_error_classes() as exc:
             raise self._translate(exc) from None
@@ -294,10 +304,9 @@ class Kernel(KernelDeclaration, Generic[P]):
         self._concrete("ptx()")
         build = self._recheck()
         try:
-            bounds = self.contract.max_threads if self.contract is not None else None
             with assume_compute_capability(cc), simtsafe_typing():
                 ptx, texts, entry = compile_kernel_ptx(
-                    build.function, self.argtypes(layouts), cc, launch_bounds=bounds
+                    build.function, self.argtypes(layouts), cc, **self.options.ptx(**self._bounds())
                 )
         except typing_error_classes() as exc:
             raise self._translate(exc) from None
@@ -358,7 +367,7 @@ class Kernel(KernelDeclaration, Generic[P]):
         )
 
     def __repr__(self) -> str:
-        return f"<simtsafe.kernel {self.name!r} contract={self.contract!r}>"
+        return f"<simtsafe.kernel {_where(self)} contract={self.contract!r}>"
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Pickled (to the simulator's compile worker) as its declaration: decorated again
@@ -366,7 +375,7 @@ class Kernel(KernelDeclaration, Generic[P]):
         # are not among the globals a function's code refers to).
         d = self._decl
         annotations = inspect.get_annotations(d.py_func, eval_str=True)
-        return (_rebuild_kernel, (d.py_func, annotations, d.contract, d.binding))
+        return (_rebuild_kernel, (d.py_func, annotations, d.contract, d.binding, d.options))
 
 
 _FALLBACK_WARNED: set[str] = set()
@@ -394,10 +403,21 @@ def _rebuild_kernel(
     annotations: dict[str, Any],
     contract: LaunchContract | None,
     binding: dict[Any, Any] | None,
+    options: CompileOptions,
 ) -> Kernel[Any]:
     """The other end of ``Kernel.__reduce__``."""
     fn.__annotations__ = dict(annotations)
-    return Kernel(fn, contract, binding)
+    return Kernel(fn, contract, binding, options)
+
+
+def _rebuild_helper(fn: pytypes.FunctionType, options: CompileOptions) -> DeviceFunction:
+    """The other end of ``DeviceFunction.__reduce__``."""
+    return DeviceFunction(fn, options)
+
+
+def _where(f: Declared) -> str:
+    """``'blur' (pkg.mod.blur)``: the name, then where it is defined."""
+    return f"{f.name!r} ({f.__module__}.{f.py_func.__qualname__})"
 
 
 def _param_info(p: Param) -> ParamInfo:
@@ -448,10 +468,22 @@ _FACTORY_CACHE: dict[Any, Kernel[Any]] = {}
 def kernel(fn: Callable[P, None], /) -> Kernel[P]: ...
 @overload
 def kernel(
-    *, contract: LaunchContract | None = None
+    *,
+    contract: LaunchContract | None = None,
+    fastmath: bool = False,
+    lineinfo: bool = False,
+    debug: bool = False,
+    opt: bool = True,
+    max_registers: int | None = None,
+    launch_bounds: int | tuple[int, ...] | None = None,
+    cache: bool = False,
 ) -> Callable[[Callable[P, None]], Kernel[P]]: ...
 def kernel(
-    fn: Callable[P, None] | None = None, /, *, contract: LaunchContract | None = None
+    fn: Callable[P, None] | None = None,
+    /,
+    *,
+    contract: LaunchContract | None = None,
+    **options: Any,
 ) -> Kernel[P] | Callable[[Callable[P, None]], Kernel[P]]:
     """Make a safe CUDA kernel from an annotated Python function.
 
@@ -465,25 +497,39 @@ def kernel(
         contract: the launch contract; without one the kernel has no proven
             domain (witnesses check the launch shape on the device) and
             ``prepare`` checks only the device's limits.
+        fastmath, lineinfo, debug, opt: as for ``numba.cuda.jit`` (``debug``
+            needs ``opt=False``; ``lineinfo`` puts ``.loc`` line records in the PTX).
+        max_registers: a register budget per thread (``.maxnreg`` in the PTX,
+            and the linker's limit).
+        launch_bounds: ``max_threads`` or ``(max_threads, min_blocks_per_sm[,
+            max_blocks_per_cluster])`` (``.maxntid``/``.minnctapersm``); not with a
+            contract's exact ``block`` (stamped as ``.reqntid``).
+        cache: keep the compiled kernel and the checks' verdict on disk, keyed
+            by everything that decides them; a later process compiles nothing
+            for an unchanged kernel (docs/performance.md, "Compiling once").
 
     Raises:
         SafetyError: the source breaks a rule, a parameter is unannotated...
         LaunchContractError: the contract does not fit the parameters.
+        TypeError: an option of the wrong type, or one that cannot compile.
     """
     if contract is not None and not isinstance(contract, LaunchContract):
         raise TypeError(
             f"contract must be a simtsafe.LaunchContract, got {type(contract).__name__}"
         )
+    _known_options(options, _KERNEL_OPTIONS, "kernel")
 
     def decorate(f: Callable[P, None]) -> Kernel[P]:
         if not isinstance(f, pytypes.FunctionType):
             raise TypeError(f"@simtsafe.kernel decorates a plain function, got {type(f).__name__}")
+        compiled = CompileOptions.make(f.__name__, "kernel", contract, **options)
         key = _factory_key(f, contract)
         if key is not None:
+            key = (key, compiled)
             cached = _FACTORY_CACHE.get(key)
             if cached is not None:
                 return cached
-        made: Kernel[P] = Kernel(f, contract)
+        made: Kernel[P] = Kernel(f, contract, None, compiled)
         if key is not None:
             _FACTORY_CACHE[key] = made
         return made
@@ -491,23 +537,56 @@ def kernel(
     return decorate(fn) if fn is not None else decorate
 
 
+_KERNEL_OPTIONS = frozenset(
+    {"fastmath", "lineinfo", "debug", "opt", "max_registers", "launch_bounds", "cache"}
+)
+_HELPER_OPTIONS = frozenset({"fastmath", "lineinfo", "debug", "opt"})
+
+
+def _known_options(options: dict[str, Any], known: frozenset[str], what: str) -> None:
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise TypeError(
+            f"@simtsafe.{what} got unknown option(s) {', '.join(unknown)}; it takes "
+            f"{', '.join(sorted(known))} (numba.cuda.jit's names and meaning)"
+        )
+
+
 _HELPER_CACHE: dict[Any, DeviceFunction] = {}
 
 
-def device(fn: Callable[P, Any]) -> DeviceFunction:
+@overload
+def device(fn: Callable[P, Any], /) -> DeviceFunction: ...
+@overload
+def device(
+    *, fastmath: bool = False, lineinfo: bool = False, debug: bool = False, opt: bool = True
+) -> Callable[[Callable[P, Any]], DeviceFunction]: ...
+def device(
+    fn: Callable[P, Any] | None = None, /, **options: Any
+) -> DeviceFunction | Callable[[Callable[P, Any]], DeviceFunction]:
     """Make a device helper callable from simtsafe kernels, checked by the same rules.
 
     Its witnesses carry no domain proof (it may be called from any kernel),
     so ``thread.index_1d()`` inside it checks the launch shape on the device.
     It may not return a witness. Like kernels, helpers made inside a factory
     may close over constants and other helpers (cached by those values).
+    ``@simtsafe.device(fastmath=True)`` etc. take ``numba.cuda.jit``'s options
+    that apply to device functions.
     """
-    if not isinstance(fn, pytypes.FunctionType):
-        raise TypeError(f"@simtsafe.device decorates a plain function, got {type(fn).__name__}")
-    key = _factory_key(fn, None)
-    if key is not None and key in _HELPER_CACHE:
-        return _HELPER_CACHE[key]
-    made = DeviceFunction(fn)
-    if key is not None:
-        _HELPER_CACHE[key] = made
-    return made
+    _known_options(options, _HELPER_OPTIONS, "device")
+
+    def decorate(f: Callable[P, Any]) -> DeviceFunction:
+        if not isinstance(f, pytypes.FunctionType):
+            raise TypeError(f"@simtsafe.device decorates a plain function, got {type(f).__name__}")
+        compiled = CompileOptions.make(f.__name__, "device", None, **options)
+        key = _factory_key(f, None)
+        if key is not None:
+            key = (key, compiled)
+            if key in _HELPER_CACHE:
+                return _HELPER_CACHE[key]
+        made = DeviceFunction(f, compiled)
+        if key is not None:
+            _HELPER_CACHE[key] = made
+        return made
+
+    return decorate(fn) if fn is not None else decorate

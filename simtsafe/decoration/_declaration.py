@@ -32,6 +32,7 @@ from .._errors import SafetyError
 from ..lowering import builtins as device_builtins
 from ..lowering import mark_built, numba_type
 from ..lowering._diagnostics import translate_typing_error
+from ._options import DEFAULT_OPTIONS, CompileOptions
 from ._params import Param, parse_params, record_fields, typevars
 from ._policy import LOCAL_ATTRIBUTES
 from ._registry import register
@@ -61,6 +62,7 @@ class _Decl:
     attributes: frozenset[str]
     unsafe_regions: tuple[UnsafeRegion, ...]
     binding: Any = None  # a dtype-generic kernel's instance: TypeVar -> dtype
+    options: CompileOptions = DEFAULT_OPTIONS
 
 
 @dataclass
@@ -96,6 +98,7 @@ def _decl_fingerprint(d: _Decl) -> str:
             d.exact_block,
             sorted(d.attributes),
             d.unsafe_regions,
+            d.options,
         )
     )
 
@@ -128,6 +131,40 @@ def _scope_of(fn: pytypes.FunctionType) -> dict[str, Any]:
 _FREEZE_LOCK = threading.RLock()
 
 
+class _FunctionAttribute:
+    """``kernel.__name__`` is the function's; ``Kernel.__name__`` stays the class's (the type's
+    own data descriptor answers for the class)."""
+
+    def __init__(self, attr: str) -> None:
+        self.attr = attr
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return type.__dict__[self.attr].__get__(owner)
+        return obj._function_attribute(self.attr)
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        raise AttributeError(f"{self.attr} of a simtsafe kernel or helper is read-only")
+
+
+class _PerInstance(str):
+    """The class's own ``__module__`` / ``__doc__`` -- still a str, for the class -- that
+    answers for the decorated function when read on an instance (a non-data descriptor:
+    the instances have no ``__dict__``)."""
+
+    attr: str
+
+    def __new__(cls, value: str, attr: str) -> _PerInstance:
+        made = super().__new__(cls, value)
+        made.attr = attr
+        return made
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return str(self)
+        return obj._function_attribute(self.attr)
+
+
 class Declared:
     """What kernels and helpers share: an immutable declaration, a build frozen on first use.
 
@@ -141,6 +178,7 @@ class Declared:
     _decl: _Decl
     _build: _Build | None
     _origin: str
+    _taint_cache: dict[Any, Any]
 
     def _init(self, decl: _Decl) -> None:
         object.__setattr__(self, "_decl", decl)
@@ -182,6 +220,48 @@ class Declared:
 
     # ------------------------------------------------------------------ declaration
 
+    __name__ = _FunctionAttribute("__name__")
+
+    if not TYPE_CHECKING:  # (hidden from mypy: it would make every attribute Any)
+
+        def __getattr__(self, attr: str) -> Any:
+            # Only for names the class does not define: instances have no __qualname__
+            # of their own, so it is the function's.
+            if attr == "__qualname__":
+                return self._decl.py_func.__qualname__
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
+
+    def _function_attribute(self, attr: str) -> Any:
+        fn = self._decl.py_func
+        if attr == "__doc__":
+            return self._describe()
+        return getattr(fn, attr)
+
+    def _describe(self) -> str:
+        """The docstring ``help()`` shows: signature, the function's own doc, the contract."""
+        import inspect
+
+        fn = self._decl.py_func
+        kind = "simtsafe kernel" if self._decl.kind == "kernel" else "simtsafe device helper"
+        lines = [f"{fn.__name__}{inspect.signature(fn)}  [{kind}]"]
+        if fn.__doc__:
+            lines += ["", inspect.cleandoc(fn.__doc__)]
+        if self._decl.contract is not None:
+            lines += ["", f"Launch contract: {self._decl.contract!r}"]
+        if self._decl.options != DEFAULT_OPTIONS:
+            lines += ["", f"Compiled with: {self._decl.options}"]
+        return "\n".join(lines)
+
+    @property
+    def __signature__(self) -> Any:
+        import inspect
+
+        return inspect.signature(self._decl.py_func)
+
+    @property
+    def __wrapped__(self) -> pytypes.FunctionType:
+        return self._decl.py_func
+
     @property
     def py_func(self) -> pytypes.FunctionType:
         return self._decl.py_func
@@ -193,6 +273,11 @@ class Declared:
     @property
     def filename(self) -> str:
         return self._decl.source.filename
+
+    @property
+    def options(self) -> CompileOptions:
+        """The compiler options (``fastmath``, ``lineinfo``, ...) it is compiled with."""
+        return self._decl.options
 
     @property
     def unsafe_regions(self) -> list[UnsafeRegion]:
@@ -230,6 +315,7 @@ class Declared:
             param_levels=param_levels,
             helper_uniformity=_helper_uniformity,
             with_uniformity=with_uniformity,
+            max_registers=d.options.max_registers if d.kind == "kernel" else None,
         )
 
     def source_uniformity(self) -> UniformitySummary:
@@ -240,7 +326,7 @@ class Declared:
         differential test compares the compiled form with.
         """
         build = self._freeze()
-        cache: dict[Any, Any] = self._taint_cache  # type: ignore[attr-defined]
+        cache: dict[Any, Any] = self._taint_cache
         summary = cache.get("source-uniformity")
         if summary is None:
             analysis = self._analyze(build.scope, strict=True, with_uniformity=True)
@@ -394,7 +480,7 @@ class HelperDeclaration(Declared):
 
     __slots__ = ()
 
-    def __init__(self, fn: pytypes.FunctionType) -> None:
+    def __init__(self, fn: pytypes.FunctionType, options: CompileOptions = DEFAULT_OPTIONS) -> None:
         name = fn.__name__
         source = parse_source(fn, name)
         decl = _Decl(
@@ -410,6 +496,7 @@ class HelperDeclaration(Declared):
             exact_block=None,
             attributes=LOCAL_ATTRIBUTES,
             unsafe_regions=(),
+            options=options,
         )
         self._init(decl)
         analysis = self._analyze(_scope_of(fn), strict=False)
@@ -421,7 +508,7 @@ class HelperDeclaration(Declared):
         """Check this helper with raw values in the given parameters; does it return one?"""
         frozen = self._build is not None
         key = ("taint", frozenset(seeds.items()), frozen)
-        cache: dict[Any, Any] = self._taint_cache  # type: ignore[attr-defined]
+        cache: dict[Any, Any] = self._taint_cache
         if key in cache:
             return cache[key]  # type: ignore[no-any-return]
         cache[key] = True  # recursion: assume the worst until known
@@ -436,7 +523,7 @@ class HelperDeclaration(Declared):
         """Analyze this helper's barriers and collectives with its arguments' uniformity."""
         frozen = self._build is not None
         key = ("uniformity", levels, frozen)
-        cache: dict[Any, Any] = self._taint_cache  # type: ignore[attr-defined]
+        cache: dict[Any, Any] = self._taint_cache
         if key in cache:
             return cache[key]  # type: ignore[no-any-return]
         # Recursion: assume the worst (a thread-dependent result, a barrier inside).
@@ -472,6 +559,7 @@ class KernelDeclaration(Declared):
         contract: LaunchContract | None,
         binding: dict[Any, Any] | None,
         bind: Callable[[LaunchContract, tuple[Param, ...], str], BoundContract],
+        options: CompileOptions = DEFAULT_OPTIONS,
     ) -> None:
         name = fn.__name__
         params = parse_params(fn, name, binding)
@@ -498,6 +586,7 @@ class KernelDeclaration(Declared):
             attributes=LOCAL_ATTRIBUTES | record_fields(params),
             unsafe_regions=(),
             binding=binding,
+            options=options,
         )
         self._init(decl)
         analysis = self._analyze(_scope_of(fn), strict=False)
@@ -530,10 +619,6 @@ class KernelDeclaration(Declared):
     @property
     def bound(self) -> BoundContract | None:
         return self._decl.bound
-
-    @property
-    def __wrapped__(self) -> pytypes.FunctionType:
-        return self._decl.py_func
 
     def argtypes(self, layouts: tuple[str, ...] | None = None) -> tuple[Any, ...]:
         """Numba argument types of the kernel ABI (plain arrays and scalars).
@@ -577,3 +662,15 @@ def _factory_key(fn: pytypes.FunctionType, contract: LaunchContract | None) -> A
     # name a factory argument that is no closure cell: `In[dt]` decides the parameters.
     annotations = tuple((k, repr(v)) for k, v in getattr(fn, "__annotations__", {}).items())
     return (fn.__code__, id(fn.__globals__), contract, tuple(values), annotations)
+
+
+def describe_instances(cls: type) -> type:
+    """Instances of ``cls`` read like their function (``__module__``, ``__doc__`` for
+    ``help(kernel)``); ``cls`` itself keeps its own module and docstring."""
+    type.__setattr__(cls, "__doc__", _PerInstance(cls.__dict__.get("__doc__") or "", "__doc__"))
+    type.__setattr__(cls, "__module__", _PerInstance(cls.__dict__["__module__"], "__module__"))
+    return cls
+
+
+for _cls in (Declared, HelperDeclaration, KernelDeclaration):
+    describe_instances(_cls)

@@ -824,6 +824,7 @@ def analyze(
     param_levels: Mapping[str, int] | None = None,
     helper_uniformity: Callable[[Any, tuple[int, ...]], UniformitySummary] | None = None,
     with_uniformity: bool = False,
+    max_registers: int | None = None,
 ) -> Analysis:
     """Check ``source`` against ``scope`` and build the rewritten function's AST.
 
@@ -842,6 +843,7 @@ def analyze(
         helper_returns_raw: taint summary of helpers (see ``_taint``).
         param_levels: uniformity of the parameters (default: all block-uniform).
         helper_uniformity: uniformity summary of helpers (see ``_uniformity``).
+        max_registers: a kernel's register budget, stamped as ``.maxnreg``.
         with_uniformity: also run the source-level uniformity analysis (it decides
             nothing: the compiled form does; its finding words early messages and is
             the simulator's fallback verdict).
@@ -934,6 +936,8 @@ def analyze(
     if exact_block is not None:
         x, y, z = exact_block
         prologue.append(ast.parse(f"__ss_require_block({x}, {y}, {z})").body[0])
+    if max_registers is not None:
+        prologue.append(ast.parse(f"__ss_max_registers({int(max_registers)})").body[0])
     for v in views:
         helper = f"__ss_view_{v.view}"
         prologue.append(ast.parse(f"{v.name} = {helper}({v.name})").body[0])

@@ -138,43 +138,38 @@ def kernel_ir(numba_kernel: Any) -> tuple[list[str], str]:
     return list(library.llvm_strs), str(library._entry_name)
 
 
-def compile_kernel_ir(
-    function: Any, argtypes: tuple[Any, ...], cc: tuple[int, int], launch_bounds: Any = None
-) -> tuple[list[str], str]:
-    """Type and lower a kernel for the CUDA target (no NVVM): its IR modules and entry."""
+def _compile_kernel(
+    function: Any, argtypes: tuple[Any, ...], cc: tuple[int, int], options: dict[str, Any]
+) -> Any:
     from numba.cuda import types
     from numba.cuda.compiler import _compile_pyfunc_with_fixup
 
     library, _ = _compile_pyfunc_with_fixup(
-        function,
-        types.void(*argtypes),
-        device=False,
-        cc=cc,
-        abi="numba",
-        launch_bounds=launch_bounds,
+        function, types.void(*argtypes), device=False, cc=cc, abi="numba", **options
     )
+    return library
+
+
+def compile_kernel_ir(
+    function: Any, argtypes: tuple[Any, ...], cc: tuple[int, int], **options: Any
+) -> tuple[list[str], str]:
+    """Type and lower a kernel for the CUDA target (no NVVM): its IR modules and entry.
+
+    ``options``: ``fastmath``, ``lineinfo``, ``debug``, ``opt``, ``launch_bounds``.
+    """
+    library = _compile_kernel(function, argtypes, cc, options)
     return list(library.llvm_strs), str(library._entry_name)
 
 
 def compile_kernel_ptx(
-    function: Any, argtypes: tuple[Any, ...], cc: tuple[int, int], launch_bounds: Any = None
+    function: Any, argtypes: tuple[Any, ...], cc: tuple[int, int], **options: Any
 ) -> tuple[str, list[str], str]:
     """``numba.cuda.compile_ptx`` for a kernel, also returning its IR modules and entry.
 
     The same steps as numba-cuda's own (compile, kernel fix-up, launch bounds,
-    NVVM), so the PTX is the one ``compile_ptx`` gives.
+    NVVM), so the PTX is the one ``compile_ptx`` gives for the same options.
     """
-    from numba.cuda import types
-    from numba.cuda.compiler import _compile_pyfunc_with_fixup
-
-    library, _ = _compile_pyfunc_with_fixup(
-        function,
-        types.void(*argtypes),
-        device=False,
-        cc=cc,
-        abi="numba",
-        launch_bounds=launch_bounds,
-    )
+    library = _compile_kernel(function, argtypes, cc, options)
     texts = list(library.llvm_strs)
     entry = str(library._entry_name)
     codes = library.get_asm_strs(cc=cc)

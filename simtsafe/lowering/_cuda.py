@@ -799,6 +799,30 @@ def _require_block(typingctx: Any, x: Any, y: Any, z: Any) -> Any:
     return types.none(x, y, z), codegen
 
 
+@intrinsic
+def _max_registers(typingctx: Any, n: Any) -> Any:
+    """Stamp ``.maxnreg n`` on the kernel (``max_registers=``): ptxas allocates no more.
+
+    Numba passes ``max_registers`` to the linker only (the cubin); the NVVM
+    annotation puts it in the PTX too, so a kernel compiled from its PTX by
+    any tool is held to it.
+    """
+    value = getattr(n, "literal_value", None)
+    if not isinstance(value, int):
+        return None
+
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        module, fn = builder.module, builder.function
+        annotations = cgutils.get_or_insert_named_metadata(module, "nvvm.annotations")
+        md = module.add_metadata(
+            [fn, ir.MetaDataString(module, "maxnreg"), ir.Constant(ir.IntType(32), value)]
+        )
+        annotations.add(md)
+        return context.get_dummy_value()
+
+    return types.none(n), codegen
+
+
 def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     """The ``__ss_*`` names a rewritten kernel or helper is executed with.
 
@@ -824,6 +848,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
         "__ss_no_witness": _no_witness,
         "__ss_unchecked": _unchecked,
         "__ss_require_block": _require_block,
+        "__ss_max_registers": _max_registers,
         "__ss_view_in": _VIEW_IN,
     }
     for space in SPACE_NDIM:
