@@ -14,6 +14,7 @@ down, the parts below it, none of which calls back up:
 
 from __future__ import annotations
 
+import ast
 import inspect
 import types as pytypes
 from collections.abc import Callable
@@ -47,13 +48,16 @@ from .decoration._options import DEFAULT_OPTIONS, CompileOptions
 from .decoration._params import Param, admits, allowed_types
 from .host._contract import BoundContract, LaunchContract
 from .host._requires import ParamInfo
-from .lowering import simtsafe_typing
+from .lowering import _diskcache, simtsafe_typing
 from .lowering._compat import (
     SIMULATOR,
     assume_compute_capability,
     compile_kernel_ir,
     compile_kernel_ptx,
+    current_compute_capability,
+    dumps_kernel,
     kernel_ir,
+    loads_kernel,
     typing_error_classes,
 )
 from .verify import SourceInfo, check_kernel_ir
@@ -237,19 +241,43 @@ class Kernel(KernelDeclaration, Generic[P]):
             return spec  # type: ignore[no-any-return]
         disp = self._get_dispatcher()  # re-checks the frozen scope and the declaration
         if SIMULATOR:
-            self._simulator_verdict(key)
+            cache_key = self._cache_key("simulator-verdict", key) if self.options.cache else None
+            if cache_key is None or _diskcache.load(cache_key) is None:
+                self._simulator_verdict(key)
+                if cache_key is not None:
+                    _diskcache.store(cache_key, {"verdict": "accepted"})
             spec = Specialization((), None, self._decl)
         else:
             argtypes = self.argtypes(key)
-            try:
-                with simtsafe_typing():
-                    numba_kernel = disp.compile(argtypes)
-            except typing_error_classes() as exc:
-                raise self._translate(exc) from None
-            self._verify(build, *kernel_ir(numba_kernel))
+            numba_kernel = self._cached_kernel(key) if self.options.cache else None
+            if numba_kernel is None:
+                try:
+                    with simtsafe_typing():
+                        numba_kernel = disp.compile(argtypes)
+                except typing_error_classes() as exc:
+                    raise self._translate(exc) from None
+                self._verify(build, *kernel_ir(numba_kernel))
+                if self.options.cache:
+                    self._store_kernel(key, numba_kernel)
             spec = Specialization(argtypes, numba_kernel, self._decl)
         build.specs[key] = spec
         return spec
+
+    # ------------------------------------------------------------------ the on-disk cache
+
+    def _cache_key(self, what: str, *extra: Any) -> str:
+        """Everything that decides the compiled code and the checks' verdict, as text."""
+        return repr((what, extra, [_describe(f) for f in self._reachable()]))
+
+    def _cached_kernel(self, layouts: tuple[str, ...]) -> Any:
+        entry = _diskcache.load(self._cache_key("kernel", layouts, current_compute_capability()))
+        return None if entry is None else loads_kernel(entry["kernel"])
+
+    def _store_kernel(self, layouts: tuple[str, ...], numba_kernel: Any) -> None:
+        key = self._cache_key("kernel", layouts, current_compute_capability())
+        data = dumps_kernel(numba_kernel)  # with the cubin for this device: nothing to link later
+        if data is not None:
+            _diskcache.store(key, {"kernel": data, "verdict": "accepted"})
 
     def _compiled_verdict(self, layouts: tuple[str, ...] | None = None) -> None:
         """Type and lower for the CUDA target (no NVVM) and run the compiled-form checks.
@@ -303,6 +331,11 @@ class Kernel(KernelDeclaration, Generic[P]):
             raise RuntimeError("Kernel.ptx() needs the CUDA target; unset NUMBA_ENABLE_CUDASIM")
         self._concrete("ptx()")
         build = self._recheck()
+        cache_key = self._cache_key("ptx", layouts, cc) if self.options.cache else None
+        if cache_key is not None:
+            hit = _diskcache.load(cache_key)
+            if hit is not None:
+                return str(hit["ptx"])
         try:
             with assume_compute_capability(cc), simtsafe_typing():
                 ptx, texts, entry = compile_kernel_ptx(
@@ -311,6 +344,8 @@ class Kernel(KernelDeclaration, Generic[P]):
         except typing_error_classes() as exc:
             raise self._translate(exc) from None
         self._verify(build, texts, entry)
+        if cache_key is not None:
+            _diskcache.store(cache_key, {"ptx": ptx, "verdict": "accepted"})
         return ptx
 
     # ------------------------------------------------------------------ launching
@@ -413,6 +448,36 @@ def _rebuild_kernel(
 def _rebuild_helper(fn: pytypes.FunctionType, options: CompileOptions) -> DeviceFunction:
     """The other end of ``DeviceFunction.__reduce__``."""
     return DeviceFunction(fn, options)
+
+
+def _describe(f: Declared) -> tuple[Any, ...]:
+    """A kernel's or helper's part of a cache key: its declaration, source, rewritten code
+    and the values its frozen scope gives every name it uses."""
+    build = f._freeze()
+    scope = {**build.analysis.globals_used, **build.analysis.substitutes}
+    return (
+        f._origin,
+        f._decl.source.text,
+        ast.dump(build.analysis.module),
+        sorted((name, _describe_value(value)) for name, value in scope.items()),
+    )
+
+
+def _describe_value(value: Any) -> tuple[Any, ...]:
+    """A scope value as text that changes whenever what it means for the kernel does.
+
+    A value with no stable description (an object repr with an address) makes a
+    key no later process produces: a miss, never a wrong hit.
+    """
+    if isinstance(value, Declared):
+        return ("function", value.__module__, value.py_func.__qualname__)  # described itself
+    if isinstance(value, pytypes.ModuleType):
+        return ("module", value.__name__)
+    name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None)
+    module = getattr(value, "__module__", None)
+    if isinstance(name, str) and isinstance(module, str) and not isinstance(value, np.generic):
+        return ("object", module, name, type(value).__qualname__)
+    return ("value", type(value).__module__, type(value).__qualname__, repr(value))
 
 
 def _where(f: Declared) -> str:

@@ -24,7 +24,10 @@ __all__ = [
     "compile_kernel_ir",
     "compile_kernel_ptx",
     "compiled_function_types",
+    "current_compute_capability",
+    "dumps_kernel",
     "kernel_ir",
+    "loads_kernel",
     "typing_error_classes",
     "typing_error_location",
 ]
@@ -176,3 +179,30 @@ def compile_kernel_ptx(
     if len(codes) != 1:  # pragma: no cover - numba-cuda compiles kernels to one PTX
         raise RuntimeError("the kernel compiled to several PTX modules")
     return str(codes[0]), texts, entry
+
+
+def current_compute_capability() -> tuple[int, int]:
+    """The current device's compute capability (needs a GPU)."""
+    from numba.cuda.cudadrv import devices
+
+    cc = devices.get_context().device.compute_capability
+    return (int(cc[0]), int(cc[1]))
+
+
+def dumps_kernel(numba_kernel: Any) -> bytes | None:
+    """A compiled ``_Kernel`` as bytes, with its PTX and the cubin for the current device
+    (numba-cuda's own serialization); None if it cannot be serialized (linked files)."""
+    import pickle
+
+    try:
+        numba_kernel._codelibrary.get_cubin()
+        return pickle.dumps(numba_kernel, protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, RuntimeError, TypeError, AttributeError):
+        return None
+
+
+def loads_kernel(data: bytes) -> Any:
+    """The other end of ``dumps_kernel``: a ``_Kernel`` that loads its cubin, compiles nothing."""
+    import pickle
+
+    return pickle.loads(data)
