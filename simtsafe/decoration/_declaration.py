@@ -26,7 +26,7 @@ import threading
 import types as pytypes
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._errors import SafetyError
 from ..lowering import builtins as device_builtins
@@ -664,7 +664,10 @@ def _factory_key(fn: pytypes.FunctionType, contract: LaunchContract | None) -> A
     return (fn.__code__, id(fn.__globals__), contract, tuple(values), annotations)
 
 
-def describe_instances(cls: type) -> type:
+_Class = TypeVar("_Class", bound=type)
+
+
+def describe_instances(cls: _Class) -> _Class:
     """Instances of ``cls`` read like their function (``__module__``, ``__doc__`` for
     ``help(kernel)``); ``cls`` itself keeps its own module and docstring."""
     type.__setattr__(cls, "__doc__", _PerInstance(cls.__dict__.get("__doc__") or "", "__doc__"))
