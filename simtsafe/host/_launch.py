@@ -167,6 +167,15 @@ def _evict_oldest(entries: dict[Any, Any]) -> None:
             break
 
 
+#: What each scalar kind takes (ScalarKind.accepts), for the fix of a wrong-kind argument.
+_ACCEPTS = {
+    "bool": "a bool",
+    "int": "an int",
+    "real": "a float or an int",
+    "complex": "a complex, float or int",
+}
+
+
 @final
 class _Memo:
     """A recently checked launch: which objects and scalar values it was checked for.
@@ -688,10 +697,23 @@ class LaunchPlan:
         if not kind.admits(obj):
             raise ArgumentTypeError(
                 f"kernel {self.name!r}: argument {param.name!r} is declared {param.annotation}, got "
-                f"{type(obj).__name__} {obj!r}",
+                f"{type(obj).__name__} {obj!r}. Pass {_ACCEPTS[kind.accepts]} (or "
+                f"np.{param.dtype.name}(...))",
                 kernel=self.name,
                 argument=param.name,
                 actual=type(obj).__name__,
+            )
+        precision = kind.other_precision(obj)
+        if precision is not None:
+            raise ArgumentTypeError(
+                f"kernel {self.name!r}: argument {param.name!r} is declared {param.annotation}, got "
+                f"np.{obj.dtype.name}({obj!s}): {precision}, and simtsafe does not convert numpy "
+                f"scalars behind your back. Pass np.{param.dtype.name}(...) (convert where the "
+                f"value is made), or annotate the parameter np.{obj.dtype.name}",
+                kernel=self.name,
+                argument=param.name,
+                actual=obj,
+                limit=str(param.dtype),
             )
         problem = kind.out_of_range(obj)
         if problem is not None:
@@ -710,6 +732,10 @@ class LaunchPlan:
                 limit=limit,
             )
         if SIMULATOR:
+            # A numpy scalar cast safely (float32 into a float64 parameter) runs as the
+            # annotated type, as on the GPU; Python scalars stay as given.
+            if isinstance(obj, np.generic) and obj.dtype != param.dtype:
+                return (param.dtype.type(obj),)
             return (obj,)
         return kind.pack(obj)
 
