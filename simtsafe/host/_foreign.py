@@ -18,6 +18,11 @@ simtsafe takes PyTorch's current stream on the tensor's device as its
 producer stream, the stream ``tensor.__dlpack__(stream=...)`` would
 synchronize with.
 
+Ambient streams: a launch prepared without a stream whose arrays all come
+from CuPy runs on CuPy's current stream, all from PyTorch on PyTorch's current
+stream of their device (``ambient_stream``) -- the stream that library's own
+operations on those arrays would use.
+
 Neither library is imported here: a type is recognised only when its
 module is already loaded (``sys.modules``).
 """
@@ -26,14 +31,16 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
 __all__ = [
+    "Ambient",
     "Guard",
     "Raw",
     "RawReader",
+    "ambient_stream",
     "guard",
     "is_torch_tensor",
     "native_reader",
@@ -227,3 +234,46 @@ def torch_stream(device: int) -> int:
     raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
     handle = int(raw(device)) if raw is not None else torch.cuda.current_stream(device).cuda_stream
     return handle or 1
+
+
+# ---------------------------------------------------------------------------- ambient streams
+
+#: (library, CAI-style handle (1 = legacy, 2 = per-thread default), device or None,
+#: a function making the library's stream object): the stream the arrays' library would use.
+Ambient = tuple[str, int, "int | None", Callable[[], Any]]
+
+
+def ambient_stream(arrays: Sequence[Any]) -> Ambient | None:
+    """The current stream of the one library every array comes from (CuPy or PyTorch).
+
+    None when there are no arrays, when they come from Numba, from several
+    libraries, or (PyTorch) from several devices or the host: the launch
+    then keeps the default stream (and the checks refuse what they refuse).
+    """
+    if not arrays:
+        return None
+    modules = sys.modules
+    cupy = modules.get("cupy")
+    if cupy is not None:
+        nd = getattr(cupy, "ndarray", None)
+        if nd is not None and all(isinstance(a, nd) for a in arrays):
+            stream = cupy.cuda.get_current_stream()
+            handle = stream.ptr
+            if not handle:  # CuPy's null stream: the default stream it stands for
+                per_thread = os.environ.get("CUPY_CUDA_PER_THREAD_DEFAULT_STREAM", "0") == "1"
+                return ("CuPy", 2 if per_thread else 1, None, lambda: 2 if per_thread else 1)
+            return ("CuPy", handle, None, lambda: stream)  # its device: checked by prepare
+    torch = modules.get("torch")
+    if torch is not None:
+        tensor = torch.Tensor
+        first = arrays[0]
+        if isinstance(first, tensor):
+            device = first.get_device()
+            if device >= 0 and all(
+                isinstance(a, tensor) and a.get_device() == device for a in arrays
+            ):
+                handle = torch_stream(device)
+                if handle == 1:
+                    return ("PyTorch", 1, device, lambda: 1)
+                return ("PyTorch", handle, device, lambda: torch.cuda.current_stream(device))
+    return None

@@ -660,6 +660,11 @@ class LaunchPlan:
         return self._stream
 
     @property
+    def stream_object(self) -> Any:
+        """The stream this plan launches on, as given (None: the default stream)."""
+        return self._stream_obj
+
+    @property
     def stream_state(self) -> Any:
         """The ordering ledger's state of the launch stream."""
         return self._sstate

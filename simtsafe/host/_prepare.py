@@ -34,9 +34,11 @@ from ..lowering._launching import (
     uses_grid_sync,
 )
 from ._contract import check_static, normalize_dims
+from ._foreign import ambient_stream
 from ._handles import LaunchHandle
-from ._launch import LaunchPlan, current_recorder
+from ._launch import RECORDING, LaunchPlan, current_recorder
 from ._limits import DeviceLimits, check_device_limits, check_function, device_limits
+from ._streams import stream_key
 
 if TYPE_CHECKING:
     from ..decoration._decorators import Kernel
@@ -226,7 +228,9 @@ def prepare(
     return PreparedLaunch._mint(kernel, grid3, block3, shared_mem, stream, lim, plan)
 
 
-_MINT = object()
+#: How many ambient streams (CuPy's / PyTorch's current streams) one PreparedLaunch keeps a
+#: plan for; the oldest goes first.
+_AMBIENT_PLANS = 8
 
 
 @final
@@ -239,7 +243,7 @@ class PreparedLaunch:
     ``covers``) and launches; on any failure nothing is enqueued.
     """
 
-    __slots__ = ("_plan", "block", "device", "grid", "kernel", "shared_mem", "stream")
+    __slots__ = ("_ambient", "_plan", "block", "device", "grid", "kernel", "shared_mem", "stream")
 
     kernel: Kernel[Any]
     grid: tuple[int, int, int]
@@ -248,6 +252,10 @@ class PreparedLaunch:
     stream: Any
     device: DeviceLimits
     _plan: LaunchPlan
+
+    #: Prepared without a stream: the plans for CuPy's / PyTorch's current streams, by the
+    #: ledger's key of the stream (None: a stream was given, launches always go there).
+    _ambient: dict[Any, LaunchPlan] | None
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         raise TypeError("PreparedLaunch is made by kernel.prepare(grid=..., block=...)")
@@ -272,6 +280,7 @@ class PreparedLaunch:
             ("stream", stream),
             ("device", device),
             ("_plan", plan),
+            ("_ambient", {} if stream is None else None),
         ):
             object.__setattr__(self, key, value)
         return self
@@ -286,9 +295,14 @@ class PreparedLaunch:
         """Check the arguments, then launch. Nothing is enqueued if a check fails.
 
         Inside ``with simtsafe.graph():`` the checked launch is recorded into
-        the graph instead of run.
+        the graph instead of run. Prepared without a stream, a launch whose
+        arrays all come from CuPy (or all from PyTorch) runs on that library's
+        current stream; any other goes to the default stream.
         """
-        self._plan.launch(args)
+        if self._ambient is None:
+            self._plan.launch(args)
+        else:
+            self._plan_for(args).launch(args)
 
     def launch(self, *args: Any) -> LaunchHandle:
         """Like calling the launch, and return a ``LaunchHandle`` (``wait()``, ``done()``, ``event``).
@@ -308,10 +322,63 @@ class PreparedLaunch:
                 "there, and take the handle of a replay with graph.launch()",
                 kernel=self.kernel.name,
             )
-        plan = self._plan
+        plan = self._plan if self._ambient is None else self._plan_for(args)
         seq = plan.launch(args)
         event = record_event(plan.core_stream)
-        return LaunchHandle._mint(plan.stream_state, seq, event, self.kernel.name, self.stream)
+        stream = self.stream if plan is self._plan else plan.stream_object
+        return LaunchHandle._mint(plan.stream_state, seq, event, self.kernel.name, stream)
+
+    def _plan_for(self, args: tuple[Any, ...]) -> LaunchPlan:
+        """The plan of the stream a launch without a given stream goes to (see ``__call__``).
+
+        CuPy's and PyTorch's own operations on their arrays run on the library's
+        current stream; a kernel launched on their arrays joins it, so it is
+        ordered with them as their own operations are. Numba arrays, mixed
+        arguments and recorded launches (a graph replays on its own stream)
+        keep the default stream.
+        """
+        plan = self._plan
+        ambient = self._ambient
+        if ambient is None or RECORDING[0] or len(args) != len(plan.expect):
+            return plan
+        found = ambient_stream([args[i] for i in plan.array_indices])
+        if found is None:
+            return plan
+        library, handle, device, make = found
+        key = stream_key(handle, plan.device_id)
+        if key == plan.stream_state.key:
+            return plan
+        other = ambient.get(key)
+        if other is None:
+            other = self._ambient_plan(library, device, make())
+            while len(ambient) >= _AMBIENT_PLANS:
+                ambient.pop(next(iter(ambient)), None)
+            ambient[key] = other
+        return other
+
+    def _ambient_plan(self, library: str, device: int | None, stream: Any) -> LaunchPlan:
+        """A plan like this one's, on ``library``'s current stream ``stream``."""
+        name = self.kernel.name
+        lim = self.device
+        if device is None and not SIMULATOR and not isinstance(stream, int):
+            device = stream_device(stream)
+        if device is not None and device != lim.device_id:
+            raise ContextMismatch(
+                f"kernel {name!r}: every array argument is {library}'s, so this launch, prepared "
+                f"without a stream, would run on {library}'s current stream -- which belongs to "
+                f"device {device}, but the launch was prepared on device {lim.device_id}. Make "
+                f"device {lim.device_id} {library}'s current device for the launch, or pass "
+                "stream= to prepare",
+                kernel=name,
+                actual=device,
+                limit=lim.device_id,
+            )
+        plan = LaunchPlan(
+            self.kernel, self.grid, self.block, self.shared_mem, stream, lim.device_id
+        )
+        if not SIMULATOR:
+            _check_cluster_occupancy(self.kernel, plan, lim)
+        return plan
 
     def __repr__(self) -> str:
         return (

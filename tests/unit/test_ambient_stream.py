@@ -1,0 +1,81 @@
+"""Which stream a launch prepared without one goes to: the arrays' library's current stream.
+
+On fakes of CuPy and PyTorch (tests/fake_arrays.py); tests/sim checks the
+PreparedLaunch's choice of plan, tests/gpu the real libraries.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from simtsafe.host._foreign import ambient_stream
+from tests import fake_arrays as fa
+
+BASE = 0x7F0000000000
+
+
+@pytest.fixture(autouse=True)
+def fakes(monkeypatch: pytest.MonkeyPatch) -> None:
+    fa.install(monkeypatch)
+
+
+def _cupy(n: int = 4):  # type: ignore[no-untyped-def]
+    return fa.make_cupy(BASE, (n,), (4,), "float32")
+
+
+def _torch(n: int = 4, device_cuda: bool = True):  # type: ignore[no-untyped-def]
+    return fa.make_torch(BASE, (n,), (1,), "float32", is_cuda=device_cuda)
+
+
+def test_all_cupy_arrays_take_cupys_current_stream() -> None:
+    fa.set_cupy_stream(0x55)
+    found = ambient_stream([_cupy(), _cupy()])
+    assert found is not None
+    library, handle, device, make = found
+    assert (library, handle, device) == ("CuPy", 0x55, None)
+    assert make().ptr == 0x55  # the stream object itself, kept alive by the plan
+
+
+def test_cupy_null_stream_is_the_legacy_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    fa.set_cupy_stream(0)
+    found = ambient_stream([_cupy()])
+    assert found is not None and found[1] == 1
+    monkeypatch.setenv("CUPY_CUDA_PER_THREAD_DEFAULT_STREAM", "1")
+    found = ambient_stream([_cupy()])
+    assert found is not None and found[1] == 2
+
+
+def test_all_torch_tensors_take_torchs_current_stream_of_their_device() -> None:
+    fa.set_torch_stream(0x77)
+    found = ambient_stream([_torch(), _torch()])
+    assert found is not None
+    library, handle, device, make = found
+    assert (library, handle, device) == ("PyTorch", 0x77, 0)
+    assert make().cuda_stream == 0x77
+    fa.set_torch_stream(0)  # PyTorch's default stream: the legacy one
+    found = ambient_stream([_torch()])
+    assert found is not None and found[1] == 1
+
+
+@pytest.mark.parametrize(
+    "arrays",
+    [
+        pytest.param(lambda: [], id="no-arrays"),
+        pytest.param(lambda: [_cupy(), _torch()], id="cupy-and-torch"),
+        pytest.param(lambda: [_torch(), _cupy()], id="torch-and-cupy"),
+        pytest.param(lambda: [_cupy(), object()], id="cupy-and-other"),
+        pytest.param(lambda: [_torch(), _torch(device_cuda=False)], id="torch-host-tensor"),
+    ],
+)
+def test_mixed_or_no_arrays_keep_the_default(arrays) -> None:  # type: ignore[no-untyped-def]
+    fa.set_cupy_stream(0x55)
+    fa.set_torch_stream(0x77)
+    assert ambient_stream(arrays()) is None
+
+
+def test_nothing_without_the_libraries(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.delitem(sys.modules, "cupy")
+    monkeypatch.delitem(sys.modules, "torch")
+    assert ambient_stream([object()]) is None
