@@ -14,6 +14,7 @@ here, so a ``PreparedLaunch`` makes no device query when it is reused.
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any, final
 
 from .._errors import (
@@ -28,6 +29,7 @@ from ..lowering._compat import SIMULATOR
 from ..lowering._launching import (
     compiled_function,
     cooperative_blocks,
+    device_array_type,
     record_event,
     stream_device,
     stream_handle,
@@ -228,6 +230,10 @@ def prepare(
     return PreparedLaunch._mint(kernel, grid3, block3, shared_mem, stream, lim, plan)
 
 
+_MODULES = sys.modules
+#: Numba's device array class (None on the simulator): its arrays keep the default stream.
+_NUMBA_ARRAY = device_array_type()
+
 #: How many ambient streams (CuPy's / PyTorch's current streams) one PreparedLaunch keeps a
 #: plan for; the oldest goes first.
 _AMBIENT_PLANS = 8
@@ -299,7 +305,7 @@ class PreparedLaunch:
         arrays all come from CuPy (or all from PyTorch) runs on that library's
         current stream; any other goes to the default stream.
         """
-        if self._ambient is None:
+        if self._ambient is None or ("cupy" not in _MODULES and "torch" not in _MODULES):
             self._plan.launch(args)
         else:
             self._plan_for(args).launch(args)
@@ -339,9 +345,12 @@ class PreparedLaunch:
         """
         plan = self._plan
         ambient = self._ambient
-        if ambient is None or RECORDING[0] or len(args) != len(plan.expect):
+        arrays = plan.array_indices
+        if ambient is None or not arrays or RECORDING[0] or len(args) != len(plan.expect):
             return plan
-        found = ambient_stream([args[i] for i in plan.array_indices])
+        if type(args[arrays[0]]) is _NUMBA_ARRAY:  # the usual case, decided by one compare
+            return plan
+        found = ambient_stream([args[i] for i in arrays])
         if found is None:
             return plan
         library, handle, device, make = found
