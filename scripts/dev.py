@@ -67,13 +67,9 @@ def ensure_venv() -> None:
     targets = ["-e", f"{ROOT}[dev,cu13]"]
     if (ROOT / "stubs" / "pyproject.toml").exists():
         targets += [str(ROOT / "stubs")]
+    # Editable as a plain .pth path entry, which mypy and pyright follow (pyproject.toml's
+    # `package-dir` makes setuptools choose it over an import hook).
     subprocess.check_call([*pip, "-c", str(CONSTRAINTS), *targets])
-    # setuptools' editable install is an import hook, which mypy and pyright cannot see; a
-    # plain path entry they follow (what the deprecated `editable_mode=compat` wrote).
-    site = subprocess.check_output(
-        [str(PY), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], text=True
-    ).strip()
-    (Path(site) / "simtsafe-checkout.pth").write_text(f"{ROOT}\n")
     STAMP.write_text(_stamp())
 
 
