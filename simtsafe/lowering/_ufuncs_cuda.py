@@ -110,8 +110,12 @@ def _type_call(name: str, typingctx: Any, args: tuple[Any, ...]) -> tuple[Any, A
             impl = _libdevice_impl(p.how, len(compute), compute[0])
             res = impl(context, builder, signature(compute_out, *compute), vals)
             res_ty = compute_out
-        else:
-            res = context.get_function(fnty, inner)(builder, vals)
+        else:  # the equivalent as Numba types it: its argument types may be wider (bool + bool)
+            wide = [
+                context.cast(builder, v, c, a)
+                for v, c, a in zip(vals, compute, inner.args, strict=True)
+            ]
+            res = context.get_function(fnty, inner)(builder, wide)
             res_ty = inner.return_type
         return context.cast(builder, res, res_ty, sig.return_type)
 
