@@ -218,5 +218,6 @@ def install(monkeypatch: Any) -> None:
     monkeypatch.setitem(sys.modules, "cupy", CUPY)
     monkeypatch.setitem(sys.modules, "torch", TORCH)
     monkeypatch.setattr(_foreign, "_READERS", {})
+    monkeypatch.setattr(_foreign, "_AMBIENT_READERS", {})
     set_cupy_stream(0)
     set_torch_stream(0)

@@ -40,6 +40,7 @@ __all__ = [
     "Guard",
     "Raw",
     "RawReader",
+    "ambient_reader",
     "ambient_stream",
     "guard",
     "is_torch_tensor",
@@ -277,3 +278,46 @@ def ambient_stream(arrays: Sequence[Any]) -> Ambient | None:
                     return ("PyTorch", 1, device, lambda: 1)
                 return ("PyTorch", handle, device, lambda: torch.cuda.current_stream(device))
     return None
+
+
+#: array type -> (first array -> its library's current stream handle, 0 for the library's default
+#: stream), or None for other types (filled on first sight).
+_AMBIENT_READERS: dict[type, Callable[[Any], int] | None] = {}
+
+
+def ambient_reader(tp: type) -> Callable[[Any], int] | None:
+    """The per-launch reader of the current stream for arrays of exactly type ``tp``.
+
+    A launch calls it once (with its first array) after checking that every
+    array is of that type: one C call (CuPy's current stream pointer,
+    PyTorch's current raw stream of the tensor's device). None for any type
+    but CuPy's ndarray and torch.Tensor. :func:`ambient_stream` gives the
+    stream object itself, on the first launch on a stream.
+    """
+    try:
+        return _AMBIENT_READERS[tp]
+    except KeyError:
+        pass
+    reader: Callable[[Any], int] | None = None
+    cupy = sys.modules.get("cupy")
+    torch = sys.modules.get("torch")
+    if cupy is not None and tp is getattr(cupy, "ndarray", None):
+        fast = getattr(getattr(cupy.cuda, "stream", None), "get_current_stream_ptr", None)
+        if fast is not None:
+            reader = lambda _x: int(fast())  # noqa: E731 - one C call
+        else:
+            current = cupy.cuda.get_current_stream
+            reader = lambda _x: int(current().ptr)  # noqa: E731
+    elif torch is not None and tp is getattr(torch, "Tensor", None):
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+
+        def reader(t: Any) -> int:
+            device = t.get_device()
+            if device < 0:
+                return 0  # a host tensor: the launch refuses it
+            if raw is not None:
+                return int(raw(device))
+            return int(torch.cuda.current_stream(device).cuda_stream)
+
+    _AMBIENT_READERS[tp] = reader
+    return reader

@@ -36,7 +36,7 @@ from ..lowering._launching import (
     uses_grid_sync,
 )
 from ._contract import check_static, normalize_dims
-from ._foreign import ambient_stream
+from ._foreign import ambient_reader, ambient_stream
 from ._handles import LaunchHandle
 from ._launch import RECORDING, LaunchPlan, current_recorder
 from ._limits import DeviceLimits, check_device_limits, check_function, device_limits
@@ -260,7 +260,7 @@ class PreparedLaunch:
     _plan: LaunchPlan
 
     #: Prepared without a stream: the plans for CuPy's / PyTorch's current streams, by the
-    #: ledger's key of the stream (None: a stream was given, launches always go there).
+    #: stream's handle (None: a stream was given, launches always go there).
     _ambient: dict[Any, LaunchPlan] | None
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -341,28 +341,39 @@ class PreparedLaunch:
         current stream; a kernel launched on their arrays joins it, so it is
         ordered with them as their own operations are. Numba arrays, mixed
         arguments and recorded launches (a graph replays on its own stream)
-        keep the default stream.
+        keep the default stream. Per launch this costs a few type compares and
+        one read of the library's current stream (``ambient_reader``).
         """
         plan = self._plan
         ambient = self._ambient
         arrays = plan.array_indices
         if ambient is None or not arrays or RECORDING[0] or len(args) != len(plan.expect):
             return plan
-        if type(args[arrays[0]]) is _NUMBA_ARRAY:  # the usual case, decided by one compare
+        first = args[arrays[0]]
+        tp = type(first)
+        if tp is _NUMBA_ARRAY:  # the usual case, decided by one compare
             return plan
-        found = ambient_stream([args[i] for i in arrays])
-        if found is None:
+        read = ambient_reader(tp)
+        if read is None:
             return plan
-        library, handle, device, make = found
-        key = stream_key(handle, plan.device_id)
-        if key == plan.stream_state.key:
-            return plan
-        other = ambient.get(key)
+        for i in arrays:
+            if type(args[i]) is not tp:
+                return plan  # a mix of libraries: the default stream
+        handle = read(first)
+        if not handle:
+            return plan  # the library's default stream is the default stream
+        other = ambient.get(handle)
         if other is None:
+            found = ambient_stream([args[i] for i in arrays])
+            if found is None:
+                return plan
+            library, found_handle, device, make = found
+            if stream_key(found_handle, plan.device_id) == plan.stream_state.key:
+                return plan
             other = self._ambient_plan(library, device, make())
             while len(ambient) >= _AMBIENT_PLANS:
                 ambient.pop(next(iter(ambient)), None)
-            ambient[key] = other
+            ambient[handle] = other
         return other
 
     def _ambient_plan(self, library: str, device: int | None, stream: Any) -> LaunchPlan:

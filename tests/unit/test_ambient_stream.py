@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from simtsafe.host._foreign import ambient_stream
+from simtsafe.host._foreign import ambient_reader, ambient_stream
 from tests import fake_arrays as fa
 
 BASE = 0x7F0000000000
@@ -79,3 +79,17 @@ def test_nothing_without_the_libraries(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delitem(sys.modules, "cupy")
     monkeypatch.delitem(sys.modules, "torch")
     assert ambient_stream([object()]) is None
+
+
+def test_per_launch_readers_give_the_current_stream_handle() -> None:
+    cupy_read = ambient_reader(fa.FakeCupyArray)
+    torch_read = ambient_reader(fa.FakeTensor)
+    assert cupy_read is not None and torch_read is not None
+    fa.set_cupy_stream(0x55)
+    fa.set_torch_stream(0x77)
+    assert cupy_read(_cupy()) == 0x55 and torch_read(_torch()) == 0x77
+    fa.set_cupy_stream(0)
+    fa.set_torch_stream(0)
+    assert cupy_read(_cupy()) == 0 and torch_read(_torch()) == 0  # their default streams
+    assert torch_read(_torch(device_cuda=False)) == 0  # a host tensor: refused by the launch
+    assert ambient_reader(object) is None
