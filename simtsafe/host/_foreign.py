@@ -43,6 +43,7 @@ __all__ = [
     "ambient_reader",
     "ambient_stream",
     "guard",
+    "producer_reader",
     "is_torch_tensor",
     "native_reader",
     "torch_stream",
@@ -321,3 +322,12 @@ def ambient_reader(tp: type) -> Callable[[Any], int] | None:
 
     _AMBIENT_READERS[tp] = reader
     return reader
+
+
+def producer_reader(library: str, device: int | None) -> Callable[[], int | None] | None:
+    """The memo's producer-stream reader of ``library``'s arrays (the one ``guard`` gives)."""
+    if library == "CuPy":
+        return _cupy_stream_reader()
+    if library == "PyTorch" and device is not None:
+        return _torch_stream_reader(device)
+    return None

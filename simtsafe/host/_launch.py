@@ -272,6 +272,7 @@ class LaunchPlan:
         "_direct",
         "_default_layouts",
         "_memo",
+        "_own_reader",
         "_quiet",
         "_roles",
         "_scalar_idx",
@@ -299,9 +300,14 @@ class LaunchPlan:
         shared_mem: int,
         stream: Any,
         device_id: int,
+        own_reader: Callable[[], int | None] | None = None,
     ) -> None:
         self.kernel = kernel
         self.name = kernel.name
+        # The producer-stream reader that gives this plan's own stream (a plan on CuPy's or
+        # PyTorch's current stream, picked per launch by PreparedLaunch): memoized launches
+        # skip it, since that producer stream is the launch stream by construction.
+        self._own_reader = own_reader
         self.grid = grid
         self.block = block
         self.shared_mem = shared_mem
@@ -561,6 +567,8 @@ class LaunchPlan:
             )
         except TypeError:  # an array type that cannot be weakly referenced: not memoized
             return
+        if self._own_reader is not None:
+            memo.readers = tuple([r for r in memo.readers if r is not self._own_reader])
         _evict_oldest(self._memo)
         self._memo[key] = memo
 

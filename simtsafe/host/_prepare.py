@@ -36,7 +36,7 @@ from ..lowering._launching import (
     uses_grid_sync,
 )
 from ._contract import check_static, normalize_dims
-from ._foreign import ambient_reader, ambient_stream
+from ._foreign import ambient_reader, ambient_stream, producer_reader
 from ._handles import LaunchHandle
 from ._launch import RECORDING, LaunchPlan, current_recorder
 from ._limits import DeviceLimits, check_device_limits, check_function, device_limits
@@ -394,7 +394,13 @@ class PreparedLaunch:
                 limit=lim.device_id,
             )
         plan = LaunchPlan(
-            self.kernel, self.grid, self.block, self.shared_mem, stream, lim.device_id
+            self.kernel,
+            self.grid,
+            self.block,
+            self.shared_mem,
+            stream,
+            lim.device_id,
+            own_reader=producer_reader(library, device),
         )
         if not SIMULATOR:
             _check_cluster_occupancy(self.kernel, plan, lim)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from simtsafe.host._foreign import ambient_reader, ambient_stream
+from simtsafe.host._foreign import ambient_reader, ambient_stream, guard, producer_reader
 from tests import fake_arrays as fa
 
 BASE = 0x7F0000000000
@@ -93,3 +93,12 @@ def test_per_launch_readers_give_the_current_stream_handle() -> None:
     assert cupy_read(_cupy()) == 0 and torch_read(_torch()) == 0  # their default streams
     assert torch_read(_torch(device_cuda=False)) == 0  # a host tensor: refused by the launch
     assert ambient_reader(object) is None
+
+
+def test_an_ambient_plan_knows_the_memo_reader_of_its_own_stream() -> None:
+    """A plan on CuPy's (PyTorch's) current stream drops exactly the reader the memo would call."""
+    cupy_guard, torch_guard = guard(_cupy()), guard(_torch())
+    assert cupy_guard is not None and torch_guard is not None
+    assert producer_reader("CuPy", None) is cupy_guard[2]
+    assert producer_reader("PyTorch", 0) is torch_guard[2]
+    assert producer_reader("PyTorch", None) is None
