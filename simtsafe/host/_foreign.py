@@ -281,45 +281,52 @@ def ambient_stream(arrays: Sequence[Any]) -> Ambient | None:
     return None
 
 
-#: array type -> (first array -> its library's current stream handle, 0 for the library's default
-#: stream), or None for other types (filled on first sight).
-_AMBIENT_READERS: dict[type, Callable[[Any], int] | None] = {}
+#: array type -> (first array -> (the memo's producer-stream reader, the stream handle now)),
+#: or None for other types (filled on first sight).
+_AMBIENT_READERS: dict[type, Callable[[Any], tuple[Any, int]] | None] = {}
 
 
-def ambient_reader(tp: type) -> Callable[[Any], int] | None:
+def ambient_reader(tp: type) -> Callable[[Any], tuple[Any, int]] | None:
     """The per-launch reader of the current stream for arrays of exactly type ``tp``.
 
     A launch calls it once (with its first array) after checking that every
-    array is of that type: one C call (CuPy's current stream pointer,
-    PyTorch's current raw stream of the tensor's device). None for any type
-    but CuPy's ndarray and torch.Tensor. :func:`ambient_stream` gives the
-    stream object itself, on the first launch on a stream.
+    array is of that type. It returns the producer-stream reader a memoized
+    launch of these arrays would call and the handle it gives now, in CAI
+    form (1: the legacy default stream, 2: the per-thread one; CuPy's null
+    stream is one of these), so that the launch reads the library's current
+    stream once, not twice. None for any type but CuPy's ndarray and
+    torch.Tensor. :func:`ambient_stream` gives the stream object itself, on the
+    first launch on a stream.
     """
     try:
         return _AMBIENT_READERS[tp]
     except KeyError:
         pass
-    reader: Callable[[Any], int] | None = None
+    reader: Callable[[Any], tuple[Any, int]] | None = None
     cupy = sys.modules.get("cupy")
     torch = sys.modules.get("torch")
     if cupy is not None and tp is getattr(cupy, "ndarray", None):
-        fast = getattr(getattr(cupy.cuda, "stream", None), "get_current_stream_ptr", None)
-        if fast is not None:
-            reader = lambda _x: int(fast())  # noqa: E731 - one C call
-        else:
-            current = cupy.cuda.get_current_stream
-            reader = lambda _x: int(current().ptr)  # noqa: E731
-    elif torch is not None and tp is getattr(torch, "Tensor", None):
-        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        memo_read = _cupy_stream_reader()
+        current = cupy.cuda.get_current_stream
+        null = 2 if os.environ.get("CUPY_CUDA_PER_THREAD_DEFAULT_STREAM", "0") == "1" else 1
 
-        def reader(t: Any) -> int:
+        def read_cupy(_x: Any) -> tuple[Any, int]:
+            value = memo_read()
+            if value is None:  # CuPy exports no stream (CAI v2): read it directly
+                return None, int(current().ptr) or null
+            return memo_read, value
+
+        reader = read_cupy
+    elif torch is not None and tp is getattr(torch, "Tensor", None):
+
+        def read_torch(t: Any) -> tuple[Any, int]:
             device = t.get_device()
             if device < 0:
-                return 0  # a host tensor: the launch refuses it
-            if raw is not None:
-                return int(raw(device))
-            return int(torch.cuda.current_stream(device).cuda_stream)
+                return None, 0  # a host tensor: the launch refuses it
+            memo_read = _torch_stream_reader(device)
+            return memo_read, memo_read()
 
+        reader = read_torch
     _AMBIENT_READERS[tp] = reader
     return reader
 

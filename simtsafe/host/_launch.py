@@ -376,8 +376,13 @@ class LaunchPlan:
 
     # ------------------------------------------------------------------ per launch
 
-    def launch(self, args: tuple[Any, ...]) -> int:
-        """Check the arguments and launch; returns the launch's ledger number (0: unrecorded)."""
+    def launch(self, args: tuple[Any, ...], known: tuple[Any, Any] | None = None) -> int:
+        """Check the arguments and launch; returns the launch's ledger number (0: unrecorded).
+
+        ``known`` is (a producer-stream reader, the value it gave for this launch), read
+        already by the caller (``PreparedLaunch`` reads CuPy's / PyTorch's current stream
+        to pick the plan): the memoized path uses the value instead of reading it again.
+        """
         if RECORDING[0]:
             recorder = current_recorder()
             if recorder is not None:
@@ -396,7 +401,13 @@ class LaunchPlan:
                 # checked launch: every check would give the same answer.
                 streams: tuple[int | None, ...] = memo.streams
                 if memo.readers:
-                    streams = streams + tuple([read() for read in memo.readers])
+                    if known is None:
+                        streams = streams + tuple([read() for read in memo.readers])
+                    else:
+                        kread, kvalue = known
+                        streams = streams + tuple(
+                            [kvalue if read is kread else read() for read in memo.readers]
+                        )
                 led = LEDGER
                 if led.mode is OFF:  # no ledger: nothing to order, nothing to lock
                     if streams and led.cai_sync and streams != self._quiet:

@@ -27,6 +27,7 @@ from .._errors import (
 )
 from ..lowering._compat import SIMULATOR
 from ..lowering._launching import (
+    LEGACY_STREAM,
     compiled_function,
     cooperative_blocks,
     device_array_type,
@@ -308,7 +309,8 @@ class PreparedLaunch:
         if self._ambient is None or ("cupy" not in _MODULES and "torch" not in _MODULES):
             self._plan.launch(args)
         else:
-            self._plan_for(args).launch(args)
+            plan, known = self._plan_for(args)
+            plan.launch(args, known)
 
     def launch(self, *args: Any) -> LaunchHandle:
         """Like calling the launch, and return a ``LaunchHandle`` (``wait()``, ``done()``, ``event``).
@@ -328,13 +330,13 @@ class PreparedLaunch:
                 "there, and take the handle of a replay with graph.launch()",
                 kernel=self.kernel.name,
             )
-        plan = self._plan if self._ambient is None else self._plan_for(args)
-        seq = plan.launch(args)
+        plan, known = (self._plan, None) if self._ambient is None else self._plan_for(args)
+        seq = plan.launch(args, known)
         event = record_event(plan.core_stream)
         stream = self.stream if plan is self._plan else plan.stream_object
         return LaunchHandle._mint(plan.stream_state, seq, event, self.kernel.name, stream)
 
-    def _plan_for(self, args: tuple[Any, ...]) -> LaunchPlan:
+    def _plan_for(self, args: tuple[Any, ...]) -> tuple[LaunchPlan, tuple[Any, Any] | None]:
         """The plan of the stream a launch without a given stream goes to (see ``__call__``).
 
         CuPy's and PyTorch's own operations on their arrays run on the library's
@@ -342,39 +344,42 @@ class PreparedLaunch:
         ordered with them as their own operations are. Numba arrays, mixed
         arguments and recorded launches (a graph replays on its own stream)
         keep the default stream. Per launch this costs a few type compares and
-        one read of the library's current stream (``ambient_reader``).
+        the one read of the library's current stream that the producer-stream
+        check needs anyway: returned with the plan, for the launch to use.
         """
         plan = self._plan
         ambient = self._ambient
         arrays = plan.array_indices
         if ambient is None or not arrays or RECORDING[0] or len(args) != len(plan.expect):
-            return plan
+            return plan, None
         first = args[arrays[0]]
         tp = type(first)
         if tp is _NUMBA_ARRAY:  # the usual case, decided by one compare
-            return plan
+            return plan, None
         read = ambient_reader(tp)
         if read is None:
-            return plan
+            return plan, None
         for i in arrays:
             if type(args[i]) is not tp:
-                return plan  # a mix of libraries: the default stream
-        handle = read(first)
-        if not handle:
-            return plan  # the library's default stream is the default stream
+                return plan, None  # a mix of libraries: the default stream
+        memo_read, handle = read(first)
+        known = (memo_read, handle) if memo_read is not None else None
         other = ambient.get(handle)
-        if other is None:
-            found = ambient_stream([args[i] for i in arrays])
-            if found is None:
-                return plan
-            library, found_handle, device, make = found
-            if stream_key(found_handle, plan.device_id) == plan.stream_state.key:
-                return plan
-            other = self._ambient_plan(library, device, make())
-            while len(ambient) >= _AMBIENT_PLANS:
-                ambient.pop(next(iter(ambient)), None)
-            ambient[handle] = other
-        return other
+        if other is not None:
+            return other, known
+        if not handle or stream_key(handle, plan.device_id) == plan.stream_state.key:
+            if handle == LEGACY_STREAM:  # one stream for all threads: remember it
+                ambient[handle] = plan
+            return plan, known  # the library's default stream is the default stream
+        found = ambient_stream([args[i] for i in arrays])
+        if found is None:
+            return plan, known
+        library, _, device, make = found
+        other = self._ambient_plan(library, device, make())
+        while len(ambient) >= _AMBIENT_PLANS:
+            ambient.pop(next(iter(ambient)), None)
+        ambient[handle] = other
+        return other, known
 
     def _ambient_plan(self, library: str, device: int | None, stream: Any) -> LaunchPlan:
         """A plan like this one's, on ``library``'s current stream ``stream``."""

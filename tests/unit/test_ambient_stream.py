@@ -82,16 +82,18 @@ def test_nothing_without_the_libraries(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_per_launch_readers_give_the_current_stream_handle() -> None:
+    """One read per launch: the memo's own producer-stream reader, and what it gives now."""
     cupy_read = ambient_reader(fa.FakeCupyArray)
     torch_read = ambient_reader(fa.FakeTensor)
     assert cupy_read is not None and torch_read is not None
     fa.set_cupy_stream(0x55)
     fa.set_torch_stream(0x77)
-    assert cupy_read(_cupy()) == 0x55 and torch_read(_torch()) == 0x77
+    assert cupy_read(_cupy()) == (producer_reader("CuPy", None), 0x55)
+    assert torch_read(_torch()) == (producer_reader("PyTorch", 0), 0x77)
     fa.set_cupy_stream(0)
     fa.set_torch_stream(0)
-    assert cupy_read(_cupy()) == 0 and torch_read(_torch()) == 0  # their default streams
-    assert torch_read(_torch(device_cuda=False)) == 0  # a host tensor: refused by the launch
+    assert cupy_read(_cupy())[1] == 1 and torch_read(_torch())[1] == 1  # the legacy default
+    assert torch_read(_torch(device_cuda=False)) == (None, 0)  # a host tensor: refused later
     assert ambient_reader(object) is None
 
 
