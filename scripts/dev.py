@@ -63,13 +63,26 @@ def ensure_venv() -> None:
     _say("installing simtsafe and its pinned dependencies into .venv (first run: a few minutes)")
     pip = [str(PY), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     subprocess.check_call([*pip, "--upgrade", "pip"])
-    # compat: a .pth path entry, which mypy and pyright follow (the default editable
-    # mode installs an import hook that static checkers cannot see).
-    targets = ["--config-settings", "editable_mode=compat", "-e", f"{ROOT}[dev,cu13]"]
+    _drop_renamed_distributions()
+    targets = ["-e", f"{ROOT}[dev,cu13]"]
     if (ROOT / "stubs" / "pyproject.toml").exists():
         targets += [str(ROOT / "stubs")]
+    # Editable as a plain .pth path entry, which mypy and pyright follow (pyproject.toml's
+    # `package-dir` makes setuptools choose it over an import hook).
     subprocess.check_call([*pip, "-c", str(CONSTRAINTS), *targets])
     STAMP.write_text(_stamp())
+
+
+#: Earlier names of distributions this checkout installs: removed first, so that two
+#: distributions never own the same files (the stubs were `numba-cuda-stubs-simtsafe`).
+RENAMED = ("numba-cuda-stubs-simtsafe",)
+
+
+def _drop_renamed_distributions() -> None:
+    probe = "import importlib.metadata as m, sys; m.distribution(sys.argv[1])"
+    for name in RENAMED:
+        if subprocess.call([str(PY), "-c", probe, name], stderr=subprocess.DEVNULL) == 0:
+            subprocess.check_call([str(PY), "-m", "pip", "uninstall", "--quiet", "--yes", name])
 
 
 def run_examples() -> int:

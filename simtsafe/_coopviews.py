@@ -64,6 +64,7 @@ class SharedTile(_KernelOnly, Generic[T, L]):
 
     @property
     def shape(self) -> tuple[int, ...]:
+        """The tile's shape, as given to ``simtsafe.shared.tile``."""
         raise NotImplementedError
 
 
@@ -110,12 +111,15 @@ class Accumulate(_KernelOnly, Generic[T]):
     __slots__ = ()
 
     def add(self, i: int | np.integer[Any], value: T | float | int) -> None:
+        """Atomically add ``value`` to element ``i`` (an index out of range does nothing)."""
         raise NotImplementedError
 
     def min(self, i: int | np.integer[Any], value: T | float | int) -> None:
+        """Atomically lower element ``i`` to ``value`` if smaller (out of range: nothing)."""
         raise NotImplementedError
 
     def max(self, i: int | np.integer[Any], value: T | float | int) -> None:
+        """Atomically raise element ``i`` to ``value`` if larger (out of range: nothing)."""
         raise NotImplementedError
 
     def __len__(self) -> int:
@@ -123,10 +127,12 @@ class Accumulate(_KernelOnly, Generic[T]):
 
     @property
     def size(self) -> int:
+        """The number of elements (as ``array.size``)."""
         raise NotImplementedError
 
     @property
     def shape(self) -> tuple[int, ...]:
+        """The shape of the array (as ``array.shape``)."""
         raise NotImplementedError
 
 
@@ -138,12 +144,15 @@ class SharedAccumulator(_KernelOnly, Generic[T]):
     __slots__ = ()
 
     def add(self, i: int | np.integer[Any], value: T | float | int) -> None:
+        """Atomically add ``value`` to element ``i`` (update phase; out of range: nothing)."""
         raise NotImplementedError
 
     def min(self, i: int | np.integer[Any], value: T | float | int) -> None:
+        """Atomically lower element ``i`` to ``value`` if smaller (update phase)."""
         raise NotImplementedError
 
     def max(self, i: int | np.integer[Any], value: T | float | int) -> None:
+        """Atomically raise element ``i`` to ``value`` if larger (update phase)."""
         raise NotImplementedError
 
     def __getitem__(self, i: int | np.integer[Any] | ThreadIndex[Local1D]) -> T:

@@ -30,10 +30,19 @@ if TYPE_CHECKING:
     #: The annotation of a states parameter (for type checkers: a DisjointSlice of records).
     States = DisjointSlice[np.void, Index1D]
 else:
-    from numba.cuda.random import xoroshiro128p_dtype
+    import warnings
 
-    #: The annotation of a states parameter: ``DisjointSlice[xoroshiro128p_dtype]``.
+    with warnings.catch_warnings():
+        # On the simulator numba.cuda.random decorates its host helpers with
+        # jit(nopython=False) on purpose; Numba's deprecation notice about that is not ours.
+        warnings.filterwarnings(
+            "ignore", "The keyword argument 'nopython=False'", category=DeprecationWarning
+        )
+        from numba.cuda.random import xoroshiro128p_dtype
+
     States = DisjointSlice[xoroshiro128p_dtype]
+    """The annotation of a states parameter: ``DisjointSlice[xoroshiro128p_dtype]``, one
+    xoroshiro128+ state per thread (``numba.cuda.random.create_xoroshiro128p_states``)."""
 
 
 @kernel_api("random.uniform_float32")

@@ -124,6 +124,17 @@ _torch_stream = [0]
 TORCH._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda device: _torch_stream[0])  # type: ignore[attr-defined]
 
 
+class _TorchStream:
+    def __init__(self, handle: int, device: int) -> None:
+        self.cuda_stream = handle
+        self.device_index = device
+
+
+TORCH.cuda = types.SimpleNamespace(  # type: ignore[attr-defined]
+    current_stream=lambda device: _TorchStream(_torch_stream[0], device)
+)
+
+
 def set_torch_stream(handle: int) -> None:
     """Make ``handle`` PyTorch's current stream (0: its default, the legacy stream)."""
     _torch_stream[0] = handle
@@ -207,5 +218,6 @@ def install(monkeypatch: Any) -> None:
     monkeypatch.setitem(sys.modules, "cupy", CUPY)
     monkeypatch.setitem(sys.modules, "torch", TORCH)
     monkeypatch.setattr(_foreign, "_READERS", {})
+    monkeypatch.setattr(_foreign, "_AMBIENT_READERS", {})
     set_cupy_stream(0)
     set_torch_stream(0)

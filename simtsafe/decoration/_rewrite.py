@@ -12,15 +12,17 @@ rules of its use:
 * witness constructors only called directly (``grid_stride`` only as a
   ``for`` iterable), of the contract's domain; no ``__ss_*`` names;
 * functions only called, never passed around as values; numpy ufuncs with
-  their inputs only; modules only as the head of an attribute chain;
-  attributes of local values from a short list (``shape``, ``size``...);
+  their inputs only, and only those simtsafe compiles (``lowering._ufuncs``);
+  modules only as the head of an attribute chain; attributes of local values
+  from a short list (``shape``, ``size``...);
 * no imports, nested functions, lambdas, comprehensions, classes,
   ``global``/``nonlocal``; kernels return nothing.
 
 The rewrite strips the ``with simtsafe.unsafe`` markers (Numba cannot compile
 them), binds ``thread.*`` calls to the private intrinsics of the kernel's
 proven domain, expands ``grid_stride`` into a range loop minting one witness
-per step, guards a helper's returns against witnesses, replaces chains
+per step, calls numpy ufuncs through their private scalar twins
+(``__ss_ufunc_<name>``), guards a helper's returns against witnesses, replaces chains
 through user modules by private names, and prepends the view prologue and
 the ``.reqntid`` stamp. Line numbers are kept.
 
@@ -46,6 +48,8 @@ import numpy as np
 
 from .._errors import SafetyError, UnsafeRegionRequired
 from .._unsafe import check_reason
+from ..lowering._ufuncs import builtin_name as ufunc_builtin
+from ..lowering._ufuncs import unsupported_ufunc
 from ._outroutes import check_output_tiles
 from ._phases import check_phases
 from ._policy import ALLOWED_BUILTINS, LOCAL_ATTRIBUTES, Ref, Refusal, classify, resolve_chain
@@ -385,6 +389,10 @@ class _Checker(ast.NodeTransformer):
             return self._simtsafe_builtin(node, ref)
         if id(node) in self._op_values:
             return None  # a collective's op (checked in visit_Call)
+        if ref.kind == "ufunc" and called:
+            # The private twin decides dtype and implementation (lowering/_ufuncs): numba-cuda
+            # types every ufunc but lowers only some, and would allocate for an array argument.
+            return ast.copy_location(ast.Name(id=ufunc_builtin(ref.obj), ctx=ast.Load()), node)
         if ref.kind in ("device", "ufunc") and not called:
             raise self.fail(
                 node,
@@ -590,6 +598,9 @@ class _Checker(ast.NodeTransformer):
                     "an extra `out` argument (or keywords) would write an array",
                     "ufunc-out",
                 )
+            refused = unsupported_ufunc(ref.obj)
+            if refused is not None:
+                raise self.fail(node, f"`{ast.unparse(node.func)}`: {refused}", "ufunc")
         return super().generic_visit(node)
 
     def _check_reduce_op(self, node: ast.Call, ref: Ref) -> None:

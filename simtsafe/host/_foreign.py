@@ -18,6 +18,11 @@ simtsafe takes PyTorch's current stream on the tensor's device as its
 producer stream, the stream ``tensor.__dlpack__(stream=...)`` would
 synchronize with.
 
+Ambient streams: a launch prepared without a stream whose arrays all come
+from CuPy runs on CuPy's current stream, all from PyTorch on PyTorch's current
+stream of their device (``ambient_stream``) -- the stream that library's own
+operations on those arrays would use.
+
 Neither library is imported here: a type is recognised only when its
 module is already loaded (``sys.modules``).
 """
@@ -26,15 +31,19 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
 __all__ = [
+    "Ambient",
     "Guard",
     "Raw",
     "RawReader",
+    "ambient_reader",
+    "ambient_stream",
     "guard",
+    "producer_reader",
     "is_torch_tensor",
     "native_reader",
     "torch_stream",
@@ -227,3 +236,105 @@ def torch_stream(device: int) -> int:
     raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
     handle = int(raw(device)) if raw is not None else torch.cuda.current_stream(device).cuda_stream
     return handle or 1
+
+
+# ---------------------------------------------------------------------------- ambient streams
+
+#: (library, CAI-style handle (1 = legacy, 2 = per-thread default), device or None,
+#: a function making the library's stream object): the stream the arrays' library would use.
+Ambient = tuple[str, int, "int | None", Callable[[], Any]]
+
+
+def ambient_stream(arrays: Sequence[Any]) -> Ambient | None:
+    """The current stream of the one library every array comes from (CuPy or PyTorch).
+
+    None when there are no arrays, when they come from Numba, from several
+    libraries, or (PyTorch) from several devices or the host: the launch
+    then keeps the default stream (and the checks refuse what they refuse).
+    """
+    if not arrays:
+        return None
+    modules = sys.modules
+    cupy = modules.get("cupy")
+    if cupy is not None:
+        nd = getattr(cupy, "ndarray", None)
+        if nd is not None and all(isinstance(a, nd) for a in arrays):
+            stream = cupy.cuda.get_current_stream()
+            handle = stream.ptr
+            if not handle:  # CuPy's null stream: the default stream it stands for
+                per_thread = os.environ.get("CUPY_CUDA_PER_THREAD_DEFAULT_STREAM", "0") == "1"
+                return ("CuPy", 2 if per_thread else 1, None, lambda: 2 if per_thread else 1)
+            return ("CuPy", handle, None, lambda: stream)  # its device: checked by prepare
+    torch = modules.get("torch")
+    if torch is not None:
+        tensor = torch.Tensor
+        first = arrays[0]
+        if isinstance(first, tensor):
+            device = first.get_device()
+            if device >= 0 and all(
+                isinstance(a, tensor) and a.get_device() == device for a in arrays
+            ):
+                handle = torch_stream(device)
+                if handle == 1:
+                    return ("PyTorch", 1, device, lambda: 1)
+                return ("PyTorch", handle, device, lambda: torch.cuda.current_stream(device))
+    return None
+
+
+#: array type -> (first array -> (the memo's producer-stream reader, the stream handle now)),
+#: or None for other types (filled on first sight).
+_AMBIENT_READERS: dict[type, Callable[[Any], tuple[Any, int]] | None] = {}
+
+
+def ambient_reader(tp: type) -> Callable[[Any], tuple[Any, int]] | None:
+    """The per-launch reader of the current stream for arrays of exactly type ``tp``.
+
+    A launch calls it once (with its first array) after checking that every
+    array is of that type. It returns the producer-stream reader a memoized
+    launch of these arrays would call and the handle it gives now, in CAI
+    form (1: the legacy default stream, 2: the per-thread one; CuPy's null
+    stream is one of these), so that the launch reads the library's current
+    stream once, not twice. None for any type but CuPy's ndarray and
+    torch.Tensor. :func:`ambient_stream` gives the stream object itself, on the
+    first launch on a stream.
+    """
+    try:
+        return _AMBIENT_READERS[tp]
+    except KeyError:
+        pass
+    reader: Callable[[Any], tuple[Any, int]] | None = None
+    cupy = sys.modules.get("cupy")
+    torch = sys.modules.get("torch")
+    if cupy is not None and tp is getattr(cupy, "ndarray", None):
+        memo_read = _cupy_stream_reader()
+        current = cupy.cuda.get_current_stream
+        null = 2 if os.environ.get("CUPY_CUDA_PER_THREAD_DEFAULT_STREAM", "0") == "1" else 1
+
+        def read_cupy(_x: Any) -> tuple[Any, int]:
+            value = memo_read()
+            if value is None:  # CuPy exports no stream (CAI v2): read it directly
+                return None, int(current().ptr) or null
+            return memo_read, value
+
+        reader = read_cupy
+    elif torch is not None and tp is getattr(torch, "Tensor", None):
+
+        def read_torch(t: Any) -> tuple[Any, int]:
+            device = t.get_device()
+            if device < 0:
+                return None, 0  # a host tensor: the launch refuses it
+            memo_read = _torch_stream_reader(device)
+            return memo_read, memo_read()
+
+        reader = read_torch
+    _AMBIENT_READERS[tp] = reader
+    return reader
+
+
+def producer_reader(library: str, device: int | None) -> Callable[[], int | None] | None:
+    """The memo's producer-stream reader of ``library``'s arrays (the one ``guard`` gives)."""
+    if library == "CuPy":
+        return _cupy_stream_reader()
+    if library == "PyTorch" and device is not None:
+        return _torch_stream_reader(device)
+    return None

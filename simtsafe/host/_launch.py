@@ -167,6 +167,15 @@ def _evict_oldest(entries: dict[Any, Any]) -> None:
             break
 
 
+#: What each scalar kind takes (ScalarKind.accepts), for the fix of a wrong-kind argument.
+_ACCEPTS = {
+    "bool": "a bool",
+    "int": "an int",
+    "real": "a float or an int",
+    "complex": "a complex, float or int",
+}
+
+
 @final
 class _Memo:
     """A recently checked launch: which objects and scalar values it was checked for.
@@ -263,6 +272,7 @@ class LaunchPlan:
         "_direct",
         "_default_layouts",
         "_memo",
+        "_own_reader",
         "_quiet",
         "_roles",
         "_scalar_idx",
@@ -290,9 +300,14 @@ class LaunchPlan:
         shared_mem: int,
         stream: Any,
         device_id: int,
+        own_reader: Callable[[], int | None] | None = None,
     ) -> None:
         self.kernel = kernel
         self.name = kernel.name
+        # The producer-stream reader that gives this plan's own stream (a plan on CuPy's or
+        # PyTorch's current stream, picked per launch by PreparedLaunch): memoized launches
+        # skip it, since that producer stream is the launch stream by construction.
+        self._own_reader = own_reader
         self.grid = grid
         self.block = block
         self.shared_mem = shared_mem
@@ -361,8 +376,13 @@ class LaunchPlan:
 
     # ------------------------------------------------------------------ per launch
 
-    def launch(self, args: tuple[Any, ...]) -> int:
-        """Check the arguments and launch; returns the launch's ledger number (0: unrecorded)."""
+    def launch(self, args: tuple[Any, ...], known: tuple[Any, Any] | None = None) -> int:
+        """Check the arguments and launch; returns the launch's ledger number (0: unrecorded).
+
+        ``known`` is (a producer-stream reader, the value it gave for this launch), read
+        already by the caller (``PreparedLaunch`` reads CuPy's / PyTorch's current stream
+        to pick the plan): the memoized path uses the value instead of reading it again.
+        """
         if RECORDING[0]:
             recorder = current_recorder()
             if recorder is not None:
@@ -381,7 +401,13 @@ class LaunchPlan:
                 # checked launch: every check would give the same answer.
                 streams: tuple[int | None, ...] = memo.streams
                 if memo.readers:
-                    streams = streams + tuple([read() for read in memo.readers])
+                    if known is None:
+                        streams = streams + tuple([read() for read in memo.readers])
+                    else:
+                        kread, kvalue = known
+                        streams = streams + tuple(
+                            [kvalue if read is kread else read() for read in memo.readers]
+                        )
                 led = LEDGER
                 if led.mode is OFF:  # no ledger: nothing to order, nothing to lock
                     if streams and led.cai_sync and streams != self._quiet:
@@ -552,6 +578,8 @@ class LaunchPlan:
             )
         except TypeError:  # an array type that cannot be weakly referenced: not memoized
             return
+        if self._own_reader is not None:
+            memo.readers = tuple([r for r in memo.readers if r is not self._own_reader])
         _evict_oldest(self._memo)
         self._memo[key] = memo
 
@@ -659,6 +687,11 @@ class LaunchPlan:
         return self._stream
 
     @property
+    def stream_object(self) -> Any:
+        """The stream this plan launches on, as given (None: the default stream)."""
+        return self._stream_obj
+
+    @property
     def stream_state(self) -> Any:
         """The ordering ledger's state of the launch stream."""
         return self._sstate
@@ -696,10 +729,23 @@ class LaunchPlan:
         if not kind.admits(obj):
             raise ArgumentTypeError(
                 f"kernel {self.name!r}: argument {param.name!r} is declared {param.annotation}, got "
-                f"{type(obj).__name__} {obj!r}",
+                f"{type(obj).__name__} {obj!r}. Pass {_ACCEPTS[kind.accepts]} (or "
+                f"np.{param.dtype.name}(...))",
                 kernel=self.name,
                 argument=param.name,
                 actual=type(obj).__name__,
+            )
+        precision = kind.other_precision(obj)
+        if precision is not None:
+            raise ArgumentTypeError(
+                f"kernel {self.name!r}: argument {param.name!r} is declared {param.annotation}, got "
+                f"np.{obj.dtype.name}({obj!s}): {precision}, and simtsafe does not convert numpy "
+                f"scalars behind your back. Pass np.{param.dtype.name}(...) (convert where the "
+                f"value is made), or annotate the parameter np.{obj.dtype.name}",
+                kernel=self.name,
+                argument=param.name,
+                actual=obj,
+                limit=str(param.dtype),
             )
         problem = kind.out_of_range(obj)
         if problem is not None:
@@ -718,6 +764,10 @@ class LaunchPlan:
                 limit=limit,
             )
         if SIMULATOR:
+            # A numpy scalar cast safely (float32 into a float64 parameter) runs as the
+            # annotated type, as on the GPU; Python scalars stay as given.
+            if isinstance(obj, np.generic) and obj.dtype != param.dtype:
+                return (param.dtype.type(obj),)
             return (obj,)
         return kind.pack(obj)
 

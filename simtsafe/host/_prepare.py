@@ -14,6 +14,7 @@ here, so a ``PreparedLaunch`` makes no device query when it is reused.
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any, final
 
 from .._errors import (
@@ -26,17 +27,21 @@ from .._errors import (
 )
 from ..lowering._compat import SIMULATOR
 from ..lowering._launching import (
+    LEGACY_STREAM,
     compiled_function,
     cooperative_blocks,
+    device_array_type,
     record_event,
     stream_device,
     stream_handle,
     uses_grid_sync,
 )
 from ._contract import check_static, normalize_dims
+from ._foreign import ambient_reader, ambient_stream, producer_reader
 from ._handles import LaunchHandle
-from ._launch import LaunchPlan, current_recorder
+from ._launch import RECORDING, LaunchPlan, current_recorder
 from ._limits import DeviceLimits, check_device_limits, check_function, device_limits
+from ._streams import stream_key
 
 if TYPE_CHECKING:
     from .._compose import Kernel
@@ -228,7 +233,13 @@ def prepare(
     return PreparedLaunch._mint(kernel, grid3, block3, shared_mem, stream, lim, plan)
 
 
-_MINT = object()
+_MODULES = sys.modules
+#: Numba's device array class (None on the simulator): its arrays keep the default stream.
+_NUMBA_ARRAY = device_array_type()
+
+#: How many ambient streams (CuPy's / PyTorch's current streams) one PreparedLaunch keeps a
+#: plan for; the oldest goes first.
+_AMBIENT_PLANS = 8
 
 
 @final
@@ -241,7 +252,7 @@ class PreparedLaunch:
     ``covers``) and launches; on any failure nothing is enqueued.
     """
 
-    __slots__ = ("_plan", "block", "device", "grid", "kernel", "shared_mem", "stream")
+    __slots__ = ("_ambient", "_plan", "block", "device", "grid", "kernel", "shared_mem", "stream")
 
     kernel: Kernel[Any]
     grid: tuple[int, int, int]
@@ -250,6 +261,10 @@ class PreparedLaunch:
     stream: Any
     device: DeviceLimits
     _plan: LaunchPlan
+
+    #: Prepared without a stream: the plans for CuPy's / PyTorch's current streams, by the
+    #: stream's handle (None: a stream was given, launches always go there).
+    _ambient: dict[Any, LaunchPlan] | None
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         raise TypeError("PreparedLaunch is made by kernel.prepare(grid=..., block=...)")
@@ -274,6 +289,7 @@ class PreparedLaunch:
             ("stream", stream),
             ("device", device),
             ("_plan", plan),
+            ("_ambient", {} if stream is None else None),
         ):
             object.__setattr__(self, key, value)
         return self
@@ -288,9 +304,15 @@ class PreparedLaunch:
         """Check the arguments, then launch. Nothing is enqueued if a check fails.
 
         Inside ``with simtsafe.graph():`` the checked launch is recorded into
-        the graph instead of run.
+        the graph instead of run. Prepared without a stream, a launch whose
+        arrays all come from CuPy (or all from PyTorch) runs on that library's
+        current stream; any other goes to the default stream.
         """
-        self._plan.launch(args)
+        if self._ambient is None or ("cupy" not in _MODULES and "torch" not in _MODULES):
+            self._plan.launch(args)
+        else:
+            plan, known = self._plan_for(args)
+            plan.launch(args, known)
 
     def launch(self, *args: Any) -> LaunchHandle:
         """Like calling the launch, and return a ``LaunchHandle`` (``wait()``, ``done()``, ``event``).
@@ -310,10 +332,86 @@ class PreparedLaunch:
                 "there, and take the handle of a replay with graph.launch()",
                 kernel=self.kernel.name,
             )
-        plan = self._plan
-        seq = plan.launch(args)
+        plan, known = (self._plan, None) if self._ambient is None else self._plan_for(args)
+        seq = plan.launch(args, known)
         event = record_event(plan.core_stream)
-        return LaunchHandle._mint(plan.stream_state, seq, event, self.kernel.name, self.stream)
+        stream = self.stream if plan is self._plan else plan.stream_object
+        return LaunchHandle._mint(plan.stream_state, seq, event, self.kernel.name, stream)
+
+    def _plan_for(self, args: tuple[Any, ...]) -> tuple[LaunchPlan, tuple[Any, Any] | None]:
+        """The plan of the stream a launch without a given stream goes to (see ``__call__``).
+
+        CuPy's and PyTorch's own operations on their arrays run on the library's
+        current stream; a kernel launched on their arrays joins it, so it is
+        ordered with them as their own operations are. Numba arrays, mixed
+        arguments and recorded launches (a graph replays on its own stream)
+        keep the default stream. Per launch this costs a few type compares and
+        the one read of the library's current stream that the producer-stream
+        check needs anyway: returned with the plan, for the launch to use.
+        """
+        plan = self._plan
+        ambient = self._ambient
+        arrays = plan.array_indices
+        if ambient is None or not arrays or RECORDING[0] or len(args) != len(plan.expect):
+            return plan, None
+        first = args[arrays[0]]
+        tp = type(first)
+        if tp is _NUMBA_ARRAY:  # the usual case, decided by one compare
+            return plan, None
+        read = ambient_reader(tp)
+        if read is None:
+            return plan, None
+        for i in arrays:
+            if type(args[i]) is not tp:
+                return plan, None  # a mix of libraries: the default stream
+        memo_read, handle = read(first)
+        known = (memo_read, handle) if memo_read is not None else None
+        other = ambient.get(handle)
+        if other is not None:
+            return other, known
+        if not handle or stream_key(handle, plan.device_id) == plan.stream_state.key:
+            if handle == LEGACY_STREAM:  # one stream for all threads: remember it
+                ambient[handle] = plan
+            return plan, known  # the library's default stream is the default stream
+        found = ambient_stream([args[i] for i in arrays])
+        if found is None:
+            return plan, known
+        library, _, device, make = found
+        other = self._ambient_plan(library, device, make())
+        while len(ambient) >= _AMBIENT_PLANS:
+            ambient.pop(next(iter(ambient)), None)
+        ambient[handle] = other
+        return other, known
+
+    def _ambient_plan(self, library: str, device: int | None, stream: Any) -> LaunchPlan:
+        """A plan like this one's, on ``library``'s current stream ``stream``."""
+        name = self.kernel.name
+        lim = self.device
+        if device is None and not SIMULATOR and not isinstance(stream, int):
+            device = stream_device(stream)
+        if device is not None and device != lim.device_id:
+            raise ContextMismatch(
+                f"kernel {name!r}: every array argument is {library}'s, so this launch, prepared "
+                f"without a stream, would run on {library}'s current stream -- which belongs to "
+                f"device {device}, but the launch was prepared on device {lim.device_id}. Make "
+                f"device {lim.device_id} {library}'s current device for the launch, or pass "
+                "stream= to prepare",
+                kernel=name,
+                actual=device,
+                limit=lim.device_id,
+            )
+        plan = LaunchPlan(
+            self.kernel,
+            self.grid,
+            self.block,
+            self.shared_mem,
+            stream,
+            lim.device_id,
+            own_reader=producer_reader(library, device),
+        )
+        if not SIMULATOR:
+            _check_cluster_occupancy(self.kernel, plan, lim)
+        return plan
 
     def __repr__(self) -> str:
         return (

@@ -18,6 +18,7 @@ from numba import cuda
 __all__ = [
     "NUMBA_CUDA_VERSION",
     "SIMULATOR",
+    "SIMULATOR_NOISE",
     "SUPPORTED",
     "assume_compute_capability",
     "check_version",
@@ -28,6 +29,7 @@ __all__ = [
     "dumps_kernel",
     "kernel_ir",
     "loads_kernel",
+    "quiet_simulator_noise",
     "typing_error_classes",
     "typing_error_location",
 ]
@@ -56,6 +58,41 @@ def check_version(version: str = NUMBA_CUDA_VERSION) -> str | None:
 _WARNING = check_version()
 if _WARNING is not None:  # pragma: no cover - guarded by the pin
     warnings.warn(_WARNING, RuntimeWarning, stacklevel=2)
+
+#: Warnings numba-cuda's own simulator code raises about itself, by design, as
+#: (category name, message, origin): on the simulator numba.cuda.random compiles its host-side
+#: state initialisation with ``jit(forceobj=True)`` (its device functions are Python there)
+#: and Numba reports the object-mode fallback at the first ``create_xoroshiro128p_states``;
+#: xoroshiro128+ then wraps uint64 on purpose, which numpy scalars report as overflow.
+#: Nothing a user can act on. Matched by category, message *and* numba-cuda's random.py as
+#: the origin, so the same warnings from user code stay visible.
+SIMULATOR_NOISE = (
+    (
+        "NumbaWarning",
+        r"(?s)\s*Compilation is falling back to object mode",
+        r".*numba[/\\.]cuda[/\\.]random",
+    ),
+    ("RuntimeWarning", r"overflow encountered in scalar", r"numba\.cuda\.random"),
+)
+
+
+def quiet_simulator_noise() -> None:
+    """Ignore :data:`SIMULATOR_NOISE` (on the simulator only)."""
+    if not SIMULATOR:
+        return
+    from numba.core.errors import NumbaWarning
+
+    categories: dict[str, type[Warning]] = {
+        "NumbaWarning": NumbaWarning,
+        "RuntimeWarning": RuntimeWarning,
+    }
+    for category, message, module in SIMULATOR_NOISE:
+        warnings.filterwarnings(
+            "ignore", message=message, category=categories[category], module=module
+        )
+
+
+quiet_simulator_noise()
 
 
 @functools.cache

@@ -860,6 +860,9 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
 
     names.update(_tiles.builtins(proven_domain=proven_domain))
     names.update(_coop.builtins(proven_domain=proven_domain))
+    from . import _ufuncs_cuda
+
+    names.update(_ufuncs_cuda.builtins())
     return names
 
 

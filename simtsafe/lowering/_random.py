@@ -121,7 +121,9 @@ def _sim_draws() -> dict[str, Any]:
             arr = states._arr
             if not 0 <= i < arr.shape[0]:
                 return zero
-            return _numba_draw(_name)(arr, i)
+            # xoroshiro128+ wraps uint64 on purpose; the GPU does so silently, as here.
+            with np.errstate(over="ignore"):
+                return _numba_draw(_name)(arr, i)
 
         made[f"__ss_random_{name}"] = draw
     return made

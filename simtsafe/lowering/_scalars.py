@@ -48,6 +48,27 @@ class ScalarKind:
             return self.accepts == "complex"
         return False
 
+    def other_precision(self, value: Any) -> str | None:
+        """Why a numpy scalar of another dtype is not this parameter's value (None: it is).
+
+        A numpy scalar says which type it is: it is taken as the annotated type
+        only when numpy casts it there safely (``float32`` into ``float64``,
+        ``int16`` into ``int32``), or when both are integers (its value is then
+        range-checked, as a Python int's). ``np.float64(0.1)`` into a float32
+        parameter would silently round; ``np.int64(3)`` into a float32 one
+        changes kind. Python scalars have no precision of their own and convert
+        as Numba converts them.
+        """
+        if not isinstance(value, np.generic) or value.dtype == self.dtype:
+            return None
+        if np.can_cast(value.dtype, self.dtype, "safe"):
+            return None
+        if value.dtype.kind in "iu" and self.dtype.kind in "iu":
+            return None
+        if value.dtype.kind == "f" and self.dtype.kind == "f":
+            return f"a numpy {value.dtype} scalar would be rounded to {self.dtype}"
+        return f"a numpy {value.dtype} scalar is not a {self.dtype}"
+
     def out_of_range(self, value: Any) -> str | None:
         """Why ``value`` does not fit this dtype (None when it does)."""
         kind = self.dtype.kind

@@ -395,4 +395,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
 
     names.update(_tiles_sim.builtins(proven_domain=proven_domain))
     names.update(_coop_sim.builtins(proven_domain=proven_domain))
+    from . import _ufuncs
+
+    names.update(_ufuncs.sim_builtins())
     return names

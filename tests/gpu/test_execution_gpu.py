@@ -207,6 +207,62 @@ def test_numba_array_created_on_a_stream_exports_it_and_is_waited_for() -> None:
     assert LEDGER.waits == before + 1
 
 
+# ---------------------------------------------------------------------------- ambient streams
+# Prepared without a stream: all-CuPy arguments run on CuPy's current stream, all-PyTorch ones
+# on PyTorch's; with cai_sync off only the launch stream can order the launch after the fill
+# that a spin holds back on that stream (on the default stream it would read the zeros).
+
+
+def test_cupy_arrays_launch_on_cupys_current_stream() -> None:
+    cp = pytest.importorskip("cupy")
+    x = cp.zeros(N, dtype=cp.float32)
+    out = cp.full(N, -7, dtype=cp.float32)
+    cp.zeros(1, dtype=cp.float32).fill(5)  # load CuPy's fill kernel outside the scenario
+    cp.cuda.Device().synchronize()
+    side = cp.cuda.Stream(non_blocking=True)
+    launch = scale.prepare(grid=GRID, block=128)  # no stream given
+    with ss.configure(cai_sync=False):
+        with side:
+            spin(side.ptr)
+            x.fill(5)  # on `side`, after the spin
+            handle = launch.launch(out, x, np.float32(2))
+        assert handle.stream.ptr == side.ptr
+        side.synchronize()
+        assert handle.done()
+    np.testing.assert_array_equal(cp.asnumpy(out), np.full(N, 10, np.float32))
+
+
+def test_torch_tensors_launch_on_torchs_current_stream() -> None:
+    torch = pytest.importorskip("torch")
+    x = torch.zeros(N, dtype=torch.float32, device="cuda")
+    out = torch.full((N,), -7.0, dtype=torch.float32, device="cuda")
+    torch.cuda.synchronize()
+    side = torch.cuda.Stream()  # PyTorch's streams are non-blocking
+    launch = scale.prepare(grid=GRID, block=128)
+    with ss.configure(cai_sync=False):
+        with torch.cuda.stream(side):
+            spin(side.cuda_stream)
+            x.fill_(5)
+            handle = launch.launch(out, x, np.float32(2))
+        assert handle.stream.cuda_stream == side.cuda_stream
+        side.synchronize()
+        assert handle.done()
+    np.testing.assert_array_equal(out.cpu().numpy(), np.full(N, 10, np.float32))
+
+
+def test_numba_and_mixed_arguments_keep_the_default_stream() -> None:
+    launch = scale.prepare(grid=GRID, block=128)
+    a, b = _filled(1), _filled(-7)
+    assert launch.launch(b, a, np.float32(2)).stream is None
+    cp = pytest.importorskip("cupy")
+    with cp.cuda.Stream(non_blocking=True):
+        x = cp.ones(N, dtype=cp.float32)
+        assert launch.launch(b, x, np.float32(2)).stream is None  # a Numba output: default
+        cp.cuda.get_current_stream().synchronize()
+    cuda.synchronize()
+    np.testing.assert_array_equal(b.copy_to_host(), np.full(N, 2, np.float32))
+
+
 def test_prepare_accepts_every_kind_of_stream() -> None:
     class Protocol:
         def __init__(self, handle: int) -> None:

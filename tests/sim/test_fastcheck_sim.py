@@ -56,7 +56,9 @@ def _make(view: tuple[str, int, int, int]):  # type: ignore[no-untyped-def]
 @given(
     which=st.sampled_from(["vecadd", "saxpy"]),
     arrays=st.lists(views, min_size=3, max_size=3),
-    alpha=st.sampled_from([np.float32(2.0), 2.0, 3, "x", True]),
+    alpha=st.sampled_from(
+        [np.float32(2.0), 2.0, 3, "x", True, np.float64(2.0), np.int64(3), np.float16(2), 1e39]
+    ),
     drop=st.booleans(),
 )
 def test_generated_checker_is_sound(which, arrays, alpha, drop) -> None:  # type: ignore[no-untyped-def]

@@ -71,3 +71,24 @@ def test_user_index_space_refused(tmp_path):  # type: ignore[no-untyped-def]
         )
     assert info.value.rule == "annotation"
     assert "A user-defined IndexSpace has no witness constructor" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("param", "value", "ok"),
+    [
+        ("float32", np.float32(0.1), True),
+        ("float32", np.float64(0.1), False),  # would round
+        ("float16", np.float32(1.0), False),
+        ("float64", np.float32(0.1), True),  # numpy casts it safely: exact
+        ("float32", np.int64(3), False),  # another kind
+        ("float64", np.int32(3), True),  # safe (exact)
+        ("int32", np.int64(3), True),  # an integer: range-checked instead
+        ("uint8", np.int64(-1), True),  # ... (out_of_range refuses it)
+        ("complex64", np.complex128(1j), False),
+        ("complex128", np.float32(1.0), True),
+        ("float32", 0.1, True),  # Python scalars have no precision: converted as Numba does
+        ("int8", 3, True),
+    ],
+)
+def test_numpy_scalars_of_another_precision(param, value, ok) -> None:  # type: ignore[no-untyped-def]
+    assert (SCALARS[param].other_precision(value) is None) is ok
