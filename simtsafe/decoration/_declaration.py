@@ -596,6 +596,7 @@ class KernelDeclaration(Declared):
 
     @property
     def params(self) -> tuple[Param, ...]:
+        """The parameters as declared by their annotations (kind, dtype, rank, index space)."""
         return self._decl.params
 
     @property
@@ -614,10 +615,12 @@ class KernelDeclaration(Declared):
 
     @property
     def contract(self) -> LaunchContract | None:
+        """The launch contract (the kernel's own copy, taken at decoration), or None."""
         return self._decl.contract
 
     @property
     def bound(self) -> BoundContract | None:
+        """The contract bound to the parameters (``requires`` and ``covers`` resolved)."""
         return self._decl.bound
 
     def argtypes(self, layouts: tuple[str, ...] | None = None) -> tuple[Any, ...]:
