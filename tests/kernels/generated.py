@@ -17,6 +17,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from tests.kernels.generated_helpers import HELPERS
+
 __all__ = ["Generated", "generate"]
 
 SIGNATURE = "out: DisjointSlice[np.float32], a: In[np.float32], n: int"
@@ -39,7 +41,6 @@ class _Gen:
         self.budget = 0
         self.vars = ["x0", "x1", "x2"]
         self.loop_vars: list[str] = []
-        self.helpers: list[str] = []
         self.helper_names: list[str] = []
 
     # ------------------------------------------------------------------ expressions
@@ -161,34 +162,29 @@ class _Gen:
         return [f"{ind}{v} = {v} + 1"]
 
     def helper(self) -> str:
-        if self.helper_names and self.rng.random() < 0.5:
-            return self.rng.choice(self.helper_names)
-        name = f"h{len(self.helper_names)}"
-        r = self.rng
-        lines = ["@ss.device", f"def {name}(p, q):", "    r = p"]
-        if r.random() < 0.5:
-            self.features.add("helper-barrier")
-            lines += [
-                f"    if p {r.choice(['>', '<'])} {r.randint(0, 4)}:",
-                "        ss.block.sync()",
-            ]
-        if r.random() < 0.3:
-            self.features.add("helper-exit")
-            lines += ["    r = (1, 2, 3)[q % 4]"]
-        if r.random() < 0.3:
-            lines += ["    for j in range(q % 3):", "        r = r + j"]
-        lines += ["    return r"]
-        self.helpers.append("\n".join(lines))
+        name = self.rng.choice(HELPERS)
         self.helper_names.append(name)
+        self.features.add(
+            {
+                "h_barrier_if": "helper-barrier",
+                "h_nested": "helper-barrier",
+                "h_exit": "helper-exit",
+            }.get(name, "helper")
+        )
         return name
 
     def kernel(self) -> str:
-        self.budget = self.rng.randint(4, 12)
-        body = self.block("    ", self.rng.randint(3, 7))
-        head = [f"@ss.kernel(contract={CONTRACT})", f"def k({SIGNATURE}) -> None:"]
+        self.budget = self.rng.randint(3, 9)
+        body = self.block("    ", self.rng.randint(3, 6))
+        head = [
+            f"from tests.kernels.generated_helpers import {', '.join(HELPERS)}",
+            "",
+            f"@ss.kernel(contract={CONTRACT})",
+            f"def k({SIGNATURE}) -> None:",
+        ]
         init = ["    i = thread.index_1d()", "    x0 = 0", "    x1 = 1", "    x2 = n"]
         tail = ["    out[i] = np.float32(x0 + x1 + x2)"]
-        return "\n\n".join([*self.helpers, "\n".join(head + init + body + tail)]) + "\n"
+        return "\n".join(head + init + body + tail) + "\n"
 
 
 def generate(seed: int) -> Generated:
