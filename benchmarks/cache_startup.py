@@ -8,6 +8,11 @@ off; ``cache=True`` with an empty cache directory (cold: compile and store);
 and block-reduction examples, decorated again with ``cache=True``.
 
     python benchmarks/cache_startup.py [--repeat 3] [--out benchmarks/results/cache_startup.md]
+
+``--ptx`` measures the path without a GPU instead: process start to the
+kernel's first ``ptx()`` (compile and checks, or a cache load), on the CPU.
+
+    python benchmarks/cache_startup.py --ptx --out benchmarks/results/cache_startup_ptx.md
 """
 
 from __future__ import annotations
@@ -51,9 +56,19 @@ LAUNCH = {
 }
 KERNELS = {"sgemm": "sgemm", "reduce_sum": "reduce_sum"}
 
+#: The CPU path: the first ``ptx()`` in place of the launch (no device is touched).
+PTX_PROGRAM = r"""
+import sys
+sys.path.insert(0, {examples!r})
+import simtsafe as ss
+import {module} as ex
+k = ss.kernel(contract=ex.{kernel}.contract, cache={cache})(ex.{kernel}.py_func)
+assert k.ptx()
+"""
 
-def _time(module: str, cache: bool, cache_dir: Path) -> float:
-    program = PROGRAM.format(
+
+def _time(module: str, cache: bool, cache_dir: Path, *, ptx: bool = False) -> float:
+    program = (PTX_PROGRAM if ptx else PROGRAM).format(
         examples=str(ROOT / "examples"),
         module=module,
         kernel=KERNELS[module],
@@ -71,29 +86,35 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--ptx", action="store_true", help="first ptx() on the CPU, no GPU")
     args = parser.parse_args()
-    from numba import cuda
+    if args.ptx:
+        device, what = f"CPU, {os.cpu_count()} cores, no GPU", "first ptx()"
+    else:
+        from numba import cuda
 
-    device = cuda.get_current_device().name
-    device = device.decode() if isinstance(device, bytes) else device
+        device = cuda.get_current_device().name
+        device = device.decode() if isinstance(device, bytes) else device
+        what = "first launch"
     rows = []
     for module in LAUNCH:
         off, cold, warm = [], [], []
         for _ in range(args.repeat):
             folder = Path(tempfile.mkdtemp(prefix="ss_cache_bench_"))
             try:
-                off.append(_time(module, False, folder))
-                cold.append(_time(module, True, folder))
-                warm.append(_time(module, True, folder))
+                off.append(_time(module, False, folder, ptx=args.ptx))
+                cold.append(_time(module, True, folder, ptx=args.ptx))
+                warm.append(_time(module, True, folder, ptx=args.ptx))
             finally:
                 shutil.rmtree(folder, ignore_errors=True)
         rows.append(
             (module, statistics.median(off), statistics.median(cold), statistics.median(warm))
         )
     lines = [
-        f"# Process start to first launch ({device}), median of {args.repeat}",
+        f"# Process start to {what} ({device}), median of {args.repeat}",
         "",
-        "Command: `python benchmarks/cache_startup.py` (each figure: a fresh process, wall time).",
+        f"Command: `python benchmarks/cache_startup.py{' --ptx' if args.ptx else ''}` "
+        "(each figure: a fresh process, wall time).",
         "",
         "| kernel | cache off (s) | cache=True, cold (s) | cache=True, warm (s) | warm / off |",
         "|---|---:|---:|---:|---:|",

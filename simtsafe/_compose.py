@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import ast
 import inspect
+import os
 import types as pytypes
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import (
     TYPE_CHECKING,
@@ -87,6 +88,43 @@ class Specialization:
     decl: Any = None  # the declaration it was compiled from
 
 
+def _keeps_below(text: str, array: str, scalar: str) -> bool:
+    """Is the relation ``text`` exactly ``array``'s extent ``>=``/``>``/``==`` ``scalar``?"""
+    try:
+        tree = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return False
+    if not isinstance(tree, ast.Compare) or len(tree.ops) != 1:
+        return False
+
+    def extent(node: ast.expr) -> bool:
+        if isinstance(node, ast.Attribute) and node.attr == "size":
+            return isinstance(node.value, ast.Name) and node.value.id == array
+        return (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.slice, ast.Constant)
+            and node.slice.value == 0
+            and isinstance(node.value, ast.Attribute)
+            and node.value.attr == "shape"
+            and isinstance(node.value.value, ast.Name)
+            and node.value.value.id == array
+        )
+
+    def named(node: ast.expr) -> bool:
+        return isinstance(node, ast.Name) and node.id == scalar
+
+    left, op, right = tree.left, tree.ops[0], tree.comparators[0]
+    if extent(left) and named(right):
+        return isinstance(op, ast.GtE | ast.Gt | ast.Eq)
+    if named(left) and extent(right):
+        return isinstance(op, ast.LtE | ast.Lt | ast.Eq)
+    return False
+
+
+#: Sizes up to which a contract's size relations are evaluated for the read-range proof.
+_SIZE_PROOF_LIMIT = 1 << 12
+
+
 def _bind(contract: LaunchContract, params: tuple[Param, ...], name: str) -> BoundContract:
     """The contract bound to the kernel's parameters (``requires`` names checked)."""
     return contract.bind([_param_info(p) for p in params], kernel=name)
@@ -119,8 +157,9 @@ class DeviceFunction(HelperDeclaration):
         return f"<simtsafe.device {_where(self)}>"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # Pickled (to the simulator's compile worker) as its declaration: decorated again there.
-        return (_rebuild_helper, (self._decl.py_func, self._decl.options))
+        # Pickled (to the simulator's compile worker) as its declaration, over the scope the
+        # simulator runs: decorated again there.
+        return (_rebuild_helper, (_as_frozen(self), self._decl.options))
 
 
 @final
@@ -203,7 +242,53 @@ class Kernel(KernelDeclaration, Generic[P]):
             first_line=node.lineno,
             last_line=node.end_lineno or node.lineno,
             unsafe=tuple(regions),
+            inputs=tuple(
+                (
+                    p.name,
+                    p.dtype.itemsize,
+                    self._guaranteed_size(p.name),
+                    self._bounded_scalars(p.name),
+                )
+                for p in self.params
+                if p.kind == "in" and p.ndim == 1
+            ),
         )
+
+    def _bounded_scalars(self, name: str) -> tuple[str, ...]:
+        """The integer scalar parameters ``n`` whose relation keeps ``n <= name.size``.
+
+        Read off relations of exactly that form: ``a.size >= n``, ``a.shape[0] > n``,
+        ``a.size == n``, ``n <= a.size``... (the compiled-form check then trusts a
+        read ``a[k]`` under ``k < n``).
+        """
+        bound = self.bound
+        scalars = {p.name for p in self.params if p.kind == "scalar"}
+        out: list[str] = []
+        for relation in bound.relations if bound else ():
+            other = relation.names - {name}
+            if relation.launch or name not in relation.names or len(other) != 1:
+                continue
+            (n,) = other
+            if n in scalars and _keeps_below(relation.text, name, n):
+                out.append(n)
+        return tuple(out)
+
+    def _guaranteed_size(self, name: str) -> int:
+        """The fewest elements the contract's ``requires`` let the 1D input ``name`` have.
+
+        Only relations that read this input alone (``a.size >= 4``) count; each is
+        evaluated exactly, for sizes up to a bound the compiled-form check needs.
+        """
+        bound = self.bound
+        relations = (
+            [r for r in bound.relations if r.names == {name} and not r.launch] if bound else []
+        )
+        if not relations:
+            return 0
+        for size in range(_SIZE_PROOF_LIMIT):
+            if all(r.holds({name: (size,)}) for r in relations):
+                return size
+        return _SIZE_PROOF_LIMIT
 
     def _verify(self, build: _Build, texts: list[str], entry: str) -> None:
         """The compiled-form verdict (simtsafe.verify): it decides, the source analysis words."""
@@ -307,9 +392,11 @@ class Kernel(KernelDeclaration, Generic[P]):
         from . import _errors
         from .lowering._compileworker import Unavailable, verdict
 
-        modules = {f._decl.py_func.__module__ for f in self._reachable()}
+        reachable = self._reachable()
+        modules = {f._decl.py_func.__module__ for f in reachable}
+        sources = {f._decl.source.filename for f in reachable}
         try:
-            reply = verdict(self, layouts, modules)
+            reply = verdict(self, layouts, modules, _user_modules(reachable), sources)
         except Unavailable as exc:
             _fallback_to_source_verdict(self, str(exc))
             return
@@ -410,7 +497,7 @@ class Kernel(KernelDeclaration, Generic[P]):
         # are not among the globals a function's code refers to).
         d = self._decl
         annotations = inspect.get_annotations(d.py_func, eval_str=True)
-        return (_rebuild_kernel, (d.py_func, annotations, d.contract, d.binding, d.options))
+        return (_rebuild_kernel, (_as_frozen(self), annotations, d.contract, d.binding, d.options))
 
 
 _FALLBACK_WARNED: set[str] = set()
@@ -443,6 +530,67 @@ def _rebuild_kernel(
     """The other end of ``Kernel.__reduce__``."""
     fn.__annotations__ = dict(annotations)
     return Kernel(fn, contract, binding, options)
+
+
+def _user_modules(functions: Iterable[Declared]) -> set[str]:
+    """The user's own modules the frozen scopes name (``cfg`` in ``cfg.LIMIT``).
+
+    The compile worker would import them afresh, seeing their import-time
+    attributes; they travel by value, as this process has them.
+    """
+    import sysconfig
+
+    libraries = {
+        os.path.realpath(path)
+        for key in ("stdlib", "platstdlib", "purelib", "platlib")
+        if (path := sysconfig.get_paths().get(key))
+    }
+    names: set[str] = set()
+    for f in functions:
+        build = f._build
+        code = f._decl.py_func.__code__
+        if build is None:
+            continue
+        for name in (*code.co_names, *code.co_freevars):
+            value = build.scope.get(name)
+            file = getattr(value, "__file__", None)
+            if not isinstance(value, pytypes.ModuleType) or not isinstance(file, str):
+                continue
+            path = os.path.realpath(file)
+            if not any(path.startswith(lib + os.sep) for lib in libraries):
+                names.add(value.__name__)
+    return names
+
+
+def _as_frozen(f: Declared) -> pytypes.FunctionType:
+    """The user's function over the scope its first compile froze (the one the simulator runs).
+
+    Its live globals may have been rebound since; the compile worker must check
+    the values this process runs, not those (``_compileworker``).
+    """
+    fn = f._decl.py_func
+    build = f._build
+    if build is None:
+        return fn
+    cache: dict[Any, Any] = f._taint_cache
+    made = cache.get(("frozen-function", id(build)))
+    if made is not None:  # one object per build: a recursive helper pickles as a cycle
+        return made  # type: ignore[no-any-return]
+    scope = build.scope
+    cells = tuple(
+        pytypes.CellType(scope[name]) if name in scope else pytypes.CellType()
+        for name in fn.__code__.co_freevars
+    )
+    copy = pytypes.FunctionType(
+        fn.__code__, dict(scope), fn.__name__, fn.__defaults__, cells or None
+    )
+    copy.__qualname__ = fn.__qualname__
+    copy.__module__ = fn.__module__
+    copy.__kwdefaults__ = fn.__kwdefaults__
+    copy.__annotations__ = dict(fn.__annotations__)
+    copy.__doc__ = fn.__doc__
+    cache[("frozen-function", id(build))] = copy
+    return copy
 
 
 def _rebuild_helper(fn: pytypes.FunctionType, options: CompileOptions) -> DeviceFunction:

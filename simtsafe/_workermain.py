@@ -9,6 +9,7 @@ An entry point above every part of the package, like ``__main__``.
 
 from __future__ import annotations
 
+import linecache
 import os
 import pickle
 import sys
@@ -51,6 +52,9 @@ def _serve(inp: IO[bytes], out: IO[bytes]) -> None:
             for entry in payload["path"]:
                 if entry not in sys.path:
                     sys.path.append(entry)
+            for name, lines in payload.get("sources", {}).items():
+                if lines:  # the caller's text of the file, as its linecache has it
+                    linecache.cache[name] = (sum(map(len, lines)), None, lines, name)
             obj, layouts = pickle.loads(payload["kernel"])
             obj._compiled_verdict(layouts)
             reply: dict[str, Any] = {"ok": True}

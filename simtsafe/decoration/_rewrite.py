@@ -560,8 +560,6 @@ class _Checker(ast.NodeTransformer):
                     and len(n.targets) == 1
                     and isinstance(n.targets[0], ast.Name)
                     and isinstance(n.value, ast.Call)
-                    and isinstance(n.value.func, ast.Attribute)
-                    and n.value.func.attr in ("tile", "dynamic_tile")
                     and _chain(n.value.func) is not None
                 ):
                     ref = self.ref_of(n.value.func)

@@ -212,10 +212,10 @@ def compile_kernel_ptx(
     library = _compile_kernel(function, argtypes, cc, options)
     texts = list(library.llvm_strs)
     entry = str(library._entry_name)
+    # One PTX module, except in a debug build: NVVM then compiles each module of the
+    # library apart (the kernel's, each helper's), and they follow one another here.
     codes = library.get_asm_strs(cc=cc)
-    if len(codes) != 1:  # pragma: no cover - numba-cuda compiles kernels to one PTX
-        raise RuntimeError("the kernel compiled to several PTX modules")
-    return str(codes[0]), texts, entry
+    return "\n".join(str(c) for c in codes), texts, entry
 
 
 def current_compute_capability() -> tuple[int, int]:

@@ -165,8 +165,20 @@ class _Worker:
 _WORKER = _Worker()
 
 
-def verdict(obj: Any, layouts: tuple[str, ...], modules: set[str]) -> dict[str, Any]:
+def verdict(
+    obj: Any,
+    layouts: tuple[str, ...],
+    modules: set[str],
+    user_modules: set[str] = frozenset(),  # type: ignore[assignment]
+    sources: set[str] = frozenset(),  # type: ignore[assignment]
+) -> dict[str, Any]:
     """Ask the worker to compile ``obj`` (a Kernel) for the CUDA target and check it.
+
+    ``modules`` hold the kernel's and its helpers' functions (pickled by value);
+    ``user_modules`` are the user's modules their scopes name, sent by value
+    with the attributes this process has (where they cannot be pickled, the
+    worker imports them); ``sources`` the files whose text the worker is given
+    (a notebook cell's source exists only in this process's ``linecache``).
 
     Returns:
         ``{"ok": True}``, or ``{"ok": False, "error": (class name, message, fields)}``.
@@ -174,13 +186,21 @@ def verdict(obj: Any, layouts: tuple[str, ...], modules: set[str]) -> dict[str, 
     Raises:
         Unavailable: no verdict can be had here (the reason says why).
     """
+    import linecache
 
-    with _by_value(modules):
-        try:
-            payload = _dumps((obj, layouts), modules)
-        except Exception as exc:  # an object of the kernel's scope cannot travel
-            raise Unavailable(
-                f"the kernel could not be sent to the compile worker ({exc})"
-            ) from None
-    reply: dict[str, Any] = _WORKER.ask({"kernel": payload, "path": [p for p in sys.path if p]})
+    payload: bytes | None = None
+    for extra in (user_modules, set()):
+        with _by_value(modules | extra):
+            try:
+                payload = _dumps((obj, layouts), modules | extra)
+                break
+            except Exception as exc:  # an object of the kernel's scope cannot travel
+                if not extra:
+                    raise Unavailable(
+                        f"the kernel could not be sent to the compile worker ({exc})"
+                    ) from None
+    assert payload is not None
+    lines = {name: linecache.getlines(name) for name in sources}
+    request = {"kernel": payload, "path": [p for p in sys.path if p], "sources": lines}
+    reply: dict[str, Any] = _WORKER.ask(request)
     return reply

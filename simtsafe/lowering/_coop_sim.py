@@ -95,18 +95,28 @@ def _cast(x: Any, dtype: np.dtype[Any]) -> Any:
 
 
 def _fmax(a: Any, b: Any) -> Any:
+    """``max.f32``/``fmaxf`` as the GPU computes it: a NaN loses, and +0 > -0.
+
+    The tie rule makes the result the same bits in every lane of a butterfly,
+    whichever operand each lane holds (``max(+0, -0)`` and ``max(-0, +0)`` are +0).
+    """
     if math.isnan(a):
         return b
     if math.isnan(b):
         return a
+    if a == b:
+        return b if math.copysign(1.0, a) < 0 else a
     return a if a > b else b
 
 
 def _fmin(a: Any, b: Any) -> Any:
+    """``min.f32``/``fminf``: a NaN loses, and -0 < +0."""
     if math.isnan(a):
         return b
     if math.isnan(b):
         return a
+    if a == b:
+        return a if math.copysign(1.0, a) < 0 else b
     return a if a < b else b
 
 
@@ -287,7 +297,10 @@ def _exchange_warp(v: Any, site: Site) -> tuple[_Place, Any, list[Any]]:
     slots = _slots(place, site)
     slots[place.ltid] = v
     _simrt.warp_sync(place.mask, site)
-    return place, slots, list(slots[place.first : place.first + place.present])
+    # A lane that did not arrive left its slot undefined: sim.check has reported the warp
+    # mask already, and reports the undefined value here instead of failing on its type.
+    present = slots[place.first : place.first + place.present]
+    return place, slots, [_argument(x, "a warp collective") for x in present]
 
 
 def _common_dtype(api: str, vals: Sequence[Any], widen_bool: bool) -> np.dtype[Any]:

@@ -426,10 +426,23 @@ def _typed_by_view(context_class: Any) -> None:
                     f"a DisjointSlice is written one element at a time through a witness; "
                     f"`out {_inplace_symbol(key)} v` is refused. Write `out[w] = out[w] + v`"
                 )
+        if getattr(_TYPING, "depth", 0) and isinstance(func, types.Dispatcher):
+            for arg in _flattened((*args, *(kws or {}).values())):
+                refusal = getattr(arg, "helper_refusal", None)
+                if refusal:
+                    raise _reject(refusal)
         return original_function(self, func, args, kws)
 
     context_class.resolve_getattr = resolve_getattr
     context_class.resolve_function_type = resolve_function_type
+
+
+def _flattened(tys: Sequence[Any]) -> Iterator[Any]:
+    """The types of ``tys`` and, for tuples, of their members (to any depth)."""
+    for ty in tys:
+        yield ty
+        if isinstance(ty, types.BaseTuple):
+            yield from _flattened(tuple(ty.types))
 
 
 def _hashable(key: Any) -> bool:

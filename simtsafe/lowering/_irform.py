@@ -31,7 +31,15 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["Block", "FunctionForm", "GlobalInfo", "Instr", "compiled_form", "split_operands"]
+__all__ = [
+    "Block",
+    "FunctionForm",
+    "GlobalInfo",
+    "Instr",
+    "Opaque",
+    "compiled_form",
+    "split_operands",
+]
 
 _LOCAL = r'%(?:"(?:[^"\\]|\\.)*"|[-a-zA-Z$._][-a-zA-Z$._0-9]*|[0-9]+)'
 _GLOBAL = r'@(?:"(?:[^"\\]|\\.)*"|[-a-zA-Z$._][-a-zA-Z$._0-9]*|[0-9]+)'
@@ -108,6 +116,16 @@ class FunctionForm:
     site_callees: dict[int, tuple[str, ...]] = field(default_factory=dict)
     #: K -> the function called where ``call @__ss.at.K()`` stands (inlined since)
     call_markers: tuple[str, ...] = ()
+    #: defined functions still called after inlining (recursion) -> what they reach
+    opaque: dict[str, Opaque] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """What a function the inliner could not inline (a recursive one) reaches, transitively."""
+
+    sites: bool  # a Tier-1 collective of simtsafe's lowering (``!ss.site``)
+    calls: frozenset[str]  # the declared functions it calls (barriers, shuffles...)
 
 
 def split_operands(text: str) -> list[str]:
@@ -204,6 +222,61 @@ def _mark_calls(text: str, defined: set[str], callees: list[str]) -> str:
     return "\n".join(out) + "\n"
 
 
+_NO_INLINE_RE = re.compile(r"\b(?:noinline|optnone)\b")
+
+
+def _inlinable(text: str) -> str:
+    """Drop ``noinline``/``optnone`` (a debug build puts them on every device function).
+
+    Only the analysed copy changes; NVVM compiles the original. A function the
+    inliner still cannot inline (recursion) stays a call: ``FunctionForm.opaque``.
+    """
+    out = []
+    for line in text.splitlines():
+        if line.startswith("attributes #"):
+            line = _NO_INLINE_RE.sub("", line)
+        elif line.startswith("define "):  # attributes written after the parameter list
+            head, paren, tail = line.rpartition(")")
+            line = head + paren + _NO_INLINE_RE.sub("", tail)
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def _opaque(text: str, root: str) -> dict[str, Opaque]:
+    """Every defined function but ``root`` in the normalized module, with what it reaches."""
+    bodies: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        m = _DEFINED_RE.match(line)
+        if m is not None:
+            name = _unquote(m.group(1))
+            current = bodies.setdefault(name, []) if name != root else None
+            continue
+        if line.startswith("}"):
+            current = None
+        elif current is not None:
+            current.append(line)
+    direct: dict[str, tuple[bool, set[str]]] = {}
+    for name, lines in bodies.items():
+        calls = {
+            _unquote(m.group(2)) for ln in lines if "call " in ln for m in [_CALL_RE.match(ln)] if m
+        }
+        direct[name] = (any("!ss.site" in ln for ln in lines), calls)
+    out: dict[str, Opaque] = {}
+    for name in bodies:
+        sites, seen, todo = False, set(), [name]
+        while todo:
+            fn = todo.pop()
+            if fn in seen:
+                continue
+            seen.add(fn)
+            if fn in direct:
+                sites = sites or direct[fn][0]
+                todo.extend(direct[fn][1])
+        out[name] = Opaque(sites, frozenset(seen - set(bodies)))
+    return out
+
+
 def _route_uniform_markers(text: str) -> str:
     """Send each ``!ss.uniform`` result through an opaque call that no pass removes."""
     if "!ss.uniform" not in text:
@@ -256,7 +329,8 @@ def _normalize(texts: Sequence[str], root: str, callees: list[str]) -> str:
 
     defined = {_unquote(m.group(1)) for t in texts for m in _DEFINED_RE.finditer(t)}
     prepared = [
-        _mark_calls(_route_uniform_markers(_freeze_intrinsics(t)), defined, callees) for t in texts
+        _mark_calls(_route_uniform_markers(_freeze_intrinsics(_inlinable(t))), defined, callees)
+        for t in texts
     ]
     with _LLVM_LOCK:
         modules = [llvm.parse_assembly(t) for t in prepared]
@@ -266,9 +340,6 @@ def _normalize(texts: Sequence[str], root: str, callees: list[str]) -> str:
         for fn in mod.functions:
             if fn.is_declaration or fn.name == root:
                 continue
-            attrs = b" ".join(fn.attributes)
-            if b"noinline" in attrs or b"optnone" in attrs:
-                continue  # left as a call: the analysis treats it as unknown code
             fn.linkage = "internal"
             fn.add_function_attribute("alwaysinline")
         tm, pto = _pass_builder_parts()
@@ -461,6 +532,8 @@ def compiled_form(texts: Sequence[str], root: str) -> FunctionForm:
     markers: list[str] = []
     normalized = _normalize(texts, root, markers)
     form = _parse(normalized, root)
+    opaque = _opaque(normalized, root)
+    called = {i.callee for b in form.blocks for i in b.instrs if i.opcode == "call"}
     return FunctionForm(
         form.name,
         form.params,
@@ -468,4 +541,5 @@ def compiled_form(texts: Sequence[str], root: str) -> FunctionForm:
         form.globals,
         site_callees=_site_callees(texts),
         call_markers=tuple(markers),
+        opaque={name: o for name, o in opaque.items() if name in called},
     )

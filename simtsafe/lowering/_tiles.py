@@ -79,6 +79,18 @@ class SharedTileType(tb.HolderType):
         view = ", read-only" if readonly else ""
         super().__init__(name=f"SharedTile[{dtype}, {extent}{padding}{view}]")
 
+    @property
+    def helper_refusal(self) -> str | None:
+        """Why this tile may not be a helper's argument (``_cuda`` asks at each helper call)."""
+        if self.readonly:
+            return None
+        return (
+            f"a shared tile ({self}) reaches a @simtsafe.device helper writable; a helper "
+            "receives a tile only as a read (pass the tile's name itself, `helper(t)`, during "
+            "a read phase: the kernel gives the helper a read-only view), never inside a "
+            "tuple or through another name"
+        )
+
 
 # --------------------------------------------------------------------------- typing
 

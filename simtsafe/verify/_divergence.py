@@ -13,8 +13,10 @@ threads). A value's level is the join of
   ``ctaid`` is BLOCK; ``tid``, ``laneid``, clocks, any other special
   register, results of atomics, inline assembly and unknown calls are THREAD;
   a load is THREAD unless it reads memory nothing writes during the launch
-  (a parameter's data or a constant global that no store, atomic or
-  unknown code can reach) at an address of a lower level;
+  at an address of a lower level: constant memory, or an input's data that
+  no store, atomic or unknown code can reach, read at a constant offset the
+  contract guarantees in range (a read past an input's end is not checked
+  and may land in an output other threads write);
 * its operands (SSA data flow), and the declared level of a collective's
   result (``!ss.uniform``; only simtsafe's lowering emits it);
 * *sync dependence*: a phi's value depends on the edges threads arrive by;
@@ -33,13 +35,26 @@ thread of S reaches it, or none does.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ..lowering._irform import Block, FunctionForm, Instr
+from ..lowering._irform import Block, FunctionForm, Instr, split_operands
 from ._cfg import Graph
+from ._ranges import InputInfo, Ranges
 
-__all__ = ["BLOCK", "GRID", "LEVEL_NAMES", "SCOPE_LEVEL", "THREAD", "WARP", "Divergence", "analyze"]
+__all__ = [
+    "BLOCK",
+    "GRID",
+    "LEVEL_NAMES",
+    "SCOPE_LEVEL",
+    "THREAD",
+    "WARP",
+    "Divergence",
+    "analyze",
+    "callee_scope",
+    "convergent_scope",
+]
 
 GRID, BLOCK, WARP, THREAD = 0, 1, 2, 3
 LEVEL_NAMES = ("grid-uniform", "block-uniform", "warp-uniform", "thread-dependent")
@@ -79,18 +94,20 @@ def convergent_scope(instr: Instr) -> str | None:
     name = instr.callee
     if instr.opcode != "call" or name is None:
         return None
+    if name == "asm":
+        text = instr.asm or ""
+        return "block" if "bar.sync" in text or "barrier" in text else None
+    return callee_scope(name)
+
+
+def callee_scope(name: str) -> str | None:
+    """The scope a call of the function ``name`` synchronizes, or None."""
     if name.startswith(BLOCK_CONVERGENT):
         return "block"
     if name.startswith(WARP_CONVERGENT):
         return "warp"
     if name.startswith(GRID_CONVERGENT):
         return "grid"
-    if (
-        name == "asm"
-        and instr.asm is not None
-        and ("bar.sync" in instr.asm or "barrier" in instr.asm)
-    ):
-        return "block"
     return None
 
 
@@ -98,9 +115,11 @@ def convergent_scope(instr: Instr) -> str | None:
 class Reason:
     """Why a value (or a block) has its level: the kind of source and where."""
 
-    kind: str  # thread-id, block-id, load, atomic, asm, call, collective, join, loop-exit, operand
+    kind: str  # thread-id, block-id, load, read-range, atomic, asm, call, collective, join...
     instr: Instr | None
     via: str | None = None  # the operand (or branch block) the level came through
+    #: read-range: (input parameter, elements the read needs, or 0 for a computed index)
+    read: tuple[str, int] | None = None
 
 
 @dataclass
@@ -117,6 +136,8 @@ class Divergence:
     def_block: dict[str, str] = field(default_factory=dict)
     blocks: dict[str, Block] = field(default_factory=dict)
     immutable: frozenset[str] = frozenset()
+    #: data pointer ("%a.4") -> the 1D input it points into
+    readable: dict[str, InputInfo] = field(default_factory=dict)
 
     def level(self, value: str | None) -> int:
         return GRID if value is None else self.levels.get(value, GRID)
@@ -211,8 +232,8 @@ def _provenance(form: FunctionForm) -> tuple[dict[str, frozenset[str]], set[str]
                 if any(op in text for op in _ASM_WRITES) or "memory" in ins.text:
                     written.add(UNKNOWN)
                 continue
-            if name.startswith(("__ss.nvvm.ldg", "__ss.nvvm.ldu")):
-                continue
+            if name.startswith(("__ss.nvvm.ldg", "__ss.nvvm.ldu")) or name == "vprintf":
+                continue  # loads; print's formatting reads its argument buffer only
             if name.startswith(_PURE_PREFIXES) and not name.startswith(_WRITES_DEST):
                 for p in ins.pointers:  # e.g. __nv_sincosf(x, ptr, ptr) writes its results
                     written |= of(p)
@@ -239,11 +260,70 @@ def _sreg_level(name: str) -> int:
     return THREAD  # tid, laneid, warpid, lanemask, clocks, smid...
 
 
+#: Sizes in bytes of the scalar types a proven-in-range read may load.
+_SCALAR_BYTES = {
+    "i8": 1,
+    "i16": 2,
+    "i32": 4,
+    "i64": 8,
+    "half": 2,
+    "bfloat": 2,
+    "float": 4,
+    "double": 8,
+}
+_GEP_FLAGS = ("inbounds", "nuw", "nusw")
+
+
+def _gep_step(ins: Instr) -> tuple[str, int] | None:
+    """``(base, byte offset)`` of a one-index GEP over a scalar type with a constant index."""
+    head, _, rest = ins.text.partition("getelementptr ")
+    words = rest.split(" ")
+    while words and words[0] in _GEP_FLAGS:
+        words.pop(0)
+    parts = split_operands(" ".join(words))
+    if len(parts) != 3 or len(ins.pointers) != 1:
+        return None
+    size = _SCALAR_BYTES.get(parts[0].strip())
+    index = parts[2].strip().split(" ")
+    if size is None or len(index) != 2 or not index[0].startswith("i"):
+        return None
+    try:
+        return ins.pointers[0], size * int(index[1])
+    except ValueError:
+        return None  # a computed index
+
+
+_ASM_LOAD_RE = re.compile(
+    r"^\s*ld\.global(?:\.(?:ca|cg|cs|lu|cv|nc))?\.[bfsu](8|16|32|64)\s+\$0\s*,\s*\[\$1\]\s*;?\s*$"
+)
+
+
+def _asm_load_bytes(text: str) -> int | None:
+    """The bytes one ``ld.global[.hint].T $0, [$1];`` (numba's ``cuda.ldcg``...) reads."""
+    m = _ASM_LOAD_RE.match(text)
+    return int(m.group(1)) // 8 if m else None
+
+
+def _loaded_bytes(ins: Instr) -> int | None:
+    """How many bytes a ``load`` reads (scalar types only)."""
+    words = ins.text.partition("load ")[2].split(" ")
+    while words and words[0] in ("volatile", "atomic"):
+        words.pop(0)
+    return _SCALAR_BYTES.get(words[0].rstrip(",")) if words else None
+
+
 class _Solver:
-    def __init__(self, form: FunctionForm, graph: Graph, trust_memory: bool = True) -> None:
+    def __init__(
+        self,
+        form: FunctionForm,
+        graph: Graph,
+        trust_memory: bool = True,
+        readable: Mapping[str, InputInfo] | None = None,
+    ) -> None:
         self.trust_memory = trust_memory
         self.d = Divergence(form, graph)
         d = self.d
+        d.readable = dict(readable or {})
         d.blocks = {b.name: b for b in form.blocks}
         for b in form.blocks:
             for ins in b.instrs:
@@ -251,12 +331,15 @@ class _Solver:
                     d.defs[ins.result] = ins
                     d.def_block[ins.result] = b.name
         self.prov, written = _provenance(form)
-        params = set(form.params)
-        constants = {g for g, info in form.globals.items() if info.constant or info.addrspace == 4}
+        self.ranges = Ranges(form, graph, d.defs, d.def_block, d.readable)
+        # Constant memory (address space 4): nothing writes it during a launch, wherever
+        # a read in it lands. Any other memory is trusted only where a read is proven in
+        # range (``in_range``): out of range, a read may land in an array being written.
+        self.const_space = frozenset(g for g, i in form.globals.items() if i.addrspace == 4)
         if UNKNOWN in written or not self.trust_memory:
             d.immutable = frozenset()
         else:
-            d.immutable = frozenset((params | constants) - written)
+            d.immutable = frozenset((set(d.readable) | self.const_space) - written)
         self.site_purity: dict[int, int] = {}
         # loops containing each block, innermost last
         self.loops_of: dict[str, list[int]] = {}
@@ -318,12 +401,72 @@ class _Solver:
                 lv, why = vl, vwhy or Reason("operand", ins, via=operand)
         if op == "load":
             ptr = ins.pointers[-1] if ins.pointers else None
+            if lv == THREAD:  # at a thread-dependent address: that is the cause to name
+                return lv, why
             roots = self.prov.get(ptr, frozenset()) if ptr else frozenset(ins.globals)
             if not roots or not roots <= d.immutable:
-                return THREAD, Reason("load", ins)
+                # Numba's strided address (data + k * stride) mixes in the stride
+                base = self.ranges.inside(ptr, _loaded_bytes(ins), block) if ptr else None
+                if base is not None and base in d.immutable:
+                    return lv, why
+                return THREAD, self.untrusted_load(ins, roots)
+            unproven = self.unproven_read(ptr, roots, _loaded_bytes(ins), block)
+            if unproven is not None:
+                return THREAD, Reason("read-range", ins, read=unproven)
         if op == "alloca":
             return GRID, None
         return lv, why
+
+    def untrusted_load(self, ins: Instr, roots: frozenset[str]) -> Reason:
+        """Why a load is thread-dependent: written memory, or an input's address unproven.
+
+        An address computed from an input's data pointer and plain parameters
+        (its strides, an index) reads that input, but not provably in range.
+        """
+        data = roots & set(self.d.readable)
+        if data and UNKNOWN not in roots and roots - data <= set(self.d.form.params):
+            param = self.d.readable[next(iter(sorted(data)))].param
+            return Reason("read-range", ins, read=(param, 0))
+        return Reason("load", ins)
+
+    def unproven_read(
+        self, ptr: str | None, roots: frozenset[str], size: int | None, block: str
+    ) -> tuple[str, int] | None:
+        """None when a read of ``size`` bytes at ``ptr`` stays inside memory nothing writes.
+
+        Reads by plain int are not bounds-checked, so a read past an input's end may
+        land in an output other threads are writing. A read is trusted when it is in
+        constant memory, at a constant offset from an input's data pointer that the
+        contract's ``requires`` guarantee in range, or at an index ``_ranges`` proves
+        inside the input in ``block``. Otherwise the (parameter, elements needed -- 0
+        for a computed index) it would need.
+        """
+        if roots <= self.const_space:
+            return None
+        base, offset = ptr, 0
+        for _depth in range(64):
+            if base is None or base in self.d.readable:
+                break
+            defn = self.d.defs.get(base)
+            step = _gep_step(defn) if defn is not None and defn.opcode == "getelementptr" else None
+            if step is None:
+                base = None
+                break
+            base, delta = step
+            offset += delta
+        root = next(iter(roots - self.const_space), "")
+        info = self.d.readable.get(base or root)
+        param = info.param if info is not None else root
+        if base is None or info is None or size is None or offset < 0:
+            if ptr is not None and self.ranges.inside(ptr, size, block) in self.d.immutable:
+                return None
+            return param, 0
+        if offset + size <= info.itemsize * info.elements:
+            return None
+        index, rest = divmod(offset, info.itemsize)
+        if size == info.itemsize and not rest and self.ranges.constant_inside(base, index, block):
+            return None
+        return param, -(-(offset + size) // info.itemsize)
 
     def call_level(self, ins: Instr, block: str) -> tuple[int, Reason | None]:
         name = ins.callee or ""
@@ -348,11 +491,25 @@ class _Solver:
             roots = self.prov.get(ptr, frozenset()) if ptr else frozenset()
             if not roots or not roots <= self.d.immutable:
                 return THREAD, Reason("load", ins)
+            size = _SCALAR_BYTES.get((ins.text.partition(" @")[0].split(" ") or [""])[-1])
+            unproven = self.unproven_read(ptr, roots, size, block)
+            if unproven is not None:
+                return THREAD, Reason("read-range", ins, read=unproven)
             return args, why
         if name.startswith(_PURE_PREFIXES) and not name.startswith(_WRITES_DEST):
             return args, why
         if name == "asm":
             text = ins.asm or ""
+            loaded = _asm_load_bytes(text)
+            if loaded is not None and len(ins.pointers) == 1:
+                # cuda.ldcg/ldca/ldcs/ldlu/ldcv: a cache-hinted load, like any other load
+                roots = self.prov.get(ins.pointers[0], frozenset())
+                if not roots or not roots <= self.d.immutable:
+                    return THREAD, Reason("load", ins)
+                unproven = self.unproven_read(ins.pointers[0], roots, loaded, block)
+                if unproven is not None:
+                    return THREAD, Reason("read-range", ins, read=unproven)
+                return args, why
             ops = [w for w in text.replace("{", " ").replace(";", " ").split() if "." in w]
             if ops and all(w.startswith(_PURE_ASM_OPS) for w in ops) and "%" not in text:
                 return args, why
@@ -397,7 +554,11 @@ class _Solver:
 
 
 def analyze(
-    form: FunctionForm, site_purity: dict[int, int] | None = None, *, trust_memory: bool = True
+    form: FunctionForm,
+    site_purity: dict[int, int] | None = None,
+    *,
+    trust_memory: bool = True,
+    readable: Mapping[str, InputInfo] | None = None,
 ) -> Divergence:
     """Levels of every value and block of ``form``.
 
@@ -408,10 +569,12 @@ def analyze(
         trust_memory: whether memory no instruction writes stays unchanged during
             the launch. False for a kernel with unsafe regions: an out-of-bounds
             unchecked store there may land in any array, so no load is uniform.
+        readable: the inputs whose reads may be trusted, by data pointer
+            (``"%a.4"``). Without an entry, no read of a parameter is uniform.
     """
     succs = {b.name: b.terminator.targets for b in form.blocks}
     graph = Graph.build(form.blocks[0].name, succs)
-    solver = _Solver(form, graph, trust_memory)
+    solver = _Solver(form, graph, trust_memory, readable)
     solver.site_purity = dict(site_purity or {})
     if graph.irreducible:  # not produced from Python source; refuse to guess
         d = solver.d

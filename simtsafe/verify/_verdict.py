@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .._errors import SafetyError
-from ..lowering._irform import FunctionForm, Instr
+from ..lowering._irform import FunctionForm, Instr, Opaque
 from ._divergence import (
     GRID,
     LEVEL_NAMES,
@@ -31,8 +31,10 @@ from ._divergence import (
     WARP,
     Divergence,
     analyze,
+    callee_scope,
     convergent_scope,
 )
+from ._ranges import InputInfo
 
 __all__ = ["SourceInfo", "check_sites", "purity"]
 
@@ -50,6 +52,26 @@ class SourceInfo:
     #: (filename, first line, last line) of every ``simtsafe.unsafe`` region of the
     #: kernel and of the helpers it calls
     unsafe: tuple[tuple[str, int, int], ...] = ()
+    #: (name, element size, elements the contract guarantees, scalar parameters it
+    #: keeps at most the input's size) of every 1D input
+    inputs: tuple[tuple[str, int, int, tuple[str, ...]], ...] = ()
+
+    def readable(self, form: FunctionForm) -> dict[str, InputInfo]:
+        """The inputs by data pointer in ``form`` (Numba passes an array ``a`` as ``%a.0`` ...
+        ``%a.6.k``: ``.2`` its size, ``.4`` its data, ``.5.0`` its extent, ``.6.0`` its stride)."""
+        out: dict[str, InputInfo] = {}
+        for name, itemsize, elements, bounded in self.inputs:
+            pointer = f"%{name}.4"
+            if pointer in form.params:
+                out[pointer] = InputInfo(
+                    param=name,
+                    itemsize=itemsize,
+                    elements=elements,
+                    extents=frozenset({f"%{name}.5.0", f"%{name}.2"}),
+                    bounded=frozenset(f"%{n}" for n in bounded if f"%{n}" in form.params),
+                    stride=f"%{name}.6.0",
+                )
+        return out
 
     def in_kernel(self, loc: Frame) -> bool:
         return loc[0] == self.filename and self.first_line <= loc[1] <= self.last_line
@@ -196,6 +218,23 @@ class _Explainer:
                     f"{self.where(self.d.blocks[cause].terminator)} went"
                 )
             return "a value merged from thread-dependent paths"
+        if kind == "read-range" and why.read is not None:
+            name, needed = why.read
+            where = self.where(ins)
+            if needed:
+                return (
+                    f"a read of input {name!r} at {where} that is the same in every thread only "
+                    f"if it is in range (a read past the end may see what other threads write); "
+                    f"state the size in the launch contract: requires=['{name}.size >= {needed}']"
+                )
+            return (
+                f"a read of input {name!r} at {where} at a computed index, which simtsafe does "
+                "not prove in range (a read past the end may see what other threads write); "
+                "a read is trusted where its index is proven inside the input (a constant the "
+                f"contract's requires cover, a guard `k < {name}.size`, `for k in range(n)` "
+                f"with requires=['{name}.size >= n'], `for v in {name}`), or make the value "
+                f"uniform by construction: `v = ss.block.broadcast({name}[k])`"
+            )
         if kind == "loop-exit":
             return (
                 f"a value computed in a loop that threads leave at different iterations "
@@ -235,11 +274,15 @@ def check_sites(
         SafetyError: ``rule="uniformity"``, at the collective's line, naming the
             line of the branch (or early exit) that makes control flow divergent.
     """
-    d = analyze(form, site_purity, trust_memory=not info.unsafe)
+    d = analyze(form, site_purity, trust_memory=not info.unsafe, readable=info.readable(form))
     loc = _Locator(d, info)
     sites: dict[int, list[tuple[str, Instr]]] = {}
     for b in form.blocks:
         for ins in b.instrs:
+            opaque = form.opaque.get(ins.callee or "") if ins.opcode == "call" else None
+            if opaque is not None:
+                _check_opaque(info, loc, ins, opaque)
+                continue
             # What needs every thread are a collective's barriers and shuffles; its pure
             # arithmetic may have been sunk by LLVM into a branch that uses the result.
             if convergent_scope(ins) is None:
@@ -335,6 +378,33 @@ def _raise_divergent(
         lineno=lineno,
         source_line=linecache.getline(filename, lineno) or None,
         cause_line=cause_at[1] if cause_at else None,
+    )
+
+
+def _check_opaque(info: SourceInfo, loc: _Locator, ins: Instr, opaque: Opaque) -> None:
+    """A call left after inlining (recursion): nothing behind it can be analysed.
+
+    A Tier-1 collective behind it is refused wherever the call stands (an unsafe
+    region's reason covers the recursion, not the collective's threads); a raw
+    barrier or shuffle behind it is the author's, inside an unsafe region only.
+    """
+    raw = any(callee_scope(name) for name in opaque.calls)
+    if not opaque.sites and not (raw and not info.in_unsafe(loc.loc_of(ins))):
+        return
+    at = loc.loc_of(ins)
+    filename, lineno = at if at is not None else (info.filename, info.first_line)
+    what = "a simtsafe barrier or collective" if opaque.sites else "a barrier or warp operation"
+    raise SafetyError(
+        f"kernel {info.kernel!r}: the call at line {lineno} reaches {what} through a "
+        "function that cannot be inlined (it calls itself, directly or through others), so "
+        "simtsafe cannot prove that every thread of the scope reaches it together. Remove "
+        "the recursion from the path to the collective (a loop with a bound, or the "
+        "collective outside the recursive function)",
+        kernel=info.kernel,
+        rule="uniformity",
+        filename=filename,
+        lineno=lineno,
+        source_line=linecache.getline(filename, lineno) or None,
     )
 
 

@@ -87,7 +87,7 @@ def count_until(a, start, n):
     m = 0
     for k in range(n):
         m = k
-        if a[k] > 40:
+        if k * 3 > n + 40:
             break
     return m
 """
@@ -102,7 +102,7 @@ def test_loop_value_after_a_thread_dependent_break_bounds_no_barrier_loop(tmp_pa
             "    for j in range(m):\n        ss.block.sync()  # BAD"
         ),
         kernel(
-            "m = 0\n    for k in range(n):\n        m = k\n        if a[k] > 40:\n"
+            "m = 0\n    for k in range(n):\n        m = k\n        if k * 3 > n + 40:\n"
             "            break\n    for j in range(m):\n        ss.block.sync()"
         ),
         "runs a different number of times",
@@ -324,6 +324,325 @@ def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
     with pytest.raises(ss.SafetyError) as info:
         _compile(mod.k)
     assert info.value.rule == "immutable"
+
+
+# ============================================================ attack round 3 (issue 16)
+
+
+def sized(body: str, requires: str = "", helpers: str = "", options: str = "") -> str:
+    """A kernel with ``requires`` (and compile options) in its contract."""
+    reqs = f", requires=[{requires!r}]" if requires else ""
+    return f"""
+{helpers}
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64{reqs}){options})
+def k({SIG}) -> None:
+    i = thread.index_1d()
+    {body}
+"""
+
+
+def test_input_read_is_uniform_only_where_the_contract_keeps_it_in_range(tmp_path):  # type: ignore[no-untyped-def]
+    # A read past an input's end is not checked: it may land in an output other threads
+    # write, so a[0] is trusted only when the contract says a has an element 0.
+    body = "if a[0] > 0:  # COND\n        ss.block.sync()  # BAD"
+    pair(
+        tmp_path,
+        sized(body),
+        sized(body.replace("  # COND", "").replace("  # BAD", ""), "a.size >= 1"),
+        "requires=['a.size >= 1']",
+    )
+
+
+def test_input_read_past_its_end_is_not_uniform(tmp_path):  # type: ignore[no-untyped-def]
+    pair(
+        tmp_path,
+        sized(
+            "v = a[a.size + cuda.blockIdx.x * 64]\n    if v > 0:  # COND\n"
+            "        ss.block.sync()  # BAD",
+            "a.size >= 1",
+        ),
+        sized("v = ss.block.broadcast(a[n])\n    if v > 0:\n        ss.block.sync()"),
+        "at a computed index",
+    )
+
+
+def test_a_loop_index_is_in_range_where_the_contract_bounds_the_loop(tmp_path):  # type: ignore[no-untyped-def]
+    # for k in range(n): a[k] reads inside a only if n <= a.size: the contract says so.
+    body = "for k in range(n):\n        if a[k] > 60:  # COND\n            ss.block.sync()  # BAD"
+    pair(
+        tmp_path,
+        sized(body),
+        sized(body.replace("  # COND", "").replace("  # BAD", ""), "a.size >= n"),
+        "at a computed index",
+    )
+
+
+def test_an_index_past_the_loop_bound_is_not_in_range(tmp_path):  # type: ignore[no-untyped-def]
+    pair(
+        tmp_path,
+        sized(
+            "for k in range(n):\n        if a[k + 1] > 60:  # COND\n            ss.block.sync()  # BAD",
+            "a.size >= n",
+        ),
+        sized("for v in a:\n        if v > 60:\n            ss.block.sync()"),
+        "ss.block.broadcast(a[k])",
+    )
+
+
+def test_a_guard_on_the_input_size_keeps_the_read_in_range(tmp_path):  # type: ignore[no-untyped-def]
+    pair(
+        tmp_path,
+        sized(
+            "k = 0\n    while k <= a.size:\n        if a[k] > 60:  # COND\n"
+            "            ss.block.sync()  # BAD\n        k += 1"
+        ),
+        sized(
+            "k = 0\n    while k < a.size:\n        if a[k] > 60:\n            ss.block.sync()\n"
+            "        k += 1"
+        ),
+        "at a computed index",
+    )
+
+
+#: (requires, body, proven): reads of ``a`` steering a barrier, proven in range or not.
+_READS = {
+    "range-of-size": ("", "for k in range(a.size):\n        if a[k] > 60:", True),
+    "range-of-shape": ("", "for k in range(a.shape[0]):\n        if a[k] > 60:", True),
+    "range-bounded-gt": ("a.size > n", "for k in range(n):\n        if a[k] > 60:", True),
+    "range-bounded-le": ("n <= a.size", "for k in range(n):\n        if a[k] > 60:", True),
+    "enumerate": ("", "for k, v in enumerate(a):\n        if v > 60:", True),
+    "constant-under-size-guard": ("", "if a.size > 3:\n        if a[3] > 60:", True),
+    "unbounded-range": ("", "for k in range(n):\n        if a[k] > 60:", False),
+    "range-one-past": ("a.size >= n", "for k in range(n + 1):\n        if a[k] > 60:", False),
+    "relation-the-wrong-way": ("a.size <= n", "for k in range(n):\n        if a[k] > 60:", False),
+    "index-minus-one": ("a.size >= n", "for k in range(n):\n        if a[k - 1] > 60:", False),
+    "other-input": ("a.size >= n", "for k in range(n):\n        if b[k] > 60:", False),
+    "scalar-under-guard": ("", "if n < a.size:\n        if a[n] > 60:", False),
+    "kept-after-the-loop": (
+        "a.size >= n",
+        "m = 0\n    for k in range(n):\n        m = k\n    if a[m] > 60:",
+        False,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_READS))
+def test_input_reads_proven_in_range_or_not(tmp_path, case):  # type: ignore[no-untyped-def]
+    requires, head, proven = _READS[case]
+    indent = head.splitlines()[-1][
+        : len(head.splitlines()[-1]) - len(head.splitlines()[-1].lstrip())
+    ]
+    body = f"{head}\n{indent}    ss.block.sync()" + ("" if proven else "  # BAD")
+    reqs = f", requires=[{requires!r}]" if requires else ""
+    source = f"""
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64{reqs}))
+def k(out: DisjointSlice[np.float32], a: In[np.float32], b: In[np.float32], n: int) -> None:
+    i = thread.index_1d()
+    {body}
+    out[i] = 1.0
+"""
+    if proven:
+        _compile(load_kernel_module(tmp_path, source).k)
+    else:
+        refused(tmp_path, source, "not prove in range")
+
+
+def test_a_debug_build_still_checks_barriers_in_helpers(tmp_path):  # type: ignore[no-untyped-def]
+    # debug=True compiles device functions noinline: the analysed copy inlines them anyway.
+    helper = """
+@ss.device(debug=True, opt=False)
+def sync_once():
+    ss.block.sync()
+"""
+    pair(
+        tmp_path,
+        sized("if cuda.threadIdx.x < 5:  # COND\n        sync_once()  # BAD", helpers=helper),
+        sized("if n < 5:\n        sync_once()", helpers=helper, options=", debug=True, opt=False"),
+        "needs every thread of the block",
+    )
+
+
+_RECURSIVE = """
+@ss.device
+def h(d: int) -> None:
+    if d > 0:
+        with ss.unsafe("SAFETY: the recursion depth is d, at most 1 here"):
+            h(d - 1)
+    {barrier}
+"""
+
+
+def test_a_barrier_behind_recursion_is_refused(tmp_path):  # type: ignore[no-untyped-def]
+    bad = sized(
+        "h(cuda.threadIdx.x % 2)  # BAD", helpers=_RECURSIVE.format(barrier="ss.block.sync()")
+    )
+    good = sized(
+        "ss.block.sync()\n    h(cuda.threadIdx.x % 2)", helpers=_RECURSIVE.format(barrier="pass")
+    )
+    if not ss.SIMULATOR:
+        pair(tmp_path, bad, good, "cannot be inlined (it calls itself")
+        return
+    # The simulator's compile worker cannot type a recursive helper (numba-cuda raises
+    # an internal AttributeError in a fresh process): it refuses both, the safe way round.
+    for folder, source in (("bad", bad), ("good", good)):
+        (tmp_path / folder).mkdir()
+        with pytest.raises(ss.SafetyError, match="does not compile for the CUDA target"):
+            _compile(load_kernel_module(tmp_path / folder, source).k)
+
+
+_TILE_IMPORTED = """
+from simtsafe.shared import tile as make_tile
+
+@ss.device
+def {name}(t, v: np.float32) -> np.float32:
+    {body}
+    return v
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float32], a: In[np.float32], n: int) -> None:
+    i = thread.index_1d()
+    t = make_tile(64, np.float32)
+    t[thread.local_index()] = a[i] if i.in_bounds(a) else np.float32(0)
+    ss.block.sync()
+    x = {name}(t, np.float32(-1.0))
+    out[i] = t[(cuda.threadIdx.x + 1) % 64] + x
+"""
+
+
+def test_a_tile_made_by_a_bare_imported_constructor_reaches_helpers_read_only(tmp_path):  # type: ignore[no-untyped-def]
+    pair(
+        tmp_path,
+        _TILE_IMPORTED.format(name="clobber", body="t[thread.local_index()] = v  # BAD"),
+        _TILE_IMPORTED.format(name="peek", body="v = t[0]"),
+        "is read-only there",
+        rule="typing",
+    )
+
+
+def test_a_debug_print_keeps_input_reads_uniform(tmp_path):  # type: ignore[no-untyped-def]
+    (tmp_path / "good").mkdir()
+    accepted(
+        tmp_path / "good",
+        sized(
+            "v = np.float32(1)\n    rounds = int(a[3])\n    for r in range(rounds):\n"
+            "        v = ss.block.sum(v) / np.float32(64)\n    if i.index == 0:\n"
+            "        print('rounds', rounds)\n    out[i] = v",
+            "a.size >= 4",
+        ),
+    )
+
+
+def test_a_cache_hinted_load_of_an_input_is_a_load(tmp_path):  # type: ignore[no-untyped-def]
+    body = "if cuda.ldcg(a, 0) > 0:  # COND\n        ss.block.sync()  # BAD"
+    (tmp_path / "bad").mkdir()
+    refused(tmp_path / "bad", sized(body), "requires=['a.size >= 1']")
+    (tmp_path / "good").mkdir()
+    good = sized(body.replace("  # COND", "").replace("  # BAD", ""), "a.size >= 1")
+    _compile(load_kernel_module(tmp_path / "good", good).k)  # Numba's simulator has no ldcg
+
+
+def test_warp_max_of_signed_zeros_is_the_same_in_every_lane(tmp_path):  # type: ignore[no-untyped-def]
+    # max.f32 gives +0 for (+0, -0) in either order (H200, attack round 3), so every lane of
+    # the butterfly ends with the same bits; the simulator's twin must agree.
+    mod = load_kernel_module(
+        tmp_path,
+        """
+import math
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=32))
+def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+    i = thread.index_1d()
+    v = a[i] if i.in_bounds(a) else np.float32(0)
+    hi = ss.warp.max(v)
+    lo = ss.warp.min(v)
+    s = np.float32(-1)
+    if math.copysign(np.float32(1), hi) > 0:
+        s = ss.warp.broadcast(v)
+    out[i] = math.copysign(np.float32(2), hi) + math.copysign(np.float32(1), lo) + s * 0
+""",
+    )
+    zeros = np.array([0.0, -0.0] * 16, F32)
+    res = run_or_compile(mod.k, 1, 32, np.zeros(32, F32), zeros)
+    if res is not None:  # +2 from max = +0, -1 from min = -0, in every lane
+        np.testing.assert_array_equal(res[0], np.full(32, 1.0, F32))
+
+
+def _two_modules(tmp_path: Path, limit: int, body: str) -> tuple[object, object]:
+    """A config module (``LIMIT = limit``) and a kernel module that reads ``cfg.LIMIT``."""
+    import sys
+    import uuid
+
+    name = f"ss_cfg_{uuid.uuid4().hex}"
+    (tmp_path / f"{name}.py").write_text(f"LIMIT = {limit}\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        cfg = __import__(name)
+    finally:
+        sys.path.remove(str(tmp_path))
+    return cfg, body.replace("CFG", name)
+
+
+_CFG_KERNEL = """
+import CFG as cfg
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float32], a: In[np.float32], n: int) -> None:
+    i = thread.index_1d()
+    if cuda.threadIdx.x < cfg.LIMIT:  # COND
+        return
+    ss.block.sync()  # BAD
+    out[i] = a[i]
+"""
+
+
+def test_a_module_attribute_set_at_start_up_is_the_one_checked(tmp_path):  # type: ignore[no-untyped-def]
+    # The simulator's compile worker must see the attribute this process set, not the
+    # module as imported afresh (LIMIT = 0 there: no early return).
+    import sys
+
+    (tmp_path / "bad").mkdir()
+    cfg, source = _two_modules(tmp_path / "bad", 0, _CFG_KERNEL)
+    cfg.LIMIT = 5  # type: ignore[attr-defined]  # e.g. from the command line
+    sys.path.insert(0, str(tmp_path / "bad"))
+    try:
+        refused(tmp_path / "bad", source, "needs every thread of the block")
+        (tmp_path / "good").mkdir()
+        _cfg, source = _two_modules(tmp_path / "good", 0, _CFG_KERNEL)
+        accepted(tmp_path / "good", source)
+    finally:
+        sys.path.remove(str(tmp_path / "bad"))
+
+
+def test_a_global_rebound_after_the_first_compile_is_not_the_one_checked(tmp_path):  # type: ignore[no-untyped-def]
+    source = sized(
+        "if cuda.threadIdx.x < LIMIT:  # COND\n        return\n    ss.block.sync()  # BAD"
+    ).replace("@ss.kernel", "LIMIT = 5\n\n@ss.kernel")
+    mod = load_kernel_module(tmp_path, source)
+    for _attempt in range(2):  # "fix the constant and retry": the frozen scope still has 5
+        with pytest.raises(ss.SafetyError) as info:
+            _compile(mod.k)
+        assert "needs every thread of the block" in str(info.value)
+        mod.LIMIT = 0
+
+
+def test_a_kernel_whose_source_exists_only_in_linecache_is_checked(tmp_path):  # type: ignore[no-untyped-def]
+    # A notebook cell: its text is in this process's linecache only, never on disk.
+    import linecache
+    import uuid
+
+    from tests.kernels import HEADER
+
+    filename = f"<notebook-cell-{uuid.uuid4().hex}>"
+    text = HEADER + sized("out[i] = a[i] if i.in_bounds(a) else np.float32(0)").lstrip("\n")
+    lines = text.splitlines(keepends=True)
+    linecache.cache[filename] = (len(text), None, lines, filename)
+    namespace: dict[str, object] = {"__name__": "__main__"}
+    exec(compile(text, filename, "exec"), namespace)
+    k = namespace["k"]
+    _compile(k)  # type: ignore[arg-type]
+    res = run_or_compile(k, 1, 64, np.zeros(64, F32), np.arange(64, dtype=F32), 3)
+    if res is not None:
+        np.testing.assert_array_equal(res[0], np.arange(64, dtype=F32))
 
 
 # ============================================================ false refusals of issue 16 (tiles)

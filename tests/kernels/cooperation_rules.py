@@ -162,13 +162,16 @@ _UNIFORM_OK = {
     "    for k, v in zip(range(n), range(4)):\n        if v > k:\n            ss.block.sync()",
     "while-test-uniform-break": "k = 0\n    while ss.block.sum(np.float32(k)) < n:\n"
     "        k += 1\n        if k > 3:\n            break",
-    # Memory nothing writes during the launch, read at a uniform address, is uniform.
-    "input-at-uniform-address": "if a[0] > 0:\n        ss.block.sync()",
+    # An input read proven inside the input is uniform at a uniform index (reads past
+    # the end are not: tests/kernels/compiled_form.py, with the contract's requires).
+    "input-guarded-by-its-size": "if a.size > 0:\n        if a[0] > 0:\n            ss.block.sync()",
     "for-over-input": "for v in a:\n        if v > 0:\n            ss.block.sync()\n        break",
     "for-over-zip-of-input": "for k, v in zip(range(n), a):\n        if v > 0:\n"
     "            ss.block.sync()",
-    "uniform-break-on-input": "for k in range(n):\n        ss.block.sync()\n"
+    "uniform-break-on-input": "for k in range(a.size):\n        ss.block.sync()\n"
     "        if a[k] > 0:\n            break",
+    "input-broadcast": "for k in range(n):\n        if ss.block.broadcast(a[k]) > 0:\n"
+    "            ss.block.sync()",
     # A name rebound to a block collective's result is uniform from there on.
     "rebound-to-collective": "m = a[cuda.threadIdx.x]\n    m = ss.block.max(m)\n"
     "    if m > 0:\n        s = ss.block.sum(m)",

@@ -1,0 +1,451 @@
+"""Index ranges on the compiled form: is a read of an input inside the input?
+
+A read by plain int is not bounds-checked, so a read past an input's end may
+land in an output other threads are writing; the divergence analysis trusts
+the value a read loads only where this module proves it inside the input.
+``Ranges.inside(ptr, size, block)`` holds when ``ptr`` is element ``k`` of a
+1D input (``data + k * itemsize``, Numba's C-layout address, or ``data + k *
+stride``, its strided one, with or without Numba's negative-index wrap) and
+``0 <= k < extent`` follows from facts that hold in ``block``:
+
+* a constant ``k`` below the size the contract guarantees;
+* a dominating branch ``k < B`` (``slt`` with ``k >= 0`` proven, or ``ult``)
+  with ``B <= extent``: the input's own shape or size, a constant the
+  contract covers, a scalar parameter ``n`` with ``requires=["a.size >= n"]``,
+  or a phi/select of such;
+* Numba's ``range`` loop: an index phi ``p`` (from 0, ``+1`` per trip) paired
+  with a trip counter ``c`` (from ``N``, ``-1`` per trip) in one loop header,
+  where ``c > 0`` holds: then ``p = N - c`` lies in ``[0, N)``, and
+  ``N <= extent``;
+* a phi, each of whose incoming values is inside on its edge (or whose edge
+  contradicts a branch condition that holds in ``block``).
+
+``k >= 0`` (for ``slt``) is proven by constants, ``zext``, shapes, ``nsw``/
+``nuw`` sums and products and phis of such (an optimistic fixpoint over
+cycles). Anything else is not inside: the analysis then treats the loaded
+value as thread-dependent (sound, maybe refusing a safe kernel).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from ..lowering._irform import Block, FunctionForm, Instr, split_operands
+from ._cfg import Graph
+
+__all__ = ["InputInfo", "Ranges"]
+
+#: (condition value, the truth it has, the block its edge enters -- None: the point itself)
+Fact = tuple[str, bool, str | None]
+
+_FLAGS = ("nsw", "nuw", "nneg", "exact", "disjoint", "samesign", "inbounds", "nusw")
+_SCALAR_BYTES = {"i8": 1, "i16": 2, "i32": 4, "i64": 8, "half": 2, "bfloat": 2, "float": 4}
+_SCALAR_BYTES["double"] = 8
+_SIGNED_LT = {"slt": False, "sgt": True}  # pred -> operands swapped
+_UNSIGNED_LT = {"ult": False, "ugt": True}
+_NEGATED = {"sge": "slt", "sle": "sgt", "uge": "ult", "ule": "ugt"}
+
+
+@dataclass(frozen=True)
+class InputInfo:
+    """A 1D input as the compiled form names it."""
+
+    param: str
+    itemsize: int
+    elements: int  # the fewest elements the contract guarantees
+    extents: frozenset[str]  # IR values equal to its extent (shape[0], size)
+    bounded: frozenset[str]  # IR scalar parameters the contract keeps <= its extent
+    stride: str  # the IR value of its byte stride
+
+
+def _words(text: str, opcode: str) -> list[str]:
+    """The operand text after ``opcode`` and its flags, split at top-level commas."""
+    rest = text.split(f"{opcode} ", 1)[1] if f"{opcode} " in text else ""
+    head = rest.split(" ")
+    while head and head[0] in _FLAGS:
+        head.pop(0)
+    return [w.strip() for w in split_operands(" ".join(head))]
+
+
+def _value(typed: str) -> str:
+    """``i64 %x`` -> ``%x``; ``i64 3`` -> ``3``."""
+    return typed.strip().split(" ")[-1]
+
+
+def _int(token: str) -> int | None:
+    try:
+        return int(token)
+    except ValueError:
+        return {"true": 1, "false": 0}.get(token)
+
+
+@dataclass
+class Ranges:
+    """Range facts of one function's compiled form (see the module docstring)."""
+
+    form: FunctionForm
+    graph: Graph
+    defs: Mapping[str, Instr]
+    def_block: Mapping[str, str]
+    inputs: Mapping[str, InputInfo]  # data pointer -> the input
+    _nonneg: dict[str, bool] = field(default_factory=dict)
+    _facts: dict[str, list[Fact]] = field(default_factory=dict)
+    _blocks: dict[str, Block] = field(default_factory=dict)
+
+    # ------------------------------------------------------------------ the question
+
+    def inside(self, ptr: str, size: int | None, block: str) -> str | None:
+        """The input's data pointer when a read of ``size`` bytes at ``ptr``, in
+        ``block``, is one of its elements; None when that is not proven."""
+        found = self._element(ptr)
+        if found is None:
+            return None
+        info, index = found
+        if size != info.itemsize or not self._within(index, info, self.facts(block), block, True):
+            return None
+        return next(p for p, i in self.inputs.items() if i is info)
+
+    def constant_inside(self, base: str, index: int, block: str) -> bool:
+        """Is element ``index`` of the input at ``base`` inside it where ``block`` runs
+        (``if a.size > 3: a[3]``)?"""
+        info = self.inputs.get(base)
+        return info is not None and self._within(str(index), info, self.facts(block), block, True)
+
+    # ------------------------------------------------------------------ addresses
+
+    def _element(self, ptr: str) -> tuple[InputInfo, str] | None:
+        """(input, index value) when ``ptr`` is ``data + index`` elements of an input."""
+        ins = self.defs.get(ptr)
+        if ins is None:
+            return None
+        if ins.opcode == "getelementptr":
+            return self._gep_element(ins)
+        if ins.opcode == "inttoptr":
+            return self._strided_element(_value(_words(ins.text, "inttoptr")[0].split(" to ")[0]))
+        return None
+
+    def _gep_element(self, ins: Instr) -> tuple[InputInfo, str] | None:
+        # gep T, (gep T, %a.4, %k), (select (icmp slt %k, 0), %a.5.0, 0): Numba's wrap
+        words = _words(ins.text, "getelementptr")
+        if len(words) != 3:
+            return None
+        base, index = _value(words[1]), _value(words[2])
+        size = _SCALAR_BYTES.get(words[0])
+        info = self.inputs.get(base)
+        if info is not None:
+            return (info, index) if size == info.itemsize else None
+        inner = self.defs.get(base)
+        if inner is None or inner.opcode != "getelementptr":
+            return None
+        found = self._gep_element(inner)
+        if found is None or size != found[0].itemsize:
+            return None
+        info, k = found
+        return (info, k) if self._is_wrap(index, k, info) else None
+
+    def _is_wrap(self, value: str, k: str, info: InputInfo) -> bool:
+        """``value`` is ``select (icmp slt k, 0), extent, 0`` (0 for a non-negative ``k``)."""
+        ins = self.defs.get(value)
+        if ins is None or ins.opcode != "select":
+            return _int(value) == 0
+        cond, yes, no = (_value(w) for w in _words(ins.text, "select"))
+        test = self.defs.get(cond)
+        if test is None or test.opcode != "icmp" or _int(no) != 0 or yes not in info.extents:
+            return False
+        words = _words(test.text, "icmp")
+        pred, a = words[0].split(" ")[0], _value(words[0])
+        return pred == "slt" and a == k and _int(_value(words[1])) == 0
+
+    def _strided_element(self, addr: str) -> tuple[InputInfo, str] | None:
+        # inttoptr (add (mul %a.6.0, %k), (ptrtoint %a.4)): Numba's strided address
+        ins = self.defs.get(addr)
+        if ins is None or ins.opcode != "add":
+            return None
+        x, y = (_value(w) for w in _words(ins.text, "add"))
+        for base_int, offset in ((x, y), (y, x)):
+            p2i = self.defs.get(base_int)
+            if p2i is None or p2i.opcode != "ptrtoint":
+                continue
+            info = self.inputs.get(_value(_words(p2i.text, "ptrtoint")[0].split(" to ")[0]))
+            mul = self.defs.get(offset)
+            if info is None or mul is None or mul.opcode != "mul":
+                continue
+            m1, m2 = (_value(w) for w in _words(mul.text, "mul"))
+            if m1 == info.stride:
+                return info, m2
+            if m2 == info.stride:
+                return info, m1
+        return None
+
+    # ------------------------------------------------------------------ facts
+
+    def facts(self, block: str) -> list[Fact]:
+        """Branch conditions true on every path into ``block`` (from dominating edges)."""
+        cached = self._facts.get(block)
+        if cached is not None:
+            return cached
+        out: list[Fact] = []
+        b: str | None = block
+        while b is not None:
+            preds = self.graph.preds.get(b, [])
+            if len(preds) == 1:
+                out.extend((c, t, b) for c, t, _at in self.edge_fact(preds[0], b))
+            parent = self.graph.idom.get(b)
+            b = None if parent is None or parent == b else parent
+        self._facts[block] = out
+        return out
+
+    def edge_fact(self, src: str, dst: str) -> list[Fact]:
+        """The condition the edge ``src -> dst`` asserts, if ``src`` branches on one."""
+        term = self.by_name(src).terminator
+        if term.opcode != "br" or len(term.targets) != 2 or not term.operands:
+            return []
+        yes, no = term.targets
+        if yes == no:
+            return []
+        return [(term.operands[0], dst == yes, None)]
+
+    def fresh(self, fact: Fact, values: tuple[str, ...], point: str) -> bool:
+        """Do ``values`` at ``point`` still have the values the fact's edge saw?
+
+        A fact asserted on entering block X (dominating ``point``) is about the
+        values computed before it; one of them is recomputed after it when a
+        path from X to ``point`` (not passing X again, which asserts the fact
+        again) passes that value's block -- a later iteration of a loop.
+        """
+        entered = fact[2]
+        if entered is None:
+            return True
+        for v in values:
+            where = self.def_block.get(v)
+            if where is not None and self._reevaluated_between(where, entered, point):
+                return False
+        return True
+
+    def by_name(self, name: str) -> Block:
+        if not self._blocks:
+            self._blocks.update((b.name, b) for b in self.form.blocks)
+        return self._blocks[name]
+
+    def _compare(self, fact: Fact) -> tuple[str, str, str] | None:
+        """A fact as ``(kind, x, y)``: ``x < y``, kind ``"s"`` (signed) or ``"u"``."""
+        cond, truth, _entered = fact
+        ins = self.defs.get(cond)
+        if ins is None or ins.opcode != "icmp":
+            return None
+        words = _words(ins.text, "icmp")
+        if len(words) != 2:
+            return None
+        pred = words[0].split(" ")[0]
+        a, b = _value(words[0]), _value(words[1])
+        if not truth:
+            pred = _NEGATED.get(pred, "")
+            if not pred:
+                return None
+        if pred in _SIGNED_LT:
+            return ("s", b, a) if _SIGNED_LT[pred] else ("s", a, b)
+        if pred in _UNSIGNED_LT:
+            return ("u", b, a) if _UNSIGNED_LT[pred] else ("u", a, b)
+        return None
+
+    # ------------------------------------------------------------------ bounds
+
+    def _within(self, k: str, info: InputInfo, facts: list[Fact], block: str, top: bool) -> bool:
+        """``0 <= k < extent`` where ``facts`` hold (``block``: where they hold)."""
+        c = _int(k)
+        if c is not None and 0 <= c < info.elements:
+            return True
+        for fact in facts:
+            cmp = self._compare(fact)
+            if cmp is None or cmp[1] != k or not self._at_most_extent(cmp[2], info):
+                continue
+            if not self.fresh(fact, (fact[0], k, cmp[2]), block):
+                continue
+            if cmp[0] == "u" or self.nonneg(k):
+                return True
+        if c is not None:
+            return False
+        if self._counted(k, info, facts, block):
+            return True
+        ins = self.defs.get(k)
+        if ins is None:
+            return False
+        if ins.opcode == "phi":
+            home = self.def_block[k]
+            for value, pred in self._incoming(ins):
+                if top and self._infeasible(pred, home, facts, block):
+                    continue
+                edge = self.facts(pred) + self.edge_fact(pred, home)
+                if not self._within(value, info, edge, pred, top=False):
+                    return False
+            return True
+        if ins.opcode == "select":
+            cond, yes, no = (_value(w) for w in _words(ins.text, "select"))
+            return self._within(
+                yes, info, [*facts, (cond, True, None)], block, False
+            ) and self._within(no, info, [*facts, (cond, False, None)], block, False)
+        return False
+
+    def _at_most_extent(self, bound: str, info: InputInfo, depth: int = 0) -> bool:
+        """``bound <= extent`` (for every value ``bound`` may take)."""
+        c = _int(bound)
+        if c is not None:
+            return c <= info.elements
+        if bound in info.extents or bound in info.bounded:
+            return True
+        ins = self.defs.get(bound)
+        if ins is None or depth > 8:
+            return False
+        if ins.opcode == "phi":
+            return all(self._at_most_extent(v, info, depth + 1) for v, _p in self._incoming(ins))
+        if ins.opcode == "select":
+            _cond, yes, no = (_value(w) for w in _words(ins.text, "select"))
+            return self._at_most_extent(yes, info, depth + 1) and self._at_most_extent(
+                no, info, depth + 1
+            )
+        return False
+
+    def _counted(self, p: str, info: InputInfo, facts: list[Fact], block: str) -> bool:
+        """Numba's range loop: ``p`` from 0 by +1 with a counter ``c`` from N by -1, c > 0."""
+        ins = self.defs.get(p)
+        if ins is None or ins.opcode != "phi":
+            return False
+        header = self.def_block[p]
+        loop = next((lp for lp in self.graph.loops if lp.header == header), None)
+        if loop is None:
+            return False
+        for fact in facts:
+            cmp = self._compare(fact)
+            # c > 0 is "0 < c" (signed)
+            if cmp is None or cmp[0] != "s" or _int(cmp[1]) != 0:
+                continue
+            c = cmp[2]
+            cins = self.defs.get(c)
+            if cins is None or cins.opcode != "phi" or self.def_block.get(c) != header:
+                continue
+            if not self.fresh(fact, (fact[0], c, p), block):
+                continue
+            if self._paired(ins, cins, loop.blocks, info):
+                return True
+        return False
+
+    def _paired(self, p: Instr, c: Instr, body: frozenset[str], info: InputInfo) -> bool:
+        pin = dict((pred, v) for v, pred in self._incoming(p))
+        cin = dict((pred, v) for v, pred in self._incoming(c))
+        if set(pin) != set(cin):
+            return False
+        assert p.result is not None and c.result is not None
+        for pred, pv in pin.items():
+            cv = cin[pred]
+            if pred in body:
+                if not self._steps(pv, cv, p.result, c.result, 0):
+                    return False
+            elif _int(pv) != 0 or not self._at_most_extent(cv, info):
+                return False
+        return True
+
+    def _steps(self, x: str, y: str, p: str, c: str, depth: int) -> bool:
+        """``x + y == p + c`` on every path: unchanged, or +1 and -1 together."""
+        if (x, y) == (p, c):
+            return True
+        if depth > 16:
+            return False
+        xi, yi = self.defs.get(x), self.defs.get(y)
+        if xi is None or yi is None:
+            return False
+        if xi.opcode == "add" and yi.opcode == "add":
+            xa, xb = (_value(w) for w in _words(xi.text, "add"))
+            ya, yb = (_value(w) for w in _words(yi.text, "add"))
+            if _int(xb) == 1 and _int(yb) == -1:
+                return self._steps(xa, ya, p, c, depth + 1)
+            return False
+        if xi.opcode == "phi" and yi.opcode == "phi" and self.def_block[x] == self.def_block[y]:
+            xin = dict((pred, v) for v, pred in self._incoming(xi))
+            yin = dict((pred, v) for v, pred in self._incoming(yi))
+            return set(xin) == set(yin) and all(
+                self._steps(xin[b], yin[b], p, c, depth + 1) for b in xin
+            )
+        return False
+
+    def _incoming(self, ins: Instr) -> list[tuple[str, str]]:
+        """A phi's (value, predecessor) pairs, constants included."""
+        out = []
+        body = ins.text.split("phi ", 1)[1]
+        for part in body.split("[")[1:]:
+            inner = part.split("]")[0]
+            value, _, pred = inner.partition(",")
+            out.append((value.strip(), pred.strip()))
+        return out
+
+    def _infeasible(self, pred: str, home: str, facts: list[Fact], use: str) -> bool:
+        """Does the edge ``pred -> home`` contradict a fact that holds at ``use``?
+
+        Only when the condition cannot have been evaluated again between the
+        phi at ``home`` and ``use`` (no path from ``home`` to ``use`` passes its
+        block without passing ``home`` first).
+        """
+        for cond, truth, _at in self.edge_fact(pred, home):
+            for fact in facts:
+                if fact[0] != cond or fact[1] == truth or not self.fresh(fact, (cond,), use):
+                    continue
+                where = self.def_block.get(cond)
+                if where is None or not self._reevaluated_between(where, home, use):
+                    return True
+        return False
+
+    def _reevaluated_between(self, where: str, home: str, use: str) -> bool:
+        succs = self.graph.succs
+
+        def reach(start: list[str]) -> set[str]:
+            seen: set[str] = set()
+            work = list(start)
+            while work:
+                n = work.pop()
+                if n in seen or n == home:
+                    continue
+                seen.add(n)
+                work.extend(succs.get(n, ()))
+            return seen
+
+        after_home = reach(list(succs.get(home, ())))
+        return where in after_home and (where == use or use in reach(list(succs.get(where, ()))))
+
+    # ------------------------------------------------------------------ signs
+
+    def nonneg(self, v: str) -> bool:
+        """``v >= 0`` as a signed integer (optimistic over phi cycles)."""
+        c = _int(v)
+        if c is not None:
+            return c >= 0
+        known = self._nonneg.get(v)
+        if known is not None:
+            return known
+        if any(v in info.extents for info in self.inputs.values()):
+            return True
+        ins = self.defs.get(v)
+        if ins is None:
+            return False
+        self._nonneg[v] = True  # assume, for a cycle through phis
+        result = self._nonneg_instr(ins)
+        self._nonneg[v] = result
+        if not result:  # what was derived under the assumption is void
+            self._nonneg = {k: x for k, x in self._nonneg.items() if not x or k == v}
+        return result
+
+    def _nonneg_instr(self, ins: Instr) -> bool:
+        op = ins.opcode
+        if op == "zext":
+            return True
+        if op in ("add", "mul"):
+            flags = ins.text.split(f"{op} ", 1)[1].split(" ")
+            if "nsw" not in flags and "nuw" not in flags:
+                return False
+            x, y = (_value(w) for w in _words(ins.text, op))
+            return self.nonneg(x) and self.nonneg(y)
+        if op == "select":
+            _cond, yes, no = (_value(w) for w in _words(ins.text, "select"))
+            return self.nonneg(yes) and self.nonneg(no)
+        if op == "phi":
+            return all(self.nonneg(v) for v, _p in self._incoming(ins))
+        return False
