@@ -533,7 +533,8 @@ def _rebuild_kernel(
 
 
 def _user_modules(functions: Iterable[Declared]) -> set[str]:
-    """The user's own modules the frozen scopes name (``cfg`` in ``cfg.LIMIT``).
+    """The user's own modules the frozen scopes name (``cfg`` in ``cfg.LIMIT``), and the
+    user's modules those hold as attributes (``outer.settings.LIMIT``), to any depth.
 
     The compile worker would import them afresh, seeing their import-time
     attributes; they travel by value, as this process has them.
@@ -545,7 +546,17 @@ def _user_modules(functions: Iterable[Declared]) -> set[str]:
         for key in ("stdlib", "platstdlib", "purelib", "platlib")
         if (path := sysconfig.get_paths().get(key))
     }
-    names: set[str] = set()
+
+    def users(value: Any) -> bool:
+        file = getattr(value, "__file__", None)
+        if not isinstance(value, pytypes.ModuleType) or not isinstance(file, str):
+            return False
+        if value.__name__.split(".")[0] in ("simtsafe", "numba", "numpy"):
+            return False
+        path = os.path.realpath(file)
+        return not any(path.startswith(lib + os.sep) for lib in libraries)
+
+    todo: list[pytypes.ModuleType] = []
     for f in functions:
         build = f._build
         code = f._decl.py_func.__code__
@@ -553,12 +564,15 @@ def _user_modules(functions: Iterable[Declared]) -> set[str]:
             continue
         for name in (*code.co_names, *code.co_freevars):
             value = build.scope.get(name)
-            file = getattr(value, "__file__", None)
-            if not isinstance(value, pytypes.ModuleType) or not isinstance(file, str):
-                continue
-            path = os.path.realpath(file)
-            if not any(path.startswith(lib + os.sep) for lib in libraries):
-                names.add(value.__name__)
+            if users(value):
+                todo.append(value)
+    names: set[str] = set()
+    while todo:
+        module = todo.pop()
+        if module.__name__ in names:
+            continue
+        names.add(module.__name__)
+        todo.extend(v for v in list(vars(module).values()) if users(v))
     return names
 
 

@@ -176,8 +176,8 @@ def verdict(
 
     ``modules`` hold the kernel's and its helpers' functions (pickled by value);
     ``user_modules`` are the user's modules their scopes name, sent by value
-    with the attributes this process has (where they cannot be pickled, the
-    worker imports them); ``sources`` the files whose text the worker is given
+    with the attributes this process has (where one cannot be pickled, there
+    is no verdict: ``Unavailable``); ``sources`` the files whose text the worker is given
     (a notebook cell's source exists only in this process's ``linecache``).
 
     Returns:
@@ -188,18 +188,18 @@ def verdict(
     """
     import linecache
 
-    payload: bytes | None = None
-    for extra in (user_modules, set()):
-        with _by_value(modules | extra):
-            try:
-                payload = _dumps((obj, layouts), modules | extra)
-                break
-            except Exception as exc:  # an object of the kernel's scope cannot travel
-                if not extra:
-                    raise Unavailable(
-                        f"the kernel could not be sent to the compile worker ({exc})"
-                    ) from None
-    assert payload is not None
+    with _by_value(modules | user_modules):
+        try:
+            payload = _dumps((obj, layouts), modules | user_modules)
+        except Exception as exc:  # an object of the kernel's scope cannot travel
+            # By reference instead, the worker would check the modules as imported
+            # afresh, not as this process runs them: no verdict rather than a wrong one.
+            raise Unavailable(
+                f"the kernel, or a module of yours it reads ({', '.join(sorted(user_modules))}), "
+                f"could not be sent to the compile worker ({exc})"
+                if user_modules
+                else f"the kernel could not be sent to the compile worker ({exc})"
+            ) from None
     lines = {name: linecache.getlines(name) for name in sources}
     request = {"kernel": payload, "path": [p for p in sys.path if p], "sources": lines}
     reply: dict[str, Any] = _WORKER.ask(request)

@@ -120,6 +120,21 @@ def _fmin(a: Any, b: Any) -> Any:
     return a if a < b else b
 
 
+def _cas_max(old: Any, new: Any) -> Any:
+    """numba-cuda's float atomic max (a compare-and-swap loop): it stores ``new`` only when
+    neither is NaN and ``old < new``, so a tie (``-0`` and ``+0``) keeps ``old``."""
+    if math.isnan(old) or math.isnan(new) or not old < new:
+        return old
+    return new
+
+
+def _cas_min(old: Any, new: Any) -> Any:
+    """numba-cuda's float atomic min: ``new`` only when neither is NaN and ``old > new``."""
+    if math.isnan(old) or math.isnan(new) or not old > new:
+        return old
+    return new
+
+
 def _combiner(api: str, op: Any, dtype: np.dtype[Any]) -> tuple[Callable[[Any, Any], Any], bool]:
     """(op on values of ``dtype``, commutative builtin?) -- as the GPU code combines."""
     name = op if isinstance(op, str) else _BUILTIN_OPS.get(op)
@@ -392,7 +407,7 @@ def _atomic_update(arr: Any, i: Any, v: Any, name: str) -> None:
         if name == "add":
             arr[i] = old + new
         elif arr.dtype.kind == "f":
-            arr[i] = _fmax(old, new) if name == "max" else _fmin(old, new)
+            arr[i] = _cas_max(old, new) if name == "max" else _cas_min(old, new)
         else:
             arr[i] = max(old, new) if name == "max" else min(old, new)
 

@@ -9,8 +9,8 @@ stride``, its strided one, with or without Numba's negative-index wrap) and
 ``0 <= k < extent`` follows from facts that hold in ``block``:
 
 * a constant ``k`` below the size the contract guarantees;
-* a dominating branch ``k < B`` (``slt`` with ``k >= 0`` proven, or ``ult``)
-  with ``B <= extent``: the input's own shape or size, a constant the
+* a dominating branch ``k < B`` (``slt`` with ``k >= 0`` proven, or ``ult``
+  with ``B >= 0`` proven) with ``B <= extent``: the input's own shape or size, a constant the
   contract covers, a scalar parameter ``n`` with ``requires=["a.size >= n"]``,
   or a phi/select of such;
 * Numba's ``range`` loop: an index phi ``p`` (from 0, ``+1`` per trip) paired
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..lowering._irform import Block, FunctionForm, Instr, split_operands
 from ._cfg import Graph
@@ -42,9 +43,17 @@ Fact = tuple[str, bool, str | None]
 _FLAGS = ("nsw", "nuw", "nneg", "exact", "disjoint", "samesign", "inbounds", "nusw")
 _SCALAR_BYTES = {"i8": 1, "i16": 2, "i32": 4, "i64": 8, "half": 2, "bfloat": 2, "float": 4}
 _SCALAR_BYTES["double"] = 8
-_SIGNED_LT = {"slt": False, "sgt": True}  # pred -> operands swapped
-_UNSIGNED_LT = {"ult": False, "ugt": True}
-_NEGATED = {"sge": "slt", "sle": "sgt", "uge": "ult", "ule": "ugt"}
+#: the predicate that holds where an icmp is false
+_INVERSE = {
+    "slt": "sge",
+    "sge": "slt",
+    "sgt": "sle",
+    "sle": "sgt",
+    "ult": "uge",
+    "uge": "ult",
+    "ugt": "ule",
+    "ule": "ugt",
+}
 
 
 @dataclass(frozen=True)
@@ -92,6 +101,7 @@ class Ranges:
     _nonneg: dict[str, bool] = field(default_factory=dict)
     _facts: dict[str, list[Fact]] = field(default_factory=dict)
     _blocks: dict[str, Block] = field(default_factory=dict)
+    _keys: dict[str, str] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ the question
 
@@ -228,8 +238,11 @@ class Ranges:
             self._blocks.update((b.name, b) for b in self.form.blocks)
         return self._blocks[name]
 
-    def _compare(self, fact: Fact) -> tuple[str, str, str] | None:
-        """A fact as ``(kind, x, y)``: ``x < y``, kind ``"s"`` (signed) or ``"u"``."""
+    def _compare(self, fact: Fact, strict: bool = True) -> tuple[Any, ...] | None:
+        """A fact as ``(kind, x, y)``: ``x < y``, kind ``"s"`` (signed) or ``"u"``.
+
+        With ``strict=False`` also ``x <= y``, as ``(kind, x, y, is_strict)``.
+        """
         cond, truth, _entered = fact
         ins = self.defs.get(cond)
         if ins is None or ins.opcode != "icmp":
@@ -240,14 +253,16 @@ class Ranges:
         pred = words[0].split(" ")[0]
         a, b = _value(words[0]), _value(words[1])
         if not truth:
-            pred = _NEGATED.get(pred, "")
-            if not pred:
-                return None
-        if pred in _SIGNED_LT:
-            return ("s", b, a) if _SIGNED_LT[pred] else ("s", a, b)
-        if pred in _UNSIGNED_LT:
-            return ("u", b, a) if _UNSIGNED_LT[pred] else ("u", a, b)
-        return None
+            pred = _INVERSE.get(pred, "")
+        kind = {"s": "s", "u": "u"}.get(pred[:1])
+        rel = pred[1:]
+        if kind is None or rel not in ("lt", "gt", "le", "ge"):
+            return None
+        x, y = (a, b) if rel in ("lt", "le") else (b, a)
+        is_strict = rel in ("lt", "gt")
+        if strict:
+            return (kind, x, y) if is_strict else None
+        return (kind, x, y, is_strict)
 
     # ------------------------------------------------------------------ bounds
 
@@ -258,11 +273,16 @@ class Ranges:
             return True
         for fact in facts:
             cmp = self._compare(fact)
-            if cmp is None or cmp[1] != k or not self._at_most_extent(cmp[2], info):
+            if cmp is None or not self.same(cmp[1], k) or not self._at_most_extent(cmp[2], info):
                 continue
-            if not self.fresh(fact, (fact[0], k, cmp[2]), block):
+            values = (fact[0], *self._tree(cmp[1]), *self._tree(k), *self._tree(cmp[2]))
+            if not self.fresh(fact, values, block):
                 continue
-            if cmp[0] == "u" or self.nonneg(k):
+            # k <u B says 0 <= k < B only for a B that is not negative as a signed number
+            # (-1 is the largest unsigned value); k <s B needs k >= 0 itself.
+            if cmp[0] == "u" and self.nonneg(cmp[2]):
+                return True
+            if cmp[0] == "s" and (self.nonneg(k) or self._nonneg_by_fact(k, facts, block)):
                 return True
         if c is not None:
             return False
@@ -287,6 +307,56 @@ class Ranges:
             ) and self._within(no, info, [*facts, (cond, False, None)], block, False)
         return False
 
+    def _nonneg_by_fact(self, k: str, facts: list[Fact], block: str) -> bool:
+        """A branch says ``k >= 0`` (``if 0 <= k < a.size:``)."""
+        for fact in facts:
+            cmp = self._compare(fact, strict=False)
+            if cmp is None or cmp[0] != "s":
+                continue
+            if not self.fresh(fact, (fact[0], *self._tree(cmp[2]), *self._tree(k)), block):
+                continue
+            low = _int(cmp[1])  # low <= x (not strict) or low < x (strict)
+            if low is not None and self.same(cmp[2], k) and low >= (-1 if cmp[3] else 0):
+                return True
+        return False
+
+    def same(self, x: str, y: str) -> bool:
+        """``x`` and ``y`` are the same value (one computation written twice: a second
+        ``zext`` of one register, a special register read again)."""
+        return x == y or self._key(x) == self._key(y)
+
+    def _tree(self, v: str, depth: int = 0) -> tuple[str, ...]:
+        """The values ``v``'s ``same`` key is built from: what must be fresh for two
+        copies of one computation to be equal (special registers never change)."""
+        ins = self.defs.get(v)
+        if ins is None or depth >= 8 or self._key(v) == v:
+            return (v,)
+        if ins.opcode == "call":  # a special register: the same in every read
+            return ()
+        return tuple(x for op in ins.operands for x in self._tree(op, depth + 1))
+
+    def _key(self, v: str, depth: int = 0) -> str:
+        cached = self._keys.get(v)
+        if cached is not None:
+            return cached
+        ins = self.defs.get(v)
+        key = v
+        if ins is not None and depth < 8:
+            body = ins.text.split(" = ", 1)[1] if " = " in ins.text else ""
+            pure = ins.opcode in ("zext", "sext", "trunc", "add", "sub", "mul", "shl", "and")
+            sreg = ins.opcode == "call" and "@llvm.nvvm.read.ptx.sreg." in body
+            if pure:
+                key = " ".join(
+                    self._key(w.rstrip(","), depth + 1) + ("," if w.endswith(",") else "")
+                    if w.startswith("%")
+                    else w
+                    for w in body.split(" ")
+                )
+            elif sreg and ".clock" not in body and "globaltimer" not in body:
+                key = body
+        self._keys[v] = key
+        return key
+
     def _at_most_extent(self, bound: str, info: InputInfo, depth: int = 0) -> bool:
         """``bound <= extent`` (for every value ``bound`` may take)."""
         c = _int(bound)
@@ -303,6 +373,14 @@ class Ranges:
             _cond, yes, no = (_value(w) for w in _words(ins.text, "select"))
             return self._at_most_extent(yes, info, depth + 1) and self._at_most_extent(
                 no, info, depth + 1
+            )
+        if ins.opcode == "call" and ("@llvm.smin." in ins.text or "@llvm.umin." in ins.text):
+            # min(x, y) <= y (umin: for a y that is not negative)
+            args = [_value(w) for w in split_operands(ins.text.split("(", 1)[1].rsplit(")", 1)[0])]
+            signed = "@llvm.smin." in ins.text
+            return any(
+                self._at_most_extent(x, info, depth + 1) and (signed or self.nonneg(x))
+                for x in args
             )
         return False
 
@@ -408,6 +486,8 @@ class Ranges:
                 work.extend(succs.get(n, ()))
             return seen
 
+        if where == home:  # computed in ``home`` itself, after its phis: a later evaluation
+            return True
         after_home = reach(list(succs.get(home, ())))
         return where in after_home and (where == use or use in reach(list(succs.get(where, ()))))
 

@@ -418,6 +418,23 @@ _READS = {
     "index-minus-one": ("a.size >= n", "for k in range(n):\n        if a[k - 1] > 60:", False),
     "other-input": ("a.size >= n", "for k in range(n):\n        if b[k] > 60:", False),
     "scalar-under-guard": ("", "if n < a.size:\n        if a[n] > 60:", False),
+    "guard-on-both-sides": ("", "if 0 <= n < a.size:\n        if a[n] > 60:", True),
+    "block-index-under-size-guard": (
+        "",
+        "b = cuda.blockIdx.x\n    if b < a.size:\n        if a[b] > 60:",
+        True,
+    ),
+    "range-of-min": ("", "for k in range(min(n, a.size)):\n        if a[k] > 60:", True),
+    "unsigned-bound-negative-as-signed": (
+        "a.size >= n",
+        "if np.uint64(n + 3) < np.uint64(n):\n        if a[n + 3] > 60:",
+        False,
+    ),
+    "unsigned-constant-negative-as-signed": (
+        "",
+        "if np.uint64(n) < np.uint64(0xFFFF_FFFF_FFFF_0000):\n        if a[n] > 60:",
+        False,
+    ),
     "kept-after-the-loop": (
         "a.size >= n",
         "m = 0\n    for k in range(n):\n        m = k\n    if a[m] > 60:",
@@ -445,6 +462,28 @@ def k(out: DisjointSlice[np.float32], a: In[np.float32], b: In[np.float32], n: i
         _compile(load_kernel_module(tmp_path, source).k)
     else:
         refused(tmp_path, source, "not prove in range")
+
+
+def test_a_condition_recomputed_in_the_loop_header_is_not_a_fact_of_the_back_edge(tmp_path):  # type: ignore[no-untyped-def]
+    # Attack round 4: the back edge's `done` is the previous trip's; the read on the
+    # second trip is a[m], compared with nothing.
+    source = """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64, requires=["a.size >= 1"]))
+def k(out: DisjointSlice[np.float32], a: In[np.float32], n: int) -> None:
+    i = thread.index_1d()
+    t = np.float32(0)
+    j = 0
+    done = False
+    while not done:
+        done = j != 0
+        if done:
+            if a[j] > 0:  # COND
+                ss.block.sync()  # BAD
+                t = np.float32(2)
+        j = n
+    out[i] = t
+"""
+    refused(tmp_path, source, "not prove in range")
 
 
 def test_a_debug_build_still_checks_barriers_in_helpers(tmp_path):  # type: ignore[no-untyped-def]
@@ -611,6 +650,66 @@ def test_a_module_attribute_set_at_start_up_is_the_one_checked(tmp_path):  # typ
         accepted(tmp_path / "good", source)
     finally:
         sys.path.remove(str(tmp_path / "bad"))
+
+
+def test_a_module_reached_through_another_module_is_the_one_checked(tmp_path):  # type: ignore[no-untyped-def]
+    # outer.settings.LIMIT: the inner module travels by value too (attack round 4).
+    import sys
+    import uuid
+
+    inner, outer = f"ss_inner_{uuid.uuid4().hex}", f"ss_outer_{uuid.uuid4().hex}"
+    (tmp_path / f"{inner}.py").write_text("LIMIT = 0\n")
+    (tmp_path / f"{outer}.py").write_text(f"import {inner} as settings\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        __import__(inner).LIMIT = 5
+        source = _CFG_KERNEL.replace("import CFG as cfg", f"import {outer} as cfg").replace(
+            "cfg.LIMIT", "cfg.settings.LIMIT"
+        )
+        refused(tmp_path, source, "needs every thread of the block")
+    finally:
+        sys.path.remove(str(tmp_path))
+
+
+def test_a_module_that_cannot_travel_falls_back_to_the_source_checks(tmp_path):  # type: ignore[no-untyped-def]
+    # A module holding a lock cannot be pickled: no verdict from the worker (never one
+    # over the module as imported afresh), the source-level checks with their warning.
+    import sys
+
+    cfg, source = _two_modules(tmp_path, 0, _CFG_KERNEL)
+    cfg.LIMIT = 5  # type: ignore[attr-defined]
+    cfg.LOCK = __import__("threading").Lock()  # type: ignore[attr-defined]
+    sys.path.insert(0, str(tmp_path))
+    try:
+        if ss.SIMULATOR:
+            with pytest.warns(RuntimeWarning, match="could not be sent to the compile worker"):
+                with pytest.raises(ss.SafetyError, match="depends on the thread"):
+                    _compile(load_kernel_module(tmp_path, source).k)
+        else:
+            refused(tmp_path, source, "needs every thread of the block")
+    finally:
+        sys.path.remove(str(tmp_path))
+
+
+def test_an_accumulator_max_keeps_the_old_value_on_a_tie(tmp_path):  # type: ignore[no-untyped-def]
+    # numba-cuda's float atomic max stores only when old < new: -0.0 stays for +0.0.
+    mod = load_kernel_module(
+        tmp_path,
+        """
+from simtsafe import Accumulate
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=32))
+def k(acc: Accumulate[np.float32], a: In[np.float32]) -> None:
+    i = thread.index_1d()
+    if i.in_bounds(a):
+        acc.max(0, a[i])
+        acc.min(1, a[i])
+""",
+    )
+    start = np.array([-0.0, 0.0], F32)
+    res = run_or_compile(mod.k, 1, 32, start, np.zeros(32, F32))
+    if res is not None:
+        assert np.signbit(res[0][0]) and not np.signbit(res[0][1]), res[0]
 
 
 def test_a_global_rebound_after_the_first_compile_is_not_the_one_checked(tmp_path):  # type: ignore[no-untyped-def]
