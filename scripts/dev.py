@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
@@ -90,15 +91,46 @@ def run_examples() -> int:
 
 
 def run_tests(extra: list[str]) -> int:
-    worst = 0
-    for title, args, env in LAYERS:
-        _say(f"test layer: {title}")
-        rc = subprocess.call(
-            [str(PY), "-m", "pytest", *args, *extra], cwd=ROOT, env={**os.environ, **env}
-        )
-        if rc == 5:  # no tests collected in this layer: not a failure of the layer
-            rc = 0
-        worst = worst or rc
+    """Run the test layers, side by side on a machine with two or more CPUs.
+
+    Each layer's output is kept in a file and printed whole when it ends, in
+    layer order; the exit status is the first failing layer's.
+    """
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="simtsafe-layers-") as tmp:
+        runs: list[tuple[str, Any, int | None]] = []
+        parallel = (os.cpu_count() or 1) >= 2
+        for k, (title, args, env) in enumerate(LAYERS):
+            log = Path(tmp) / f"layer{k}.log"
+            command = [
+                str(PY), "-m", "pytest", *args, *extra,
+                f"--basetemp={Path(tmp) / f'tmp{k}'}", "-o", f"cache_dir=.pytest_cache/layer{k}",
+            ]  # fmt: skip
+            if not parallel:
+                _say(f"test layer: {title}")
+                code = subprocess.call(command, cwd=ROOT, env={**os.environ, **env})
+                runs.append((title, None, code))
+                continue
+            out = log.open("w")
+            proc = subprocess.Popen(
+                command, cwd=ROOT, env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT
+            )
+            runs.append((title, (proc, out, log), None))
+        _say(f"running {len(runs)} test layers side by side" if parallel else "done")
+        worst = 0
+        for title, running, done in runs:
+            rc = done
+            if running is not None:
+                proc, out, log = running
+                rc = proc.wait()
+                out.close()
+                _say(f"test layer: {title}")
+                sys.stdout.write(log.read_text())
+                sys.stdout.flush()
+            if rc == 5:  # no tests collected in this layer: not a failure of the layer
+                rc = 0
+            worst = worst or int(rc or 0)
     _say("all test layers passed" if worst == 0 else f"a test layer failed (exit {worst})")
     return worst
 

@@ -27,6 +27,7 @@ from typing import (
     NoReturn,
     ParamSpec,
     SupportsIndex,
+    TypeGuard,
     final,
     overload,
 )
@@ -547,7 +548,7 @@ def _user_modules(functions: Iterable[Declared]) -> set[str]:
         if (path := sysconfig.get_paths().get(key))
     }
 
-    def users(value: Any) -> bool:
+    def users(value: Any) -> TypeGuard[pytypes.ModuleType]:
         file = getattr(value, "__file__", None)
         if not isinstance(value, pytypes.ModuleType) or not isinstance(file, str):
             return False

@@ -929,9 +929,20 @@ def analyze(
             fail=checker.fail,
             kernel=kernel,
         )
-    check_phases(
-        original, ref_name=ref_name, fail=checker.fail, is_helper=lambda e: helper_of(e) is not None
-    )
+
+    def may_be_helper(e: ast.expr) -> bool:
+        # A name not bound yet at decoration (a helper defined below the kernel) is
+        # judged at compile, over the frozen scope, where it must be a helper.
+        if helper_of(e) is not None:
+            return True
+        return (
+            not strict
+            and _chain(e) is not None
+            and checker.ref_of(e) is None
+            and (checker._is_global_chain(e))
+        )
+
+    check_phases(original, ref_name=ref_name, fail=checker.fail, is_helper=may_be_helper)
     check_output_tiles(
         original, kind=kind, params=source.params, ref_name=ref_name, fail=checker.fail
     )

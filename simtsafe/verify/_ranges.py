@@ -183,10 +183,21 @@ class Ranges:
                 continue
             m1, m2 = (_value(w) for w in _words(mul.text, "mul"))
             if m1 == info.stride:
-                return info, m2
+                return info, self._unwrapped(m2, info)
             if m2 == info.stride:
-                return info, m1
+                return info, self._unwrapped(m1, info)
         return None
+
+    def _unwrapped(self, index: str, info: InputInfo) -> str:
+        """``k`` for ``k + select (icmp slt k, 0), extent, 0`` (Numba's wrap), else ``index``."""
+        ins = self.defs.get(index)
+        if ins is None or ins.opcode != "add":
+            return index
+        x, y = (_value(w) for w in _words(ins.text, "add"))
+        for k, w in ((x, y), (y, x)):
+            if self._is_wrap(w, k, info):
+                return k
+        return index
 
     # ------------------------------------------------------------------ facts
 

@@ -464,6 +464,57 @@ def k(out: DisjointSlice[np.float32], a: In[np.float32], b: In[np.float32], n: i
         refused(tmp_path, source, "not prove in range")
 
 
+@pytest.mark.parametrize(("bound", "proven"), [("n", True), ("n + 1", False)])
+def test_a_strided_input_read_in_a_bounded_loop(tmp_path, bound, proven):  # type: ignore[no-untyped-def]
+    # A non-contiguous input addresses element k as data + k * stride: the same proof.
+    source = sized(
+        f"for k in range({bound}):\n        if a[k] > 60:\n            ss.block.sync()"
+        + ("" if proven else "  # BAD"),
+        "a.size >= n",
+    )
+    kernel = load_kernel_module(tmp_path, source).k
+    compile_strided = (
+        (lambda: kernel.prepare(grid=1, block=64))
+        if ss.SIMULATOR
+        else (lambda: kernel.ptx(layouts=("A",)))
+    )
+    if proven:
+        compile_strided()
+    else:
+        with pytest.raises(ss.SafetyError, match="not prove in range"):
+            compile_strided()
+
+
+def test_a_tile_passed_to_a_helper_defined_below_the_kernel(tmp_path):  # type: ignore[no-untyped-def]
+    # The helper's name is not bound at decoration: judged at compile, where it is one.
+    source = """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float32], a: In[np.float32], n: int) -> None:
+    i = thread.index_1d()
+    t = ss.shared.tile(64, np.float32)
+    t[thread.local_index()] = a[i] if i.in_bounds(a) else np.float32(0)
+    ss.block.sync()
+    out[i] = right_neighbour(t)
+
+@ss.device
+def right_neighbour(t) -> np.float32:
+    return t[(cuda.threadIdx.x + 1) % 64]
+"""
+    res = accepted(tmp_path, source)
+    if res is not None:
+        np.testing.assert_array_equal(res, np.roll(np.arange(64, dtype=F32), -1))
+    (tmp_path / "bad").mkdir()
+    refused(
+        tmp_path / "bad",
+        source.replace(
+            "    return t[(cuda.threadIdx.x + 1) % 64]",
+            "    t[0] = np.float32(1)  # BAD\n    return np.float32(0)",
+        ),
+        "is read-only there",
+        rule="typing",
+    )
+
+
 def test_a_condition_recomputed_in_the_loop_header_is_not_a_fact_of_the_back_edge(tmp_path):  # type: ignore[no-untyped-def]
     # Attack round 4: the back edge's `done` is the previous trip's; the read on the
     # second trip is a[m], compared with nothing.
