@@ -45,6 +45,7 @@ from .decoration._declaration import (
     _decl_fingerprint,
     _factory_key,
     describe_instances,
+    stable_text,
 )
 from .decoration._options import DEFAULT_OPTIONS, CompileOptions
 from .decoration._params import Param, admits, allowed_types
@@ -640,7 +641,7 @@ def _describe_value(value: Any) -> tuple[Any, ...]:
     module = getattr(value, "__module__", None)
     if isinstance(name, str) and isinstance(module, str) and not isinstance(value, np.generic):
         return ("object", module, name, type(value).__qualname__)
-    return ("value", type(value).__module__, type(value).__qualname__, repr(value))
+    return ("value", type(value).__module__, type(value).__qualname__, stable_text(value))
 
 
 def _where(f: Declared) -> str:

@@ -22,11 +22,14 @@ and ``prepare`` compares the declaration with the seal.
 from __future__ import annotations
 
 import builtins as _py_builtins
+import dataclasses
 import threading
 import types as pytypes
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
+
+import pydantic
 
 from .._errors import SafetyError
 from ..lowering import builtins as device_builtins
@@ -79,6 +82,35 @@ class _Build:
     fingerprint: str = ""  # the declaration's values when frozen (see _decl_fingerprint)
 
 
+def stable_text(value: Any) -> str:
+    """``repr`` with every set in sorted order: the same text in every process.
+
+    A set's ``repr`` follows string hashing, which changes per process; a
+    fingerprint built from it would differ between two processes for one
+    declaration (the on-disk cache would never hit). Dataclasses and pydantic
+    models are spelled field by field (the fields their repr shows) from their stored
+    values, so an edit
+    made with ``object.__setattr__`` still changes the text.
+    """
+    if isinstance(value, (set, frozenset)):
+        inner = ", ".join(sorted(stable_text(v) for v in value))
+        return f"{type(value).__name__}({{{inner}}})"
+    if isinstance(value, dict):
+        items = sorted(f"{stable_text(k)}: {stable_text(v)}" for k, v in value.items())
+        return "{" + ", ".join(items) + "}"
+    if isinstance(value, (tuple, list)):
+        inner = ", ".join(stable_text(v) for v in value)
+        return f"{type(value).__name__}([{inner}])"
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        shown = (f for f in dataclasses.fields(value) if f.repr)  # as its repr shows it
+        fields = (f"{f.name}={stable_text(getattr(value, f.name))}" for f in shown)
+        return f"{type(value).__qualname__}({', '.join(fields)})"
+    if isinstance(value, pydantic.BaseModel):
+        fields = (f"{k}={stable_text(v)}" for k, v in vars(value).items())
+        return f"{type(value).__qualname__}({', '.join(fields)})"
+    return repr(value)
+
+
 def _decl_fingerprint(d: _Decl) -> str:
     """The declaration's values, as text: what the compiled code embodies.
 
@@ -86,7 +118,7 @@ def _decl_fingerprint(d: _Decl) -> str:
     pydantic contract) changed in place with ``object.__setattr__`` keeps its
     identity but not this text.
     """
-    return repr(
+    return stable_text(
         (
             d.name,
             d.kind,

@@ -9,6 +9,7 @@ source in another file, the contract, an option, a closure value of a factory
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -22,6 +23,8 @@ import simtsafe as ss
 pytestmark = pytest.mark.skipif(ss.SIMULATOR, reason="the PTX path needs the CUDA target")
 
 ROOT = Path(__file__).resolve().parents[2]
+#: A new string-hash seed per process: nothing in a key may follow set order.
+_SEEDS = itertools.count(1)
 
 HELPERS = """
 import numpy as np
@@ -39,7 +42,9 @@ from simtsafe import DisjointSlice, In, thread
 from helpers import scale
 
 def make(offset):
-    @ss.kernel(contract=ss.LaunchContract(domain=1, block={block}), cache=True{options})
+    # a relation over two names: its parsed names are a set, whose repr follows string hashing
+    contract = ss.LaunchContract(domain=1, block={block}, requires=("out.shape[0] == a.shape[0]",))
+    @ss.kernel(contract=contract, cache=True{options})
     def k(out: DisjointSlice[np.float32], a: In[np.float32], n: int) -> None:
         i = thread.index_1d()
         s = ss.block.sum(a[i])
@@ -58,7 +63,12 @@ def _write(
 
 
 def _probe(folder: Path, cache: Path) -> dict[str, object]:
-    env = {**os.environ, "SIMTSAFE_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
+    env = {
+        **os.environ,
+        "PYTHONHASHSEED": str(next(_SEEDS)),
+        "SIMTSAFE_CACHE_DIR": str(cache),
+        "PYTHONPATH": str(ROOT),
+    }
     env.pop("NUMBA_ENABLE_CUDASIM", None)
     out = subprocess.run(
         [sys.executable, "-m", "tests.kernels.cache_probe", str(folder), "kmod", "ptx"],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -9,13 +10,18 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+#: A new string-hash seed per process: nothing in a key may follow set order.
+_SEEDS = itertools.count(1)
 
 KERNEL = """
 import numpy as np
 import simtsafe as ss
 from simtsafe import DisjointSlice, In, thread
 
-@ss.kernel(contract=ss.LaunchContract(domain=1, block=128), cache=True)
+# a relation over two names: its parsed names are a set, whose repr follows string hashing
+CONTRACT = ss.LaunchContract(domain=1, block=128, requires=("out.shape[0] == a.shape[0]",))
+
+@ss.kernel(contract=CONTRACT, cache=True)
 def k(out: DisjointSlice[np.float32], a: In[np.float32], n: int) -> None:
     i = thread.index_1d()
     out[i] = ss.block.sum(a[i]) + n
@@ -23,7 +29,12 @@ def k(out: DisjointSlice[np.float32], a: In[np.float32], n: int) -> None:
 
 
 def _probe(folder: Path, cache: Path) -> dict[str, object]:
-    env = {**os.environ, "SIMTSAFE_CACHE_DIR": str(cache), "NUMBA_ENABLE_CUDASIM": "1"}
+    env = {
+        **os.environ,
+        "PYTHONHASHSEED": str(next(_SEEDS)),
+        "SIMTSAFE_CACHE_DIR": str(cache),
+        "NUMBA_ENABLE_CUDASIM": "1",
+    }
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
     out = subprocess.run(
         [sys.executable, "-m", "tests.kernels.cache_probe", str(folder), "kmod", "simulator"],
