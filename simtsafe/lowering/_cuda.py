@@ -229,6 +229,20 @@ def _store(
         store_item(context, builder, arrty, val, pointer())
 
 
+def _hidden(builder: ir.IRBuilder, local: ir.Value, as_type: ir.Type) -> ir.Value:
+    """``local``'s address through a ``mov`` the optimizer cannot see into.
+
+    CUDA 13.0's NVVM deletes every load and store of a kernel that reads one
+    record through a pointer chosen between a global element and a local
+    scratch record, then writes another the same way (the stores vanish; 13.5
+    keeps them: ``scripts/diag_record_store.py``). Hidden, the scratch is just an
+    address, and the choice is between two pointers NVVM knows nothing about.
+    """
+    address = builder.ptrtoint(local, ir.IntType(64))
+    mov = ir.InlineAsm(ir.FunctionType(ir.IntType(64), [ir.IntType(64)]), "mov.b64 $0, $1;", "=l,l")
+    return builder.inttoptr(builder.call(mov, [address]), as_type)
+
+
 def _load(context: Any, builder: ir.IRBuilder, arrty: Any, arrval: Any, idx: list[Any]) -> Any:
     ok, pointer = _guarded_pointer(context, builder, arrty, arrval, idx)
     if isinstance(arrty.dtype, types.Record):
@@ -238,11 +252,8 @@ def _load(context: Any, builder: ir.IRBuilder, arrty: Any, arrval: Any, idx: lis
         model = context.data_model_manager[arrty.dtype]
         scratch = cgutils.alloca_once(builder, model.get_data_type())
         builder.store(ir.Constant(model.get_data_type(), None), scratch)
-        out = cgutils.alloca_once(builder, model.get_value_type())
-        builder.store(builder.bitcast(scratch, model.get_value_type()), out)
-        with builder.if_then(ok, likely=True):
-            builder.store(load_item(context, builder, arrty, pointer()), out)
-        return builder.load(out)
+        element = load_item(context, builder, arrty, pointer())  # address math only
+        return builder.select(ok, element, _hidden(builder, scratch, model.get_value_type()))
     out = cgutils.alloca_once_value(builder, context.get_constant_null(arrty.dtype))
     with builder.if_then(ok, likely=True):
         builder.store(load_item(context, builder, arrty, pointer()), out)

@@ -22,6 +22,8 @@ _SIMTSAFE_LINE = re.compile(r"simtsafe: (.*)")
 _NO_IMPL = re.compile(r">>> (.*)")
 _INVALID_USE = re.compile(r"Invalid use of (.*?) with parameters \((.*)\)")
 _UNKNOWN_ATTR = re.compile(r"Unknown attribute '([^']+)' of type (.*)")
+#: Terminal colour codes: Numba highlights its messages when colorama is installed.
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 #: What each simtsafe value supports, for messages about an operation it does not.
 _SUPPORTS = {
@@ -76,7 +78,7 @@ def translate_typing_error(exc: BaseException, name: str, filename: str) -> Base
     operation and its operand types, with what each simtsafe value involved
     (an output, an input, a witness) does support.
     """
-    text = str(exc)
+    text = _ANSI.sub("", str(exc))
     lineno: int | None = None
     located = typing_error_location(exc)
     if located is not None and located[0] == filename:

@@ -88,13 +88,10 @@ def _cuda_draw(name: str, state_type: Any, slice_type: Any, index_type: Any, unc
             raise _reject(_message(name, f"an index of type {w}"))
 
         def impl(states: Any, w: Any) -> Any:
-            # Draw through a loop-invariant state chosen once: this thread's own, or (out of
-            # range) a private scratch state whose draw is discarded. No branch around the
-            # state's loads and stores, so the compiler keeps the state in registers across a
-            # loop of draws, as it does for the raw kernel.
-            # The same unsigned compare as w.in_bounds(states): a kernel that checks
-            # in_bounds once around its loop of draws lets the compiler fold this check
-            # and keep the state in registers across the loop, as in the raw kernel.
+            # A thread out of range draws nothing and gets 0. The same unsigned compare as
+            # w.in_bounds(states): a kernel that checks in_bounds once around its loop of
+            # draws lets the compiler fold this check and keep the state in registers
+            # across the loop, as in the raw kernel.
             if w.in_bounds(states):
                 return draw(unchecked(states), w.index)
             return zero

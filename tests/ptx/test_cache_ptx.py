@@ -55,6 +55,11 @@ k = make({offset})
 """
 
 
+def _pythonpath() -> str:
+    """The checkout first, then whatever the caller's path holds (an install with --target)."""
+    return os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+
+
 def _write(
     folder: Path, factor: str = "2", block: int = 128, options: str = "", offset: str = "1.0"
 ) -> None:
@@ -67,7 +72,7 @@ def _probe(folder: Path, cache: Path) -> dict[str, object]:
         **os.environ,
         "PYTHONHASHSEED": str(next(_SEEDS)),
         "SIMTSAFE_CACHE_DIR": str(cache),
-        "PYTHONPATH": str(ROOT),
+        "PYTHONPATH": _pythonpath(),
     }
     env.pop("NUMBA_ENABLE_CUDASIM", None)
     out = subprocess.run(
@@ -124,7 +129,7 @@ def k(out: DisjointSlice[np.float32], a: In[np.float32], n: int) -> None:
         ss.block.sync()
 """
     )
-    env = {**os.environ, "SIMTSAFE_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "SIMTSAFE_CACHE_DIR": str(cache), "PYTHONPATH": _pythonpath()}
     env.pop("NUMBA_ENABLE_CUDASIM", None)
     for _ in range(2):
         run = subprocess.run(
