@@ -177,6 +177,12 @@ class Divergence:
 # --------------------------------------------------------------------------- memory
 
 
+def _select_values(ins: Instr) -> list[str]:
+    """The local values a ``select`` chooses between (not its condition)."""
+    parts = split_operands(ins.text.partition("select ")[2])
+    return [w for p in parts[1:3] for w in p.split(" ")[-1:] if w.startswith("%")]
+
+
 def _provenance(form: FunctionForm) -> tuple[dict[str, frozenset[str]], set[str]]:
     """Pointer provenance of every value, and the provenances that may be written."""
     prov: dict[str, frozenset[str]] = {p: frozenset({p}) for p in form.params}
@@ -190,6 +196,11 @@ def _provenance(form: FunctionForm) -> tuple[dict[str, frozenset[str]], set[str]
                 continue
             if ins.opcode == "alloca":
                 new: frozenset[str] = frozenset({ins.result})
+            elif ins.callee == "asm" and _COPY_ASM_RE.match(ins.asm or "") and ins.operands:
+                new = prov.get(ins.operands[-1], frozenset())  # a copy: its operand's
+            elif ins.opcode == "select":
+                # One of its two values; the condition chooses, it points nowhere.
+                new = frozenset().union(*(prov.get(v, frozenset()) for v in _select_values(ins)))
             elif ins.opcode in ("load", "atomicrmw", "cmpxchg") or (
                 ins.opcode == "call" and not (ins.callee or "").startswith("__ss.uniform.")
             ):
@@ -293,6 +304,8 @@ def _gep_step(ins: Instr) -> tuple[str, int] | None:
         return None  # a computed index
 
 
+#: ``mov.b64 $0, $1;``: a copy (lowering hides a scratch address from NVVM with it).
+_COPY_ASM_RE = re.compile(r"^\s*mov\.b(?:32|64)\s+\$0\s*,\s*\$1\s*;?\s*$")
 _ASM_LOAD_RE = re.compile(
     r"^\s*ld\.global(?:\.(?:ca|cg|cs|lu|cv|nc))?\.[bfsu](8|16|32|64)\s+\$0\s*,\s*\[\$1\]\s*;?\s*$"
 )

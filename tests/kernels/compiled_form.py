@@ -272,6 +272,27 @@ def k(out: DisjointSlice[np.float32], a: In[np.float32], r: In[Rec]) -> None:
     _compile(mod.k)
 
 
+def test_record_stores_leave_the_inputs_unwritten(tmp_path):  # type: ignore[no-untyped-def]
+    # Field stores through an output witness go to the element or (out of range) to a
+    # scratch record behind an opaque mov (lowering's workaround for CUDA 13.0's NVVM):
+    # the compiled form must still see they write no input, so an input record read at
+    # a constant index the contract covers steers a barrier uniformly.
+    head = """
+Rec = np.dtype([("x", np.float32), ("n", np.int32)], align=True)
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64, requires=("a.shape[0] >= 1",)))
+def k(out: DisjointSlice[Rec], a: In[Rec]) -> None:
+    w = thread.index_1d()
+    out[w].x = a[w].x
+"""
+    tail = "        ss.block.sync()  # BAD\n    out[w].n = a[w].n\n"
+    (tmp_path / "bad").mkdir()
+    refused(tmp_path / "bad", head + "    if a[w].n > 0:  # COND\n" + tail, "thread-dependent")
+    (tmp_path / "good").mkdir()
+    mod = load_kernel_module(tmp_path / "good", head + "    if a[0].n > 0:\n" + tail)
+    _compile(mod.k)
+
+
 def test_in_place_update_of_an_input(tmp_path):  # type: ignore[no-untyped-def]
     pair(
         tmp_path,
