@@ -8,6 +8,8 @@ fields numpy gives, with the tail of a grid wider than the array untouched.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from numba import cuda
@@ -16,19 +18,9 @@ from tests.kernels import load_kernel_module
 
 pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("gpu")]
 
-SOURCE = """
-import numpy as np
-import simtsafe as ss
-from simtsafe import DisjointSlice, In, thread
-
-Rec = np.dtype([("x", np.float32), ("n", np.int32)], align=True)
-
-@ss.kernel(contract=ss.LaunchContract(domain=1, block=32))
-def k(out: DisjointSlice[Rec], a: In[Rec]) -> None:
-    w = thread.index_1d()
-    out[w].x = a[w]["x"] * 2
-    out[w].n = a[w][1]
-"""
+ROOT = Path(__file__).resolve().parents[2]
+#: The kernel of the diagnostic script that found it (it also prints the NVVM version).
+SOURCE = (ROOT / "scripts" / "diag_record_store.py").read_text()
 
 
 def test_record_fields_read_and_written_through_witnesses(tmp_path):  # type: ignore[no-untyped-def]
