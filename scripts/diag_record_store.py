@@ -3,8 +3,6 @@
 python scripts/diag_record_store.py
 """
 
-from __future__ import annotations
-
 import numpy as np
 from numba import cuda
 
