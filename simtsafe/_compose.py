@@ -637,9 +637,13 @@ def _describe_value(value: Any) -> tuple[Any, ...]:
         return ("function", value.__module__, value.py_func.__qualname__)  # described itself
     if isinstance(value, pytypes.ModuleType):
         return ("module", value.__name__)
+    if isinstance(value, (int, float, complex, str, bytes, tuple, np.generic)):
+        # A constant by its value, never by names it may carry (an int subclass with a
+        # ``__name__`` class attribute would otherwise be keyed by that name alone).
+        return ("value", type(value).__module__, type(value).__qualname__, stable_text(value))
     name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None)
     module = getattr(value, "__module__", None)
-    if isinstance(name, str) and isinstance(module, str) and not isinstance(value, np.generic):
+    if isinstance(name, str) and isinstance(module, str):
         return ("object", module, name, type(value).__qualname__)
     return ("value", type(value).__module__, type(value).__qualname__, stable_text(value))
 

@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import builtins as _py_builtins
 import dataclasses
+import os
 import threading
 import types as pytypes
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import numpy as np
 import pydantic
 
 from .._errors import SafetyError
@@ -83,31 +85,75 @@ class _Build:
 
 
 def stable_text(value: Any) -> str:
-    """``repr`` with every set in sorted order: the same text in every process.
+    """A value as text that is the same in every process and changes with the value.
 
-    A set's ``repr`` follows string hashing, which changes per process; a
-    fingerprint built from it would differ between two processes for one
-    declaration (the on-disk cache would never hit). Dataclasses and pydantic
-    models are spelled field by field (the fields their repr shows) from their stored
-    values, so an edit
-    made with ``object.__setattr__`` still changes the text.
+    ``repr`` is not enough: a set's follows string hashing, which changes per
+    process (the on-disk cache would never hit), and a subclass of ``int`` may
+    spell any value as anything (two different constants, one key). So sets are
+    spelled sorted; numbers and strings by their value (``int.__repr__``,
+    ``float.hex``), with their type; dataclasses and pydantic models field by
+    field from their stored values, every field (``Relation``'s compiled check is
+    a field its repr hides), so an edit made with ``object.__setattr__`` still
+    changes the text; functions by their code, defaults, closure and the globals
+    they name.
     """
+    return _stable(value, set())
+
+
+_VALUE_TYPES = (int, float, complex, str, bytes, np.generic)
+
+
+def _plain_value_type(t: type) -> bool:
+    """Python's own number and string types, and numpy's scalar types."""
+    return t in (int, float, complex, str, bytes) or t.__module__ == "numpy"
+
+
+def _stable(value: Any, seen: set[int]) -> str:
+    if id(value) in seen:
+        return "<cycle>"
+    kind = f"{type(value).__module__}.{type(value).__qualname__}"
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, _VALUE_TYPES) and not _plain_value_type(type(value)):
+        # A subclass may give Numba another value than Python's (its ``str`` is what
+        # the IR spells, its ``__bool__`` what a branch folds): no text can stand for
+        # it, so it gets one no other process produces (a cache miss, never a wrong hit).
+        return f"{kind}:unkeyed:{os.getpid()}:{id(value)}"
+    if isinstance(value, int):
+        return f"{kind}:{int.__repr__(value)}"
+    if isinstance(value, float):
+        return f"{kind}:{float.hex(value)}"
+    if isinstance(value, complex):
+        return f"{kind}:{float.hex(value.real)},{float.hex(value.imag)}"
+    if isinstance(value, (str, bytes)):
+        return f"{kind}:{str.__repr__(value) if isinstance(value, str) else bytes.__repr__(value)}"
+    if isinstance(value, np.generic):
+        return f"{kind}:{value.dtype.str}:{value.tobytes().hex()}"
+    seen = seen | {id(value)}
     if isinstance(value, (set, frozenset)):
-        inner = ", ".join(sorted(stable_text(v) for v in value))
-        return f"{type(value).__name__}({{{inner}}})"
+        return f"{kind}({{{', '.join(sorted(_stable(v, seen) for v in value))}}})"
     if isinstance(value, dict):
-        items = sorted(f"{stable_text(k)}: {stable_text(v)}" for k, v in value.items())
-        return "{" + ", ".join(items) + "}"
+        items = sorted(f"{_stable(k, seen)}: {_stable(v, seen)}" for k, v in value.items())
+        return f"{kind}{{{', '.join(items)}}}"
     if isinstance(value, (tuple, list)):
-        inner = ", ".join(stable_text(v) for v in value)
-        return f"{type(value).__name__}([{inner}])"
+        return f"{kind}([{', '.join(_stable(v, seen) for v in value)}])"
+    if isinstance(value, pytypes.CodeType):
+        consts = _stable(value.co_consts, seen)
+        return f"code({value.co_code.hex()}, {consts}, {value.co_names})"
+    if isinstance(value, pytypes.FunctionType):
+        code = value.__code__
+        cells = tuple(c.cell_contents for c in value.__closure__ or ())
+        named = {n: value.__globals__[n] for n in code.co_names if n in value.__globals__}
+        parts = (code, value.__defaults__, value.__kwdefaults__, cells, named)
+        return f"function({value.__module__}.{value.__qualname__}, {_stable(parts, seen)})"
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        shown = (f for f in dataclasses.fields(value) if f.repr)  # as its repr shows it
-        fields = (f"{f.name}={stable_text(getattr(value, f.name))}" for f in shown)
-        return f"{type(value).__qualname__}({', '.join(fields)})"
+        fields = (
+            f"{f.name}={_stable(getattr(value, f.name), seen)}" for f in dataclasses.fields(value)
+        )
+        return f"{kind}({', '.join(fields)})"
     if isinstance(value, pydantic.BaseModel):
-        fields = (f"{k}={stable_text(v)}" for k, v in vars(value).items())
-        return f"{type(value).__qualname__}({', '.join(fields)})"
+        fields = (f"{k}={_stable(v, seen)}" for k, v in vars(value).items())
+        return f"{kind}({', '.join(fields)})"
     return repr(value)
 
 

@@ -200,7 +200,9 @@ def _provenance(form: FunctionForm) -> tuple[dict[str, frozenset[str]], set[str]
                 new = prov.get(ins.operands[-1], frozenset())  # a copy: its operand's
             elif ins.opcode == "select":
                 # One of its two values; the condition chooses, it points nowhere.
-                new = frozenset().union(*(prov.get(v, frozenset()) for v in _select_values(ins)))
+                chosen = [prov.get(v, frozenset()) for v in _select_values(ins)]
+                named = frozenset(g for g in ins.globals if g in form.globals)  # select c, @g, %p
+                new = named.union(*chosen)
             elif ins.opcode in ("load", "atomicrmw", "cmpxchg") or (
                 ins.opcode == "call" and not (ins.callee or "").startswith("__ss.uniform.")
             ):

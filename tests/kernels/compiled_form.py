@@ -332,6 +332,30 @@ def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
     assert "replaced or edited after decoration" in str(info.value)
 
 
+@pytest.mark.parametrize("field", ["_holds", "source"])
+def test_a_requires_check_edited_after_the_compile_is_refused(tmp_path, field):  # type: ignore[no-untyped-def]
+    # A relation's compiled check and its source are fields its repr hides; the
+    # read-range proof (a[3] in range) and every launch's check rely on them.
+    mod = load_kernel_module(
+        tmp_path,
+        """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64, requires=["a.size >= 4"]))
+def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+    w = thread.index_1d()
+    if a[3] > 0:
+        ss.block.sync()
+    out[w] = np.float32(1)
+""",
+    )
+    _compile(mod.k)
+    edit = (lambda env: True) if field == "_holds" else "True"
+    object.__setattr__(mod.k.bound.relations[0], field, edit)
+    with pytest.raises(ss.SafetyError) as info:
+        mod.k.prepare(grid=1, block=64) if ss.SIMULATOR else mod.k.ptx()
+    assert info.value.rule == "immutable"
+    assert "replaced or edited after decoration" in str(info.value)
+
+
 def test_contract_edited_before_any_compile_is_refused(tmp_path):  # type: ignore[no-untyped-def]
     mod = load_kernel_module(
         tmp_path,
