@@ -3,15 +3,50 @@
     python -m tests.kernels.cache_probe MODULE_DIR MODULE ptx|launch|simulator
 
 prints one JSON line: how many Numba compiles, compiled-form checks and compile-worker
-requests ran, the time, and a digest of the results.
+requests ran, the time, and a digest of the results. ``probe``/``run_probe`` start such
+a process from a test, each under its own string-hash seed (nothing in a cache key may
+follow set order).
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
+import os
+import subprocess
 import sys
 import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+_SEEDS = itertools.count(1)
+
+
+def run_probe(folder: Path, cache: Path, mode: str) -> subprocess.CompletedProcess[str]:
+    """This module run on ``folder/kmod.py`` in a fresh process with cache directory ``cache``."""
+    env = {**os.environ, "PYTHONHASHSEED": str(next(_SEEDS)), "SIMTSAFE_CACHE_DIR": str(cache)}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    if mode == "simulator":
+        env["NUMBA_ENABLE_CUDASIM"] = "1"
+    else:
+        env.pop("NUMBA_ENABLE_CUDASIM", None)
+    return subprocess.run(
+        [sys.executable, "-m", "tests.kernels.cache_probe", str(folder), "kmod", mode],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=300,
+    )
+
+
+def probe(folder: Path, cache: Path, mode: str) -> dict[str, object]:
+    """What a successful ``run_probe`` compiled (its JSON line)."""
+    out = run_probe(folder, cache, mode)
+    assert out.returncode == 0, out.stderr
+    result: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
 
 
 def main() -> int:

@@ -9,22 +9,15 @@ source in another file, the contract, an option, a closure value of a factory
 
 from __future__ import annotations
 
-import itertools
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import simtsafe as ss
+from tests.kernels.cache_probe import probe, run_probe
 
 pytestmark = pytest.mark.skipif(ss.SIMULATOR, reason="the PTX path needs the CUDA target")
 
-ROOT = Path(__file__).resolve().parents[2]
-#: A new string-hash seed per process: nothing in a key may follow set order.
-_SEEDS = itertools.count(1)
 
 HELPERS = """
 import numpy as np
@@ -55,11 +48,6 @@ k = make({offset})
 """
 
 
-def _pythonpath() -> str:
-    """The checkout first, then whatever the caller's path holds (an install with --target)."""
-    return os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-
-
 def _write(
     folder: Path, factor: str = "2", block: int = 128, options: str = "", offset: str = "1.0"
 ) -> None:
@@ -67,34 +55,13 @@ def _write(
     (folder / "kmod.py").write_text(KERNEL.format(block=block, options=options, offset=offset))
 
 
-def _probe(folder: Path, cache: Path) -> dict[str, object]:
-    env = {
-        **os.environ,
-        "PYTHONHASHSEED": str(next(_SEEDS)),
-        "SIMTSAFE_CACHE_DIR": str(cache),
-        "PYTHONPATH": _pythonpath(),
-    }
-    env.pop("NUMBA_ENABLE_CUDASIM", None)
-    out = subprocess.run(
-        [sys.executable, "-m", "tests.kernels.cache_probe", str(folder), "kmod", "ptx"],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-        timeout=300,
-        check=True,
-    )
-    result: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
-    return result
-
-
 def test_second_process_compiles_nothing_and_any_change_misses(tmp_path: Path) -> None:
     src, cache = tmp_path / "src", tmp_path / "cache"
     src.mkdir()
     _write(src)
-    cold = _probe(src, cache)
+    cold = probe(src, cache, "ptx")
     assert cold["compiles"] >= 1 and cold["checks"] == 1, cold  # the kernel and its helper
-    warm = _probe(src, cache)
+    warm = probe(src, cache, "ptx")
     assert warm["compiles"] == 0 and warm["checks"] == 0, warm
     assert warm["digest"] == cold["digest"]
     changes = {
@@ -105,10 +72,10 @@ def test_second_process_compiles_nothing_and_any_change_misses(tmp_path: Path) -
     }
     for what, change in changes.items():
         _write(src, **change)  # type: ignore[arg-type]
-        missed = _probe(src, cache)
+        missed = probe(src, cache, "ptx")
         assert missed["compiles"] >= 1 and missed["checks"] == 1, (what, missed)
         assert missed["digest"] != cold["digest"] or what == "option", what
-        again = _probe(src, cache)
+        again = probe(src, cache, "ptx")
         assert again["compiles"] == 0, (what, again)
 
 
@@ -129,16 +96,7 @@ def k(out: DisjointSlice[np.float32], a: In[np.float32], n: int) -> None:
         ss.block.sync()
 """
     )
-    env = {**os.environ, "SIMTSAFE_CACHE_DIR": str(cache), "PYTHONPATH": _pythonpath()}
-    env.pop("NUMBA_ENABLE_CUDASIM", None)
     for _ in range(2):
-        run = subprocess.run(
-            [sys.executable, "-m", "tests.kernels.cache_probe", str(src), "kmod", "ptx"],
-            capture_output=True,
-            text=True,
-            env=env,
-            cwd=ROOT,
-            timeout=300,
-        )
+        run = run_probe(src, cache, "ptx")
         assert run.returncode != 0 and "needs every thread of the block" in run.stderr
     assert not list(cache.rglob("*.pkl"))

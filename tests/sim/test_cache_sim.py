@@ -2,16 +2,9 @@
 
 from __future__ import annotations
 
-import itertools
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-#: A new string-hash seed per process: nothing in a key may follow set order.
-_SEEDS = itertools.count(1)
+from tests.kernels.cache_probe import probe, run_probe
 
 KERNEL = """
 import numpy as np
@@ -28,45 +21,10 @@ def k(out: DisjointSlice[np.float32], a: In[np.float32], n: int) -> None:
 """
 
 
-def _run(folder: Path, cache: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONHASHSEED": str(next(_SEEDS)), "SIMTSAFE_CACHE_DIR": str(cache)}
-    env["NUMBA_ENABLE_CUDASIM"] = "1"
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    return subprocess.run(
-        [sys.executable, "-m", "tests.kernels.cache_probe", str(folder), "kmod", "simulator"],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-        timeout=300,
-    )
-
-
-def _probe(folder: Path, cache: Path) -> dict[str, object]:
-    env = {
-        **os.environ,
-        "PYTHONHASHSEED": str(next(_SEEDS)),
-        "SIMTSAFE_CACHE_DIR": str(cache),
-        "NUMBA_ENABLE_CUDASIM": "1",
-    }
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    out = subprocess.run(
-        [sys.executable, "-m", "tests.kernels.cache_probe", str(folder), "kmod", "simulator"],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-        timeout=300,
-        check=True,
-    )
-    result: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
-    return result
-
-
 def test_second_simulator_process_asks_no_compile_worker(tmp_path: Path) -> None:
     (tmp_path / "kmod.py").write_text(KERNEL)
-    cold = _probe(tmp_path, tmp_path / "cache")
-    warm = _probe(tmp_path, tmp_path / "cache")
+    cold = probe(tmp_path, tmp_path / "cache", "simulator")
+    warm = probe(tmp_path, tmp_path / "cache", "simulator")
     assert cold["worker"] == 1, cold
     assert warm["worker"] == 0, warm
     assert warm["digest"] == cold["digest"]
@@ -109,8 +67,8 @@ def test_a_constant_is_keyed_by_its_value_not_its_spelling(tmp_path: Path) -> No
     """
     (tmp_path / "kmod.py").write_text(STEERED)
     (tmp_path / "cfg.py").write_text(HIDDEN.format(flag=0))
-    first = _run(tmp_path, tmp_path / "cache")
+    first = run_probe(tmp_path, tmp_path / "cache", "simulator")
     assert first.returncode == 0, first.stderr
     (tmp_path / "cfg.py").write_text(HIDDEN.format(flag=1))
-    second = _run(tmp_path, tmp_path / "cache")
+    second = run_probe(tmp_path, tmp_path / "cache", "simulator")
     assert second.returncode != 0 and "needs every thread of the block" in second.stderr
