@@ -108,7 +108,20 @@ def _plain_value_type(t: type) -> bool:
     return t in (int, float, complex, str, bytes) or t.__module__ == "numpy"
 
 
+#: Exact built-in types spelled directly: most of a declaration, so the fast path.
+_LEAVES: dict[type, Callable[[Any], str]] = {
+    type(None): repr,
+    bool: repr,
+    int: lambda v: f"builtins.int:{int.__repr__(v)}",
+    float: lambda v: f"builtins.float:{float.hex(v)}",
+    str: lambda v: f"builtins.str:{str.__repr__(v)}",
+}
+
+
 def _stable(value: Any, seen: set[int]) -> str:
+    leaf = _LEAVES.get(type(value))
+    if leaf is not None:
+        return leaf(value)
     if id(value) in seen:
         return "<cycle>"
     kind = f"{type(value).__module__}.{type(value).__qualname__}"
