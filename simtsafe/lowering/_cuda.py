@@ -53,6 +53,7 @@ from numba.cuda.typing.templates import (
 
 from .._spaces import LOCAL_SPACE_NDIM, SPACE_NDIM
 from . import _coop, _provenance
+from ._bf16 import bf16_to_f32, f32_to_bf16, is_bf16
 
 # Source lines and collective sites on every instruction of simtsafe functions
 # (the compiled-form checks read them; NVVM ignores them).
@@ -260,6 +261,16 @@ def _load(context: Any, builder: ir.IRBuilder, arrty: Any, arrval: Any, idx: lis
     return builder.load(out)
 
 
+def _read_type(dtype: Any) -> Any:
+    """The type a witness read of an element of ``dtype`` gives (bf16 reads give float32)."""
+    return types.float32 if is_bf16(dtype) else dtype
+
+
+def _widened(builder: ir.IRBuilder, dtype: Any, value: ir.Value) -> ir.Value:
+    """A loaded element as :func:`_read_type` gives it (bf16 bits -> exact float32)."""
+    return bf16_to_f32(builder, value) if is_bf16(dtype) else value
+
+
 def _slice_array(context: Any, builder: ir.IRBuilder, dsty: DisjointSliceType, val: Any) -> Any:
     return cgutils.create_struct_proxy(dsty)(context, builder, value=val).arr
 
@@ -296,6 +307,15 @@ class _SetItem(AbstractTemplate):
                 f"a {idx} witness cannot write a DisjointSlice of space {target.space}: "
                 f"its uniqueness is proven for {idx.space} only. Use {ctor}"
             )
+        if is_bf16(target.dtype):  # stores take a real value, rounded to bf16 (_bf16)
+            if not isinstance(val, (types.Integer, types.Float, types.Boolean)) and not is_bf16(
+                val
+            ):
+                raise _reject(
+                    f"cannot store a value of type {val} into a DisjointSlice of bfloat16 "
+                    "(a bf16 output takes an int, float or bool, rounded to nearest even)"
+                )
+            return signature(types.none, target, idx, val)
         if self.context.can_convert(val, target.dtype) is None:
             raise _reject(
                 f"cannot store a value of type {val} into a DisjointSlice of {target.dtype}"
@@ -491,14 +511,14 @@ class _GetItem(AbstractTemplate):
                     f"thread. Read through {_CTOR_FOR_SPACE[target.space]}, or keep the value in "
                     "a local"
                 )
-            return signature(target.dtype, target, idx)
+            return signature(_read_type(target.dtype), target, idx)
         if isinstance(target, types.Array) and isinstance(idx, ThreadIndexType):
             if idx.rank != target.ndim:
                 raise _reject(
                     f"a {idx} witness addresses {idx.rank}D elements, but the array is "
                     f"{target.ndim}D; use a witness of matching rank or index with plain ints"
                 )
-            return signature(target.dtype, target, idx)
+            return signature(_read_type(target.dtype), target, idx)
         return None
 
 
@@ -555,7 +575,10 @@ class _WitnessAttrs(AttributeTemplate):
 @lower_builtin(operator.setitem, DisjointSliceType, ThreadIndexType, types.Any)
 def _lower_setitem(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
     dsty, wty, vty = sig.args
-    val = context.cast(builder, args[2], vty, dsty.dtype)
+    if is_bf16(dsty.dtype):
+        val = f32_to_bf16(builder, context.cast(builder, args[2], vty, types.float32))
+    else:
+        val = context.cast(builder, args[2], vty, dsty.dtype)
     arr = _slice_array(context, builder, dsty, args[0])
     _store(
         context, builder, dsty.arr_type, arr, _witness_indices(context, builder, wty, args[1]), val
@@ -567,15 +590,20 @@ def _lower_setitem(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> 
 def _lower_getitem_slice(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
     dsty, wty = sig.args
     arr = _slice_array(context, builder, dsty, args[0])
-    return _load(
-        context, builder, dsty.arr_type, arr, _witness_indices(context, builder, wty, args[1])
+    return _widened(
+        builder,
+        dsty.dtype,
+        _load(
+            context, builder, dsty.arr_type, arr, _witness_indices(context, builder, wty, args[1])
+        ),
     )
 
 
 @lower_builtin(operator.getitem, types.Array, ThreadIndexType)
 def _lower_getitem_array(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
     arrty, wty = sig.args
-    return _load(context, builder, arrty, args[0], _witness_indices(context, builder, wty, args[1]))
+    idx = _witness_indices(context, builder, wty, args[1])
+    return _widened(builder, arrty.dtype, _load(context, builder, arrty, args[0], idx))
 
 
 @lower_builtin(len, DisjointSliceType)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final, NoReturn, final
 
+import ml_dtypes
 import numpy as np
 
 from .._errors import SafetyError
@@ -152,6 +153,14 @@ def _plain_record(value: Any) -> Any:
     return value
 
 
+_BF16 = np.dtype(ml_dtypes.bfloat16)
+
+
+def _widened(dtype: Any, value: Any) -> Any:
+    """A witness read as the device gives it: a bf16 element as its exact float32."""
+    return np.float32(value) if dtype == _BF16 else value
+
+
 class _SimView:
     """What both simulator views share: the wrapped array's metadata, witness reads."""
 
@@ -166,8 +175,8 @@ class _SimView:
         if idx is None:
             if self._arr.dtype.names is not None:  # a zero-filled scratch record
                 return np.zeros(1, self._arr.dtype).view(np.recarray)[0]
-            return self._arr.dtype.type(0)
-        return self._arr[idx if len(idx) > 1 else idx[0]]
+            return _widened(self._arr.dtype, self._arr.dtype.type(0))
+        return _widened(self._arr.dtype, self._arr[idx if len(idx) > 1 else idx[0]])
 
     def __len__(self) -> int:
         return int(self._arr.shape[0])
@@ -227,6 +236,8 @@ class SimDisjointSlice(_SimView):
         self._check_space(w, writing=True)
         idx = _witness_for(self._arr.shape, w)
         if idx is not None:
+            if self._arr.dtype == _BF16:  # as on the device: to float32, then RNE to bf16
+                value = np.float32(value)
             self._arr[idx if len(idx) > 1 else idx[0]] = _plain_record(value)
 
     def __getitem__(self, w: Any) -> Any:

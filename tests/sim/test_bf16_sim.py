@@ -1,0 +1,63 @@
+"""bf16 and fp16 element types on the simulator: reads widen, stores round to nearest even."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+from numba import cuda
+
+import simtsafe as ss
+from tests.kernels import load_kernel_module
+from tests.kernels.bf16_kernels import SOURCE, bf16_of, rounding_cases
+
+BF16 = ml_dtypes.bfloat16
+
+
+@pytest.fixture(scope="module")
+def mod(tmp_path_factory):  # type: ignore[no-untyped-def]
+    return load_kernel_module(tmp_path_factory.mktemp("bf16"), SOURCE)
+
+
+def test_stores_round_to_nearest_even_like_ml_dtypes(mod):  # type: ignore[no-untyped-def]
+    a = rounding_cases()
+    out = cuda.to_device(np.zeros(a.size, BF16))
+    mod.narrow.prepare(grid=ss.cover(a.size, 32), block=32)(out, cuda.to_device(a))
+    np.testing.assert_array_equal(out.copy_to_host().view(np.uint16), bf16_of(a))
+
+
+def test_reads_give_exact_float32(mod):  # type: ignore[no-untyped-def]
+    x = rounding_cases().astype(BF16)
+    out = cuda.to_device(np.zeros(x.size, np.float32))
+    mod.widen.prepare(grid=ss.cover(x.size, 32), block=32)(out, cuda.to_device(x))
+    got = out.copy_to_host()
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got.view(np.uint32), x.view(np.uint16).astype(np.uint32) << 16)
+
+
+def test_axpy_accumulates_in_float32_then_rounds(mod):  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(70).astype(BF16)
+    y = rng.standard_normal(70).astype(BF16)
+    alpha = np.float32(1.37)
+    out = cuda.to_device(np.zeros(70, BF16))
+    launch = mod.axpy.prepare(grid=ss.cover(70, 32), block=32)
+    launch(out, cuda.to_device(x), cuda.to_device(y), alpha)
+    want = bf16_of(alpha * x.astype(np.float32) + y.astype(np.float32))
+    np.testing.assert_array_equal(out.copy_to_host().view(np.uint16), want)
+
+
+def test_read_back_through_output_witness(mod):  # type: ignore[no-untyped-def]
+    x = np.arange(40, dtype=np.float32).astype(BF16)
+    out = cuda.to_device(x.copy())
+    mod.bump.prepare(grid=2, block=32)(out)
+    np.testing.assert_array_equal(out.copy_to_host(), (np.arange(40) + 1).astype(BF16))
+
+
+def test_float16_reads_widen_with_np_float32(mod):  # type: ignore[no-untyped-def]
+    x = np.linspace(-3, 3, 50).astype(np.float16)
+    out = cuda.to_device(np.zeros(50, np.float16))
+    mod.half.prepare(grid=2, block=32)(out, cuda.to_device(x))
+    np.testing.assert_array_equal(
+        out.copy_to_host(), (x.astype(np.float32) * 0.5).astype(np.float16)
+    )
