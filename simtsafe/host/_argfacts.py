@@ -28,7 +28,7 @@ from ..lowering._launching import (
     pointer_device,
     simulator_array_interface,
 )
-from ._foreign import is_torch_tensor, native_reader, torch_stream
+from ._foreign import BF16_TYPESTR, is_torch_tensor, native_reader, torch_stream
 
 if TYPE_CHECKING:
     from ..decoration._params import Param
@@ -108,14 +108,9 @@ def array_facts(obj: Any, param: Param, kernel: str, itemsize: int) -> Facts:
     stream = cai.get("stream")
     if is_torch_tensor(obj):
         if str(obj.dtype) == "torch.bfloat16":
-            raise ArgumentTypeError(
-                f"kernel {kernel!r}: argument {param.name!r} is a bfloat16 tensor, which PyTorch "
-                "exports with float16's typestr; simtsafe cannot tell the two apart. Convert it "
-                "(tensor.float() or .half()) first",
-                kernel=kernel,
-                argument=param.name,
-                actual="bfloat16",
-            )
+            # PyTorch exports bfloat16 with float16's typestr "<f2": the tensor's own
+            # dtype decides (pointer, shape and byte strides are right for 2-byte elements).
+            cai = dict(cai, typestr=BF16_TYPESTR)
         stream = torch_stream(obj.get_device())  # PyTorch exports CAI v2: no stream entry
     ptr, readonly = cai["data"]
     stable = type(obj) is device_array_type()

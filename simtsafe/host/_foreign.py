@@ -35,13 +35,17 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
+import numpy as np
+
 __all__ = [
+    "BF16_TYPESTR",
     "Ambient",
     "Guard",
     "Raw",
     "RawReader",
     "ambient_reader",
     "ambient_stream",
+    "dtype_name",
     "guard",
     "producer_reader",
     "is_torch_tensor",
@@ -180,9 +184,21 @@ def _cupy_reader() -> RawReader | None:
 
 # ---------------------------------------------------------------------------- PyTorch
 
-#: PyTorch dtype name -> the typestr its __cuda_array_interface__ exports. bfloat16 is
-#: left out on purpose: PyTorch exports it as "<f2", indistinguishable from float16.
+#: ml_dtypes.bfloat16's typestr (np.dtype(ml_dtypes.bfloat16).str): a bf16 parameter
+#: expects it; numpy, Numba and CuPy arrays of that dtype export it.
+BF16_TYPESTR = "<V2"
+
+
+def dtype_name(typestr: str) -> str:
+    """The dtype name of an exported typestr for messages ("<V2" is bfloat16, not void16)."""
+    return "bfloat16" if typestr == BF16_TYPESTR else np.dtype(typestr).name
+
+
+#: PyTorch dtype name -> the typestr of the numpy dtype it matches (what its
+#: __cuda_array_interface__ exports, except bfloat16: PyTorch exports that as "<f2",
+#: float16's; read natively here it is ml_dtypes.bfloat16's "<V2").
 _TORCH_TYPESTR = {
+    "bfloat16": BF16_TYPESTR,
     "complex64": "<c8",
     "complex128": "<c16",
     "float16": "<f2",

@@ -58,7 +58,7 @@ from ..lowering._launching import (
 from ..lowering._scalars import scalar_kind
 from ._argfacts import Facts, array_facts, current_device, record_dtype, several_devices
 from ._fastcheck import build_fast_check
-from ._foreign import Guard, guard
+from ._foreign import Guard, dtype_name, guard
 from ._requires import launch_env
 from ._streams import LEDGER, OFF, Access, StreamState
 
@@ -806,7 +806,7 @@ class LaunchPlan:
         )
 
     def _wrong_array(self, param: Param, typestr: str, shape: tuple[int, ...]) -> None:
-        got = f"{len(shape)}D {np.dtype(typestr).name}"
+        got = f"{len(shape)}D {dtype_name(typestr)}"
         want = f"{param.ndim}D {param.dtype.name}"
         raise ArgumentTypeError(
             f"kernel {self.name!r}: argument {param.name!r} is declared {param.annotation} "

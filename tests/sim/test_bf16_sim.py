@@ -61,3 +61,32 @@ def test_float16_reads_widen_with_np_float32(mod):  # type: ignore[no-untyped-de
     np.testing.assert_array_equal(
         out.copy_to_host(), (x.astype(np.float32) * 0.5).astype(np.float16)
     )
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.uint16, np.int16, np.float32])
+def test_bf16_input_refuses_other_dtypes_even_after_a_memoized_launch(mod, dtype):  # type: ignore[no-untyped-def]
+    out = cuda.to_device(np.zeros(8, np.float32))
+    launch = mod.widen.prepare(grid=1, block=32)
+    good = cuda.to_device(np.ones(8, BF16))
+    launch(out, good)
+    launch(out, good)  # the memoized fast path
+    bad = cuda.to_device(np.ones(8, dtype))
+    with pytest.raises(ss.ArgumentTypeError) as e:
+        launch(out, bad)
+    name = np.dtype(dtype).name
+    assert str(e.value) == (
+        f"kernel 'widen': argument 'x' is declared In (1D bfloat16), got a 1D {name} "
+        "array of shape (8,). Pass a 1D bfloat16 device array (convert with .astype / reshape "
+        "before copying to the device)"
+    )
+
+
+def test_float16_output_refuses_a_bf16_array(mod):  # type: ignore[no-untyped-def]
+    launch = mod.half.prepare(grid=1, block=32)
+    x = cuda.to_device(np.ones(8, np.float16))
+    launch(cuda.to_device(np.zeros(8, np.float16)), x)
+    with pytest.raises(ss.ArgumentTypeError) as e:
+        launch(cuda.to_device(np.zeros(8, BF16)), x)
+    assert "argument 'out' is declared DisjointSlice (1D float16), got a 1D bfloat16" in str(
+        e.value
+    )

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import simtsafe as ss
 from simtsafe.host import _argfacts
 from simtsafe.host._argfacts import array_facts, make_facts, native_facts
-from simtsafe.host._foreign import guard
+from simtsafe.host._foreign import BF16_TYPESTR, dtype_name, guard
 from simtsafe.lowering._launching import pack_array
 from tests import fake_arrays as fa
 
@@ -104,13 +104,23 @@ def test_tensor_that_requires_grad_is_refused_by_the_cai_path_not_the_reader() -
         array_facts(t, PARAM, "k", 4)  # type: ignore[arg-type]
 
 
-def test_bfloat16_tensor_is_refused_not_taken_for_float16() -> None:
+def test_bfloat16_tensor_is_read_as_bfloat16_not_taken_for_float16() -> None:
+    # PyTorch's CAI exports bfloat16 as "<f2" (float16's); the tensor's dtype decides.
+    import ml_dtypes
+
+    assert BF16_TYPESTR == np.dtype(ml_dtypes.bfloat16).str
     t = fa.make_torch(0x1000, (8,), (1,), "bfloat16")
-    assert native_facts(t, 2) is None
-    with pytest.raises(ss.ArgumentTypeError, match="bfloat16 tensor"):
-        array_facts(t, PARAM, "k", 2)  # type: ignore[arg-type]
+    native = native_facts(t, 2)
+    assert native is not None and native.typestr == BF16_TYPESTR
+    _argfacts.FACTS_CACHE.clear()
+    assert array_facts(t, PARAM, "k", 2).typestr == BF16_TYPESTR  # type: ignore[arg-type]
+    strided = fa.make_torch(0x1000, (4, 8), (1, 4), "bfloat16")
+    facts = native_facts(strided, 2)
+    assert facts is not None and facts.typestr == BF16_TYPESTR
+    assert facts == array_facts(strided, PARAM, "k", 2)  # type: ignore[arg-type]
     f16 = fa.make_torch(0x1000, (8,), (1,), "float16")
     assert array_facts(f16, PARAM, "k", 2).typestr == "<f2"  # type: ignore[arg-type]
+    assert dtype_name(BF16_TYPESTR) == "bfloat16" and dtype_name("<f2") == "float16"
 
 
 def test_cpu_tensor_is_not_a_device_array() -> None:
