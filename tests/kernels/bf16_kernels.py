@@ -40,6 +40,23 @@ def bump(out: DisjointSlice[BF16]) -> None:
 def half(out: DisjointSlice[np.float16], x: In[np.float16]) -> None:
     w = thread.index_1d()
     out[w] = np.float32(x[w]) * np.float32(0.5)
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64, requires=["x.size == out.size"]))
+def block_total(out: DisjointSlice[np.float32], x: In[BF16], h: In[np.float16]) -> None:
+    w = thread.index_1d()
+    v = x[w] + np.float32(h[w])  # bf16 reads are float32; np.float32 widens float16
+    out[w] = ss.block.sum(v) + ss.warp.sum(v)
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=32))
+def rowsum(out: DisjointSlice[BF16], x: In2D[BF16]) -> None:
+    w = thread.index_1d()
+    if w.in_bounds(out):
+        acc = np.float32(0)
+        for j in range(x.shape[1]):
+            acc += np.float32(x[w.index, j])  # an int-index read: widen it explicitly
+        out[w] = acc
 """
 
 

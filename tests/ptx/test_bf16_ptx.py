@@ -81,3 +81,10 @@ def ss_error() -> type[Exception]:
     from simtsafe import SafetyError
 
     return SafetyError
+
+
+def test_accumulating_kernels_compile(mod):  # type: ignore[no-untyped-def]
+    total = _body(mod.block_total)
+    assert "trap" not in total and "st.global" in total
+    rows = _body(mod.rowsum)
+    assert "32767" in rows and "ld.global.u16" in rows

@@ -90,3 +90,30 @@ def test_float16_output_refuses_a_bf16_array(mod):  # type: ignore[no-untyped-de
     assert "argument 'out' is declared DisjointSlice (1D float16), got a 1D bfloat16" in str(
         e.value
     )
+
+
+def test_fp32_accumulation_of_bf16_and_fp16_data(mod):  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(5)
+    n = 128
+    x = rng.standard_normal(n).astype(BF16)
+    h = rng.standard_normal(n).astype(np.float16)
+    out = cuda.to_device(np.zeros(n, np.float32))
+    mod.block_total.prepare(grid=2, block=64)(out, cuda.to_device(x), cuda.to_device(h))
+    v = x.astype(np.float32) + h.astype(np.float32)
+    got = out.copy_to_host()
+    for b in range(2):
+        block = v[b * 64 : (b + 1) * 64]
+        for t in range(64):
+            warp = block[(t // 32) * 32 : (t // 32 + 1) * 32]
+            np.testing.assert_allclose(got[b * 64 + t], block.sum() + warp.sum(), rtol=1e-5)
+
+
+def test_rows_of_a_2d_bf16_input_summed_in_float32(mod):  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((40, 9)).astype(BF16)
+    out = cuda.to_device(np.zeros(40, BF16))
+    mod.rowsum.prepare(grid=2, block=32)(out, cuda.to_device(x))
+    acc = np.zeros(40, np.float32)
+    for j in range(9):
+        acc += x[:, j].astype(np.float32)
+    np.testing.assert_array_equal(out.copy_to_host().view(np.uint16), bf16_of(acc))
