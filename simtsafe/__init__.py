@@ -57,6 +57,7 @@ from ._coopviews import OutTile as OutTile
 from ._coopviews import OutTile2D as OutTile2D
 from ._coopviews import SharedAccumulator as SharedAccumulator
 from ._coopviews import SharedTile as SharedTile
+from ._dtypes import bfloat16 as bfloat16
 from ._errors import AliasingError as AliasingError
 from ._errors import ArgumentError as ArgumentError
 from ._errors import ArgumentTypeError as ArgumentTypeError

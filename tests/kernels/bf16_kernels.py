@@ -9,7 +9,7 @@ import numpy as np
 SOURCE = """
 import ml_dtypes
 
-BF16 = ml_dtypes.bfloat16
+BF16 = ss.bfloat16  # ml_dtypes.bfloat16 itself
 
 
 @ss.kernel(contract=ss.LaunchContract(domain=1, block=32))
