@@ -117,3 +117,15 @@ def test_rows_of_a_2d_bf16_input_summed_in_float32(mod):  # type: ignore[no-unty
     for j in range(9):
         acc += x[:, j].astype(np.float32)
     np.testing.assert_array_equal(out.copy_to_host().view(np.uint16), bf16_of(acc))
+
+
+def test_sim_check_replays_a_bf16_kernel(mod):  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal(64).astype(BF16)
+    y = rng.standard_normal(64).astype(BF16)
+    out = np.zeros(64, BF16)
+    report = ss.sim.check(mod.axpy, 2, 32, out, x, y, np.float32(3))
+    assert report.ok and report.complete
+    assert report.stats["accesses"] >= 3 * 64
+    want = bf16_of(np.float32(3) * x.astype(np.float32) + y.astype(np.float32))
+    np.testing.assert_array_equal(np.asarray(report.outputs["out"]).view(np.uint16), want)
