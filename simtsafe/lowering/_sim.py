@@ -236,9 +236,12 @@ class SimDisjointSlice(_SimView):
         self._check_space(w, writing=True)
         idx = _witness_for(self._arr.shape, w)
         if idx is not None:
+            at = idx if len(idx) > 1 else idx[0]
             if self._arr.dtype == _BF16:  # as on the device: to float32, then RNE to bf16
-                value = np.float32(value)
-            self._arr[idx if len(idx) > 1 else idx[0]] = _plain_record(value)
+                with np.errstate(all="ignore"):  # NaN and overflow silently, as on the GPU
+                    self._arr[at] = np.float32(value)
+                return
+            self._arr[at] = _plain_record(value)
 
     def __getitem__(self, w: Any) -> Any:
         self._check_space(w, writing=False)

@@ -49,6 +49,17 @@ def block_total(out: DisjointSlice[np.float32], x: In[BF16], h: In[np.float16]) 
     out[w] = ss.block.sum(v) + ss.warp.sum(v)
 
 
+@ss.device
+def scaled(x, w, k):  # type: ignore[no-untyped-def]
+    return x[w] * k  # a witness read inside a helper is a float32 too
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=2, block=(8, 4, 1)))
+def scale2d(out: DisjointSlice2D[BF16], x: In2D[BF16]) -> None:
+    w = thread.index_2d()
+    out[w] = scaled(x, w, np.float32(0.5)) + out[w]
+
+
 @ss.kernel(contract=ss.LaunchContract(domain=1, block=32))
 def rowsum(out: DisjointSlice[BF16], x: In2D[BF16]) -> None:
     w = thread.index_1d()

@@ -88,3 +88,10 @@ def test_accumulating_kernels_compile(mod):  # type: ignore[no-untyped-def]
     assert "trap" not in total and "st.global" in total
     rows = _body(mod.rowsum)
     assert "32767" in rows and "ld.global.u16" in rows
+
+
+def test_2d_helper_read_widens_without_calls(mod):  # type: ignore[no-untyped-def]
+    body = _body(mod.scale2d)
+    assert "call" not in body and "trap" not in body
+    assert sorted(_ops(body, "ld.global")) == ["ld.global.u16", "ld.global.u16"]
+    assert _ops(body, "st.global") == ["st.global.u16"]

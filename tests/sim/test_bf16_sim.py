@@ -27,7 +27,7 @@ def test_stores_round_to_nearest_even_like_ml_dtypes(mod):  # type: ignore[no-un
 
 
 def test_reads_give_exact_float32(mod):  # type: ignore[no-untyped-def]
-    x = rounding_cases().astype(BF16)
+    x = bf16_of(rounding_cases()).view(BF16)
     out = cuda.to_device(np.zeros(x.size, np.float32))
     mod.widen.prepare(grid=ss.cover(x.size, 32), block=32)(out, cuda.to_device(x))
     got = out.copy_to_host()
@@ -129,3 +129,13 @@ def test_sim_check_replays_a_bf16_kernel(mod):  # type: ignore[no-untyped-def]
     assert report.stats["accesses"] >= 3 * 64
     want = bf16_of(np.float32(3) * x.astype(np.float32) + y.astype(np.float32))
     np.testing.assert_array_equal(np.asarray(report.outputs["out"]).view(np.uint16), want)
+
+
+def test_2d_witness_reads_in_a_helper_and_of_the_own_output_element(mod):  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((10, 13)).astype(BF16)
+    o = rng.standard_normal((10, 13)).astype(BF16)
+    out = cuda.to_device(o.copy())
+    mod.scale2d.prepare(grid=(2, 3), block=(8, 4, 1))(out, cuda.to_device(x))
+    want = bf16_of(x.astype(np.float32) * np.float32(0.5) + o.astype(np.float32))
+    np.testing.assert_array_equal(out.copy_to_host().view(np.uint16), want)
