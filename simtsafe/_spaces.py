@@ -17,8 +17,7 @@ uniqueness of a witness across threads is only proven *within* its space:
   row ``b``, thread ``t`` its columns ``t, t + blockDim.x, ...``
   (``for w in thread.block_row(s)``).
 * ``WarpRow``  -- one row of a 2D output per warp of a 1D launch: global warp ``g``
-  owns row ``g``, lane ``l`` its columns ``l, l + n, ...`` where ``n`` is the number of
-  lanes of the warp (32, fewer in a block's last, partial warp)
+  owns row ``g``, lane ``l`` its columns ``l, l + 32, ...``
   (``for w in thread.warp_row(s)``).
 
 Shared vocabulary: imports nothing from simtsafe.

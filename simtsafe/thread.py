@@ -159,11 +159,11 @@ def warp_row(s: DisjointSlice[Any, WarpRow] | In2D[Any]) -> Iterator[ThreadIndex
     """Iterate over this thread's elements of its warp's row of the 2D ``s``.
 
     Global warp ``g = blockIdx.x * ceil(blockDim.x / 32) + threadIdx.x // 32``
-    of a 1D launch owns row ``g``; lane ``l`` walks the columns ``l, l + n,
-    l + 2n, ... < s.shape[1]`` where ``n`` is the number of lanes of its warp
-    (32, fewer in the last warp of a block whose size is not a multiple of
-    32), so every column of the row is walked. Launch shape as ``block_row``.
-    Use it only as the iterable of a ``for`` loop.
+    of a 1D launch owns row ``g``; lane ``l`` walks the columns ``l, l + 32,
+    l + 64, ... < s.shape[1]`` (any width). Launch shape as ``block_row``. A
+    block size that is not a multiple of 32 stays sound, but the last, partial
+    warp of each block walks only the columns of its lanes: ``covers=``
+    refuses such a launch. Use it only as the iterable of a ``for`` loop.
     """
     _host_call("warp_row")
 

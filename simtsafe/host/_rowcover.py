@@ -2,8 +2,10 @@
 
 A block (warp) of a 1D launch owns one row and its threads (lanes) stride over
 every column, so only the rows can be left unwritten: the launch owns
-``grid.x`` rows (``BlockRow``) or ``grid.x * ceil(block.x / 32)`` (``WarpRow``),
-and none when the launch is not 1D (the witnesses are invalid there).
+``grid.x`` rows (``BlockRow``) or ``grid.x * block.x / 32`` (``WarpRow``), and
+none when the launch is not 1D (the witnesses are invalid there) or, for
+``WarpRow``, when ``block.x`` is not a multiple of 32 (a block's last, partial
+warp walks only the columns of its lanes).
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ def row_capacity(space: str, grid: tuple[int, ...], block: tuple[int, ...]) -> t
     """(rows, columns) a launch of ``grid`` x ``block`` owns of a ``space`` output."""
     if (grid[1], grid[2], block[1], block[2]) != (1, 1, 1, 1):
         return (0, ALL_COLUMNS)
-    return (grid[0] * (1 if space == "BlockRow" else (block[0] + 31) // 32), ALL_COLUMNS)
+    if space == "WarpRow" and block[0] % 32:
+        return (0, ALL_COLUMNS)
+    return (grid[0] * (1 if space == "BlockRow" else block[0] // 32), ALL_COLUMNS)
 
 
 def row_coverage_message(
@@ -41,7 +45,14 @@ def row_coverage_message(
             f"output) and {covers!r} has {rows} rows. Prepare with grid={rows} (one block per "
             "row)"
         )
-    per_block = (block[0] + 31) // 32
+    if block[0] % 32:
+        return (
+            head + f"its blocks have {block[0]} threads, not a multiple of 32: the last warp "
+            f"of each block has {block[0] % 32} lanes and walks only their columns of its row "
+            f"of the WarpRow output ({covers!r} has {rows} rows). Use a block of a multiple "
+            "of 32 threads"
+        )
+    per_block = block[0] // 32
     owned = grid[0] * per_block
     return (
         head + f"the launch has {owned} warps ({grid[0]} blocks of {per_block}; one row each: "

@@ -6,9 +6,9 @@ step()): w = mint(k)``; this module supplies those ``__ss_*`` names.
 * ``BlockRow``: block ``b`` of a 1D launch owns row ``b``; thread ``t`` the
   columns ``t, t + blockDim.x, ...``.
 * ``WarpRow``: warp ``g = blockIdx.x * ceil(blockDim.x / 32) + threadIdx.x // 32``
-  owns row ``g``; lane ``l`` the columns ``l, l + n, ...``, ``n`` the lanes of
-  its warp (``min(32, blockDim.x - 32 * (threadIdx.x // 32))``), so a partial
-  last warp still walks every column.
+  owns row ``g``; lane ``l`` the columns ``l, l + 32, ...``. A block whose size
+  is not a multiple of 32 stays sound (its last, partial warp walks only the
+  columns of its lanes); ``covers=`` refuses it (host/_rowcover).
 
 Invariant: the (row, col) pairs of different threads differ when the launch
 is 1D. A ``domain=1`` contract proves that on the host; otherwise the minted
@@ -43,13 +43,6 @@ from ._cuda import (
 __all__ = ["builtins"]
 
 _LAUNCH_Y_Z = ("ntid.y", "ntid.z", "nctaid.y", "nctaid.z")
-
-
-def _lane_count(builder: ir.IRBuilder) -> ir.Value:
-    """Lanes of this thread's warp: 32, fewer in a block's last, partial warp."""
-    first = builder.and_(_sreg(builder, "tid.x"), _const(~31))
-    left = builder.sub(_sreg(builder, "ntid.x"), first)
-    return builder.select(builder.icmp_unsigned("<", left, _const(32)), left, _const(32))
 
 
 def _block_row(builder: ir.IRBuilder) -> ir.Value:
@@ -127,7 +120,7 @@ def _extent(space: str, what: str) -> Any:
 _BR_START = _scalar(lambda b: _sreg(b, "tid.x"))
 _BR_STEP = _scalar(lambda b: _sreg(b, "ntid.x"))
 _WR_START = _scalar(lambda b: b.and_(_sreg(b, "tid.x"), _const(31)))
-_WR_STEP = _scalar(_lane_count)
+_WR_STEP = _scalar(lambda b: _const(32))  # a constant: the range's step check folds away
 _BR_EXTENT = _extent("BlockRow", "block_row")
 _WR_EXTENT = _extent("WarpRow", "warp_row")
 _MINTS = {

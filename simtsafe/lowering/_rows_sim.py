@@ -29,11 +29,6 @@ def _tx_nx_bx() -> tuple[int, int, int]:
     return tx, nx, bx
 
 
-def _lane_count() -> int:
-    tx, nx, _ = _tx_nx_bx()
-    return min(32, nx - (tx & ~31))
-
-
 def _extent(space: str, what: str) -> Any:
     def extent(s: Any) -> int:
         if isinstance(s, SimDisjointSlice) and s._space != space:
@@ -70,7 +65,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
         "__ss_br_extent": _extent("BlockRow", "block_row"),
         "__ss_mint_br": mint_br,
         "__ss_wr_start": lambda: _tx_nx_bx()[0] & 31,
-        "__ss_wr_step": _lane_count,
+        "__ss_wr_step": lambda: 32,
         "__ss_wr_extent": _extent("WarpRow", "warp_row"),
         "__ss_mint_wr": mint_wr,
     }
