@@ -86,8 +86,13 @@ def _mint(space: str, row: Callable[[ir.IRBuilder], ir.Value], checked: bool) ->
     return intrinsic(typer)
 
 
-def _extent(space: str, what: str) -> Any:
-    """The walked array's ``shape[1]``: a 2D DisjointSlice of ``space`` or a 2D array."""
+def _extent(space: str, what: str, row: Callable[[ir.IRBuilder], ir.Value]) -> Any:
+    """The walked array's ``shape[1]`` (0 when this row is not one of its rows).
+
+    ``s``: a 2D DisjointSlice of ``space`` or a 2D array. The row test only
+    ends the loop early (every access still checks its own array's bounds);
+    it makes the walked array's per-access row check redundant, so NVVM drops it.
+    """
 
     def typer(typingctx: Any, s: Any) -> Any:
         if isinstance(s, DisjointSliceType):
@@ -110,7 +115,9 @@ def _extent(space: str, what: str) -> Any:
             arr = _slice_array(context, builder, s, args[0]) if s is not arrty else args[0]
             # shape[1]: the same value the witness's column bounds check reads.
             shape = make_array(arrty)(context, builder, arr).shape
-            return cgutils.unpack_tuple(builder, shape, 2)[1]
+            rows, cols = cgutils.unpack_tuple(builder, shape, 2)
+            inside = builder.icmp_unsigned("<", row(builder), rows)
+            return builder.select(inside, cols, ir.Constant(cols.type, 0))
 
         return types.intp(s), codegen
 
@@ -121,8 +128,8 @@ _BR_START = _scalar(lambda b: _sreg(b, "tid.x"))
 _BR_STEP = _scalar(lambda b: _sreg(b, "ntid.x"))
 _WR_START = _scalar(lambda b: b.and_(_sreg(b, "tid.x"), _const(31)))
 _WR_STEP = _scalar(lambda b: _const(32))  # a constant: the range's step check folds away
-_BR_EXTENT = _extent("BlockRow", "block_row")
-_WR_EXTENT = _extent("WarpRow", "warp_row")
+_BR_EXTENT = _extent("BlockRow", "block_row", _block_row)
+_WR_EXTENT = _extent("WarpRow", "warp_row", _warp_row)
 _MINTS = {
     (space, checked): _mint(space, row, checked)
     for space, row in (("BlockRow", _block_row), ("WarpRow", _warp_row))

@@ -1,0 +1,102 @@
+"""Row spaces (BlockRow, WarpRow) on the real target (NVVM, no GPU).
+
+Every rule of tests/kernels/row_rules.py is refused with its message and its
+accepted twin compiles; a block (warp) collective after a row loop compiles
+and one inside it is refused; the launch-shape checks are present exactly
+when no ``domain=1`` contract proves the launch 1D.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import simtsafe as ss
+from tests.kernels import line_of, load_kernel_module
+from tests.kernels.row_rules import ACCEPTED, COLLECTIVES, REFUSED
+
+pytestmark = pytest.mark.ptx
+
+CC = (9, 0)
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED))
+def test_rule_refused_when_compiled(tmp_path: Path, case: str) -> None:
+    source, fragment = REFUSED[case]
+    with pytest.raises(ss.SafetyError) as info:
+        load_kernel_module(tmp_path, source).k.ptx(cc=CC)
+    assert fragment in str(info.value)
+    assert info.value.lineno == line_of(tmp_path, "# BAD")
+
+
+@pytest.mark.parametrize("case", sorted(ACCEPTED))
+def test_rule_twin_compiles(tmp_path: Path, case: str) -> None:
+    ptx = load_kernel_module(tmp_path, ACCEPTED[case]).k.ptx(cc=CC)
+    assert re.search(r"^\s*(?:@!?%p\d+\s+)?st\.global", ptx, re.MULTILINE)
+
+
+@pytest.mark.parametrize("case", sorted(COLLECTIVES))
+def test_collective_after_the_loop_accepted_inside_refused(tmp_path: Path, case: str) -> None:
+    source, fragment = COLLECTIVES[case]
+    if fragment is None:
+        assert ".entry" in load_kernel_module(tmp_path, source).k.ptx(cc=CC)
+        return
+    with pytest.raises(ss.SafetyError) as info:
+        load_kernel_module(tmp_path, source).k.ptx(cc=CC)
+    assert fragment in str(info.value)
+    assert info.value.lineno == line_of(tmp_path, "# BAD")
+
+
+_SHAPES = """
+from simtsafe import BlockRow, WarpRow
+
+
+@ss.kernel
+def free(out: DisjointSlice[np.float32, BlockRow], x: In2D[np.float32]) -> None:
+    for w in thread.block_row(x):
+        out[w] = x[w]
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1))
+def proven(out: DisjointSlice[np.float32, BlockRow], x: In2D[np.float32]) -> None:
+    for w in thread.block_row(x):
+        out[w] = x[w]
+
+
+@ss.device
+def copy_row(out, x):
+    for w in thread.warp_row(x):
+        out[w] = x[w]
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1))
+def via_helper(out: DisjointSlice[np.float32, WarpRow], x: In2D[np.float32]) -> None:
+    copy_row(out, x)
+"""
+
+
+def test_launch_shape_checked_on_the_device_only_without_a_proof(tmp_path: Path) -> None:
+    mod = load_kernel_module(tmp_path, _SHAPES)
+    free, proven = mod.free.ptx(cc=CC), mod.proven.ptx(cc=CC)
+    for sreg in ("%ntid.y", "%ntid.z", "%nctaid.y", "%nctaid.z"):
+        assert sreg in free, sreg
+        assert sreg not in proven, sreg
+    # A helper is compiled without the kernel's proof: its witnesses check the launch.
+    assert "%nctaid.y" in mod.via_helper.ptx(cc=CC)
+
+
+def test_domain_rule_refuses_a_row_walk_in_a_2d_kernel(tmp_path: Path) -> None:
+    with pytest.raises(ss.SafetyError, match="block_row"):
+        load_kernel_module(
+            tmp_path,
+            """
+            from simtsafe import BlockRow
+
+            @ss.kernel(contract=ss.LaunchContract(domain=2))
+            def k(out: DisjointSlice[np.float32, BlockRow], x: In2D[np.float32]) -> None:
+                for w in thread.block_row(x):
+                    out[w] = x[w]
+            """,
+        )
