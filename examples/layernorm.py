@@ -47,7 +47,8 @@ def reference(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) ->
     x64 = x.astype(np.float64)
     mean = x64.mean(axis=1, keepdims=True)
     var = ((x64 - mean) ** 2).mean(axis=1, keepdims=True)
-    return (x64 - mean) / np.sqrt(var + eps) * gamma + beta
+    result: np.ndarray = (x64 - mean) / np.sqrt(var + eps) * gamma + beta
+    return result
 
 
 def run(rows: int = 37, cols: int = 1_000) -> bool:
@@ -60,7 +61,9 @@ def run(rows: int = 37, cols: int = 1_000) -> bool:
     d_out = cuda.to_device(np.full_like(x, np.nan))
     args = (cuda.to_device(x), cuda.to_device(gamma), cuda.to_device(beta), eps)
     layernorm.prepare(grid=rows, block=BLOCK)(d_out, *args)
-    ok = np.allclose(d_out.copy_to_host(), reference(x, gamma, beta, eps), rtol=1e-4, atol=1e-5)
+    ok = np.allclose(
+        d_out.copy_to_host(), reference(x, gamma, beta, float(eps)), rtol=1e-4, atol=1e-5
+    )
     return bool(ok)
 
 

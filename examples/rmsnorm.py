@@ -40,7 +40,8 @@ def rmsnorm(
 def reference(x: np.ndarray, weight: np.ndarray, eps: float) -> np.ndarray:
     """numpy RMSNorm over the last axis, in float64."""
     x64 = x.astype(np.float64)
-    return x64 / np.sqrt((x64 * x64).mean(axis=1, keepdims=True) + eps) * weight
+    result: np.ndarray = x64 / np.sqrt((x64 * x64).mean(axis=1, keepdims=True) + eps) * weight
+    return result
 
 
 def run(rows: int = 37, cols: int = 1_000) -> bool:
@@ -51,7 +52,9 @@ def run(rows: int = 37, cols: int = 1_000) -> bool:
     eps = np.float32(1e-6)
     d_out = cuda.to_device(np.full_like(x, np.nan))
     rmsnorm.prepare(grid=rows, block=BLOCK)(d_out, cuda.to_device(x), cuda.to_device(weight), eps)
-    return bool(np.allclose(d_out.copy_to_host(), reference(x, weight, eps), rtol=1e-4, atol=1e-5))
+    return bool(
+        np.allclose(d_out.copy_to_host(), reference(x, weight, float(eps)), rtol=1e-4, atol=1e-5)
+    )
 
 
 if __name__ == "__main__":

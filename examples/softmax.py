@@ -55,7 +55,8 @@ def softmax_warp(out: DisjointSlice[np.float32, WarpRow], x: In2D[np.float32]) -
 def reference(x: np.ndarray) -> np.ndarray:
     """numpy softmax over the last axis, in float64."""
     e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
+    result: np.ndarray = e / e.sum(axis=1, keepdims=True)
+    return result
 
 
 def run(rows: int = 37, cols: int = 1_000) -> bool:
