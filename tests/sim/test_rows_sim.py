@@ -143,3 +143,34 @@ def test_sim_check_finds_no_race(tmp_path: Path, src: str) -> None:
     out = np.zeros((ROWS, COLS), np.float32)
     report = ss.sim.check(mod.k, GRID, BLOCK, out, _x())
     assert report.ok, report
+
+
+@pytest.mark.parametrize("name", ["softmax", "softmax_warp", "rmsnorm", "layernorm"])
+def test_raw_twins_match_numpy(name: str) -> None:
+    # The raw twins (tests/ptx/raw_rows.py) are the zero-cost comparison and the
+    # benchmark's baseline: they compute what the examples compute.
+    from tests.coop_examples import example
+    from tests.ptx import raw_rows
+    from tests.sim import shfl_shim
+
+    x = np.random.default_rng(8).standard_normal((3, 70)).astype(np.float32)
+    g = np.random.default_rng(9).standard_normal(70).astype(np.float32)
+    b = np.random.default_rng(10).standard_normal(70).astype(np.float32)
+    eps = np.float32(1e-5)
+    out = cuda.to_device(np.zeros_like(x))
+    ex = example(name.removesuffix("_warp"))
+    kernel = cuda.jit(getattr(raw_rows, f"{name}_raw"))
+    with shfl_shim.installed():
+        if name == "softmax":
+            kernel[3, 64](out, cuda.to_device(x))
+            want = ex.reference(x)
+        elif name == "softmax_warp":
+            kernel[1, 96](out, cuda.to_device(x))
+            want = ex.reference(x)
+        elif name == "rmsnorm":
+            kernel[3, 64](out, cuda.to_device(x), cuda.to_device(g), eps)
+            want = ex.reference(x, g, float(eps))
+        else:
+            kernel[3, 64](out, cuda.to_device(x), cuda.to_device(g), cuda.to_device(b), eps)
+            want = ex.reference(x, g, b, float(eps))
+    np.testing.assert_allclose(out.copy_to_host(), want, rtol=1e-4, atol=1e-5)
