@@ -100,3 +100,43 @@ def test_domain_rule_refuses_a_row_walk_in_a_2d_kernel(tmp_path: Path) -> None:
                     out[w] = x[w]
             """,
         )
+
+
+_ROW_EXAMPLES = [
+    ("softmax", "softmax"),
+    ("softmax", "softmax_warp"),
+    ("rmsnorm", "rmsnorm"),
+    ("layernorm", "layernorm"),
+]
+
+
+@pytest.mark.parametrize(("stem", "attr"), _ROW_EXAMPLES)
+def test_row_examples_against_their_raw_twins(stem: str, attr: str) -> None:
+    """The row examples next to their raw twins (tests/ptx/raw_rows.py).
+
+    Not yet the zero-cost equality of test_zero_cost.py: a witness access
+    checks its row against its own array, and the arrays of one kernel may
+    have different numbers of rows (the safe kernel then writes the output
+    row with the input's reads giving 0, where the raw twin would read past
+    the input). NVVM versions the write loop on that loop-invariant test, so
+    the BlockRow kernels hold each global access of that loop twice in the
+    PTX (one copy runs). Held here: no trap, no call, the warp-per-row kernel
+    equal to its twin, the others at most twice.
+    """
+    from numba import cuda
+
+    from simtsafe.lowering._compat import assume_compute_capability
+    from tests.ptx.raw_twins import RAW_TWINS
+    from tests.ptx.test_zero_cost import _count, _import_example
+
+    kernel = getattr(_import_example(stem), attr)
+    safe = kernel.ptx(cc=CC)
+    with assume_compute_capability(CC):
+        raw, _ = cuda.compile_ptx(RAW_TWINS[attr][1], kernel.argtypes(), cc=CC)
+    assert not re.search(r"\btrap\b", safe)
+    assert not re.search(r"^\s*(?:@!?%p\d+\s+)?call\b", safe, re.MULTILINE)
+    for op in ("ld.global", "st.global"):
+        s, r = _count(safe, op), _count(raw, op)
+        assert r <= s <= 2 * r, (attr, op, s, r)
+        if attr == "softmax_warp":
+            assert s == r, (attr, op, s, r)
