@@ -18,7 +18,7 @@ def k(
     for v in thread.warp_row(x):
         ob[v] = x[v]  # type: ignore[index]
     ob[thread.index_2d()] = x[0, 0]  # type: ignore[index]
-    for u in thread.warp_row(ob):  # type: ignore[arg-type]
+    for _u in thread.warp_row(ob):  # type: ignore[arg-type]
         pass
-    for t in thread.block_row(a):  # type: ignore[arg-type]
+    for _t in thread.block_row(a):  # type: ignore[arg-type]
         pass
