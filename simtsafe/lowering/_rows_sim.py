@@ -7,6 +7,7 @@ the device intrinsics make, read from the simulated thread's geometry.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ._sim import SENTINEL, SimDisjointSlice, SimWitness, _geometry, _mint, _reject, _shape_of
@@ -29,7 +30,18 @@ def _tx_nx_bx() -> tuple[int, int, int]:
     return tx, nx, bx
 
 
-def _extent(space: str, what: str) -> Any:
+def _block_row() -> int:
+    return _tx_nx_bx()[2]
+
+
+def _warp_row() -> int:
+    tx, nx, bx = _tx_nx_bx()
+    return bx * ((nx + 31) // 32) + tx // 32
+
+
+def _extent(space: str, what: str, row: Callable[[], int]) -> Any:
+    """The walked array's ``shape[1]``, 0 when this row is not one of its rows (as on the device)."""
+
     def extent(s: Any) -> int:
         if isinstance(s, SimDisjointSlice) and s._space != space:
             _reject(
@@ -41,7 +53,7 @@ def _extent(space: str, what: str) -> Any:
         shape = _shape_of(s)
         if len(shape) != 2:
             _reject(f"thread.{what}() walks the row of a 2D array; got a {len(shape)}D one")
-        return shape[1]
+        return shape[1] if row() < shape[0] else 0
 
     return extent
 
@@ -51,21 +63,18 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     checked = proven_domain != 1
 
     def mint_br(k: int) -> SimWitness:
-        _, _, bx = _tx_nx_bx()
-        return _mint("BlockRow", (bx if _one_d(checked) else SENTINEL, k))
+        return _mint("BlockRow", (_block_row() if _one_d(checked) else SENTINEL, k))
 
     def mint_wr(k: int) -> SimWitness:
-        tx, nx, bx = _tx_nx_bx()
-        row = bx * ((nx + 31) // 32) + tx // 32
-        return _mint("WarpRow", (row if _one_d(checked) else SENTINEL, k))
+        return _mint("WarpRow", (_warp_row() if _one_d(checked) else SENTINEL, k))
 
     return {
         "__ss_br_start": lambda: _tx_nx_bx()[0],
         "__ss_br_step": lambda: _tx_nx_bx()[1],
-        "__ss_br_extent": _extent("BlockRow", "block_row"),
+        "__ss_br_extent": _extent("BlockRow", "block_row", _block_row),
         "__ss_mint_br": mint_br,
         "__ss_wr_start": lambda: _tx_nx_bx()[0] & 31,
         "__ss_wr_step": lambda: 32,
-        "__ss_wr_extent": _extent("WarpRow", "warp_row"),
+        "__ss_wr_extent": _extent("WarpRow", "warp_row", _warp_row),
         "__ss_mint_wr": mint_wr,
     }

@@ -7,6 +7,8 @@ same results.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from numba import cuda
@@ -40,3 +42,14 @@ def test_raw_softmax_twin_agrees() -> None:
     d_x, d_out = cuda.to_device(x), cuda.to_device(np.zeros_like(x))
     cuda.jit(softmax_raw)[64, ex.BLOCK](d_out, d_x)
     np.testing.assert_allclose(d_out.copy_to_host(), ex.reference(x), rtol=1e-4, atol=1e-7)
+
+
+def test_blocks_past_the_last_row_walk_nothing(tmp_path: Path) -> None:
+    from tests.kernels import load_kernel_module
+    from tests.sim.test_rows_sim import _COUNT
+
+    mod = load_kernel_module(tmp_path, _COUNT)
+    x = np.zeros((4, 37), np.float32)
+    n = cuda.to_device(np.zeros(1, np.uint32))
+    mod.k.prepare(grid=6, block=64)(n, cuda.to_device(x))
+    assert n.copy_to_host()[0] == 4 * 37

@@ -174,3 +174,22 @@ def test_raw_twins_match_numpy(name: str) -> None:
             kernel[3, 64](out, cuda.to_device(x), cuda.to_device(g), cuda.to_device(b), eps)
             want = ex.reference(x, g, b, float(eps))
     np.testing.assert_allclose(out.copy_to_host(), want, rtol=1e-4, atol=1e-5)
+
+
+_COUNT = """
+from simtsafe import Accumulate
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1))
+def k(n: Accumulate[np.uint32], x: In2D[np.float32]) -> None:
+    for w in thread.block_row(x):
+        n.add(0, 1)
+"""
+
+
+def test_blocks_past_the_last_row_walk_nothing(tmp_path: Path) -> None:
+    # As on the device: the walk stops at once in a row the walked array does not have.
+    mod = load_kernel_module(tmp_path, _COUNT)
+    n = cuda.to_device(np.zeros(1, np.uint32))
+    mod.k.prepare(grid=ROWS + 2, block=BLOCK)(n, cuda.to_device(_x()))
+    assert n.copy_to_host()[0] == ROWS * COLS
