@@ -82,6 +82,7 @@ from ._errors import SharedMemoryError as SharedMemoryError
 from ._errors import StreamOrderError as StreamOrderError
 from ._errors import TooManyThreads as TooManyThreads
 from ._errors import UnsafeRegionRequired as UnsafeRegionRequired
+from ._spaces import BlockRow as BlockRow
 from ._spaces import Index1D as Index1D
 from ._spaces import Index2D as Index2D
 from ._spaces import Index3D as Index3D
@@ -90,6 +91,7 @@ from ._spaces import Local1D as Local1D
 from ._spaces import Local2D as Local2D
 from ._spaces import PerBlock as PerBlock
 from ._spaces import PerWarp as PerWarp
+from ._spaces import WarpRow as WarpRow
 from ._unsafe import unsafe as unsafe
 from ._views import DisjointSlice as DisjointSlice
 from ._views import DisjointSlice2D as DisjointSlice2D
@@ -138,6 +140,7 @@ __all__ = [
     "Graph",
     "GraphError",
     "HostReadError",
+    "BlockRow",
     "In",
     "In2D",
     "In3D",
@@ -169,6 +172,7 @@ __all__ = [
     "ThreadIndex",
     "TooManyThreads",
     "UnsafeRegionRequired",
+    "WarpRow",
     "check_kernel",
     "block",
     "configure",

@@ -13,6 +13,12 @@ uniqueness of a witness across threads is only proven *within* its space:
   follows x.
 * ``PerWarp``  -- one element per warp of the launch (``thread.warp_leader()``).
 * ``PerBlock`` -- one element per block of the launch (``thread.block_leader()``).
+* ``BlockRow`` -- one row of a 2D output per block of a 1D launch: block ``b`` owns
+  row ``b``, thread ``t`` its columns ``t, t + blockDim.x, ...``
+  (``for w in thread.block_row(s)``).
+* ``WarpRow``  -- one row of a 2D output per warp of a 1D launch: global warp ``g``
+  owns row ``g``, lane ``l`` its columns ``l, l + 32, ...``
+  (``for w in thread.warp_row(s)``).
 
 Shared vocabulary: imports nothing from simtsafe.
 """
@@ -25,6 +31,7 @@ __all__ = [
     "LOCAL_SPACE_NDIM",
     "MAX_OUT_TILE",
     "SPACE_NDIM",
+    "BlockRow",
     "Index1D",
     "Index2D",
     "Index3D",
@@ -33,6 +40,7 @@ __all__ = [
     "Local2D",
     "PerBlock",
     "PerWarp",
+    "WarpRow",
     "out_tile_too_large",
 ]
 
@@ -70,6 +78,16 @@ class PerBlock(IndexSpace):
 
 
 @final
+class BlockRow(IndexSpace):
+    """One row of a 2D output per block of a 1D launch; the block's threads stride its columns."""
+
+
+@final
+class WarpRow(IndexSpace):
+    """One row of a 2D output per warp of a 1D launch; the warp's lanes stride its columns."""
+
+
+@final
 class Local1D(IndexSpace):
     """One element per thread of a block: the thread's linear index in its block.
 
@@ -93,6 +111,8 @@ SPACE_NDIM: dict[str, int] = {
     "Index3D": 3,
     "PerWarp": 1,
     "PerBlock": 1,
+    "BlockRow": 2,
+    "WarpRow": 2,
 }
 
 #: The largest output tile (``thread.tile_1d/2d/2d_strided``), per axis and in all: the

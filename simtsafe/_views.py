@@ -17,7 +17,18 @@ from typing import TYPE_CHECKING, Any, Generic, NoReturn, final, overload
 import numpy as np
 from typing_extensions import TypeVar, deprecated
 
-from ._spaces import Index1D, Index2D, Index3D, IndexSpace, Local1D, Local2D, PerBlock, PerWarp
+from ._spaces import (
+    BlockRow,
+    Index1D,
+    Index2D,
+    Index3D,
+    IndexSpace,
+    Local1D,
+    Local2D,
+    PerBlock,
+    PerWarp,
+    WarpRow,
+)
 
 __all__ = [
     "DisjointSlice",
@@ -87,12 +98,22 @@ class ThreadIndex(_KernelOnly, Generic[S_co]):
         raise NotImplementedError
 
     @property
-    def row(self: ThreadIndex[Index2D] | ThreadIndex[Local2D]) -> int:
+    def row(
+        self: ThreadIndex[Index2D]
+        | ThreadIndex[Local2D]
+        | ThreadIndex[BlockRow]
+        | ThreadIndex[WarpRow],
+    ) -> int:
         """Row (y) of a 2D witness, as a plain int."""
         raise NotImplementedError
 
     @property
-    def col(self: ThreadIndex[Index2D] | ThreadIndex[Local2D]) -> int:
+    def col(
+        self: ThreadIndex[Index2D]
+        | ThreadIndex[Local2D]
+        | ThreadIndex[BlockRow]
+        | ThreadIndex[WarpRow],
+    ) -> int:
         """Column (x) of a 2D witness, as a plain int."""
         raise NotImplementedError
 
@@ -284,8 +305,13 @@ class In2D(_Input, Generic[T]):
     @overload
     def __getitem__(self, i: tuple[int, int]) -> T: ...
     @overload
-    def __getitem__(self, i: ThreadIndex[Index2D]) -> T: ...
-    def __getitem__(self, i: tuple[int, int] | ThreadIndex[Index2D]) -> T:
+    def __getitem__(
+        self, i: ThreadIndex[Index2D] | ThreadIndex[BlockRow] | ThreadIndex[WarpRow]
+    ) -> T: ...
+    def __getitem__(
+        self,
+        i: tuple[int, int] | ThreadIndex[Index2D] | ThreadIndex[BlockRow] | ThreadIndex[WarpRow],
+    ) -> T:
         raise NotImplementedError
 
     @property

@@ -16,11 +16,22 @@ from typing import Any, NoReturn, TypeVar, overload
 import numpy as np
 
 from ._coopviews import OutTile, OutTile2D, SharedTile
-from ._spaces import Index1D, Index2D, Index3D, Local1D, Local2D, PerBlock, PerWarp
-from ._views import DisjointSlice, In, ThreadIndex
+from ._spaces import (
+    BlockRow,
+    Index1D,
+    Index2D,
+    Index3D,
+    Local1D,
+    Local2D,
+    PerBlock,
+    PerWarp,
+    WarpRow,
+)
+from ._views import DisjointSlice, In, In2D, ThreadIndex
 
 __all__ = [
     "block_leader",
+    "block_row",
     "block_stride",
     "grid_stride",
     "index_1d",
@@ -32,6 +43,7 @@ __all__ = [
     "tile_2d",
     "tile_2d_strided",
     "warp_leader",
+    "warp_row",
 ]
 
 T = TypeVar("T", bound=np.generic)
@@ -124,6 +136,36 @@ def block_leader() -> ThreadIndex[PerBlock]:
     per block, for per-block partial results.
     """
     _host_call("block_leader")
+
+
+@_builtin("block_row")
+def block_row(s: DisjointSlice[Any, BlockRow] | In2D[Any]) -> Iterator[ThreadIndex[BlockRow]]:
+    """Iterate over this thread's elements of its block's row of the 2D ``s``.
+
+    Block ``b`` of a 1D launch owns row ``b``; thread ``t`` walks the columns
+    ``t, t + blockDim.x, t + 2 * blockDim.x, ... < s.shape[1]`` (any width).
+    Witnesses have ``.row`` and ``.col``; the row is bounds-checked against
+    the array each access addresses. Unique per thread when the launch is 1D
+    (proven by a ``domain=1`` contract, else checked on the device: the
+    witness is invalid when ``blockDim`` or ``gridDim`` has y or z other than
+    1). ``s`` may be an input, to walk it with the same witness. Use it only
+    as the iterable of a ``for`` loop.
+    """
+    _host_call("block_row")
+
+
+@_builtin("warp_row")
+def warp_row(s: DisjointSlice[Any, WarpRow] | In2D[Any]) -> Iterator[ThreadIndex[WarpRow]]:
+    """Iterate over this thread's elements of its warp's row of the 2D ``s``.
+
+    Global warp ``g = blockIdx.x * ceil(blockDim.x / 32) + threadIdx.x // 32``
+    of a 1D launch owns row ``g``; lane ``l`` walks the columns ``l, l + 32,
+    l + 64, ... < s.shape[1]`` (any width). Launch shape as ``block_row``. A
+    block size that is not a multiple of 32 stays sound, but the last, partial
+    warp of each block walks only the columns of its lanes: ``covers=``
+    refuses such a launch. Use it only as the iterable of a ``for`` loop.
+    """
+    _host_call("warp_row")
 
 
 # ------------------------------------------------------------------ block-local witnesses

@@ -66,12 +66,20 @@ _WITNESS_SPACE_CTORS = {
     "index_2d": 2,
     "index_3d": 3,
     "grid_stride": 1,
+    "block_row": 1,
+    "warp_row": 1,
     "tile_1d": 1,
     "tile_2d": 2,
     "tile_2d_strided": 2,
 }
 #: Witness iterators: only the iterable of a `for` loop (expanded by the rewrite).
-_FOR_ITERABLES = frozenset({"grid_stride", "block_stride"})
+_FOR_ITERABLES = frozenset({"grid_stride", "block_stride", "block_row", "warp_row"})
+#: Row walks: ``for w in thread.<name>(s)`` -> the ``__ss_*`` names of the loop's start,
+#: bound (the walked array's ``shape[1]``), step and witness.
+_ROW_WALKS = {
+    "thread.block_row": ("__ss_br_start", "__ss_br_extent", "__ss_br_step", "__ss_mint_br"),
+    "thread.warp_row": ("__ss_wr_start", "__ss_wr_extent", "__ss_wr_step", "__ss_mint_wr"),
+}
 #: Functions a collective's `op` may be (passed as a value, the one place a function may be).
 _REDUCE_OPS = frozenset(
     {"operator.add", "operator.mul", "operator.and_", "operator.or_", "operator.xor", "max", "min"}
@@ -630,7 +638,46 @@ class _Checker(ast.NodeTransformer):
                 return self._expand_grid_stride(node, it)
             if ref is not None and ref.kind == "simtsafe" and ref.name == "thread.block_stride":
                 return self._expand_block_stride(node, it)
+            if ref is not None and ref.kind == "simtsafe" and ref.name in _ROW_WALKS:
+                return self._expand_row_walk(node, it, ref.name)
         return self.generic_visit(node)
+
+    def _expand_row_walk(self, node: ast.For, it: ast.Call, name: str) -> list[ast.stmt]:
+        """``for w in thread.block_row(s): body`` (or ``warp_row``) -> a range loop.
+
+        The columns ``start, start + step, ... < s.shape[1]`` of this block's
+        (warp's) row; start, step and the row come from the launch geometry,
+        the witness is minted from the loop index, so it is this thread's and,
+        like any witness, bounds-checked (row and column) on every access.
+        """
+        short = name.removeprefix("thread.")
+        if len(it.args) != 1 or it.keywords:
+            raise self.fail(
+                it, f"{name} takes exactly one argument: the 2D slice or input", "witness-ctor"
+            )
+        if not isinstance(node.target, ast.Name):
+            raise self.fail(
+                node, f"bind {short}'s witness to a plain name: `for w in ...`", "witness-ctor"
+            )
+        self._call_targets.add(id(it.func))
+        self._for_iterable_ok.add(id(it.func))
+        self._use(it.func)  # domain rule
+        target = self.visit(it.args[0])
+        start, bound, step, mint = _ROW_WALKS[name]
+        k = f"__ss_k{node.lineno}_{node.col_offset}"
+        loop = ast.parse(
+            f"for {k} in range({start}(), {bound}(__ss_target), {step}()):\n"
+            f"    {node.target.id} = {mint}({k})\n"
+        ).body[0]
+        assert isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call)
+        for child in ast.walk(loop):
+            ast.copy_location(child, node)
+        extent = loop.iter.args[1]
+        assert isinstance(extent, ast.Call)
+        extent.args[0] = target
+        loop.body.extend(_flatten([self.visit(stmt) for stmt in node.body]))
+        loop.orelse = _flatten([self.visit(stmt) for stmt in node.orelse])
+        return [loop]
 
     def _expand_grid_stride(self, node: ast.For, it: ast.Call) -> list[ast.stmt]:
         """``for w in thread.grid_stride(s): body`` -> a range loop minting one witness per step.

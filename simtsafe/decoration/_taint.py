@@ -71,7 +71,9 @@ _WITNESS_CTORS = frozenset(
         "thread.local_index_2d",
     }
 )
-_WITNESS_LOOPS = frozenset({"thread.grid_stride", "thread.block_stride"})
+_WITNESS_LOOPS = frozenset(
+    {"thread.grid_stride", "thread.block_stride", "thread.block_row", "thread.warp_row"}
+)
 _WITNESS_COORDS = frozenset({"index", "row", "col", "x", "y", "z"})
 
 

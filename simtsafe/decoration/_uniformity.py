@@ -332,6 +332,8 @@ class _Analysis:
         if isinstance(test, ast.Call) and self.ref_name(test.func) in (
             "thread.grid_stride",
             "thread.block_stride",
+            "thread.block_row",
+            "thread.warp_row",
         ):
             level = N  # each thread its own trip count
         if level > ctx.level:

@@ -60,6 +60,7 @@ from ._argfacts import Facts, array_facts, current_device, record_dtype, several
 from ._fastcheck import build_fast_check
 from ._foreign import Guard, dtype_name, guard
 from ._requires import launch_env
+from ._rowcover import ROW_SPACES, row_capacity, row_coverage_message
 from ._streams import LEDGER, OFF, Access, StreamState
 
 if TYPE_CHECKING:
@@ -367,6 +368,10 @@ class LaunchPlan:
             # One thread per element along each axis: the array's last axis follows
             # x, the one before y, then z (rows follow y; 3D: (z, y, x)).
             return tuple(g[axis] * b[axis] for axis in reversed(range(param.ndim)))
+        if param.space in ROW_SPACES:
+            # A row per block (warp) of a 1D launch; the stride walks every column. A
+            # launch that is not 1D owns nothing (the witnesses are invalid on the device).
+            return row_capacity(param.space, g, b)
         blocks = g[0] * g[1] * g[2]
         if param.space == "PerBlock":
             return (blocks,)
@@ -833,10 +838,24 @@ class LaunchPlan:
                         other=other,
                     )
 
+    def _covers_space(self) -> str | None:
+        return next(p.space for p in self.kernel.params if p.name == self.covers)
+
     def _check_covers(self, shape: tuple[int, ...]) -> None:
         capacity = self.capacity
         assert capacity is not None
         for axis, (n, cap) in enumerate(zip(self.extent(shape), capacity, strict=True)):
+            space = self._covers_space()
+            if n > cap and space in ROW_SPACES:
+                assert self.covers is not None and space is not None
+                raise CoverageError(
+                    row_coverage_message(self.name, self.covers, space, self.grid, self.block, n),
+                    kernel=self.name,
+                    argument=self.covers,
+                    axis=axis,
+                    actual=n,
+                    limit=cap,
+                )
             if n > cap:
                 raise CoverageError(
                     f"kernel {self.name!r} must cover every element of {self.covers!r} by its "

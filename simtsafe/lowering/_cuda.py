@@ -72,6 +72,8 @@ _CTOR_FOR_SPACE = {
     "Index3D": "thread.index_3d()",
     "PerWarp": "thread.warp_leader()",
     "PerBlock": "thread.block_leader()",
+    "BlockRow": "`for w in thread.block_row(out)`",
+    "WarpRow": "`for w in thread.warp_row(out)`",
 }
 
 
@@ -912,6 +914,9 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
 
     names.update(_tiles.builtins(proven_domain=proven_domain))
     names.update(_coop.builtins(proven_domain=proven_domain))
+    from . import _rows  # imports this module: bound late
+
+    names.update(_rows.builtins(proven_domain=proven_domain))
     from . import _ufuncs_cuda
 
     names.update(_ufuncs_cuda.builtins())

@@ -28,6 +28,8 @@ _CTOR_FOR_SPACE = {
     "Index3D": "thread.index_3d()",
     "PerWarp": "thread.warp_leader()",
     "PerBlock": "thread.block_leader()",
+    "BlockRow": "`for w in thread.block_row(out)`",
+    "WarpRow": "`for w in thread.warp_row(out)`",
 }
 
 
@@ -409,6 +411,9 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
 
     names.update(_tiles_sim.builtins(proven_domain=proven_domain))
     names.update(_coop_sim.builtins(proven_domain=proven_domain))
+    from . import _rows_sim  # imports this module: bound late
+
+    names.update(_rows_sim.builtins(proven_domain=proven_domain))
     from . import _ufuncs
 
     names.update(_ufuncs.sim_builtins())

@@ -13,6 +13,8 @@ import numpy as np
 from numba import cuda
 from numba.cuda.random import xoroshiro128p_uniform_float32
 
+from tests.ptx.raw_rows import layernorm_raw, rmsnorm_raw, softmax_raw, softmax_warp_raw
+
 QUARTER = np.float32(0.25)
 SIX = np.float32(6.0)
 SUMSQ_BLOCK = 256
@@ -105,4 +107,8 @@ RAW_TWINS = {
     "heat3d": ("heat_step", heat3d_raw),
     "matmul": ("matmul", matmul_raw),
     "block_sumsq": ("block_sumsq", block_sumsq_raw),
+    "softmax": ("softmax", softmax_raw),
+    "softmax_warp": ("softmax_warp", softmax_warp_raw),  # in examples/softmax.py
+    "rmsnorm": ("rmsnorm", rmsnorm_raw),
+    "layernorm": ("layernorm", layernorm_raw),
 }
