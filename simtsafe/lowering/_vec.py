@@ -53,6 +53,10 @@ def _literal(ty: Any) -> object:
 def _vec_load(typingctx: Any, a: Any, idx: Any, n: Any) -> Any:
     if not isinstance(a, types.Array):
         raise errors.TypingError(f"simtsafe: vec.load reads an In[...] input array; got {a}")
+    if not isinstance(n, types.IntegerLiteral) and isinstance(n, types.Integer):
+        # Numba retries a call with non-literal types after the literal attempt fails: no
+        # match here keeps the literal attempt's message (a non-constant n: the rewrite's).
+        return None
     itemsize = a.dtype.bitwidth // 8 if hasattr(a.dtype, "bitwidth") else 0
     refusal = vec_refusal(a.ndim, a.layout == "C", _kind(a.dtype), itemsize, _literal(n))
     if refusal is not None:
@@ -111,12 +115,17 @@ def _vec_load(typingctx: Any, a: Any, idx: Any, n: Any) -> Any:
         slots = [cgutils.alloca_once(builder, mem) for _ in range(count)]
         with builder.if_else(fast, likely=True) as (then, otherwise):
             with then:
-                vptr = builder.bitcast(first, ir.VectorType(mem, count).as_pointer())
-                vec = builder.load(vptr, align=nbytes)
-                for k, slot in enumerate(slots):
-                    builder.store(
-                        builder.extract_element(vec, ir.Constant(ir.IntType(32), k)), slot
-                    )
+                if itemsize < 4:  # NVPTX splits <8 x half> in two: load 32-bit words
+                    elems = _load_words(builder, first, mem, count, itemsize, nbytes)
+                else:
+                    vty = ir.VectorType(mem, count)
+                    vec = builder.load(builder.bitcast(first, vty.as_pointer()), align=nbytes)
+                    i32 = ir.IntType(32)
+                    elems = [
+                        builder.extract_element(vec, ir.Constant(i32, k)) for k in range(count)
+                    ]
+                for elem, slot in zip(elems, slots, strict=True):
+                    builder.store(elem, slot)
             with otherwise:
                 for k, slot in enumerate(slots):
                     builder.store(ir.Constant(mem, None), slot)  # 0 outside the array
@@ -128,6 +137,26 @@ def _vec_load(typingctx: Any, a: Any, idx: Any, n: Any) -> Any:
         return context.make_tuple(builder, rt, values)
 
     return rt(a, idx, n), codegen
+
+
+def _load_words(
+    builder: ir.IRBuilder, first: Any, mem: Any, count: int, itemsize: int, nbytes: int
+) -> list[Any]:
+    """The run of 1- or 2-byte elements at ``first`` read as 32-bit words (little-endian)."""
+    i32 = ir.IntType(32)
+    words = nbytes // 4
+    wty = i32 if words == 1 else ir.VectorType(i32, words)
+    raw = builder.load(builder.bitcast(first, wty.as_pointer()), align=nbytes)
+    bits = ir.IntType(8 * itemsize)
+    out = []
+    for k in range(count):
+        w, shift = divmod(k * itemsize, 4)
+        word = raw if words == 1 else builder.extract_element(raw, ir.Constant(i32, w))
+        if shift:
+            word = builder.lshr(word, ir.Constant(i32, 8 * shift))
+        elem = builder.trunc(word, bits)
+        out.append(elem if isinstance(mem, ir.IntType) else builder.bitcast(elem, mem))
+    return out
 
 
 def builtins() -> dict[str, Any]:

@@ -22,7 +22,9 @@ def _reject(message: str) -> NoReturn:
 def vec_load(a: Any, idx: Any, n: Any) -> tuple[Any, ...]:
     arr = getattr(a, "_arr", a)
     dtype = arr.dtype
-    contiguous = arr.ndim == 0 or arr.strides[-1] == dtype.itemsize or arr.shape[-1] <= 1
+    last = arr.ndim - 1  # the simulator's shape tuples refuse negative indices
+    strides = getattr(arr, "strides", None)  # sim.check's recording arrays are C-ordered
+    contiguous = strides is None or strides[last] == dtype.itemsize or arr.shape[last] <= 1
     refusal = vec_refusal(arr.ndim, contiguous, dtype.kind, dtype.itemsize, n)
     if refusal is not None:
         _reject(refusal)
@@ -40,7 +42,7 @@ def vec_load(a: Any, idx: Any, n: Any) -> tuple[Any, ...]:
         r, j = int(idx[0]), int(idx[1])
         row = (r,)
         in_row = 0 <= r < arr.shape[0]
-    length = arr.shape[-1]
+    length = arr.shape[last]
     zero = dtype.type(0)
     out = []
     for k in range(n):

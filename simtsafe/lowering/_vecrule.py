@@ -34,9 +34,9 @@ def vec_refusal(ndim: int, contiguous: bool, kind: str, itemsize: int, n: object
             "Write a literal (vec.load(a, j, 4)) or a global constant"
         )
     if n * itemsize not in VEC_BYTES:
+        fits = [f"n = {m} ({m * itemsize} bytes)" for m in VEC_LENGTHS if m * itemsize in VEC_BYTES]
         return (
             f"vec.load's run must be 4, 8 or 16 bytes; {n} elements of {itemsize} bytes are "
-            f"{n * itemsize}. Use n = {max(1, 16 // itemsize)} (16 bytes) or "
-            f"{max(1, 8 // itemsize)} (8 bytes)"
+            f"{n * itemsize}. Use " + (" or ".join(fits) if fits else "scalar reads")
         )
     return None

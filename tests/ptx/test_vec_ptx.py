@@ -1,0 +1,60 @@
+"""simtsafe.vec.load in PTX (NVVM, no GPU): one ld.global.v2/v4 per run.
+
+The safe kernel has the vector load (taken when the run is whole and aligned)
+and one guarded scalar read per element on the other path (misaligned or
+edge runs), nothing else: no call, no local memory, no trap. Runs of 1- and
+2-byte elements are read as 32-bit words (NVPTX would split ``<8 x half>``
+into two 8-byte loads). (No raw Numba twin: numba.cuda has no way to spell a
+vector load of an array's elements.)
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.kernels import load_kernel_module
+from tests.kernels.vec_cases import RUNS_SOURCE, gemv_source
+
+pytestmark = pytest.mark.ptx
+
+CC = (9, 0)
+
+
+def _count(ptx: str, pattern: str) -> int:
+    return len(re.findall(rf"^\s*(?:@!?%p\d+\s+)?{pattern}", ptx, flags=re.MULTILINE))
+
+
+@pytest.mark.parametrize(
+    ("dt", "n", "vector"),
+    [
+        ("float32", 4, r"ld\.global\.v4\.f32"),
+        ("float32", 2, r"ld\.global\.v2\.f32"),
+        ("float64", 2, r"ld\.global\.v2\.f64"),
+        ("int32", 4, r"ld\.global\.v4\.u32"),
+        ("uint64", 2, r"ld\.global\.v2\.u64"),
+        ("float16", 8, r"ld\.global\.v4\.u32"),
+        ("float16", 4, r"ld\.global\.v2\.u32"),
+        ("int8", 8, r"ld\.global\.v2\.u32"),
+    ],
+)
+def test_one_vector_load_per_run(tmp_path: Path, dt: str, n: int, vector: str) -> None:
+    mod = load_kernel_module(tmp_path, RUNS_SOURCE.format(dt=dt, n=n))
+    ptx: str = mod.runs.ptx(cc=CC)
+    assert _count(ptx, r"ld\.global\.v\d") == 1, ptx
+    assert _count(ptx, vector) == 1, ptx
+    # the other path: one guarded scalar read per element, and one store
+    assert _count(ptx, r"ld\.global\.(?!v\d)") == n
+    assert _count(ptx, r"st\.global") == 1
+    assert _count(ptx, "call") == 0 and ".local" not in ptx
+    assert not re.search(r"\btrap\b", ptx)
+
+
+def test_gemv_reads_two_vectors_per_step(tmp_path: Path) -> None:
+    mod = load_kernel_module(tmp_path, gemv_source("float32", 4))
+    ptx: str = mod.gemv.ptx(cc=CC)
+    assert _count(ptx, r"ld\.global\.v4\.f32") == 2, ptx
+    assert _count(ptx, r"st\.global\.f32") == 1
+    assert _count(ptx, "call") == 0 and ".local" not in ptx

@@ -1,0 +1,66 @@
+"""simtsafe.vec.load on the simulator: values, edge runs, zeros outside, refusals, sim.check."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numba import cuda
+
+import simtsafe as ss
+from simtsafe import sim
+from tests.kernels import load_kernel_module
+from tests.kernels.vec_cases import RUNS_SOURCE, gemv_reference, gemv_source, runs_reference
+
+
+@pytest.mark.parametrize(
+    ("dt", "n"), [("float32", 4), ("float16", 8), ("int32", 2), ("float64", 2)]
+)
+@pytest.mark.parametrize("shift", [0, 2, -1])
+def test_runs_values_and_zeros_outside(tmp_path: Path, dt: str, n: int, shift: int) -> None:
+    mod = load_kernel_module(tmp_path, RUNS_SOURCE.format(dt=dt, n=n))
+    a = (np.arange(3 * n + 1) + 1).astype(dt)  # 3 whole runs and a partial tail
+    nthreads = 6
+    out = np.full((nthreads, n), 99, dt)
+    d_out = cuda.to_device(out)
+    mod.runs.prepare(grid=1, block=(n, nthreads))(d_out, cuda.to_device(a), np.int64(shift))
+    np.testing.assert_array_equal(d_out.copy_to_host(), runs_reference(a, n, nthreads, shift))
+
+
+def test_gemv_matches_numpy(tmp_path: Path) -> None:
+    mod = load_kernel_module(tmp_path, gemv_source("float32", 4))
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((3, 70)).astype(np.float32)  # 70: a partial run at each row end
+    x = rng.standard_normal(70).astype(np.float32)
+    y = cuda.to_device(np.zeros(4, np.float32))  # 4 warps, row 3 past the end reads zeros
+    mod.gemv.prepare(grid=1, block=128)(y, cuda.to_device(w), cuda.to_device(x))
+    got = y.copy_to_host()
+    np.testing.assert_allclose(got[:3], gemv_reference(w, x), rtol=1e-5, atol=1e-5)
+    assert got[3] == 0
+
+
+def test_check_records_each_element_read(tmp_path: Path) -> None:
+    mod = load_kernel_module(tmp_path, RUNS_SOURCE.format(dt="float32", n=4))
+    a = np.arange(10, dtype=np.float32)
+    report = sim.check(mod.runs, 1, (4, 3), np.zeros((3, 4), np.float32), a, np.int64(0))
+    assert report.ok, str(report)
+    np.testing.assert_array_equal(report.outputs["out"], runs_reference(a, 4, 3, 0))
+    assert report.stats["accesses"] >= 3 * 4 * 4  # every thread reads its run element by element
+
+
+@pytest.mark.parametrize(
+    ("dt", "n", "message"),
+    [
+        ("float32", 8, "vec.load's run must be 4, 8 or 16 bytes; 8 elements of 4 bytes are 32"),
+        ("float32", 3, "vec.load's run length n must be a compile-time int in (2, 4, 8); got 3"),
+        ("float32", "shift", "got a value known only at run time"),
+        ("float64", 4, "are 32. Use n = 2 (16 bytes)\n"),
+    ],
+)
+def test_refused_run_sizes(tmp_path: Path, dt: str, n: int | str, message: str) -> None:
+    mod = load_kernel_module(tmp_path, RUNS_SOURCE.format(dt=dt, n=n))
+    out = cuda.to_device(np.zeros((2, 4), dt))
+    with pytest.raises(ss.SafetyError, match=re.escape(message)):
+        mod.runs.prepare(grid=1, block=(4, 2))(out, cuda.to_device(np.zeros(16, dt)), np.int64(4))
