@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import simtsafe as ss
 from tests.kernels import load_kernel_module
 from tests.kernels.vec_cases import RUNS_SOURCE, gemv_source
 
@@ -58,3 +59,38 @@ def test_gemv_reads_two_vectors_per_step(tmp_path: Path) -> None:
     assert _count(ptx, r"ld\.global\.v4\.f32") == 2, ptx
     assert _count(ptx, r"st\.global\.f32") == 1
     assert _count(ptx, "call") == 0 and ".local" not in ptx
+
+
+STEER = """
+@ss.kernel
+def steer(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+    i = thread.index_1d()
+    v = ss.vec.load(a, {idx}, 4)
+    if {cond} > 0:
+        ss.block.sync()
+    out[i] = v[0]
+"""
+
+
+@pytest.mark.parametrize(
+    ("idx", "message"),
+    [
+        ("cuda.threadIdx.x", "the branch at line 12 depends on the thread's index"),
+        # a run at a uniform index: the compiled-form analysis does not prove vector runs
+        # in range (verify/_ranges proves scalar reads only), so the value is thread-dependent
+        ("0", "the branch at line 12 depends on a read of input 'a' at line 11"),
+    ],
+)
+def test_barrier_steered_by_a_vector_load_is_refused(
+    tmp_path: Path, idx: str, message: str
+) -> None:
+    mod = load_kernel_module(tmp_path, STEER.format(idx=idx, cond="v[1]"))
+    with pytest.raises(ss.SafetyError, match=re.escape(message)) as info:
+        mod.steer.ptx(cc=CC)
+    assert "`block.sync` needs every thread of the block to reach it" in str(info.value)
+
+
+def test_barrier_steered_by_a_broadcast_vector_value_is_accepted(tmp_path: Path) -> None:
+    mod = load_kernel_module(tmp_path, STEER.format(idx="0", cond="ss.block.broadcast(v[1])"))
+    ptx: str = mod.steer.ptx(cc=CC)
+    assert _count(ptx, r"ld\.global\.v4\.f32") == 1
