@@ -15,15 +15,24 @@ leaves the array, whatever the indices and the alignment (docs/cooperation.md,
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, TypeVar, overload
+
+import numpy as np
 
 from ._collective import host_call, kernel_api
+from ._views import In, In2D
 
 __all__ = ["load"]
 
+T = TypeVar("T", bound=np.generic)
 
+
+@overload
+def load(a: In[T], j: int, n: Literal[2, 4, 8]) -> tuple[T, ...]: ...
+@overload
+def load(a: In2D[T], j: tuple[int, int], n: Literal[2, 4, 8]) -> tuple[T, ...]: ...
 @kernel_api("vec.load")
-def load(a: Any, j: int | tuple[int, int], n: int) -> tuple[Any, ...]:
+def load(a: Any, j: int | tuple[int, int], n: Literal[2, 4, 8]) -> tuple[Any, ...]:
     """The run ``[j*n, (j+1)*n)`` of a 1D input (or of row ``r`` of a 2D input, with
     ``j = (r, j)``) as a tuple of ``n`` values; elements outside the array read 0."""
     host_call("vec.load")
