@@ -1,7 +1,8 @@
 """Rule: vec.load reads a run of an input (1D: an int j; 2D: (row, j)) with n in {2, 4, 8}."""
 
-import numpy as np
 from typing import assert_type
+
+import numpy as np
 
 import simtsafe as ss
 from simtsafe import DisjointSlice, In, In2D, thread
