@@ -107,3 +107,43 @@ def test_barrier_steered_by_a_broadcast_vector_value_is_accepted(tmp_path: Path)
     mod = load_kernel_module(tmp_path, STEER.format(idx="0", cond="ss.block.broadcast(v[1])"))
     ptx: str = mod.steer.ptx(cc=CC)
     assert _count(ptx, r"ld\.global\.v4\.f32") == 1
+
+
+@pytest.mark.parametrize(
+    ("params", "expr", "message"),
+    [
+        (
+            "a: In[np.float32]",
+            "ss.vec.load(out, 0, 4)",
+            "vec.load reads an In[...] input array; got",
+        ),
+        ("a: In3D[np.float32]", "ss.vec.load(a, 0, 4)", "vec.load reads 1D or 2D inputs; got a 3D"),
+        ("a: In[np.float32]", "ss.vec.load(a, (0, 1), 4)", "of a 1D input takes an int j"),
+        ("a: In2D[np.float32]", "ss.vec.load(a, 0, 4)", "of a 2D input takes a pair (row, j)"),
+        ("a: In[np.bool_]", "ss.vec.load(a, 0, 4)", "reads float, int and uint elements"),
+        ("a: In[np.float32]", "ss.vec.load(a, 0, 8)", "8 elements of 4 bytes are 32. Use n = 2"),
+    ],
+)
+def test_refused_reads(tmp_path: Path, params: str, expr: str, message: str) -> None:
+    src = f"""
+@ss.kernel
+def k(out: DisjointSlice[np.float32], {params}) -> None:
+    i = thread.index_1d()
+    v = {expr}
+    out[i] = v[0]
+"""
+    mod = load_kernel_module(tmp_path, src)
+    with pytest.raises(ss.SafetyError, match=re.escape(message)):
+        mod.k.ptx(cc=CC)
+
+
+def test_accepted_twin_of_the_refused_reads(tmp_path: Path) -> None:
+    src = """
+@ss.kernel
+def k(out: DisjointSlice[np.float32], a: In2D[np.float32]) -> None:
+    i = thread.index_1d()
+    v = ss.vec.load(a, (0, 1), 4)
+    out[i] = v[0]
+"""
+    ptx: str = load_kernel_module(tmp_path, src).k.ptx(cc=CC)
+    assert _count(ptx, r"ld\.global\.v4\.f32") == 1
