@@ -32,8 +32,8 @@ def test_runs_values_and_zeros_outside(tmp_path: Path, dt: str, n: int, shift: i
 def test_gemv_matches_numpy(tmp_path: Path) -> None:
     mod = load_kernel_module(tmp_path, gemv_source("float32", 4))
     rng = np.random.default_rng(0)
-    w = rng.standard_normal((3, 70)).astype(np.float32)  # 70: a partial run at each row end
-    x = rng.standard_normal(70).astype(np.float32)
+    w = rng.standard_normal((3, 68)).astype(np.float32)  # rows of 272 bytes: 16-byte aligned
+    x = rng.standard_normal(68).astype(np.float32)
     y = cuda.to_device(np.zeros(4, np.float32))  # 4 warps, row 3 past the end reads zeros
     mod.gemv.prepare(grid=1, block=128)(y, cuda.to_device(w), cuda.to_device(x))
     got = y.copy_to_host()
@@ -64,3 +64,33 @@ def test_refused_run_sizes(tmp_path: Path, dt: str, n: int | str, message: str) 
     out = cuda.to_device(np.zeros((2, 4), dt))
     with pytest.raises(ss.SafetyError, match=re.escape(message)):
         mod.runs.prepare(grid=1, block=(4, 2))(out, cuda.to_device(np.zeros(16, dt)), np.int64(4))
+
+
+def test_launch_refuses_a_misaligned_run_input(tmp_path: Path) -> None:
+    mod = load_kernel_module(tmp_path, RUNS_SOURCE.format(dt="float32", n=4))
+    base = cuda.to_device(np.arange(64, dtype=np.float32))
+    out = cuda.to_device(np.zeros((3, 4), np.float32))
+    launch = mod.runs.prepare(grid=1, block=(4, 3))
+    with pytest.raises(ss.ArgumentTypeError) as info:
+        launch(out, base[1:], np.int64(0))
+    message = str(info.value)
+    assert "kernel 'runs' reads input 'a' in 16-byte runs (simtsafe.vec.load)" in message
+    assert "its data pointer 0x" in message and "is not a multiple of 16" in message
+    assert "copy it, or pad the rows" in message
+    launch(out, base[4:], np.int64(0))  # the aligned twin: 16 bytes in
+    np.testing.assert_array_equal(
+        out.copy_to_host(), np.arange(4, 16, dtype=np.float32).reshape(3, 4)
+    )
+
+
+def test_launch_refuses_a_misaligned_row_pitch(tmp_path: Path) -> None:
+    mod = load_kernel_module(tmp_path, gemv_source("float32", 4))
+    x = cuda.to_device(np.ones(70, np.float32))
+    y = cuda.to_device(np.zeros(2, np.float32))
+    launch = mod.gemv.prepare(grid=1, block=64)
+    with pytest.raises(
+        ss.ArgumentTypeError, match=r"reads input 'w' in 16-byte runs .* row pitch 0x118 "
+    ):
+        launch(y, cuda.to_device(np.ones((2, 70), np.float32)), x)  # rows of 280 bytes
+    launch(y, cuda.to_device(np.ones((2, 72), np.float32)), cuda.to_device(np.ones(72, np.float32)))
+    np.testing.assert_array_equal(y.copy_to_host(), [72, 72])
