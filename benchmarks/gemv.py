@@ -89,7 +89,7 @@ def gemv_f16(y: DisjointSlice[np.float16, PerWarp], w: In2D[np.float16], x: In[n
             + np.float32(a[7]) * np.float32(b[7])
         )
     total = ss.warp.sum(acc)
-    y[thread.warp_leader()] = total
+    y[thread.warp_leader()] = np.float16(total)
 
 
 #: The simtsafe kernel for each element type.
