@@ -94,3 +94,14 @@ def test_launch_refuses_a_misaligned_row_pitch(tmp_path: Path) -> None:
         launch(y, cuda.to_device(np.ones((2, 70), np.float32)), x)  # rows of 280 bytes
     launch(y, cuda.to_device(np.ones((2, 72), np.float32)), cuda.to_device(np.ones(72, np.float32)))
     np.testing.assert_array_equal(y.copy_to_host(), [72, 72])
+
+
+def test_misaligned_after_memoized_aligned_launches_is_refused(tmp_path: Path) -> None:
+    mod = load_kernel_module(tmp_path, RUNS_SOURCE.format(dt="float16", n=8))
+    base = cuda.to_device(np.arange(64, dtype=np.float16))
+    out = cuda.to_device(np.zeros((2, 8), np.float16))
+    launch = mod.runs.prepare(grid=1, block=(8, 2))
+    for _ in range(3):  # the generated checker and the memo of checked argument sets
+        launch(out, base[8:], np.int64(0))
+    with pytest.raises(ss.ArgumentTypeError, match=r"'a' in 16-byte runs .* data pointer 0x"):
+        launch(out, base[4:], np.int64(0))  # 8 bytes in: aligned to 8, not 16
