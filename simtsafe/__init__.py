@@ -47,6 +47,7 @@ from . import random as random
 from . import shared as shared
 from . import sim as sim
 from . import thread as thread
+from . import vec as vec
 from . import warp as warp
 from ._compose import DeviceFunction as DeviceFunction
 from ._compose import Kernel as Kernel
@@ -188,5 +189,6 @@ __all__ = [
     "thread",
     "to_host",
     "unsafe",
+    "vec",
     "warp",
 ]

@@ -133,6 +133,8 @@ class Analysis:
     filename: str = "<kernel>"
     uniformity: UniformitySummary = field(default_factory=UniformitySummary)
     api_used: frozenset[str] = frozenset()
+    #: parameter -> run lengths ``vec.load`` reads it with (the launch checks alignment)
+    vec_runs: dict[str, frozenset[int]] = field(default_factory=dict)
 
     def build(self, namespace: dict[str, Any], qualname: str, module: str) -> types.FunctionType:
         """Compile the rewritten def into ``namespace`` and return the function."""
@@ -275,6 +277,8 @@ class _Checker(ast.NodeTransformer):
         self._for_iterable_ok: set[int] = set()
         self._op_values: set[int] = set()
         self.api_used: set[str] = set()
+        #: parameter -> run lengths it is read with by ``vec.load`` (a launch-time speed check)
+        self.vec_runs: dict[str, set[int]] = {}
         self._refs: dict[int, tuple[ast.expr, Ref | None]] = {}
         self.keepalive: list[ast.AST] = []
 
@@ -575,6 +579,20 @@ class _Checker(ast.NodeTransformer):
                         self._tiles.add(n.targets[0].id)
         return self._tiles
 
+    def _note_vec_run(self, node: ast.Call) -> None:
+        """Remember ``vec.load(param, j, <int constant>)``: the launch checks the param's
+        alignment. Speed only (the device code is sound at any alignment), so the source
+        spelling may decide it; a run read through an alias or a helper is not noted."""
+        if len(node.args) != 3 or not isinstance(node.args[0], ast.Name):
+            return
+        n = node.args[2]
+        if (
+            isinstance(n, ast.Constant)
+            and isinstance(n.value, int)
+            and node.args[0].id in (self.view_names)
+        ):
+            self.vec_runs.setdefault(node.args[0].id, set()).add(n.value)
+
     def visit_Call(self, node: ast.Call) -> Any:
         self._call_targets.add(id(node.func))
         ref = self.ref_of(node.func) if _chain(node.func) is not None else None
@@ -592,6 +610,8 @@ class _Checker(ast.NodeTransformer):
             return visited
         if ref is not None and ref.kind == "simtsafe" and ref.name.endswith(".reduce"):
             self._check_reduce_op(node, ref)
+        if ref is not None and ref.kind == "simtsafe" and ref.name == "vec.load":
+            self._note_vec_run(node)
         if ref is not None and ref.kind == "ufunc":
             if (
                 len(node.args) != ref.nin
@@ -1025,4 +1045,5 @@ def analyze(
         filename=source.filename,
         uniformity=uniformity,
         api_used=frozenset(checker.api_used),
+        vec_runs={k: frozenset(v) for k, v in checker.vec_runs.items()},
     )

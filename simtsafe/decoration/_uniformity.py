@@ -184,9 +184,10 @@ class _Analysis:
         if name is not None:
             if name in _UNIFORM_RESULT:
                 return _UNIFORM_RESULT[name]
-            if name.startswith(("thread.", "block.scan", "warp.scan")) or name.startswith(
-                _N_GEOMETRY
-            ):
+            # vec.load: the compiled form does not prove runs in range (verify/_ranges)
+            if name.startswith(
+                ("thread.", "block.scan", "warp.scan", "vec.load")
+            ) or name.startswith(_N_GEOMETRY):
                 self.summary.nonuniform_source = True
                 return N
             if name in _OBJECT_CTORS or name.startswith(_U_GEOMETRY):

@@ -279,6 +279,7 @@ class LaunchPlan:
         "_scalar_idx",
         "_seen",
         "_sstate",
+        "_vec_align",
         "_stream",
         "_stream_obj",
         "block",
@@ -335,6 +336,11 @@ class LaunchPlan:
         # The latest producer-stream tuple that needed no wait (all the launch stream).
         self._quiet: tuple[int | None, ...] = ()
         self._fast_check = build_fast_check(self, check_devices=several_devices())
+        # Inputs read in runs with vec.load: (array position, param, bytes its data pointer
+        # and row pitch must be a multiple of). Checked after the generated checker too.
+        self._vec_align = vec_alignment(kernel)
+        if self._vec_align:
+            self._fast_check = _aligned_fast_check(self._fast_check, self._vec_align)
         self._stream = stream
         self._stream_obj = stream
         # The ledger's state of the launch stream (fixed at prepare).
@@ -668,8 +674,29 @@ class LaunchPlan:
             bound.check_requires(env)
         if self.capacity is not None:
             self._check_covers(shapes[self.covers])  # type: ignore[index]
+        if self._vec_align:
+            self._check_vec_alignment(all_facts)
         named = any(f.stream is not None for f in all_facts)
         return tuple(layouts), tuple(params), memoizable, tuple(all_facts), named
+
+    def _check_vec_alignment(self, facts: list[Facts]) -> None:
+        for pos, param, need in self._vec_align:
+            f = facts[pos]
+            bad = misaligned(f, need)
+            if bad is None:
+                continue
+            what, seen = bad
+            raise ArgumentTypeError(
+                f"kernel {self.name!r} reads input {param!r} in {need}-byte runs "
+                f"(simtsafe.vec.load), but its {what} {seen:#x} is not a multiple of {need}: "
+                "every run would take the slow element path. Pass an array whose data pointer "
+                f"and row pitch in bytes are multiples of {need} (a fresh allocation is; a view "
+                "starting at an offset or a row length not a multiple of the run may not be: "
+                "copy it, or pad the rows)",
+                kernel=self.name,
+                actual=seen,
+                limit=need,
+            )
 
     def scalar_packer(self, param: Param) -> Callable[[Any], Any]:
         """Check and pack one scalar argument (raises ArgumentTypeError)."""
@@ -868,3 +895,47 @@ class LaunchPlan:
                     actual=n,
                     limit=cap,
                 )
+
+
+def vec_alignment(kernel: Any) -> tuple[tuple[int, str, int], ...]:
+    """(array position, param name, bytes) for each input the kernel reads with vec.load."""
+    try:
+        runs: dict[str, frozenset[int]] = kernel._freeze().analysis.vec_runs
+    except AttributeError:
+        return ()
+    out = []
+    arrays = [p for p in kernel.params if p.is_array]
+    for pos, p in enumerate(arrays):
+        ns = runs.get(p.name)
+        if ns:
+            out.append((pos, p.name, max(ns) * p.dtype.itemsize))
+    return tuple(out)
+
+
+def misaligned(f: Facts, need: int) -> tuple[str, int] | None:
+    """("data pointer" | "row pitch", its value) when it is not a multiple of ``need``."""
+    if not f.size:
+        return None
+    if f.ptr % need:
+        return "data pointer", f.ptr
+    if len(f.strides) == 2 and f.shape[0] > 1 and f.strides[0] % need:
+        return "row pitch", f.strides[0]
+    return None
+
+
+def _aligned_fast_check(
+    fast: Callable[[tuple[Any, ...]], Checked | None], align: tuple[tuple[int, str, int], ...]
+) -> Callable[[tuple[Any, ...]], Checked | None]:
+    """The generated checker, refusing (None: the general loop raises) a misaligned run input."""
+
+    def check(args: tuple[Any, ...]) -> Checked | None:
+        checked = fast(args)
+        if checked is None:
+            return None
+        facts = checked[3]
+        for pos, _, need in align:
+            if misaligned(facts[pos], need) is not None:
+                return None
+        return checked
+
+    return check

@@ -920,6 +920,9 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     from . import _ufuncs_cuda
 
     names.update(_ufuncs_cuda.builtins())
+    from . import _vec
+
+    names.update(_vec.builtins())
     return names
 
 

@@ -70,6 +70,12 @@ def _involved(operation: str) -> list[str]:
     return kinds
 
 
+_VEC_RUN_TIME_N = (
+    "vec.load's run length n must be a compile-time int in (2, 4, 8); got a value known only "
+    "at run time. Write a literal (vec.load(a, j, 4)) or a global constant"
+)
+
+
 def translate_typing_error(exc: BaseException, name: str, filename: str) -> BaseException:
     """Turn a Numba typing error in a simtsafe kernel into a SafetyError at the user's line.
 
@@ -91,6 +97,8 @@ def translate_typing_error(exc: BaseException, name: str, filename: str) -> Base
     operation = _operation(text)
     if simtsafe is not None:
         message = simtsafe.group(1).strip()
+    elif operation is not None and operation.startswith("_vec_load("):
+        message = _VEC_RUN_TIME_N  # the typer matches a constant n only (lowering/_vec)
     elif operation is not None:
         involved = _involved(operation)
         message = f"Numba cannot type `{operation}`" + (

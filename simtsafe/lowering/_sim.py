@@ -417,4 +417,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     from . import _ufuncs
 
     names.update(_ufuncs.sim_builtins())
+    from . import _vec_sim
+
+    names.update(_vec_sim.builtins())
     return names

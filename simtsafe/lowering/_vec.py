@@ -1,0 +1,164 @@
+"""Compiled form of ``simtsafe.vec.load``: one vector load when the run is whole and aligned.
+
+``__ss_vec_load(a, j, n)`` (1D) / ``__ss_vec_load(a, (r, j), n)`` (2D) reads
+the run ``[j*n, (j+1)*n)`` of the last axis. When the run lies inside the
+array and its address is a multiple of its size, one ``load <n x T>`` with
+that alignment (``ld.global.v2/v4``); otherwise one guarded scalar load per
+element, 0 outside the array. Indices are compared before any multiplication
+that could wrap, so no address outside the array is ever read.
+
+Every element goes through :func:`element_value` (memory form -> value); a
+new element type (bf16 read as float32) plugs in there and in
+:func:`value_type`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from llvmlite import ir
+from numba.cuda import cgutils, types
+from numba.cuda.core import errors
+from numba.cuda.extending import intrinsic
+from numba.cuda.np.arrayobj import make_array
+
+from ._vecrule import vec_refusal
+
+__all__ = ["builtins", "element_value", "value_type"]
+
+
+def value_type(dtype: Any) -> Any:
+    """The Numba type a kernel sees for one element of ``dtype`` (the bf16 hook: float32)."""
+    return dtype
+
+
+def element_value(context: Any, builder: ir.IRBuilder, dtype: Any, raw: Any) -> Any:
+    """One element as loaded from memory -> its value (the bf16 hook: widen to float32)."""
+    return raw
+
+
+def _kind(dtype: Any) -> str:
+    if isinstance(dtype, types.Float):
+        return "f"
+    if isinstance(dtype, types.Integer) and not isinstance(dtype, types.Boolean):
+        return "i" if dtype.signed else "u"
+    return "?"
+
+
+def _literal(ty: Any) -> object:
+    return getattr(ty, "literal_value", ty)
+
+
+@intrinsic
+def _vec_load(typingctx: Any, a: Any, idx: Any, n: Any) -> Any:
+    if not isinstance(a, types.Array):
+        raise errors.TypingError(f"simtsafe: vec.load reads an In[...] input array; got {a}")
+    if not isinstance(n, types.IntegerLiteral) and isinstance(n, types.Integer):
+        # Numba retries a call with non-literal types after the literal attempt fails: no
+        # match here keeps the literal attempt's message (a non-constant n: the rewrite's).
+        return None
+    itemsize = a.dtype.bitwidth // 8 if hasattr(a.dtype, "bitwidth") else 0
+    refusal = vec_refusal(a.ndim, a.layout == "C", _kind(a.dtype), itemsize, _literal(n))
+    if refusal is not None:
+        raise errors.TypingError("simtsafe: " + refusal)
+    if a.ndim == 1:
+        ok = isinstance(idx, types.Integer)
+        idx_types: tuple[Any, ...] = (idx,)
+    else:
+        ok = isinstance(idx, types.BaseTuple) and len(idx) == 2
+        ok = ok and all(isinstance(t, types.Integer) for t in idx)
+        idx_types = tuple(idx) if ok else ()
+    if not ok:
+        want = "an int j" if a.ndim == 1 else "a pair (row, j) of ints"
+        raise errors.TypingError(
+            f"simtsafe: vec.load of a {a.ndim}D input takes {want} as its index; got {idx}"
+        )
+    count: int = _literal(n)  # type: ignore[assignment]
+    nbytes = count * itemsize
+    rt = types.UniTuple(value_type(a.dtype), count)
+
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        intp = context.get_value_type(types.intp)
+        ary = make_array(a)(context, builder, args[0])
+        shape = cgutils.unpack_tuple(builder, ary.shape, a.ndim)
+        if a.ndim == 1:
+            raw_idx = [args[1]]
+        else:
+            raw_idx = cgutils.unpack_tuple(builder, args[1], 2)
+        ints = [
+            context.cast(builder, v, t, types.intp) for v, t in zip(raw_idx, idx_types, strict=True)
+        ]
+        zero = ir.Constant(intp, 0)
+        nconst = ir.Constant(intp, count)
+        mem = context.get_data_type(a.dtype)
+        data = builder.bitcast(ary.data, mem.as_pointer())
+        j, length = ints[-1], shape[-1]
+        in_row = cgutils.true_bit
+        if a.ndim == 2:
+            r = ints[0]
+            in_row = builder.and_(
+                builder.icmp_signed(">=", r, zero), builder.icmp_signed("<", r, shape[0])
+            )
+            stride0 = cgutils.unpack_tuple(builder, ary.strides, 2)[0]
+            row = builder.gep(
+                builder.bitcast(data, ir.IntType(8).as_pointer()), [builder.mul(r, stride0)]
+            )
+            data = builder.bitcast(row, mem.as_pointer())
+        runs = builder.sdiv(length, nconst)  # whole runs in the row (length >= 0)
+        j_ok = builder.and_(in_row, builder.icmp_signed(">=", j, zero))
+        whole = builder.and_(j_ok, builder.icmp_signed("<", j, runs))
+        touches = builder.and_(j_ok, builder.icmp_signed("<=", j, runs))  # a partial tail
+        start = builder.mul(j, nconst)  # used only where j <= runs: no wrap
+        first = builder.gep(data, [start])
+        misalign = builder.and_(builder.ptrtoint(first, intp), ir.Constant(intp, nbytes - 1))
+        fast = builder.and_(whole, builder.icmp_unsigned("==", misalign, zero))
+        slots = [cgutils.alloca_once(builder, mem) for _ in range(count)]
+        with builder.if_else(fast, likely=True) as (then, otherwise):
+            with then:
+                if itemsize < 4:  # NVPTX splits <8 x half> in two: load 32-bit words
+                    elems = _load_words(builder, first, mem, count, itemsize, nbytes)
+                else:
+                    vty = ir.VectorType(mem, count)
+                    vec = builder.load(builder.bitcast(first, vty.as_pointer()), align=nbytes)
+                    i32 = ir.IntType(32)
+                    elems = [
+                        builder.extract_element(vec, ir.Constant(i32, k)) for k in range(count)
+                    ]
+                for elem, slot in zip(elems, slots, strict=True):
+                    builder.store(elem, slot)
+            with otherwise:
+                for k, slot in enumerate(slots):
+                    builder.store(ir.Constant(mem, None), slot)  # 0 outside the array
+                    at = builder.add(start, ir.Constant(intp, k))
+                    inside = builder.and_(touches, builder.icmp_signed("<", at, length))
+                    with builder.if_then(inside):
+                        builder.store(builder.load(builder.gep(data, [at])), slot)
+        values = [element_value(context, builder, a.dtype, builder.load(slot)) for slot in slots]
+        return context.make_tuple(builder, rt, values)
+
+    return rt(a, idx, n), codegen
+
+
+def _load_words(
+    builder: ir.IRBuilder, first: Any, mem: Any, count: int, itemsize: int, nbytes: int
+) -> list[Any]:
+    """The run of 1- or 2-byte elements at ``first`` read as 32-bit words (little-endian)."""
+    i32 = ir.IntType(32)
+    words = nbytes // 4
+    wty = i32 if words == 1 else ir.VectorType(i32, words)
+    raw = builder.load(builder.bitcast(first, wty.as_pointer()), align=nbytes)
+    bits = ir.IntType(8 * itemsize)
+    out = []
+    for k in range(count):
+        w, shift = divmod(k * itemsize, 4)
+        word = raw if words == 1 else builder.extract_element(raw, ir.Constant(i32, w))
+        if shift:
+            word = builder.lshr(word, ir.Constant(i32, 8 * shift))
+        elem = builder.trunc(word, bits)
+        out.append(elem if isinstance(mem, ir.IntType) else builder.bitcast(elem, mem))
+    return out
+
+
+def builtins() -> dict[str, Any]:
+    """The ``__ss_vec_*`` names for compiled kernels."""
+    return {"__ss_vec_load": _vec_load}

@@ -1,0 +1,56 @@
+"""Simulator twin of ``simtsafe.vec.load``: the same values, one recorded read per element.
+
+Elements outside the array read 0, as on the device; the device's single
+vector access is a speed matter only, so the simulator reads element by
+element (``sim.check`` records each read through the array it wraps).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NoReturn
+
+from .._errors import SafetyError
+from ._vecrule import vec_refusal
+
+__all__ = ["builtins"]
+
+
+def _reject(message: str) -> NoReturn:
+    raise SafetyError("simtsafe: " + message, rule="typing")
+
+
+def vec_load(a: Any, idx: Any, n: Any) -> tuple[Any, ...]:
+    arr = getattr(a, "_arr", a)
+    dtype = arr.dtype
+    last = arr.ndim - 1  # the simulator's shape tuples refuse negative indices
+    strides = getattr(arr, "strides", None)  # sim.check's recording arrays are C-ordered
+    contiguous = strides is None or strides[last] == dtype.itemsize or arr.shape[last] <= 1
+    refusal = vec_refusal(arr.ndim, contiguous, dtype.kind, dtype.itemsize, n)
+    if refusal is not None:
+        _reject(refusal)
+    if arr.ndim == 1:
+        if isinstance(idx, tuple):
+            _reject(f"vec.load of a 1D input takes an int j as its index; got {idx!r}")
+        row: tuple[int, ...] = ()
+        j = int(idx)
+        in_row = True
+    else:
+        if not isinstance(idx, tuple) or len(idx) != 2:
+            _reject(
+                f"vec.load of a 2D input takes a pair (row, j) of ints as its index; got {idx!r}"
+            )
+        r, j = int(idx[0]), int(idx[1])
+        row = (r,)
+        in_row = 0 <= r < arr.shape[0]
+    length = arr.shape[last]
+    zero = dtype.type(0)
+    out = []
+    for k in range(n):
+        at = j * n + k
+        inside = in_row and j >= 0 and at < length
+        out.append(arr[(*row, at) if row else at] if inside else zero)
+    return tuple(out)
+
+
+def builtins() -> dict[str, Any]:
+    return {"__ss_vec_load": vec_load}

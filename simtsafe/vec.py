@@ -1,0 +1,38 @@
+"""Vector reads of inputs in Tier 1: a run of 2, 4 or 8 elements in one access.
+
+``vec.load(a, j, n)`` reads the run ``a[j*n : (j+1)*n]`` of a 1D input;
+``vec.load(a, (r, j), n)`` reads the run ``a[r, j*n : (j+1)*n]`` of a 2D one.
+The result is a tuple of ``n`` values of the element type.
+
+``n`` is a compile-time int (2, 4 or 8) and ``n * itemsize`` must be 4, 8 or
+16 bytes; the input must be C-contiguous. When the whole run lies inside the
+array and its address is a multiple of ``n * itemsize``, the read is ONE
+vector access (``ld.global.v2``/``.v4``); otherwise it reads element by
+element and every element outside the array reads as 0. So the read never
+leaves the array, whatever the indices and the alignment (docs/cooperation.md,
+"Vector access").
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypeVar, overload
+
+import numpy as np
+
+from ._collective import host_call, kernel_api
+from ._views import In, In2D
+
+__all__ = ["load"]
+
+T = TypeVar("T", bound=np.generic)
+
+
+@overload
+def load(a: In[T], j: int, n: Literal[2, 4, 8]) -> tuple[T, ...]: ...
+@overload
+def load(a: In2D[T], j: tuple[int, int], n: Literal[2, 4, 8]) -> tuple[T, ...]: ...
+@kernel_api("vec.load")
+def load(a: Any, j: int | tuple[int, int], n: Literal[2, 4, 8]) -> tuple[Any, ...]:
+    """The run ``[j*n, (j+1)*n)`` of a 1D input (or of row ``r`` of a 2D input, with
+    ``j = (r, j)``) as a tuple of ``n`` values; elements outside the array read 0."""
+    host_call("vec.load")

@@ -1,0 +1,65 @@
+"""simtsafe.vec.load on a real device (skipped without one): both paths, every element type.
+
+Aligned whole runs take the vector load; the partial run at the end takes
+the guarded element path; runs past the end and before the start read 0.
+(A misaligned input is refused at launch: tests/sim/test_vec_sim.py.) Runs of 1- and 2-byte elements
+are read as 32-bit words and unpacked on the device: their values are checked
+here, against numpy.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numba import cuda
+
+from tests.kernels import load_kernel_module
+from tests.kernels.vec_cases import RUNS_SOURCE, gemv_reference, gemv_source, runs_reference
+
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("gpu")]
+
+CASES = [
+    ("float32", 4),
+    ("float32", 2),
+    ("float64", 2),
+    ("float16", 8),
+    ("float16", 4),
+    ("float16", 2),
+    ("int8", 8),
+    ("uint8", 4),
+    ("int16", 4),
+    ("int32", 4),
+    ("uint64", 2),
+]
+
+
+@pytest.mark.parametrize(("dt", "n"), CASES)
+@pytest.mark.parametrize("shift", [0, 3, -2])
+def test_runs_on_device(tmp_path: Path, dt: str, n: int, shift: int) -> None:
+    mod = load_kernel_module(tmp_path, RUNS_SOURCE.format(dt=dt, n=n))
+    a = (np.arange(40 * n + 7) % 101 + 1).astype(dt)  # a partial tail: the element path
+    d_a = cuda.to_device(a)
+    nthreads = 48
+    out = cuda.to_device(np.zeros((nthreads, n), dt))
+    mod.runs.prepare(grid=1, block=(n, nthreads))(out, d_a, np.int64(shift))
+    np.testing.assert_array_equal(out.copy_to_host(), runs_reference(a, n, nthreads, shift))
+
+
+@pytest.mark.parametrize(("dt", "n"), [("float32", 4), ("float16", 8), ("float64", 2)])
+@pytest.mark.parametrize("k", [4096, 1000])
+def test_gemv_on_device(tmp_path: Path, dt: str, n: int, k: int) -> None:
+    mod = load_kernel_module(tmp_path, gemv_source(dt, n))
+    rng = np.random.default_rng(1)
+    rows = 300
+    w = rng.standard_normal((rows, k)).astype(dt)
+    x = rng.standard_normal(k).astype(dt)
+    y = cuda.to_device(np.zeros(rows, np.dtype(dt)))
+    mod.gemv.prepare(grid=(rows * 32 + 255) // 256, block=256)(
+        y, cuda.to_device(w), cuda.to_device(x)
+    )
+    tol = 2e-2 if dt == "float16" else 1e-3
+    np.testing.assert_allclose(
+        y.copy_to_host().astype(np.float32), gemv_reference(w, x), rtol=tol, atol=tol * 10
+    )

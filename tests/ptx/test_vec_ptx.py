@@ -1,0 +1,149 @@
+"""simtsafe.vec.load in PTX (NVVM, no GPU): one ld.global.v2/v4 per run.
+
+The safe kernel has the vector load (taken when the run is whole and aligned)
+and one guarded scalar read per element on the other path (misaligned or
+edge runs), nothing else: no call, no local memory, no trap. Runs of 1- and
+2-byte elements are read as 32-bit words (NVPTX would split ``<8 x half>``
+into two 8-byte loads). (No raw Numba twin: numba.cuda has no way to spell a
+vector load of an array's elements.)
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import simtsafe as ss
+from tests.kernels import load_kernel_module
+from tests.kernels.vec_cases import RUNS_SOURCE, gemv_source
+
+pytestmark = pytest.mark.ptx
+
+CC = (9, 0)
+
+
+def _count(ptx: str, pattern: str) -> int:
+    return len(re.findall(rf"^\s*(?:@!?%p\d+\s+)?{pattern}", ptx, flags=re.MULTILINE))
+
+
+@pytest.mark.parametrize(
+    ("dt", "n", "vector"),
+    [
+        ("float32", 4, r"ld\.global\.v4\.f32"),
+        ("float32", 2, r"ld\.global\.v2\.f32"),
+        ("float64", 2, r"ld\.global\.v2\.f64"),
+        ("int32", 4, r"ld\.global\.v4\.u32"),
+        ("uint64", 2, r"ld\.global\.v2\.u64"),
+        ("float16", 8, r"ld\.global\.v4\.u32"),
+        ("float16", 4, r"ld\.global\.v2\.u32"),
+        ("int8", 8, r"ld\.global\.v2\.u32"),
+    ],
+)
+def test_one_vector_load_per_run(tmp_path: Path, dt: str, n: int, vector: str) -> None:
+    mod = load_kernel_module(tmp_path, RUNS_SOURCE.format(dt=dt, n=n))
+    ptx: str = mod.runs.ptx(cc=CC)
+    assert _count(ptx, r"ld\.global\.v\d") == 1, ptx
+    assert _count(ptx, vector) == 1, ptx
+    # the other path: one guarded scalar read per element, and one store
+    assert _count(ptx, r"ld\.global\.(?!v\d)") == n
+    assert _count(ptx, r"st\.global") == 1
+    assert _count(ptx, "call") == 0 and ".local" not in ptx
+    assert not re.search(r"\btrap\b", ptx)
+
+
+@pytest.mark.parametrize(
+    ("dt", "n", "vector", "store"),
+    [
+        ("float32", 4, r"ld\.global\.v4\.f32", r"st\.global\.f32"),
+        ("float16", 8, r"ld\.global\.v4\.u32", r"st\.global\.u16"),
+        ("float64", 2, r"ld\.global\.v2\.f64", r"st\.global\.f64"),
+    ],
+)
+def test_gemv_reads_two_vectors_per_step(
+    tmp_path: Path, dt: str, n: int, vector: str, store: str
+) -> None:
+    mod = load_kernel_module(tmp_path, gemv_source(dt, n))
+    ptx: str = mod.gemv.ptx(cc=CC)
+    # one run of W and one of x per step (NVVM may unroll the loop: a multiple of 2)
+    vectors = _count(ptx, vector)
+    assert vectors >= 2 and vectors % 2 == 0, ptx
+    assert _count(ptx, r"ld\.global\.v\d") == vectors
+    assert _count(ptx, store) == 1
+    assert _count(ptx, "call") == 0 and ".local" not in ptx
+
+
+STEER = """
+@ss.kernel
+def steer(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+    i = thread.index_1d()
+    v = ss.vec.load(a, {idx}, 4)
+    if {cond} > 0:
+        ss.block.sync()
+    out[i] = v[0]
+"""
+
+
+@pytest.mark.parametrize(
+    ("idx", "message"),
+    [
+        ("cuda.threadIdx.x", "the branch at line 12 depends on the thread's index"),
+        # a run at a uniform index: the compiled-form analysis does not prove vector runs
+        # in range (verify/_ranges proves scalar reads only), so the value is thread-dependent
+        ("0", "the branch at line 12 depends on a read of input 'a' at line 11"),
+    ],
+)
+def test_barrier_steered_by_a_vector_load_is_refused(
+    tmp_path: Path, idx: str, message: str
+) -> None:
+    mod = load_kernel_module(tmp_path, STEER.format(idx=idx, cond="v[1]"))
+    with pytest.raises(ss.SafetyError, match=re.escape(message)) as info:
+        mod.steer.ptx(cc=CC)
+    assert "`block.sync` needs every thread of the block to reach it" in str(info.value)
+
+
+def test_barrier_steered_by_a_broadcast_vector_value_is_accepted(tmp_path: Path) -> None:
+    mod = load_kernel_module(tmp_path, STEER.format(idx="0", cond="ss.block.broadcast(v[1])"))
+    ptx: str = mod.steer.ptx(cc=CC)
+    assert _count(ptx, r"ld\.global\.v4\.f32") == 1
+
+
+@pytest.mark.parametrize(
+    ("params", "expr", "message"),
+    [
+        (
+            "a: In[np.float32]",
+            "ss.vec.load(out, 0, 4)",
+            "vec.load reads an In[...] input array; got",
+        ),
+        ("a: In3D[np.float32]", "ss.vec.load(a, 0, 4)", "vec.load reads 1D or 2D inputs; got a 3D"),
+        ("a: In[np.float32]", "ss.vec.load(a, (0, 1), 4)", "of a 1D input takes an int j"),
+        ("a: In2D[np.float32]", "ss.vec.load(a, 0, 4)", "of a 2D input takes a pair (row, j)"),
+        ("a: In[np.bool_]", "ss.vec.load(a, 0, 4)", "reads float, int and uint elements"),
+        ("a: In[np.float32]", "ss.vec.load(a, 0, 8)", "8 elements of 4 bytes are 32. Use n = 2"),
+    ],
+)
+def test_refused_reads(tmp_path: Path, params: str, expr: str, message: str) -> None:
+    src = f"""
+@ss.kernel
+def k(out: DisjointSlice[np.float32], {params}) -> None:
+    i = thread.index_1d()
+    v = {expr}
+    out[i] = v[0]
+"""
+    mod = load_kernel_module(tmp_path, src)
+    with pytest.raises(ss.SafetyError, match=re.escape(message)):
+        mod.k.ptx(cc=CC)
+
+
+def test_accepted_twin_of_the_refused_reads(tmp_path: Path) -> None:
+    src = """
+@ss.kernel
+def k(out: DisjointSlice[np.float32], a: In2D[np.float32]) -> None:
+    i = thread.index_1d()
+    v = ss.vec.load(a, (0, 1), 4)
+    out[i] = v[0]
+"""
+    ptx: str = load_kernel_module(tmp_path, src).k.ptx(cc=CC)
+    assert _count(ptx, r"ld\.global\.v4\.f32") == 1

@@ -1,0 +1,15 @@
+"""Rule: vec.load reads inputs only, with the index its rank needs and n in {2, 4, 8}."""
+
+import numpy as np
+
+import simtsafe as ss
+from simtsafe import DisjointSlice, In, In2D, thread
+
+
+def k(out: DisjointSlice[np.float32], a: In[np.float32], w: In2D[np.float32], j: int) -> None:
+    i = thread.index_1d()
+    ss.vec.load(a, j, 3)  # type: ignore[call-overload]
+    ss.vec.load(a, (0, j), 4)  # type: ignore[call-overload]
+    ss.vec.load(w, j, 4)  # type: ignore[call-overload]
+    ss.vec.load(out, j, 4)  # type: ignore[call-overload]
+    out[i] = a[i]

@@ -1,0 +1,16 @@
+"""Rule: vec.load reads a run of an input (1D: an int j; 2D: (row, j)) with n in {2, 4, 8}."""
+
+from typing import assert_type
+
+import numpy as np
+
+import simtsafe as ss
+from simtsafe import DisjointSlice, In, In2D, thread
+
+
+def k(out: DisjointSlice[np.float32], a: In[np.float32], w: In2D[np.float16], j: int) -> None:
+    i = thread.index_1d()
+    v = ss.vec.load(a, j, 4)
+    assert_type(v, tuple[np.float32, ...])
+    assert_type(ss.vec.load(w, (0, j), 8), tuple[np.float16, ...])
+    out[i] = v[0]
