@@ -1,6 +1,6 @@
 """Memory-bound GEMV (an LLM decode step): simtsafe with ``ss.vec.load`` vs raw Numba vs torch.
 
-    python benchmarks/gemv.py [--reps 20] [--size full|tiny] [--dtypes float16,float32]
+    python benchmarks/gemv.py [--reps 20] [--size full|tiny] [--dtypes bfloat16,float16,float32]
 
 y = W x with W of shape (N, K), one warp per row: lanes read 16-byte runs of
 W's row and of x with ``ss.vec.load``, ``ss.warp.sum`` adds the lanes' partial
@@ -92,8 +92,26 @@ def gemv_f16(y: DisjointSlice[np.float16, PerWarp], w: In2D[np.float16], x: In[n
     y[thread.warp_leader()] = np.float16(total)
 
 
+@ss.kernel
+def gemv_bf16(
+    y: DisjointSlice[np.float32, PerWarp], w: In2D[ss.bfloat16], x: In[ss.bfloat16]
+) -> None:
+    # bf16 runs read as exact float32 values: the accumulation is fp32.
+    row = cuda.grid(1) // 32
+    acc = np.float32(0)
+    for j in range(cuda.laneid, (w.shape[1] + 7) // 8, 32):
+        a = ss.vec.load(w, (row, j), 8)
+        b = ss.vec.load(x, j, 8)
+        acc += (
+            a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
+            + a[4] * b[4] + a[5] * b[5] + a[6] * b[6] + a[7] * b[7]
+        )  # fmt: skip
+    total = ss.warp.sum(acc)
+    y[thread.warp_leader()] = total
+
+
 #: The simtsafe kernel for each element type.
-SAFE: dict[str, Any] = {"float32": gemv_f32, "float16": gemv_f16}
+SAFE: dict[str, Any] = {"float32": gemv_f32, "float16": gemv_f16, "bfloat16": gemv_bf16}
 
 
 @cuda.jit
@@ -126,13 +144,14 @@ def bench_one(
     rows: list[dict[str, Any]], n: int, k: int, dtype: str, reps: int, copy_rate: float
 ) -> None:
     rng = np.random.default_rng(0)
-    w_host = (rng.standard_normal((n, k)) / np.sqrt(k)).astype(dtype)
-    x_host = rng.standard_normal(k).astype(dtype)
+    elem = ss.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
+    w_host = (rng.standard_normal((n, k)) / np.sqrt(k)).astype(elem)
+    x_host = rng.standard_normal(k).astype(elem)
     want = w_host.astype(np.float64) @ x_host.astype(np.float64)
     w, x = cuda.to_device(w_host), cuda.to_device(x_host)
-    y = cuda.device_array(n, dtype)
-    moved = (n * k + k + n) * np.dtype(dtype).itemsize
-    tol = 3e-2 if dtype == "float16" else 1e-3
+    y = cuda.device_array(n, np.float32 if dtype == "bfloat16" else dtype)
+    moved = (n * k + k + n) * np.dtype(elem).itemsize
+    tol = 3e-2 if dtype in ("float16", "bfloat16") else 1e-3
     shape = f"{n}x{k}"
 
     def measure(
@@ -171,8 +190,12 @@ def bench_one(
     measure("simtsafe", lambda: ((lambda: safe(y, w, x)), y.copy_to_host))
     measure("numba raw", lambda: ((lambda: gemv_raw[_grid(n), BLOCK](y, w, x)), y.copy_to_host))
     if torch is not None and not ss.SIMULATOR:
-        tw = torch.as_tensor(w, device="cuda")
-        tx = torch.as_tensor(x, device="cuda")
+        if dtype == "bfloat16":  # PyTorch's array interface has no bf16: convert on the host
+            tw = torch.from_numpy(w_host.astype(np.float32)).to("cuda", torch.bfloat16)
+            tx = torch.from_numpy(x_host.astype(np.float32)).to("cuda", torch.bfloat16)
+        else:
+            tw = torch.as_tensor(w, device="cuda")
+            tx = torch.as_tensor(x, device="cuda")
         out: dict[str, Any] = {}
 
         def mv() -> None:
@@ -195,7 +218,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--size", choices=("full", "tiny"), default="tiny" if ss.SIMULATOR else "full"
     )
-    parser.add_argument("--dtypes", default="float16,float32")
+    parser.add_argument("--dtypes", default="bfloat16,float16,float32")
     args = parser.parse_args(argv)
     shapes = [(8192, 8192), (151936, 1024)] if args.size == "full" else [(48, 200)]
     reps = args.reps if args.size == "full" else 1

@@ -22,23 +22,24 @@ from numba.cuda.core import errors
 from numba.cuda.extending import intrinsic
 from numba.cuda.np.arrayobj import make_array
 
+from ._bf16 import bf16_to_f32, is_bf16
 from ._vecrule import vec_refusal
 
 __all__ = ["builtins", "element_value", "value_type"]
 
 
 def value_type(dtype: Any) -> Any:
-    """The Numba type a kernel sees for one element of ``dtype`` (the bf16 hook: float32)."""
-    return dtype
+    """The Numba type a kernel sees for one element of ``dtype`` (bf16: float32)."""
+    return types.float32 if is_bf16(dtype) else dtype
 
 
 def element_value(context: Any, builder: ir.IRBuilder, dtype: Any, raw: Any) -> Any:
-    """One element as loaded from memory -> its value (the bf16 hook: widen to float32)."""
-    return raw
+    """One element as loaded from memory -> its value (bf16: the exact float32)."""
+    return bf16_to_f32(builder, raw) if is_bf16(dtype) else raw
 
 
 def _kind(dtype: Any) -> str:
-    if isinstance(dtype, types.Float):
+    if isinstance(dtype, types.Float) or is_bf16(dtype):
         return "f"
     if isinstance(dtype, types.Integer) and not isinstance(dtype, types.Boolean):
         return "i" if dtype.signed else "u"

@@ -9,10 +9,15 @@ from __future__ import annotations
 
 from typing import Any, NoReturn
 
+import ml_dtypes
+import numpy as np
+
 from .._errors import SafetyError
 from ._vecrule import vec_refusal
 
 __all__ = ["builtins"]
+
+_BF16 = np.dtype(ml_dtypes.bfloat16)
 
 
 def _reject(message: str) -> NoReturn:
@@ -25,7 +30,9 @@ def vec_load(a: Any, idx: Any, n: Any) -> tuple[Any, ...]:
     last = arr.ndim - 1  # the simulator's shape tuples refuse negative indices
     strides = getattr(arr, "strides", None)  # sim.check's recording arrays are C-ordered
     contiguous = strides is None or strides[last] == dtype.itemsize or arr.shape[last] <= 1
-    refusal = vec_refusal(arr.ndim, contiguous, dtype.kind, dtype.itemsize, n)
+    bf16 = dtype == _BF16
+    kind = "f" if bf16 else dtype.kind
+    refusal = vec_refusal(arr.ndim, contiguous, kind, dtype.itemsize, n)
     if refusal is not None:
         _reject(refusal)
     if arr.ndim == 1:
@@ -43,12 +50,13 @@ def vec_load(a: Any, idx: Any, n: Any) -> tuple[Any, ...]:
         row = (r,)
         in_row = 0 <= r < arr.shape[0]
     length = arr.shape[last]
-    zero = dtype.type(0)
+    zero = np.float32(0) if bf16 else dtype.type(0)
     out = []
     for k in range(n):
         at = j * n + k
         inside = in_row and j >= 0 and at < length
-        out.append(arr[(*row, at) if row else at] if inside else zero)
+        value = arr[(*row, at) if row else at] if inside else zero
+        out.append(np.float32(value) if bf16 else value)
     return tuple(out)
 
 
