@@ -21,6 +21,18 @@ pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("gpu")]
 BF16 = ml_dtypes.bfloat16
 
 
+def to_device_bf16(x):  # type: ignore[no-untyped-def]
+    """A Numba device array of bf16: numba-cuda copies through the buffer protocol, which
+    refuses ml_dtypes' dtype ('cannot include dtype 'E' in a buffer'), so the bits travel
+    as uint16 and the device array is viewed as bf16."""
+    return cuda.to_device(np.asarray(x, BF16).view(np.uint16)).view(BF16)
+
+
+def bits_of(d):  # type: ignore[no-untyped-def]
+    """The uint16 bits of a bf16 device array, copied to the host."""
+    return d.view(np.uint16).copy_to_host()
+
+
 @pytest.fixture(scope="module")
 def mod(tmp_path_factory):  # type: ignore[no-untyped-def]
     return load_kernel_module(tmp_path_factory.mktemp("bf16"), SOURCE)
@@ -28,12 +40,12 @@ def mod(tmp_path_factory):  # type: ignore[no-untyped-def]
 
 def test_numba_arrays_round_and_widen_bit_exact(mod):  # type: ignore[no-untyped-def]
     a = rounding_cases()
-    out = cuda.to_device(np.zeros(a.size, BF16))
+    out = to_device_bf16(np.zeros(a.size, BF16))
     mod.narrow.prepare(grid=ss.cover(a.size, 32), block=32)(out, cuda.to_device(a))
-    np.testing.assert_array_equal(out.copy_to_host().view(np.uint16), bf16_of(a))
-    x = out.copy_to_host()
+    np.testing.assert_array_equal(bits_of(out), bf16_of(a))
+    x = bits_of(out).view(BF16)
     wide = cuda.to_device(np.zeros(a.size, np.float32))
-    mod.widen.prepare(grid=ss.cover(a.size, 32), block=32)(wide, cuda.to_device(x))
+    mod.widen.prepare(grid=ss.cover(a.size, 32), block=32)(wide, to_device_bf16(x))
     want = x.view(np.uint16).astype(np.uint32) << 16
     np.testing.assert_array_equal(wide.copy_to_host().view(np.uint32), want)
 
@@ -43,11 +55,11 @@ def test_numba_axpy_and_float16(mod):  # type: ignore[no-untyped-def]
     n = 1000
     x, y = rng.standard_normal(n).astype(BF16), rng.standard_normal(n).astype(BF16)
     alpha = np.float32(0.731)
-    out = cuda.to_device(np.zeros(n, BF16))
+    out = to_device_bf16(np.zeros(n, BF16))
     launch = mod.axpy.prepare(grid=ss.cover(n, 32), block=32)
-    launch(out, cuda.to_device(x), cuda.to_device(y), alpha)
+    launch(out, to_device_bf16(x), to_device_bf16(y), alpha)
     want = bf16_of(alpha * x.astype(np.float32) + y.astype(np.float32))
-    np.testing.assert_array_equal(out.copy_to_host().view(np.uint16), want)
+    np.testing.assert_array_equal(bits_of(out), want)
     h = np.linspace(-3, 3, n).astype(np.float16)
     hout = cuda.to_device(np.zeros(n, np.float16))
     mod.half.prepare(grid=ss.cover(n, 32), block=32)(hout, cuda.to_device(h))
