@@ -147,3 +147,23 @@ def k(out: DisjointSlice[np.float32], a: In2D[np.float32]) -> None:
 """
     ptx: str = load_kernel_module(tmp_path, src).k.ptx(cc=CC)
     assert _count(ptx, r"ld\.global\.v4\.f32") == 1
+
+
+BF16_RUNS = """
+@ss.kernel
+def runs(out: DisjointSlice2D[np.float32], a: In[ss.bfloat16], shift: np.int64) -> None:
+    i = thread.index_2d()
+    j = cuda.threadIdx.y - shift
+    v = ss.vec.load(a, j, 8)
+    out[i] = v[cuda.threadIdx.x]
+"""
+
+
+def test_bf16_runs_are_one_16_byte_load_widened_to_float32(tmp_path: Path) -> None:
+    ptx: str = load_kernel_module(tmp_path, BF16_RUNS).runs.ptx(cc=CC)
+    assert _count(ptx, r"ld\.global\.v4\.u32") == 1, ptx
+    assert _count(ptx, r"ld\.global\.(?!v\d)") == 8  # the guarded element path
+    # the value is a float32: the bf16 bits shifted into the high half, stored as 32 bits
+    assert _count(ptx, r"shl\.b32\s+%r\d+, %r\d+, 16;") >= 1
+    assert _count(ptx, r"st\.global\.(?:f32|u32|b32)") == 1
+    assert _count(ptx, "call") == 0 and ".local" not in ptx

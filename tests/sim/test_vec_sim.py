@@ -105,3 +105,15 @@ def test_misaligned_after_memoized_aligned_launches_is_refused(tmp_path: Path) -
         launch(out, base[8:], np.int64(0))
     with pytest.raises(ss.ArgumentTypeError, match=r"'a' in 16-byte runs .* data pointer 0x"):
         launch(out, base[4:], np.int64(0))  # 8 bytes in: aligned to 8, not 16
+
+
+def test_bf16_runs_read_as_float32(tmp_path: Path) -> None:
+    from tests.ptx.test_vec_ptx import BF16_RUNS
+
+    mod = load_kernel_module(tmp_path, BF16_RUNS)
+    a = (np.arange(3 * 8 + 1) * 0.37 - 2).astype(ss.bfloat16)  # 3 whole runs and a tail
+    nthreads = 6
+    d_out = cuda.to_device(np.full((nthreads, 8), 99, np.float32))
+    mod.runs.prepare(grid=1, block=(8, nthreads))(d_out, cuda.to_device(a), np.int64(0))
+    want = runs_reference(a.astype(np.float32), 8, nthreads, 0)
+    np.testing.assert_array_equal(d_out.copy_to_host(), want)
