@@ -30,7 +30,7 @@ from numba import cuda, float32
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import device_name, write_results  # noqa: E402
+from _common import device_name, time_gpu, write_results  # noqa: E402
 
 import simtsafe as ss  # noqa: E402
 from simtsafe import DisjointSlice, In, In2D, PerWarp, thread  # noqa: E402
@@ -41,22 +41,6 @@ except ImportError:  # the torch column is left out
     torch = None
 
 BLOCK = 256
-
-
-def time_gpu(fn: Callable[[], None], reps: int, warmup: int = 3) -> float:
-    """Median device seconds of one call of ``fn`` (CUDA events; the simulator has them too)."""
-    for _ in range(warmup):
-        fn()
-    cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, stop = cuda.event(), cuda.event()
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) / 1e3)
-    return float(np.median(times))
 
 
 @ss.kernel
