@@ -84,6 +84,7 @@ from ._errors import StreamOrderError as StreamOrderError
 from ._errors import TooManyThreads as TooManyThreads
 from ._errors import UnsafeRegionRequired as UnsafeRegionRequired
 from ._spaces import BlockRow as BlockRow
+from ._spaces import Columns as Columns
 from ._spaces import Index1D as Index1D
 from ._spaces import Index2D as Index2D
 from ._spaces import Index3D as Index3D
@@ -142,6 +143,7 @@ __all__ = [
     "GraphError",
     "HostReadError",
     "BlockRow",
+    "Columns",
     "In",
     "In2D",
     "In3D",

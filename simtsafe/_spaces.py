@@ -19,6 +19,10 @@ uniqueness of a witness across threads is only proven *within* its space:
 * ``WarpRow``  -- one row of a 2D output per warp of a 1D launch: global warp ``g``
   owns row ``g``, lane ``l`` its columns ``l, l + 32, ...``
   (``for w in thread.warp_row(s)``).
+* ``Columns``  -- one column of a 2D output per thread of a 1D launch, in every row:
+  the witness (``thread.column()``) is 1D and names the column; the row is any int
+  (``out[r, w]``), so a row chosen at run time -- a position read on the device --
+  is written without a race.
 
 Shared vocabulary: imports nothing from simtsafe.
 """
@@ -31,7 +35,9 @@ __all__ = [
     "LOCAL_SPACE_NDIM",
     "MAX_OUT_TILE",
     "SPACE_NDIM",
+    "WITNESS_NDIM",
     "BlockRow",
+    "Columns",
     "Index1D",
     "Index2D",
     "Index3D",
@@ -88,6 +94,11 @@ class WarpRow(IndexSpace):
 
 
 @final
+class Columns(IndexSpace):
+    """One column of a 2D output per thread of a 1D launch, in every row of it."""
+
+
+@final
 class Local1D(IndexSpace):
     """One element per thread of a block: the thread's linear index in its block.
 
@@ -113,7 +124,12 @@ SPACE_NDIM: dict[str, int] = {
     "PerBlock": 1,
     "BlockRow": 2,
     "WarpRow": 2,
+    "Columns": 2,
 }
+
+#: Rank of each output space's witnesses where it is not the output's rank: a ``Columns``
+#: witness names a column; the row is a plain int of the access (``out[r, w]``).
+WITNESS_NDIM: dict[str, int] = {**SPACE_NDIM, "Columns": 1}
 
 #: The largest output tile (``thread.tile_1d/2d/2d_strided``), per axis and in all: the
 #: elements one thread owns. It keeps every tile origin ``g * n`` (and its last element)

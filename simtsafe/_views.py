@@ -19,6 +19,7 @@ from typing_extensions import TypeVar, deprecated
 
 from ._spaces import (
     BlockRow,
+    Columns,
     Index1D,
     Index2D,
     Index3D,
@@ -52,6 +53,7 @@ S_co = TypeVar("S_co", bound=IndexSpace, default=Index1D, covariant=True)
 _F = TypeVar("_F", bound=np.floating[Any])
 _I = TypeVar("_I", bound=np.integer[Any])
 _C = TypeVar("_C", bound=np.complexfloating[Any, Any])
+_G = TypeVar("_G", bound=np.generic)
 
 
 _NO_HOST_VALUES = (
@@ -90,6 +92,7 @@ class ThreadIndex(_KernelOnly, Generic[S_co]):
     @property
     def index(
         self: ThreadIndex[Index1D]
+        | ThreadIndex[Columns]
         | ThreadIndex[PerWarp]
         | ThreadIndex[PerBlock]
         | ThreadIndex[Local1D],
@@ -147,9 +150,40 @@ class DisjointSlice(_KernelOnly, Generic[T, S]):
 
     __slots__ = ()
 
-    def __getitem__(self, w: ThreadIndex[S]) -> T:
+    @overload
+    @deprecated(
+        "simtsafe: a Columns output is indexed as out[row, w], a plain int row and the "
+        "thread.column() witness, never by the witness alone"
+    )
+    def __getitem__(self: DisjointSlice[_G, Columns], w: ThreadIndex[Columns]) -> _G: ...
+    @overload
+    def __getitem__(self, w: ThreadIndex[S]) -> T: ...
+    @overload
+    def __getitem__(self: DisjointSlice[T, Columns], w: tuple[int, ThreadIndex[Columns]]) -> T: ...
+    def __getitem__(self, w: ThreadIndex[Any] | tuple[int, ThreadIndex[Columns]]) -> Any:
+        """The element at the witness (``out[row, w]`` for a ``Columns`` output); 0 out of range."""
         raise NotImplementedError
 
+    @overload
+    @deprecated(
+        "simtsafe: a Columns output is indexed as out[row, w], a plain int row and the "
+        "thread.column() witness, never by the witness alone"
+    )
+    def __setitem__(
+        self: DisjointSlice[_G, Columns], w: ThreadIndex[Columns], value: object
+    ) -> None: ...
+    @overload
+    def __setitem__(
+        self: DisjointSlice[T, Columns], w: tuple[int, ThreadIndex[Columns]], value: T
+    ) -> None: ...
+    @overload
+    def __setitem__(
+        self: DisjointSlice[_F, Columns], w: tuple[int, ThreadIndex[Columns]], value: float
+    ) -> None: ...
+    @overload
+    def __setitem__(
+        self: DisjointSlice[_I, Columns], w: tuple[int, ThreadIndex[Columns]], value: int
+    ) -> None: ...
     @overload
     def __setitem__(self, w: ThreadIndex[S], value: T) -> None: ...
     @overload
@@ -172,8 +206,13 @@ class DisjointSlice(_KernelOnly, Generic[T, S]):
     def __setitem__(self: DisjointSlice[_C, S], w: ThreadIndex[S], value: complex) -> None: ...
     @overload
     def __setitem__(self: DisjointSlice[np.bool_, S], w: ThreadIndex[S], value: bool) -> None: ...
-    def __setitem__(self, w: ThreadIndex[S], value: object) -> None:
+    def __setitem__(
+        self, w: ThreadIndex[Any] | tuple[int, ThreadIndex[Columns]], value: object
+    ) -> None:
         """Store ``value`` at the witness's element (nothing when out of bounds).
+
+        A ``Columns`` output is written as ``out[row, w]``: any int row, the
+        thread's column witness (``thread.column()``).
 
         Static store rule: a value of the element type ``T``; or a Python
         scalar of the same kind (``float``/``int`` into a floating output,
@@ -286,8 +325,8 @@ class In(_Input, Generic[T]):
     @overload
     def __getitem__(self, i: int) -> T: ...
     @overload
-    def __getitem__(self, i: ThreadIndex[Index1D]) -> T: ...
-    def __getitem__(self, i: int | ThreadIndex[Index1D]) -> T:
+    def __getitem__(self, i: ThreadIndex[Index1D] | ThreadIndex[Columns]) -> T: ...
+    def __getitem__(self, i: int | ThreadIndex[Index1D] | ThreadIndex[Columns]) -> T:
         raise NotImplementedError
 
     @property

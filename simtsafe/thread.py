@@ -18,6 +18,7 @@ import numpy as np
 from ._coopviews import OutTile, OutTile2D, SharedTile
 from ._spaces import (
     BlockRow,
+    Columns,
     Index1D,
     Index2D,
     Index3D,
@@ -33,6 +34,7 @@ __all__ = [
     "block_leader",
     "block_row",
     "block_stride",
+    "column",
     "grid_stride",
     "index_1d",
     "index_2d",
@@ -77,6 +79,21 @@ def index_1d() -> ThreadIndex[Index1D]:
     ``blockDim`` or ``gridDim`` has y or z other than 1).
     """
     _host_call("index_1d")
+
+
+@_builtin("column")
+def column() -> ThreadIndex[Columns]:
+    """This thread's column of a 2D ``Columns`` output, in every row of it.
+
+    The column is ``blockIdx.x * blockDim.x + threadIdx.x``, unique per thread
+    of a 1D launch (proven by a ``domain=1`` contract, else checked on the
+    device as for ``index_1d``). Write ``out[row, w]`` with any integer
+    ``row`` -- a position read on the device, a loop counter: no other thread
+    writes the column, so no row choice can race. Both indices are
+    bounds-checked against ``out``'s shape. ``w.index`` is the column as a
+    plain int; ``a[w]`` reads a 1D input at the column.
+    """
+    _host_call("column")
 
 
 @_builtin("index_2d")

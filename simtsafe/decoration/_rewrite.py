@@ -63,6 +63,7 @@ __all__ = ["Analysis", "ParamView", "Source", "UnsafeRegion", "analyze", "parse_
 #: that says ``domain=1`` or ``2`` and a 3D witness contradict each other).
 _WITNESS_SPACE_CTORS = {
     "index_1d": 1,
+    "column": 1,
     "index_2d": 2,
     "index_3d": 3,
     "grid_stride": 1,

@@ -63,6 +63,7 @@ _INT_GEOMETRY_CALLS = frozenset({"grid", "gridsize"})
 _WITNESS_CTORS = frozenset(
     {
         "thread.index_1d",
+        "thread.column",
         "thread.index_2d",
         "thread.index_3d",
         "thread.warp_leader",

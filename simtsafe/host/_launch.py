@@ -60,7 +60,7 @@ from ._argfacts import Facts, array_facts, current_device, record_dtype, several
 from ._fastcheck import build_fast_check
 from ._foreign import Guard, dtype_name, guard
 from ._requires import launch_env
-from ._rowcover import ROW_SPACES, row_capacity, row_coverage_message
+from ._rowcover import ROW_SPACES, UNBOUNDED, row_capacity, row_coverage_message
 from ._streams import LEDGER, OFF, Access, StreamState
 
 if TYPE_CHECKING:
@@ -378,12 +378,16 @@ class LaunchPlan:
             # A row per block (warp) of a 1D launch; the stride walks every column. A
             # launch that is not 1D owns nothing (the witnesses are invalid on the device).
             return row_capacity(param.space, g, b)
+        threads = g[0] * b[0] * g[1] * b[1] * g[2] * b[2]
+        if param.space == "Columns":
+            # A thread per column, in every row: the rows are the kernel's choice.
+            return (UNBOUNDED, threads)
         blocks = g[0] * g[1] * g[2]
         if param.space == "PerBlock":
             return (blocks,)
         if param.space == "PerWarp":
             return (blocks * ((b[0] * b[1] * b[2] + 31) // 32),)
-        return (g[0] * b[0] * g[1] * b[1] * g[2] * b[2],)
+        return (threads,)
 
     # ------------------------------------------------------------------ per launch
 

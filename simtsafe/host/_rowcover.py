@@ -10,22 +10,23 @@ warp walks only the columns of its lanes).
 
 from __future__ import annotations
 
-__all__ = ["ALL_COLUMNS", "ROW_SPACES", "row_capacity", "row_coverage_message"]
+__all__ = ["ROW_SPACES", "UNBOUNDED", "row_capacity", "row_coverage_message"]
 
 #: The output spaces whose rows belong to blocks or warps.
 ROW_SPACES = frozenset({"BlockRow", "WarpRow"})
 
-#: The column capacity of a row space: the stride walks any width.
-ALL_COLUMNS = 2**63 - 1
+#: A capacity with no limit: the columns of a row space (the stride walks any width),
+#: the rows of a Columns output (the kernel picks them).
+UNBOUNDED = 2**63 - 1
 
 
 def row_capacity(space: str, grid: tuple[int, ...], block: tuple[int, ...]) -> tuple[int, int]:
     """(rows, columns) a launch of ``grid`` x ``block`` owns of a ``space`` output."""
     if (grid[1], grid[2], block[1], block[2]) != (1, 1, 1, 1):
-        return (0, ALL_COLUMNS)
+        return (0, UNBOUNDED)
     if space == "WarpRow" and block[0] % 32:
-        return (0, ALL_COLUMNS)
-    return (grid[0] * (1 if space == "BlockRow" else block[0] // 32), ALL_COLUMNS)
+        return (0, UNBOUNDED)
+    return (grid[0] * (1 if space == "BlockRow" else block[0] // 32), UNBOUNDED)
 
 
 def row_coverage_message(

@@ -51,7 +51,7 @@ from numba.cuda.typing.templates import (
     signature,
 )
 
-from .._spaces import LOCAL_SPACE_NDIM, SPACE_NDIM
+from .._spaces import LOCAL_SPACE_NDIM, SPACE_NDIM, WITNESS_NDIM
 from . import _coop, _provenance
 from ._bf16 import bf16_to_f32, f32_to_bf16, is_bf16
 
@@ -74,11 +74,12 @@ _CTOR_FOR_SPACE = {
     "PerBlock": "thread.block_leader()",
     "BlockRow": "`for w in thread.block_row(out)`",
     "WarpRow": "`for w in thread.warp_row(out)`",
+    "Columns": "`out[row, thread.column()]`",
 }
 
 
 #: Rank of every witness space: the output spaces and the block-local ones (shared tiles).
-_WITNESS_RANK = {**SPACE_NDIM, **LOCAL_SPACE_NDIM}
+_WITNESS_RANK = {**WITNESS_NDIM, **LOCAL_SPACE_NDIM}
 
 #: Struct members of a witness, by rank: the array indices, outermost axis first.
 _MEMBERS = {1: ("i",), 2: ("r", "c"), 3: ("z", "y", "x")}
@@ -292,6 +293,7 @@ class _SetItem(AbstractTemplate):
         if not isinstance(target, DisjointSliceType):
             return None
         ctor = _CTOR_FOR_SPACE[target.space]
+        idx = _column_witness(target, idx)
         if not isinstance(idx, ThreadIndexType):
             raise _reject(
                 f"a DisjointSlice is written only through a ThreadIndex witness of its space "
@@ -317,12 +319,37 @@ class _SetItem(AbstractTemplate):
                     f"cannot store a value of type {val} into a DisjointSlice of bfloat16 "
                     "(a bf16 output takes an int, float or bool, rounded to nearest even)"
                 )
-            return signature(types.none, target, idx, val)
+            return signature(types.none, *args)
         if self.context.can_convert(val, target.dtype) is None:
             raise _reject(
                 f"cannot store a value of type {val} into a DisjointSlice of {target.dtype}"
             )
-        return signature(types.none, target, idx, val)
+        return signature(types.none, *args)
+
+
+def _column_witness(target: DisjointSliceType, idx: Any) -> Any:
+    """The witness of an access to ``target``; for a ``Columns`` output, of ``out[row, w]``.
+
+    A ``Columns`` output is indexed by a plain integer row and the thread's column
+    witness (any row: the thread owns its column in every one); any other index of
+    it, or that form on another output, is refused here.
+    """
+    pair = isinstance(idx, types.BaseTuple) and len(idx) == 2
+    if target.space != "Columns":
+        if pair and any(isinstance(t, ThreadIndexType) for t in idx.types):
+            raise _reject(
+                f"a DisjointSlice of space {target.space} is indexed by the witness alone "
+                f"(`out[w]`), not by a (row, witness) pair; that form is for Columns outputs "
+                "(`out[row, thread.column()]`)"
+            )
+        return idx
+    if pair and isinstance(idx.types[0], types.Integer):
+        if isinstance(idx.types[1], ThreadIndexType):
+            return idx.types[1]
+    raise _reject(
+        f"a Columns output is indexed as out[row, w]: a plain integer row and the thread's "
+        f"column witness w = thread.column() (it owns its column in every row); got {idx}"
+    )
 
 
 # --------------------------------------------------------------------------- typing: records
@@ -506,14 +533,23 @@ class _GetItem(AbstractTemplate):
     def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
         target, idx = args
         if isinstance(target, DisjointSliceType):
-            if not isinstance(idx, ThreadIndexType) or idx.space != target.space:
+            w = _column_witness(target, idx)
+            if not isinstance(w, ThreadIndexType) or w.space != target.space:
                 raise _reject(
                     f"a DisjointSlice of space {target.space} is read only through a witness of "
-                    f"that space (got {idx}): any other element may be written by another "
+                    f"that space (got {w}): any other element may be written by another "
                     f"thread. Read through {_CTOR_FOR_SPACE[target.space]}, or keep the value in "
                     "a local"
                 )
-            return signature(_read_type(target.dtype), target, idx)
+            return signature(_read_type(target.dtype), *args)
+        if isinstance(target, types.Array) and isinstance(idx, types.BaseTuple):
+            if not any(isinstance(t, ThreadIndexType) for t in idx.types):
+                return None
+            raise _reject(
+                f"an input is indexed by a witness alone (`a[w]`) or by plain ints; got {idx}. "
+                "Read a 2D input at a column witness's column with its plain int: "
+                "a[row, w.index] (not bounds-checked, as any plain-int read)"
+            )
         if isinstance(target, types.Array) and isinstance(idx, ThreadIndexType):
             if idx.rank != target.ndim:
                 raise _reject(
@@ -566,7 +602,7 @@ class _WitnessAttrs(AttributeTemplate):
             raise _reject(f"w.in_bounds() takes a DisjointSlice or an input array, got {target}")
         if isinstance(target, DisjointSliceType) and target.space != w.space:
             raise _reject(f"{w}.in_bounds() of a DisjointSlice of space {target.space}")
-        if arr.ndim != w.rank:
+        if arr.ndim != w.rank and not isinstance(target, DisjointSliceType):
             raise _reject(f"{w}.in_bounds() of a {arr.ndim}D array")
         return signature(types.boolean, target)
 
@@ -577,15 +613,49 @@ class _WitnessAttrs(AttributeTemplate):
 @lower_builtin(operator.setitem, DisjointSliceType, ThreadIndexType, types.Any)
 def _lower_setitem(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
     dsty, wty, vty = sig.args
-    if is_bf16(dsty.dtype):
-        val = f32_to_bf16(builder, context.cast(builder, args[2], vty, types.float32))
-    else:
-        val = context.cast(builder, args[2], vty, dsty.dtype)
+    val = _stored(context, builder, dsty, vty, args[2])
     arr = _slice_array(context, builder, dsty, args[0])
     _store(
         context, builder, dsty.arr_type, arr, _witness_indices(context, builder, wty, args[1]), val
     )
     return context.get_dummy_value()
+
+
+def _stored(context: Any, builder: ir.IRBuilder, dsty: Any, vty: Any, value: Any) -> ir.Value:
+    """A value as a witness store writes it into ``dsty`` (bf16: float32, rounded to even)."""
+    if is_bf16(dsty.dtype):
+        return f32_to_bf16(builder, context.cast(builder, value, vty, types.float32))
+    return context.cast(builder, value, vty, dsty.dtype)
+
+
+def _column_indices(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> list[Any]:
+    """``[row, column]`` of ``out[row, w]`` on a ``Columns`` output (the row as ``intp``)."""
+    pair = sig.args[1]
+    row, w = cgutils.unpack_tuple(builder, args[1], 2)
+    row = context.cast(builder, row, pair.types[0], types.intp)
+    return [row, *_witness_indices(context, builder, pair.types[1], w)]
+
+
+@lower_builtin(operator.setitem, DisjointSliceType, types.BaseTuple, types.Any)
+def _lower_setitem_column(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+    dsty, _, vty = sig.args
+    _store(
+        context,
+        builder,
+        dsty.arr_type,
+        _slice_array(context, builder, dsty, args[0]),
+        _column_indices(context, builder, sig, args),
+        _stored(context, builder, dsty, vty, args[2]),
+    )
+    return context.get_dummy_value()
+
+
+@lower_builtin(operator.getitem, DisjointSliceType, types.BaseTuple)
+def _lower_getitem_column(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+    dsty = sig.args[0]
+    arr = _slice_array(context, builder, dsty, args[0])
+    idx = _column_indices(context, builder, sig, args)
+    return _widened(builder, dsty.dtype, _load(context, builder, dsty.arr_type, arr, idx))
 
 
 @lower_builtin(operator.getitem, DisjointSliceType, ThreadIndexType)
@@ -650,9 +720,11 @@ def _lower_in_bounds(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -
         arrty, arr = target.arr_type, _slice_array(context, builder, target, args[1])
     else:
         arrty, arr = target, args[1]
-    ok, _ = _guarded_pointer(
-        context, builder, arrty, arr, _witness_indices(context, builder, wty, args[0])
-    )
+    idx = _witness_indices(context, builder, wty, args[0])
+    if wty.space == "Columns":  # the column exists (row 0 stands for any row)
+        shape = cgutils.unpack_tuple(builder, make_array(arrty)(context, builder, arr).shape, 2)
+        return builder.icmp_unsigned("<", idx[0], shape[1])
+    ok, _ = _guarded_pointer(context, builder, arrty, arr, idx)
     return ok
 
 
@@ -891,6 +963,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     gs_step = _scalar_intrinsic(lambda b: b.mul(_sreg(b, "nctaid.x"), _sreg(b, "ntid.x")))
     names: dict[str, Any] = {
         "__ss_index_1d": _witness_intrinsic("Index1D", _index_1d(not proven1)),
+        "__ss_column": _witness_intrinsic("Columns", _index_1d(not proven1)),
         "__ss_index_2d": _witness_intrinsic("Index2D", _index_2d(not proven2)),
         "__ss_index_3d": _INDEX_3D,
         "__ss_warp_leader": _witness_intrinsic("PerWarp", _warp_leader),

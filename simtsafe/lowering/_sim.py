@@ -30,6 +30,7 @@ _CTOR_FOR_SPACE = {
     "PerBlock": "thread.block_leader()",
     "BlockRow": "`for w in thread.block_row(out)`",
     "WarpRow": "`for w in thread.warp_row(out)`",
+    "Columns": "`out[row, thread.column()]`",
 }
 
 
@@ -103,6 +104,8 @@ class SimWitness:
             _reject(
                 f"ThreadIndex[{self._space}].in_bounds() of a DisjointSlice of space {s._space}"
             )
+        if isinstance(s, SimDisjointSlice) and s._space == "Columns":
+            return 0 <= self._idx[0] < shape[1]  # the column exists (in every row)
         if len(shape) != len(self._idx):
             _reject(f"ThreadIndex[{self._space}].in_bounds() of a {len(shape)}D array")
         return all(0 <= i < n for i, n in zip(self._idx, shape, strict=True))
@@ -132,16 +135,43 @@ def _shape_of(s: Any) -> tuple[int, ...]:
     return tuple(s.shape)
 
 
-def _witness_for(arr_shape: Sequence[int], w: SimWitness) -> tuple[int, ...] | None:
-    """Indices of ``w`` if in bounds, None if out of bounds; rejects a rank mismatch."""
-    if len(w._idx) != len(arr_shape):
+def _witness_for(
+    arr_shape: Sequence[int], w: SimWitness, row: int | None = None
+) -> tuple[int, ...] | None:
+    """Indices of ``w`` (after ``row``, for a Columns output) if in bounds, None if out of
+    bounds; rejects a rank mismatch."""
+    idx = w._idx if row is None else (row, *w._idx)
+    if len(idx) != len(arr_shape):
         _reject(
             f"a ThreadIndex[{w._space}] witness addresses {len(w._idx)}D elements, but the "
             f"array is {len(arr_shape)}D"
         )
-    if all(0 <= i < n for i, n in zip(w._idx, arr_shape, strict=True)):
-        return w._idx
+    if all(0 <= i < n for i, n in zip(idx, arr_shape, strict=True)):
+        return idx
     return None
+
+
+def _plain_int(v: Any) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _column_access(space: str, key: Any) -> tuple[Any, int | None]:
+    """(witness, row) of an access to an output of ``space``: ``out[row, w]`` for Columns."""
+    pair = isinstance(key, tuple) and len(key) == 2
+    if space != "Columns":
+        if pair and any(isinstance(k, SimWitness) for k in key):
+            _reject(
+                f"a DisjointSlice of space {space} is indexed by the witness alone (`out[w]`), "
+                "not by a (row, witness) pair; that form is for Columns outputs "
+                "(`out[row, thread.column()]`)"
+            )
+        return key, None
+    if pair and _plain_int(key[0]) and isinstance(key[1], SimWitness):
+        return key[1], int(key[0])
+    _reject(
+        "a Columns output is indexed as out[row, w]: a plain integer row and the thread's "
+        f"column witness w = thread.column() (it owns its column in every row); got {key!r}"
+    )
 
 
 def _plain_record(value: Any) -> Any:
@@ -171,9 +201,9 @@ class _SimView:
     def __init__(self, arr: Any) -> None:
         self._arr = arr
 
-    def _read(self, w: SimWitness) -> Any:
-        """Bounds-checked read through a witness: zero when out of range."""
-        idx = _witness_for(self._arr.shape, w)
+    def _read(self, w: SimWitness, row: int | None = None) -> Any:
+        """Bounds-checked read through a witness (and a Columns row): zero when out of range."""
+        idx = _witness_for(self._arr.shape, w, row)
         if idx is None:
             if self._arr.dtype.names is not None:  # a zero-filled scratch record
                 return np.zeros(1, self._arr.dtype).view(np.recarray)[0]
@@ -234,9 +264,10 @@ class SimDisjointSlice(_SimView):
                 f"{self._space}: its uniqueness is proven for {w._space} only. Use {ctor}"
             )
 
-    def __setitem__(self, w: Any, value: Any) -> None:
+    def __setitem__(self, key: Any, value: Any) -> None:
+        w, row = _column_access(self._space, key)
         self._check_space(w, writing=True)
-        idx = _witness_for(self._arr.shape, w)
+        idx = _witness_for(self._arr.shape, w, row)
         if idx is not None:
             at = idx if len(idx) > 1 else idx[0]
             if self._arr.dtype == _BF16:  # as on the device: to float32, then RNE to bf16
@@ -245,9 +276,10 @@ class SimDisjointSlice(_SimView):
                 return
             self._arr[at] = _plain_record(value)
 
-    def __getitem__(self, w: Any) -> Any:
+    def __getitem__(self, key: Any) -> Any:
+        w, row = _column_access(self._space, key)
         self._check_space(w, writing=False)
-        return self._read(w)
+        return self._read(w, row)
 
 
 @final
@@ -266,6 +298,12 @@ class SimInput(_SimView):
     def __getitem__(self, i: Any) -> Any:
         if isinstance(i, SimWitness):
             return self._read(i)
+        if isinstance(i, tuple) and any(isinstance(k, SimWitness) for k in i):
+            _reject(
+                f"an input is indexed by a witness alone (`a[w]`) or by plain ints; got {i!r}. "
+                "Read a 2D input at a column witness's column with its plain int: "
+                "a[row, w.index] (not bounds-checked, as any plain-int read)"
+            )
         value = self._arr[i]
         if hasattr(value, "shape") and getattr(value, "ndim", 0) > 0:
             return SimInput(value)  # slices of an input stay read-only
@@ -332,6 +370,9 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     def index_1d() -> SimWitness:
         return _mint("Index1D", (_linear_1d(checked1),))
 
+    def column() -> SimWitness:
+        return _mint("Columns", (_linear_1d(checked1),))
+
     def index_2d() -> SimWitness:
         return _mint("Index2D", _index_2d(checked2))
 
@@ -388,6 +429,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
 
     names: dict[str, Any] = {
         "__ss_index_1d": index_1d,
+        "__ss_column": column,
         "__ss_index_2d": index_2d,
         "__ss_index_3d": index_3d,
         "__ss_warp_leader": warp_leader,
