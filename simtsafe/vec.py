@@ -1,4 +1,4 @@
-"""Vector reads of inputs in Tier 1: a run of 2, 4 or 8 elements in one access.
+"""Vector access in Tier 1: a run of 2, 4 or 8 elements in one access.
 
 ``vec.load(a, j, n)`` reads the run ``a[j*n : (j+1)*n]`` of a 1D input;
 ``vec.load(a, (r, j), n)`` reads the run ``a[r, j*n : (j+1)*n]`` of a 2D one.
@@ -11,6 +11,12 @@ vector access (``ld.global.v2``/``.v4``); otherwise it reads element by
 element and every element outside the array reads as 0. So the read never
 leaves the array, whatever the indices and the alignment (docs/cooperation.md,
 "Vector access").
+
+``vec.store(t, values)`` writes the ``n`` values into the thread's 1D output
+tile ``t = thread.tile_1d(out, n)`` (the run ``out[g*n : (g+1)*n]`` it owns):
+ONE vector store (``st.global.v2``/``.v4``) when the tile lies inside ``out``
+and its address is a multiple of ``n * itemsize``, else element by element,
+nothing outside ``out``.
 """
 
 from __future__ import annotations
@@ -20,9 +26,10 @@ from typing import Any, Literal, TypeVar, overload
 import numpy as np
 
 from ._collective import host_call, kernel_api
+from ._coopviews import OutTile
 from ._views import In, In2D
 
-__all__ = ["load"]
+__all__ = ["load", "store"]
 
 T = TypeVar("T", bound=np.generic)
 
@@ -36,3 +43,11 @@ def load(a: Any, j: int | tuple[int, int], n: Literal[2, 4, 8]) -> tuple[Any, ..
     """The run ``[j*n, (j+1)*n)`` of a 1D input (or of row ``r`` of a 2D input, with
     ``j = (r, j)``) as a tuple of ``n`` values; elements outside the array read 0."""
     host_call("vec.load")
+
+
+@kernel_api("vec.store")
+def store(t: OutTile[T], values: tuple[Any, ...]) -> None:
+    """Write ``values`` (a tuple of ``len(t)`` values) into the thread's 1D output tile
+    ``t = thread.tile_1d(out, n)``: one vector store when the tile is inside ``out`` and
+    aligned, else element by element; nothing is written outside ``out``."""
+    host_call("vec.store")

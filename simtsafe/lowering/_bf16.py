@@ -9,7 +9,8 @@ quiet NaN). Both are plain integer IR (no calls), so they inline and cost a
 shift, or an add and a shift, per element.
 
 Other lowering code (vector loads, tiles) calls :func:`bf16_to_f32` and
-:func:`f32_to_bf16`; :func:`is_bf16` says whether a Numba element type is bf16.
+:func:`f32_to_bf16`; :func:`is_bf16` says whether a Numba element type is bf16;
+:func:`stored_element` is what every store of a typed value into an element does.
 """
 
 from __future__ import annotations
@@ -26,6 +27,16 @@ _F32 = ir.FloatType()
 def is_bf16(dtype: Any) -> bool:
     """Is the Numba element type ``dtype`` numba-cuda's bfloat16 (``__nv_bfloat16``)?"""
     return type(dtype).__name__ == "Bfloat16" and getattr(dtype, "bitwidth", 0) == 16
+
+
+def stored_element(context: Any, builder: ir.IRBuilder, dtype: Any, vty: Any, value: Any) -> Any:
+    """A value of Numba type ``vty`` as an element of ``dtype`` is stored: bf16 via float32,
+    rounded to nearest even; any other type by Numba's cast."""
+    from numba.cuda import types  # the conversions themselves need no Numba
+
+    if is_bf16(dtype):
+        return f32_to_bf16(builder, context.cast(builder, value, vty, types.float32))
+    return context.cast(builder, value, vty, dtype)
 
 
 def bf16_to_f32(builder: ir.IRBuilder, bits: ir.Value) -> ir.Value:

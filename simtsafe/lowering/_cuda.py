@@ -53,7 +53,7 @@ from numba.cuda.typing.templates import (
 
 from .._spaces import LOCAL_SPACE_NDIM, SPACE_NDIM, WITNESS_NDIM
 from . import _coop, _provenance
-from ._bf16 import bf16_to_f32, f32_to_bf16, is_bf16
+from ._bf16 import bf16_to_f32, is_bf16, stored_element
 
 # Source lines and collective sites on every instruction of simtsafe functions
 # (the compiled-form checks read them; NVVM ignores them).
@@ -613,19 +613,12 @@ class _WitnessAttrs(AttributeTemplate):
 @lower_builtin(operator.setitem, DisjointSliceType, ThreadIndexType, types.Any)
 def _lower_setitem(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
     dsty, wty, vty = sig.args
-    val = _stored(context, builder, dsty, vty, args[2])
+    val = stored_element(context, builder, dsty.dtype, vty, args[2])
     arr = _slice_array(context, builder, dsty, args[0])
     _store(
         context, builder, dsty.arr_type, arr, _witness_indices(context, builder, wty, args[1]), val
     )
     return context.get_dummy_value()
-
-
-def _stored(context: Any, builder: ir.IRBuilder, dsty: Any, vty: Any, value: Any) -> ir.Value:
-    """A value as a witness store writes it into ``dsty`` (bf16: float32, rounded to even)."""
-    if is_bf16(dsty.dtype):
-        return f32_to_bf16(builder, context.cast(builder, value, vty, types.float32))
-    return context.cast(builder, value, vty, dsty.dtype)
 
 
 def _column_indices(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> list[Any]:
@@ -645,7 +638,7 @@ def _lower_setitem_column(context: Any, builder: ir.IRBuilder, sig: Any, args: A
         dsty.arr_type,
         _slice_array(context, builder, dsty, args[0]),
         _column_indices(context, builder, sig, args),
-        _stored(context, builder, dsty, vty, args[2]),
+        stored_element(context, builder, dsty.dtype, vty, args[2]),
     )
     return context.get_dummy_value()
 

@@ -40,6 +40,7 @@ from numba.cuda.np.arrayobj import load_item, make_array, store_item
 
 from .._spaces import out_tile_too_large
 from . import _tilebase as tb
+from ._bf16 import stored_element
 from ._cuda import (
     SENTINEL,
     DisjointSliceType,
@@ -52,7 +53,7 @@ from ._cuda import (
     _sreg,
 )
 
-__all__ = ["OutTileType", "builtins"]
+__all__ = ["OutTileType", "builtins", "element_store"]
 
 _I1 = ir.IntType(1)
 
@@ -137,9 +138,11 @@ def _element(
     return local_ok, tile.full, inside, pointer
 
 
-def _store(
+def element_store(
     context: Any, builder: ir.IRBuilder, oty: OutTileType, val: Any, idx: list[Any], v: Any
 ) -> None:
+    """``t[idx] = v`` with ``v`` already of the element type: nothing outside the tile or
+    the output."""
     local_ok, full, inside, pointer = _element(context, builder, oty, val, idx)
     with builder.if_then(local_ok, likely=True):
         with builder.if_else(full, likely=True) as (on_full, on_edge):
@@ -165,8 +168,8 @@ def _lower_getitem(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> 
 
 def _lower_setitem(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
     oty, ity, vty = sig.args
-    v = context.cast(builder, args[2], vty, oty.dtype)
-    _store(context, builder, oty, args[0], tb.int_indices(context, builder, ity, args[1]), v)
+    v = stored_element(context, builder, oty.dtype, vty, args[2])
+    element_store(context, builder, oty, args[0], tb.int_indices(context, builder, ity, args[1]), v)
     return context.get_dummy_value()
 
 

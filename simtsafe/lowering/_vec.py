@@ -1,4 +1,5 @@
-"""Compiled form of ``simtsafe.vec.load``: one vector load when the run is whole and aligned.
+"""Compiled form of ``simtsafe.vec.load`` / ``vec.store``: one vector access when the run is
+whole and aligned.
 
 ``__ss_vec_load(a, j, n)`` (1D) / ``__ss_vec_load(a, (r, j), n)`` (2D) reads
 the run ``[j*n, (j+1)*n)`` of the last axis. When the run lies inside the
@@ -10,6 +11,14 @@ that could wrap, so no address outside the array is ever read.
 Every element goes through :func:`element_value` (memory form -> value); a
 new element type (bf16 read as float32) plugs in there and in
 :func:`value_type`.
+
+``__ss_vec_store(t, values)`` writes a 1D output tile (``thread.tile_1d(out,
+n)``): when the tile is ``full`` (inside the output, decided when it was
+made) and its first element's address is a multiple of the run's size, one
+``store <n x T>``; otherwise the tile's own element stores, each checked
+against the output's shape. The tile is the thread's by construction
+(lowering/_outtiles.py), so the vector store writes nothing another thread
+owns.
 """
 
 from __future__ import annotations
@@ -22,8 +31,8 @@ from numba.cuda.core import errors
 from numba.cuda.extending import intrinsic
 from numba.cuda.np.arrayobj import make_array
 
-from ._bf16 import bf16_to_f32, is_bf16
-from ._vecrule import vec_refusal
+from ._bf16 import bf16_to_f32, is_bf16, stored_element
+from ._vecrule import vec_refusal, vec_store_refusal
 
 __all__ = ["builtins", "element_value", "value_type"]
 
@@ -43,7 +52,9 @@ def _kind(dtype: Any) -> str:
         return "f"
     if isinstance(dtype, types.Integer) and not isinstance(dtype, types.Boolean):
         return "i" if dtype.signed else "u"
-    return "?"
+    if isinstance(dtype, types.Complex):
+        return "c"
+    return "b" if isinstance(dtype, types.Boolean) else "V"
 
 
 def _literal(ty: Any) -> object:
@@ -160,6 +171,89 @@ def _load_words(
     return out
 
 
+@intrinsic
+def _vec_store(typingctx: Any, t: Any, values: Any) -> Any:
+    from ._outtiles import OutTileType, element_store  # imports _cuda: bound late
+
+    if not isinstance(t, OutTileType):
+        raise errors.TypingError(
+            f"simtsafe: vec.store writes a 1D output tile (t = thread.tile_1d(out, n)); got {t}"
+        )
+    if not isinstance(values, types.BaseTuple):
+        raise errors.TypingError(
+            f"simtsafe: vec.store takes a tuple of {t.tile[0]} values; got {values}"
+        )
+    itemsize = t.dtype.bitwidth // 8 if hasattr(t.dtype, "bitwidth") else 0
+    refusal = vec_store_refusal(t.kind, t.tile, _kind(t.dtype), itemsize, len(values))
+    if refusal is not None:
+        raise errors.TypingError("simtsafe: " + refusal)
+    for vty in values:
+        if not isinstance(vty, (types.Integer, types.Float, types.Boolean)):
+            raise errors.TypingError(
+                f"simtsafe: vec.store writes int, float or bool values; got {vty} in {values}"
+            )
+    count, nbytes = t.tile[0], t.tile[0] * itemsize
+
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        intp = context.get_value_type(types.intp)
+        tile = cgutils.create_struct_proxy(t)(context, builder, value=args[0])
+        mem = context.get_data_type(t.dtype)
+        elems = [
+            stored_element(context, builder, t.dtype, vty, v)
+            for vty, v in zip(values, cgutils.unpack_tuple(builder, args[1], count), strict=True)
+        ]
+        ary = make_array(t.arr_type)(context, builder, tile.arr)
+        # Only dereferenced on a full tile: origin0 .. origin0 + n - 1 are then inside.
+        first = builder.gep(builder.bitcast(ary.data, mem.as_pointer()), [tile.origin0])
+        misalign = builder.and_(builder.ptrtoint(first, intp), ir.Constant(intp, nbytes - 1))
+        fast = builder.and_(tile.full, builder.icmp_unsigned("==", misalign, ir.Constant(intp, 0)))
+        with builder.if_else(fast, likely=True) as (then, otherwise):
+            with then:
+                if itemsize < 4:  # NVPTX splits <8 x half> in two: store 32-bit words
+                    _store_words(builder, first, elems, itemsize, nbytes)
+                else:
+                    vty = ir.VectorType(mem, count)
+                    vec = ir.Constant(vty, None)
+                    for k, elem in enumerate(elems):
+                        vec = builder.insert_element(vec, elem, ir.Constant(ir.IntType(32), k))
+                    builder.store(vec, builder.bitcast(first, vty.as_pointer()), align=nbytes)
+            with otherwise:
+                for k, elem in enumerate(elems):
+                    element_store(context, builder, t, args[0], [ir.Constant(intp, k)], elem)
+        return context.get_dummy_value()
+
+    return types.none(t, values), codegen
+
+
+def _store_words(
+    builder: ir.IRBuilder, first: Any, elems: list[Any], itemsize: int, nbytes: int
+) -> None:
+    """Store a run of 1- or 2-byte elements at ``first`` as 32-bit words (little-endian)."""
+    i32 = ir.IntType(32)
+    words = nbytes // 4
+    per_word = 4 // itemsize
+    bits = ir.IntType(8 * itemsize)
+    packed = []
+    for w in range(words):
+        word = ir.Constant(i32, 0)
+        for k in range(per_word):
+            elem = elems[w * per_word + k]
+            raw = elem if isinstance(elem.type, ir.IntType) else builder.bitcast(elem, bits)
+            part = builder.zext(raw, i32)
+            if k:
+                part = builder.shl(part, ir.Constant(i32, 8 * itemsize * k))
+            word = builder.or_(word, part)
+        packed.append(word)
+    if words == 1:
+        builder.store(packed[0], builder.bitcast(first, i32.as_pointer()), align=nbytes)
+        return
+    vty = ir.VectorType(i32, words)
+    vec = ir.Constant(vty, None)
+    for w, word in enumerate(packed):
+        vec = builder.insert_element(vec, word, ir.Constant(i32, w))
+    builder.store(vec, builder.bitcast(first, vty.as_pointer()), align=nbytes)
+
+
 def builtins() -> dict[str, Any]:
     """The ``__ss_vec_*`` names for compiled kernels."""
-    return {"__ss_vec_load": _vec_load}
+    return {"__ss_vec_load": _vec_load, "__ss_vec_store": _vec_store}

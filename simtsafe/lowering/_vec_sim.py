@@ -1,4 +1,5 @@
-"""Simulator twin of ``simtsafe.vec.load``: the same values, one recorded read per element.
+"""Simulator twins of ``simtsafe.vec.load`` / ``vec.store``: the same values, one recorded
+access per element.
 
 Elements outside the array read 0, as on the device; the device's single
 vector access is a speed matter only, so the simulator reads element by
@@ -13,7 +14,7 @@ import ml_dtypes
 import numpy as np
 
 from .._errors import SafetyError
-from ._vecrule import vec_refusal
+from ._vecrule import vec_refusal, vec_store_refusal
 
 __all__ = ["builtins"]
 
@@ -60,5 +61,29 @@ def vec_load(a: Any, idx: Any, n: Any) -> tuple[Any, ...]:
     return tuple(out)
 
 
+def vec_store(t: Any, values: Any) -> None:
+    from ._tiles_sim import SimOutTile  # imports _sim: bound late
+
+    if not isinstance(t, SimOutTile):
+        _reject(
+            "vec.store writes a 1D output tile (t = thread.tile_1d(out, n)); got "
+            f"{type(t).__name__}"
+        )
+    if not isinstance(values, tuple):
+        _reject(f"vec.store takes a tuple of {t._tile[0]} values; got {type(values).__name__}")
+    dtype = t._arr.dtype
+    kind = "1d" if len(t._tile) == 1 else "2d" if t._steps == (1, 1) else "2d_strided"
+    refusal = vec_store_refusal(
+        kind, t._tile, "f" if dtype == _BF16 else dtype.kind, dtype.itemsize, len(values)
+    )
+    if refusal is not None:
+        _reject(refusal)
+    for v in values:
+        if isinstance(v, (complex, np.complexfloating)) or not np.isscalar(v):
+            _reject(f"vec.store writes int, float or bool values; got {type(v).__name__}")
+    for k, v in enumerate(values):
+        t[k] = np.float32(v) if dtype == _BF16 else v
+
+
 def builtins() -> dict[str, Any]:
-    return {"__ss_vec_load": vec_load}
+    return {"__ss_vec_load": vec_load, "__ss_vec_store": vec_store}

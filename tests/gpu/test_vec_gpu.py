@@ -63,3 +63,39 @@ def test_gemv_on_device(tmp_path: Path, dt: str, n: int, k: int) -> None:
     np.testing.assert_allclose(
         y.copy_to_host().astype(np.float32), gemv_reference(w, x), rtol=tol, atol=tol * 10
     )
+
+
+@pytest.mark.parametrize(
+    ("dt", "n"), [("float32", 4), ("float64", 2), ("int16", 8), ("float16", 4), ("bfloat16", 8)]
+)
+@pytest.mark.parametrize("offset", [0, 1])
+def test_vec_store_copies_runs_and_stops_at_the_end(
+    tmp_path: Path, dt: str, n: int, offset: int
+) -> None:
+    # offset 1: the output view starts one element in, so every tile is misaligned and
+    # takes the element path; offset 0: whole tiles take the vector store.
+    import ml_dtypes
+
+    from tests.kernels.vec_store_rules import copy_source
+
+    dtype = np.dtype(ml_dtypes.bfloat16) if dt == "bfloat16" else np.dtype(dt)
+    size = 1_003
+    mod = load_kernel_module(
+        tmp_path, copy_source(f"ss.{dt}" if dt == "bfloat16" else f"np.{dt}", n)
+    )
+    a = (np.arange(size) % 251).astype(dtype)
+    big = np.full(size + 32, 7, dtype)
+    bits = big.view(np.uint16) if dt == "bfloat16" else big
+    d_big = cuda.to_device(bits)
+    if dt == "bfloat16":
+        d_big = d_big.view(dtype)
+        d_a = cuda.to_device(a.view(np.uint16)).view(dtype)
+    else:
+        d_a = cuda.to_device(a)
+    view = d_big[offset : offset + size]
+    mod.k.prepare(grid=-(-size // (n * 128)), block=128)(view, d_a)
+    got = d_big.copy_to_host()
+    got = got.view(dtype) if dt == "bfloat16" else got
+    np.testing.assert_array_equal(got[offset : offset + size], a)
+    np.testing.assert_array_equal(got[:offset], big[:offset])
+    np.testing.assert_array_equal(got[offset + size :], big[offset + size :])

@@ -1,4 +1,5 @@
-"""Rule: vec.load reads inputs only, with the index its rank needs and n in {2, 4, 8}."""
+"""Rule: vec.load reads inputs only, with the index its rank needs and n in {2, 4, 8};
+vec.store writes an output tile a tuple of values."""
 
 import numpy as np
 
@@ -13,3 +14,5 @@ def k(out: DisjointSlice[np.float32], a: In[np.float32], w: In2D[np.float32], j:
     ss.vec.load(w, j, 4)  # type: ignore[call-overload]
     ss.vec.load(out, j, 4)  # type: ignore[call-overload]
     out[i] = a[i]
+    ss.vec.store(out, (a[i], a[i]))  # type: ignore[arg-type]
+    ss.vec.store(thread.tile_1d(out, 2), [a[i], a[i]])  # type: ignore[arg-type]

@@ -14,3 +14,4 @@ def k(out: DisjointSlice[np.float32], a: In[np.float32], w: In2D[np.float16], j:
     assert_type(v, tuple[np.float32, ...])
     assert_type(ss.vec.load(w, (0, j), 8), tuple[np.float16, ...])
     out[i] = v[0]
+    ss.vec.store(thread.tile_1d(out, 4), v)
