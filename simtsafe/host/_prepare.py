@@ -161,10 +161,12 @@ def _check_cooperative(
     declared = contract is not None and contract.cooperative
     if not declared:
         # The simulator has no compiled kernel: it reads the same fact from the source.
-        syncs = "cuda.cg.this_grid" in kernel._api_closure() if SIMULATOR else None
+        used = kernel._api_closure() if SIMULATOR else frozenset()
+        syncs = "cuda.cg.this_grid" in used or "grid.sync" in used
         if syncs or uses_grid_sync(numba_kernel):
             raise CooperativeLaunchError(
-                f"kernel {name!r} synchronizes the whole grid (cuda.cg.this_grid().sync()), which "
+                f"kernel {name!r} synchronizes the whole grid (simtsafe.grid.sync() or "
+                "cuda.cg.this_grid().sync()), which "
                 "needs a cooperative launch whose blocks are all resident at once; declare "
                 "cooperative=True in its launch contract so prepare checks residency and launches "
                 "it cooperatively",

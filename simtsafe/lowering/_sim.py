@@ -18,7 +18,7 @@ from .._errors import SafetyError
 from .._spaces import LOCAL_SPACE_NDIM, SPACE_NDIM
 from . import _coop_sim, _simrt
 
-__all__ = ["SimDisjointSlice", "SimInput", "SimWitness", "builtins"]
+__all__ = ["SimDisjointSlice", "SimInput", "SimWitness", "builtins", "read_element"]
 
 SENTINEL: Final = 2**63 - 1
 
@@ -203,7 +203,10 @@ class _SimView:
 
     def _read(self, w: SimWitness, row: int | None = None) -> Any:
         """Bounds-checked read through a witness (and a Columns row): zero when out of range."""
-        idx = _witness_for(self._arr.shape, w, row)
+        return self._element(_witness_for(self._arr.shape, w, row))
+
+    def _element(self, idx: tuple[int, ...] | None) -> Any:
+        """The element at ``idx`` as a witness read gives it; zero (None: out of range)."""
         if idx is None:
             if self._arr.dtype.names is not None:  # a zero-filled scratch record
                 return np.zeros(1, self._arr.dtype).view(np.recarray)[0]
@@ -280,6 +283,12 @@ class SimDisjointSlice(_SimView):
         w, row = _column_access(self._space, key)
         self._check_space(w, writing=False)
         return self._read(w, row)
+
+
+def read_element(view: SimDisjointSlice, idx: tuple[int, ...]) -> Any:
+    """``grid.read(view, idx)``: any element, bounds-checked as a witness read (0 outside)."""
+    inside = all(0 <= i < n for i, n in zip(idx, view._arr.shape, strict=True))
+    return view._element(idx if inside else None)
 
 
 @final
