@@ -714,7 +714,8 @@ def _lower_in_bounds(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -
     else:
         arrty, arr = target, args[1]
     idx = _witness_indices(context, builder, wty, args[0])
-    if wty.space == "Columns":  # the column exists (row 0 stands for any row)
+    if isinstance(target, DisjointSliceType) and target.space == "Columns":
+        # The column exists (in every row): a Columns output is 2D, its witness 1D.
         shape = cgutils.unpack_tuple(builder, make_array(arrty)(context, builder, arr).shape, 2)
         return builder.icmp_unsigned("<", idx[0], shape[1])
     ok, _ = _guarded_pointer(context, builder, arrty, arr, idx)
