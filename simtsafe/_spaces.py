@@ -19,6 +19,10 @@ uniqueness of a witness across threads is only proven *within* its space:
 * ``WarpRow``  -- one row of a 2D output per warp of a 1D launch: global warp ``g``
   owns row ``g``, lane ``l`` its columns ``l, l + 32, ...``
   (``for w in thread.warp_row(s)``).
+* ``Appended`` -- a slot of an ``AppendBuffer`` won by an atomic fetch-add on its
+  counter (``buf.claim()``): unique by the atomic, not by the thread's index. A
+  witness of one buffer writes that buffer only (the compile ties it to the buffer's
+  parameter).
 
 Shared vocabulary: imports nothing from simtsafe.
 """
@@ -31,6 +35,7 @@ __all__ = [
     "LOCAL_SPACE_NDIM",
     "MAX_OUT_TILE",
     "SPACE_NDIM",
+    "Appended",
     "BlockRow",
     "Index1D",
     "Index2D",
@@ -85,6 +90,11 @@ class BlockRow(IndexSpace):
 @final
 class WarpRow(IndexSpace):
     """One row of a 2D output per warp of a 1D launch; the warp's lanes stride its columns."""
+
+
+@final
+class Appended(IndexSpace):
+    """A slot of an ``AppendBuffer`` this thread won with the buffer's atomic counter."""
 
 
 @final

@@ -103,6 +103,11 @@ class SimWitness:
             _reject(
                 f"ThreadIndex[{self._space}].in_bounds() of a DisjointSlice of space {s._space}"
             )
+        owner = getattr(s, "_witness_space", None)  # an AppendBuffer (lowering._append_sim)
+        if owner is not None and owner != self._space:
+            _reject(
+                f"ThreadIndex[{self._space}].in_bounds() of a view written by witnesses of {owner}"
+            )
         if len(shape) != len(self._idx):
             _reject(f"ThreadIndex[{self._space}].in_bounds() of a {len(shape)}D array")
         return all(0 <= i < n for i, n in zip(self._idx, shape, strict=True))
@@ -420,4 +425,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     from . import _vec_sim
 
     names.update(_vec_sim.builtins())
+    from . import _append_sim  # imports this module: bound late
+
+    names.update(_append_sim.builtins())
     return names
