@@ -50,6 +50,8 @@ from . import sim as sim
 from . import thread as thread
 from . import vec as vec
 from . import warp as warp
+from ._atomicviews import AppendBuffer as AppendBuffer
+from ._atomicviews import Counter as Counter
 from ._compose import DeviceFunction as DeviceFunction
 from ._compose import Kernel as Kernel
 from ._compose import device as device
@@ -64,6 +66,7 @@ from ._errors import AliasingError as AliasingError
 from ._errors import ArgumentError as ArgumentError
 from ._errors import ArgumentTypeError as ArgumentTypeError
 from ._errors import BlockShapeMismatch as BlockShapeMismatch
+from ._errors import CapacityExceeded as CapacityExceeded
 from ._errors import ClusterError as ClusterError
 from ._errors import ComputeCapabilityError as ComputeCapabilityError
 from ._errors import ContextMismatch as ContextMismatch
@@ -84,6 +87,7 @@ from ._errors import SharedMemoryError as SharedMemoryError
 from ._errors import StreamOrderError as StreamOrderError
 from ._errors import TooManyThreads as TooManyThreads
 from ._errors import UnsafeRegionRequired as UnsafeRegionRequired
+from ._spaces import Appended as Appended
 from ._spaces import BlockRow as BlockRow
 from ._spaces import Columns as Columns
 from ._spaces import Index1D as Index1D
@@ -104,6 +108,10 @@ from ._views import In2D as In2D
 from ._views import In3D as In3D
 from ._views import ThreadIndex as ThreadIndex
 from .gate._gate import check_kernel as check_kernel
+from .host._appended import AppendResult as AppendResult
+from .host._appended import append_result as append_result
+from .host._appended import appended as appended
+from .host._appended import counter as counter
 from .host._contract import LaunchConfig as LaunchConfig
 from .host._contract import LaunchContract as LaunchContract
 from .host._contract import cover as cover
@@ -123,14 +131,19 @@ __version__ = "0.1.0"
 __all__ = [
     "Accumulate",
     "AliasingError",
+    "AppendBuffer",
+    "AppendResult",
+    "Appended",
     "ArgumentError",
     "ArgumentTypeError",
     "BlockShapeMismatch",
+    "CapacityExceeded",
     "ClusterError",
     "ComputeCapabilityError",
     "ContextMismatch",
     "ContractDefinitionError",
     "CooperativeLaunchError",
+    "Counter",
     "CoverageError",
     "DeviceFunction",
     "DeviceLimitExceeded",
@@ -177,10 +190,13 @@ __all__ = [
     "TooManyThreads",
     "UnsafeRegionRequired",
     "WarpRow",
+    "append_result",
+    "appended",
     "check_kernel",
     "block",
     "grid",
     "configure",
+    "counter",
     "cover",
     "device",
     "execution_settings",

@@ -23,6 +23,10 @@ uniqueness of a witness across threads is only proven *within* its space:
   the witness (``thread.column()``) is 1D and names the column; the row is any int
   (``out[r, w]``), so a row chosen at run time -- a position read on the device --
   is written without a race.
+* ``Appended`` -- a slot of an ``AppendBuffer`` won by an atomic fetch-add on its
+  counter (``buf.claim()``): unique by the atomic, not by the thread's index. A
+  witness of one buffer writes that buffer only (the compile ties it to the buffer's
+  parameter).
 
 Shared vocabulary: imports nothing from simtsafe.
 """
@@ -36,6 +40,7 @@ __all__ = [
     "MAX_OUT_TILE",
     "SPACE_NDIM",
     "WITNESS_NDIM",
+    "Appended",
     "BlockRow",
     "Columns",
     "Index1D",
@@ -96,6 +101,11 @@ class WarpRow(IndexSpace):
 @final
 class Columns(IndexSpace):
     """One column of a 2D output per thread of a 1D launch, in every row of it."""
+
+
+@final
+class Appended(IndexSpace):
+    """A slot of an ``AppendBuffer`` this thread won with the buffer's atomic counter."""
 
 
 @final

@@ -18,6 +18,7 @@ import numpy as np
 from typing_extensions import TypeVar, deprecated
 
 from ._spaces import (
+    Appended,
     BlockRow,
     Columns,
     Index1D,
@@ -30,6 +31,9 @@ from ._spaces import (
     PerWarp,
     WarpRow,
 )
+
+if TYPE_CHECKING:
+    from ._atomicviews import AppendBuffer
 
 __all__ = [
     "DisjointSlice",
@@ -85,7 +89,10 @@ class ThreadIndex(_KernelOnly, Generic[S_co]):
 
     __slots__ = ()
 
-    def in_bounds(self, s: DisjointSlice[Any, S_co] | In[Any] | In2D[Any] | In3D[Any]) -> bool:
+    def in_bounds(
+        self,
+        s: DisjointSlice[Any, S_co] | In[Any] | In2D[Any] | In3D[Any] | AppendBuffer[Any],
+    ) -> bool:
         """Does this witness address an element of ``s``?"""
         raise NotImplementedError
 
@@ -95,7 +102,8 @@ class ThreadIndex(_KernelOnly, Generic[S_co]):
         | ThreadIndex[Columns]
         | ThreadIndex[PerWarp]
         | ThreadIndex[PerBlock]
-        | ThreadIndex[Local1D],
+        | ThreadIndex[Local1D]
+        | ThreadIndex[Appended],
     ) -> int:
         """The linear element index (1D spaces), as a plain int."""
         raise NotImplementedError

@@ -128,6 +128,8 @@ LOCAL_ATTRIBUTES = frozenset(
         "add",
         "min",
         "max",
+        # append buffers: a slot won by the buffer's atomic counter
+        "claim",
     }
 )
 

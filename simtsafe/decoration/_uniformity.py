@@ -59,6 +59,8 @@ _UNIFORM_RESULT = {
 }
 _U_GEOMETRY = ("cuda.blockIdx", "cuda.blockDim", "cuda.gridDim", "cuda.warpsize", "cuda.gridsize")
 _N_GEOMETRY = ("cuda.threadIdx", "cuda.laneid", "cuda.grid")
+#: Methods of kernel values whose result an atomic decides (an append buffer's slot).
+_ATOMIC_METHODS = frozenset({"claim"})
 _OBJECT_CTORS = frozenset(
     {"shared.tile", "shared.dynamic_tile", "shared.accumulator", "cuda.local.array"}
 )
@@ -195,6 +197,10 @@ class _Analysis:
                 return N
             if name in _OBJECT_CTORS or name.startswith(_U_GEOMETRY):
                 return U
+        if isinstance(e.func, ast.Attribute) and name is None and e.func.attr in _ATOMIC_METHODS:
+            # A slot won by an atomic (``buf.claim()``): differs from thread to thread.
+            self.summary.nonuniform_source = True
+            return N
         helper = self.helper_of(e.func)
         if helper is not None:
             summary = self.helper_summary(helper, self.arg_levels(e))

@@ -17,8 +17,9 @@ in ``prepare``, ``BoundContract.check_requires`` per launch.
 
 from __future__ import annotations
 
+import math
 import operator
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Literal, SupportsIndex
 
@@ -27,6 +28,7 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationInfo,
+    field_serializer,
     field_validator,
     model_validator,
 )
@@ -190,6 +192,14 @@ class LaunchContract(BaseModel):
         default=None,
         description="Array parameter every element of which must be owned by some thread.",
     )
+    appends: tuple[tuple[str, str], ...] = Field(
+        default=(),
+        json_schema_extra={"default": {}},
+        description=(
+            "Append buffers and their counters, {buffer: counter}: each AppendBuffer parameter "
+            "is claimed through the fetch-add of the Counter parameter named here."
+        ),
+    )
 
     if TYPE_CHECKING:
         # What the validators accept (ints and short sequences are padded), so that
@@ -208,6 +218,7 @@ class LaunchContract(BaseModel):
             cluster: int | Sequence[int] | None = None,
             requires: Sequence[str] = (),
             covers: str | None = None,
+            appends: Mapping[str, str] | None = None,
         ) -> None: ...
 
     @field_validator("domain", mode="before")
@@ -313,6 +324,48 @@ class LaunchContract(BaseModel):
             check_relation_syntax(relation)
         return tuple(value)
 
+    @field_validator("appends", mode="before", json_schema_input_type=dict[str, str])
+    @classmethod
+    def _appends(cls, value: Any) -> Any:
+        if value is None:
+            return ()
+        if isinstance(value, Mapping):
+            pairs = list(value.items())
+        elif isinstance(value, (list, tuple)) and all(
+            isinstance(p, (list, tuple)) and len(p) == 2 for p in value
+        ):
+            pairs = [tuple(p) for p in value]
+        else:
+            raise ValueError(
+                "appends maps each AppendBuffer parameter to its Counter parameter, e.g. "
+                f"appends={{'out': 'count'}}; got {type(value).__name__} {value!r}"
+            )
+        counters: dict[str, str] = {}
+        for buffer, counter in pairs:
+            for name in (buffer, counter):
+                if not isinstance(name, str) or not name.isidentifier():
+                    raise ValueError(
+                        f"appends names parameters: {{buffer: counter}}, e.g. "
+                        f"{{'out': 'count'}}; got {name!r}"
+                    )
+            if buffer == counter:
+                raise ValueError(
+                    f"appends pairs {buffer!r} with itself; name the Counter parameter that "
+                    f"counts the AppendBuffer {buffer!r}"
+                )
+            if counter in counters:
+                raise ValueError(
+                    f"appends names the counter {counter!r} for both {counters[counter]!r} and "
+                    f"{buffer!r}; give each AppendBuffer its own Counter (its value is that "
+                    "buffer's item count)"
+                )
+            counters[counter] = buffer
+        return tuple(pairs)
+
+    @field_serializer("appends")
+    def _appends_out(self, value: tuple[tuple[str, str], ...]) -> dict[str, str]:
+        return dict(value)  # as written: {buffer: counter}
+
     @field_validator("covers")
     @classmethod
     def _covers(cls, value: str | None) -> str | None:
@@ -388,7 +441,28 @@ class LaunchContract(BaseModel):
                     actual=self.covers,
                     available=tuple(p.name for p in arrays),
                 )
+        relations += self._counter_relations(params, kernel)
         return BoundContract(contract=self, kernel=kernel, relations=relations, covers=self.covers)
+
+    def _counter_relations(self, params: Sequence[ParamInfo], kernel: str) -> tuple[Relation, ...]:
+        """``appends``' names checked; each counter holds exactly one element (per launch)."""
+        arrays = {p.name for p in params if p.kind == "array"}
+        out: list[Relation] = []
+        for buffer, counter in self.appends:
+            for name in (buffer, counter):
+                if name not in arrays:
+                    raise ContractDefinitionError(
+                        f"kernel {kernel!r}: the launch contract's appends names {name!r}, which "
+                        "is not an array parameter; appends maps an AppendBuffer parameter to "
+                        f"its Counter parameter. Array parameters: "
+                        f"{', '.join(sorted(arrays)) or 'none'}.",
+                        kernel=kernel,
+                        actual=name,
+                        available=tuple(sorted(arrays)),
+                    )
+            # The counter is element 0 of its array; a launch checks it has exactly one.
+            out.append(parse_relation(f"{counter}.size == 1", params, kernel=kernel))
+        return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -451,6 +525,7 @@ class BoundContract:
         """
         for relation in self.relations:
             if relation.per_launch and not relation.holds(env):
+                self._check_counter(relation, env)
                 fix = "Pass arguments whose sizes satisfy it"
                 if relation.launch:
                     dims = {name: env[name] for name in sorted(relation.launch)}
@@ -465,6 +540,24 @@ class BoundContract:
                     kernel=self.kernel,
                     relation=relation.text,
                     actual=relation.explain(env),
+                )
+
+    def _check_counter(self, relation: Relation, env: Env) -> None:
+        """The refusal of a counter that is not one element (``counter.size == 1``, implied)."""
+        for buffer, counter in self.contract.appends:
+            if relation.text == f"{counter}.size == 1":
+                shape = env.get(counter)
+                size = math.prod(shape) if isinstance(shape, tuple) else shape
+                raise RequiresViolation(
+                    f"kernel {self.kernel!r}: argument {counter!r} is the Counter of the "
+                    f"AppendBuffer {buffer!r} (appends in its launch contract) and must hold "
+                    f"exactly one element, got {size}. Pass a one-element uint64 device array "
+                    "(simtsafe.counter() makes one)",
+                    kernel=self.kernel,
+                    relation=relation.text,
+                    argument=counter,
+                    actual=size,
+                    limit=1,
                 )
 
 

@@ -278,6 +278,12 @@ def _slice_array(context: Any, builder: ir.IRBuilder, dsty: DisjointSliceType, v
     return cgutils.create_struct_proxy(dsty)(context, builder, value=val).arr
 
 
+def _witness_view(ty: Any) -> bool:
+    """An output view written through witnesses of its ``space`` (its struct's ``arr``):
+    a DisjointSlice, or a view that says so (an AppendBuffer: lowering._append)."""
+    return isinstance(ty, DisjointSliceType) or getattr(ty, "written_by_witness", False)
+
+
 # --------------------------------------------------------------------------- typing: views
 
 
@@ -597,11 +603,11 @@ class _WitnessAttrs(AttributeTemplate):
     @bound_function("ThreadIndex.in_bounds")
     def resolve_in_bounds(self, w: ThreadIndexType, args: tuple[Any, ...], kws: Any) -> Any:
         (target,) = args
-        arr = target.arr_type if isinstance(target, DisjointSliceType) else target
+        arr = target.arr_type if _witness_view(target) else target
         if not isinstance(arr, types.Array):
             raise _reject(f"w.in_bounds() takes a DisjointSlice or an input array, got {target}")
-        if isinstance(target, DisjointSliceType) and target.space != w.space:
-            raise _reject(f"{w}.in_bounds() of a DisjointSlice of space {target.space}")
+        if _witness_view(target) and target.space != w.space:
+            raise _reject(f"{w}.in_bounds() of a view written by witnesses of {target.space}")
         if arr.ndim != w.rank and not isinstance(target, DisjointSliceType):
             raise _reject(f"{w}.in_bounds() of a {arr.ndim}D array")
         return signature(types.boolean, target)
@@ -709,7 +715,7 @@ for _attr in _COORDS:
 @lower_builtin("ThreadIndex.in_bounds", ThreadIndexType, types.Any)
 def _lower_in_bounds(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
     wty, target = sig.args
-    if isinstance(target, DisjointSliceType):
+    if _witness_view(target):
         arrty, arr = target.arr_type, _slice_array(context, builder, target, args[1])
     else:
         arrty, arr = target, args[1]
@@ -1011,6 +1017,9 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     from . import _vec
 
     names.update(_vec.builtins())
+    from . import _append  # imports this module: bound late
+
+    names.update(_append.builtins())
     return names
 
 
