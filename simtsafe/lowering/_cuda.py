@@ -925,48 +925,36 @@ def _require_block(typingctx: Any, x: Any, y: Any, z: Any) -> Any:
     return types.none(x, y, z), codegen
 
 
-@intrinsic
-def _max_registers(typingctx: Any, n: Any) -> Any:
-    """Stamp ``.maxnreg n`` on the kernel (``max_registers=``): ptxas allocates no more.
+def _kernel_annotation(key: str) -> Any:
+    """Intrinsic ``(n)`` stamping the NVVM annotation ``key`` = ``n`` (a literal int) on the
+    kernel being compiled."""
 
-    Numba passes ``max_registers`` to the linker only (the cubin); the NVVM
-    annotation puts it in the PTX too, so a kernel compiled from its PTX by
-    any tool is held to it.
-    """
-    value = getattr(n, "literal_value", None)
-    if not isinstance(value, int):
-        return None
+    def typer(typingctx: Any, n: Any) -> Any:
+        value = getattr(n, "literal_value", None)
+        if not isinstance(value, int):
+            return None
 
-    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
-        module, fn = builder.module, builder.function
-        annotations = cgutils.get_or_insert_named_metadata(module, "nvvm.annotations")
-        md = module.add_metadata(
-            [fn, ir.MetaDataString(module, "maxnreg"), ir.Constant(ir.IntType(32), value)]
-        )
-        annotations.add(md)
-        return context.get_dummy_value()
+        def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+            module, fn = builder.module, builder.function
+            annotations = cgutils.get_or_insert_named_metadata(module, "nvvm.annotations")
+            md = module.add_metadata(
+                [fn, ir.MetaDataString(module, key), ir.Constant(ir.IntType(32), value)]
+            )
+            annotations.add(md)
+            return context.get_dummy_value()
 
-    return types.none(n), codegen
+        return types.none(n), codegen
+
+    return intrinsic(typer)
 
 
-@intrinsic
-def _min_blocks(typingctx: Any, n: Any) -> Any:
-    """Stamp ``.minnctapersm n`` on the kernel (the contract's ``blocks_per_sm``): ptxas
-    keeps the registers per thread low enough for ``n`` blocks of the bounded size."""
-    value = getattr(n, "literal_value", None)
-    if not isinstance(value, int):
-        return None
-
-    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
-        module, fn = builder.module, builder.function
-        annotations = cgutils.get_or_insert_named_metadata(module, "nvvm.annotations")
-        md = module.add_metadata(
-            [fn, ir.MetaDataString(module, "minctasm"), ir.Constant(ir.IntType(32), value)]
-        )
-        annotations.add(md)
-        return context.get_dummy_value()
-
-    return types.none(n), codegen
+#: ``.maxnreg n`` (``max_registers=``): ptxas allocates no more. Numba passes
+#: ``max_registers`` to the linker only (the cubin); the annotation puts it in the PTX
+#: too, so a kernel compiled from its PTX by any tool is held to it.
+_max_registers = _kernel_annotation("maxnreg")
+#: ``.minnctapersm n`` (the contract's ``blocks_per_sm``): ptxas keeps the registers per
+#: thread low enough for ``n`` resident blocks of the bounded size.
+_min_blocks = _kernel_annotation("minctasm")
 
 
 def builtins(*, proven_domain: int | None) -> dict[str, Any]:
