@@ -31,6 +31,7 @@ ANNOTATIONS = {
     "shared",
     "random",
     "vec",
+    "hashing",
 }
 
 
