@@ -46,11 +46,12 @@ def compact(
 def compact_raw(out: Any, count: Any, x: Any, threshold: np.float32) -> None:
     start = cuda.grid(1)
     step = cuda.gridsize(1)
+    capacity = np.uint64(out.size)  # (uint64 against int64 would compare as float64)
     for i in range(start, x.size, step):
         v = x[i]
         if v > threshold:
-            slot = cuda.atomic.add(count, 0, 1)
-            if slot < out.size:
+            slot = cuda.atomic.add(count, 0, np.uint64(1))
+            if slot < capacity:
                 out[slot] = v
 
 

@@ -1,4 +1,4 @@
-"""Annotations of ownership won by an atomic: append buffers and their counters.
+"""Annotations of ownership won by an atomic: append buffers, hash tables, their counters.
 
 Like ``_views``, these are descriptions for the kernel decorator and for
 mypy/pyright; no instance exists on the host. Inside a kernel they are Numba
@@ -14,6 +14,20 @@ types (``simtsafe.lowering._append``), on the simulator their Python twins.
   array. The contract pairs each buffer with its counter
   (``LaunchContract(appends={"out": "count"})``); the kernel never reads or
   writes it: only ``claim()`` adds to it.
+* ``HashTable[K]`` -- the keys of an open-addressing hash table (a 1D integer
+  array, empty slots hold the all-ones ``EMPTY`` key). ``w = keys.insert(k)``
+  inserts ``k`` with a compare-and-swap (linear probing, at most one probe
+  per slot) and returns a witness of its value slot -- valid only for the
+  call that inserted it, so each value slot has one writer.
+  ``keys.insert_or_find(k)`` returns the key's slot as an int (inserted or
+  found; -1 when it failed), for atomic updates of an ``Accumulate``.
+  Failed inserts (a full table, the ``EMPTY`` key) add to the table's
+  ``Counter`` (``simtsafe.inserted`` reads it).
+* ``HashValues[V]`` -- an array of one value per slot of its table, written
+  only through that table's ``insert`` witnesses.
+
+The contract pairs them: ``LaunchContract(appends={"out": "count"}, tables={"keys":
+{"values": ["vals"], "failed": "nfail"}})``.
 """
 
 from __future__ import annotations
@@ -23,12 +37,13 @@ from typing import Any, Generic, final, overload
 import numpy as np
 from typing_extensions import TypeVar, deprecated
 
-from ._spaces import Appended
+from ._spaces import Appended, Inserted
 from ._views import ThreadIndex, _KernelOnly
 
-__all__ = ["AppendBuffer", "Counter"]
+__all__ = ["AppendBuffer", "Counter", "HashTable", "HashValues"]
 
 T = TypeVar("T", bound=np.generic)
+K = TypeVar("K", bound=np.integer[Any])
 _F = TypeVar("_F", bound=np.floating[Any])
 _I = TypeVar("_I", bound=np.integer[Any])
 _C = TypeVar("_C", bound=np.complexfloating[Any, Any])
@@ -111,3 +126,92 @@ class Counter(_KernelOnly):
     """
 
     __slots__ = ()
+
+
+@final
+class HashTable(_KernelOnly, Generic[K]):
+    """The keys of an open-addressing hash table: inserts by compare-and-swap, nothing else.
+
+    Empty slots hold ``EMPTY``, the all-ones key (-1 for signed keys);
+    ``simtsafe.empty_keys(capacity, dtype)`` makes an empty table. The key
+    ``k`` is probed from slot ``hash(k) % capacity`` onwards, one slot at a
+    time, at most ``capacity`` slots (docs/atomics.md gives the hash).
+    """
+
+    __slots__ = ()
+
+    def insert(self, key: K | int) -> ThreadIndex[Inserted]:
+        """Insert ``key``; the witness of its value slot if this call inserted it.
+
+        Invalid (writes nothing) when the key was already there -- another call
+        owns its values -- and when the insert failed (a full table, or ``key``
+        is ``EMPTY``): then the table's failure counter counts it.
+        """
+        raise NotImplementedError
+
+    def insert_or_find(self, key: K | int) -> int:
+        """Insert ``key`` or find it; its slot, or -1 when the insert failed (counted)."""
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        """The capacity (slots)."""
+        raise NotImplementedError
+
+    @property
+    def size(self) -> int:
+        """The capacity (slots)."""
+        raise NotImplementedError
+
+    @property
+    def shape(self) -> tuple[int]:
+        """The keys array's shape."""
+        raise NotImplementedError
+
+
+@final
+class HashValues(_KernelOnly, Generic[T]):
+    """One value per slot of a hash table, written only by the call that inserted the slot's key."""
+
+    __slots__ = ()
+
+    def __getitem__(self, w: ThreadIndex[Inserted]) -> T:
+        raise NotImplementedError
+
+    @overload
+    def __setitem__(self, w: ThreadIndex[Inserted], value: T) -> None: ...
+    @overload
+    @deprecated(
+        "simtsafe: storing a float64 into a lower-precision output narrows silently; "
+        "convert explicitly, e.g. np.float32(v)"
+    )
+    def __setitem__(self: HashValues[_F], w: ThreadIndex[Inserted], value: np.float64) -> None: ...
+    @overload
+    def __setitem__(
+        self: HashValues[np.float64],
+        w: ThreadIndex[Inserted],
+        value: float | np.float32 | np.float16,
+    ) -> None: ...
+    @overload
+    def __setitem__(self: HashValues[_F], w: ThreadIndex[Inserted], value: float) -> None: ...
+    @overload
+    def __setitem__(self: HashValues[_I], w: ThreadIndex[Inserted], value: int) -> None: ...
+    @overload
+    def __setitem__(self: HashValues[_C], w: ThreadIndex[Inserted], value: complex) -> None: ...
+    @overload
+    def __setitem__(self: HashValues[np.bool_], w: ThreadIndex[Inserted], value: bool) -> None: ...
+    def __setitem__(self, w: ThreadIndex[Inserted], value: object) -> None:
+        """Store ``value`` in the inserted key's slot (same store rule as ``DisjointSlice``)."""
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def size(self) -> int:
+        """The number of slots."""
+        raise NotImplementedError
+
+    @property
+    def shape(self) -> tuple[int]:
+        """The array's shape."""
+        raise NotImplementedError

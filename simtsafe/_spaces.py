@@ -27,6 +27,11 @@ uniqueness of a witness across threads is only proven *within* its space:
   counter (``buf.claim()``): unique by the atomic, not by the thread's index. A
   witness of one buffer writes that buffer only (the compile ties it to the buffer's
   parameter).
+* ``Inserted`` -- the value slot of a key this thread inserted into a ``HashTable``
+  (``keys.insert(k)``): the compare-and-swap that filled the slot succeeds once. It
+  writes the table's ``HashValues`` only.
+* ``Found`` -- the slot of a key found in a read-only table (``hashing.find(keys, k)``):
+  reads inputs, writes nothing.
 
 Shared vocabulary: imports nothing from simtsafe.
 """
@@ -43,10 +48,12 @@ __all__ = [
     "Appended",
     "BlockRow",
     "Columns",
+    "Found",
     "Index1D",
     "Index2D",
     "Index3D",
     "IndexSpace",
+    "Inserted",
     "Local1D",
     "Local2D",
     "PerBlock",
@@ -106,6 +113,16 @@ class Columns(IndexSpace):
 @final
 class Appended(IndexSpace):
     """A slot of an ``AppendBuffer`` this thread won with the buffer's atomic counter."""
+
+
+@final
+class Inserted(IndexSpace):
+    """The value slot of a key this thread inserted into a ``HashTable`` (its CAS won)."""
+
+
+@final
+class Found(IndexSpace):
+    """The slot of a key found in a read-only hash table: reads only."""
 
 
 @final

@@ -21,10 +21,12 @@ from ._spaces import (
     Appended,
     BlockRow,
     Columns,
+    Found,
     Index1D,
     Index2D,
     Index3D,
     IndexSpace,
+    Inserted,
     Local1D,
     Local2D,
     PerBlock,
@@ -33,7 +35,7 @@ from ._spaces import (
 )
 
 if TYPE_CHECKING:
-    from ._atomicviews import AppendBuffer
+    from ._atomicviews import AppendBuffer, HashValues
 
 __all__ = [
     "DisjointSlice",
@@ -91,7 +93,12 @@ class ThreadIndex(_KernelOnly, Generic[S_co]):
 
     def in_bounds(
         self,
-        s: DisjointSlice[Any, S_co] | In[Any] | In2D[Any] | In3D[Any] | AppendBuffer[Any],
+        s: DisjointSlice[Any, S_co]
+        | In[Any]
+        | In2D[Any]
+        | In3D[Any]
+        | AppendBuffer[Any]
+        | HashValues[Any],
     ) -> bool:
         """Does this witness address an element of ``s``?"""
         raise NotImplementedError
@@ -103,7 +110,9 @@ class ThreadIndex(_KernelOnly, Generic[S_co]):
         | ThreadIndex[PerWarp]
         | ThreadIndex[PerBlock]
         | ThreadIndex[Local1D]
-        | ThreadIndex[Appended],
+        | ThreadIndex[Appended]
+        | ThreadIndex[Inserted]
+        | ThreadIndex[Found],
     ) -> int:
         """The linear element index (1D spaces), as a plain int."""
         raise NotImplementedError
@@ -333,8 +342,12 @@ class In(_Input, Generic[T]):
     @overload
     def __getitem__(self, i: int) -> T: ...
     @overload
-    def __getitem__(self, i: ThreadIndex[Index1D] | ThreadIndex[Columns]) -> T: ...
-    def __getitem__(self, i: int | ThreadIndex[Index1D] | ThreadIndex[Columns]) -> T:
+    def __getitem__(
+        self, i: ThreadIndex[Index1D] | ThreadIndex[Columns] | ThreadIndex[Found]
+    ) -> T: ...
+    def __getitem__(
+        self, i: int | ThreadIndex[Index1D] | ThreadIndex[Columns] | ThreadIndex[Found]
+    ) -> T:
         raise NotImplementedError
 
     @property

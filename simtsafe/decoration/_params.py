@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .._atomicviews import AppendBuffer, Counter
+from .._atomicviews import AppendBuffer, Counter, HashTable, HashValues
 from .._coopviews import Accumulate
 from .._errors import SafetyError
 from .._spaces import SPACE_NDIM, IndexSpace
@@ -23,6 +23,9 @@ from .._views import DisjointSlice, In, In2D, In3D
 from ..lowering._scalars import scalar_kind
 
 __all__ = ["Param", "admits", "allowed_types", "parse_params", "typevars"]
+
+#: The key types of a HashTable (the sizes CUDA compare-and-swap takes).
+_KEY_DTYPES = tuple(np.dtype(t) for t in (np.int32, np.uint32, np.int64, np.uint64))
 
 #: Read-only input annotations and the rank of the array each takes.
 _INPUT_NDIM: dict[Any, int] = {In: 1, In2D: 2, In3D: 3}
@@ -47,7 +50,8 @@ class Param:
         dtype: element dtype of an array, or the scalar's dtype.
         ndim: array rank (0 for scalars).
         space: index space of an output (``"Append"`` for an ``AppendBuffer``,
-            ``"Counter"`` for its counter), else None.
+            ``"Counter"`` for its counter, ``"Table"`` for a ``HashTable``'s keys,
+            ``"Values"`` for its ``HashValues``), else None.
         annotation: the annotation as written, for messages.
         typevar: for a dtype-generic parameter (``DisjointSlice[T]``, ``alpha: T``),
             the ``TypeVar``; one dtype is bound to it per launch.
@@ -222,10 +226,27 @@ def _parse_one(name: str, annotation: Any, kernel: str, binding: dict[Any, Any])
     if origin is AppendBuffer:
         dtype = _element_dtype(args[0], kernel, name, annotation)
         return Param(name, "out", dtype, 1, "Append", text)
+    if origin is HashValues:
+        dtype = _element_dtype(args[0], kernel, name, annotation)
+        return Param(name, "out", dtype, 1, "Values", text)
+    if origin is HashTable:
+        dtype = _element_dtype(args[0], kernel, name, annotation)
+        if dtype not in _KEY_DTYPES:
+            raise SafetyError(
+                f"kernel {kernel!r}: parameter {name!r} is annotated {text}; hash table keys "
+                "are int32, uint32, int64 or uint64 (compare-and-swap sizes); got "
+                f"{dtype.name}",
+                kernel=kernel,
+                rule="annotation",
+            )
+        return Param(name, "out", dtype, 1, "Table", text)
     if origin in _INPUT_NDIM:
         dtype = _element_dtype(args[0], kernel, name, annotation)
         return Param(name, "in", dtype, _INPUT_NDIM[origin], None, text)
-    if annotation in (DisjointSlice, Accumulate, AppendBuffer) or annotation in _INPUT_NDIM:
+    if (
+        annotation in (DisjointSlice, Accumulate, AppendBuffer, HashTable, HashValues)
+        or annotation in _INPUT_NDIM
+    ):
         raise SafetyError(
             f"kernel {kernel!r}: parameter {name!r} is annotated {text} without an element "
             f"type; write {text}[np.float32] (or the dtype you launch with)",

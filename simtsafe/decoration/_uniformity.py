@@ -60,7 +60,7 @@ _UNIFORM_RESULT = {
 _U_GEOMETRY = ("cuda.blockIdx", "cuda.blockDim", "cuda.gridDim", "cuda.warpsize", "cuda.gridsize")
 _N_GEOMETRY = ("cuda.threadIdx", "cuda.laneid", "cuda.grid")
 #: Methods of kernel values whose result an atomic decides (an append buffer's slot).
-_ATOMIC_METHODS = frozenset({"claim"})
+_ATOMIC_METHODS = frozenset({"claim", "insert", "insert_or_find"})
 _OBJECT_CTORS = frozenset(
     {"shared.tile", "shared.dynamic_tile", "shared.accumulator", "cuda.local.array"}
 )
@@ -191,7 +191,7 @@ class _Analysis:
                 return _UNIFORM_RESULT[name]
             # vec.load: the compiled form does not prove runs in range (verify/_ranges)
             if name.startswith(
-                ("thread.", "block.scan", "warp.scan", "vec.load")
+                ("thread.", "block.scan", "warp.scan", "vec.load", "hashing.")
             ) or name.startswith(_N_GEOMETRY):
                 self.summary.nonuniform_source = True
                 return N

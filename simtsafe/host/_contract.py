@@ -201,6 +201,33 @@ class LaunchContract(BaseModel):
         ),
     )
 
+    tables: tuple[tuple[str, tuple[str, ...], str], ...] = Field(
+        default=(),
+        json_schema_extra={
+            "default": {},
+            "type": "object",
+            "additionalProperties": {
+                "type": "object",
+                "properties": {
+                    "values": {
+                        "anyOf": [
+                            {"type": "string"},
+                            {"type": "array", "items": {"type": "string"}},
+                        ]
+                    },
+                    "failed": {"type": "string"},
+                },
+                "required": ["failed"],
+                "additionalProperties": False,
+            },
+        },
+        description=(
+            "Hash tables, {keys: {'values': [...], 'failed': counter}}: each HashTable parameter "
+            "(its keys), the HashValues parameters written at the slots its inserts win, and the "
+            "Counter its failed inserts add to."
+        ),
+    )
+
     if TYPE_CHECKING:
         # What the validators accept (ints and short sequences are padded), so that
         # ``LaunchContract(block=256)`` type-checks without the pydantic mypy plugin.
@@ -219,6 +246,7 @@ class LaunchContract(BaseModel):
             requires: Sequence[str] = (),
             covers: str | None = None,
             appends: Mapping[str, str] | None = None,
+            tables: Mapping[str, Mapping[str, str | Sequence[str]]] | None = None,
         ) -> None: ...
 
     @field_validator("domain", mode="before")
@@ -362,6 +390,69 @@ class LaunchContract(BaseModel):
             counters[counter] = buffer
         return tuple(pairs)
 
+    @field_validator("tables", mode="before")
+    @classmethod
+    def _tables(cls, value: Any) -> Any:
+        if value is None:
+            return ()
+        if isinstance(value, (list, tuple)):  # the stored form: (keys, values, failed) triples
+            return tuple((k, tuple(v), f) for k, v, f in value)
+        if not isinstance(value, Mapping):
+            raise ValueError(
+                "tables maps each HashTable parameter to its values and failure counter, e.g. "
+                f"tables={{'keys': {{'values': ['vals'], 'failed': 'nfail'}}}}; got "
+                f"{type(value).__name__} {value!r}"
+            )
+        out: list[tuple[str, tuple[str, ...], str]] = []
+        for keys, spec in value.items():
+            if (
+                not isinstance(spec, Mapping)
+                or set(spec) - {"values", "failed"}
+                or "failed" not in spec
+            ):
+                raise ValueError(
+                    f"tables[{keys!r}] must be {{'values': [<HashValues parameters>], 'failed': "
+                    f"<Counter parameter>}} ('values' may be left out: a hash set); got {spec!r}"
+                )
+            values = spec.get("values", ())
+            values = (values,) if isinstance(values, str) else tuple(values)
+            names = (keys, *values, spec["failed"])
+            for name in names:
+                if not isinstance(name, str) or not name.isidentifier():
+                    raise ValueError(f"tables names parameters; got {name!r} in tables[{keys!r}]")
+            if len(set(names)) != len(names):
+                raise ValueError(f"tables[{keys!r}] names a parameter twice: {names}")
+            out.append((keys, values, spec["failed"]))
+        return tuple(out)
+
+    @field_serializer("tables")
+    def _tables_out(
+        self, value: tuple[tuple[str, tuple[str, ...], str], ...]
+    ) -> dict[str, dict[str, Any]]:
+        return {k: {"values": list(v), "failed": f} for k, v, f in value}
+
+    @model_validator(mode="after")
+    def _counters_once(self) -> LaunchContract:
+        seen: dict[str, str] = {}
+        owners = [(b, c) for b, c in self.appends] + [(k, f) for k, _, f in self.tables]
+        for owner, counter in owners:
+            if counter in seen:
+                raise ValueError(
+                    f"the counter {counter!r} is named for both {seen[counter]!r} and {owner!r}; "
+                    "give each append buffer and each hash table its own Counter"
+                )
+            seen[counter] = owner
+        values: dict[str, str] = {}
+        for keys, vals, _ in self.tables:
+            for v in vals:
+                if v in values:
+                    raise ValueError(
+                        f"the values {v!r} are named for the hash tables {values[v]!r} and "
+                        f"{keys!r}; a HashValues parameter belongs to one table"
+                    )
+                values[v] = keys
+        return self
+
     @field_serializer("appends")
     def _appends_out(self, value: tuple[tuple[str, str], ...]) -> dict[str, str]:
         return dict(value)  # as written: {buffer: counter}
@@ -462,6 +553,21 @@ class LaunchContract(BaseModel):
                     )
             # The counter is element 0 of its array; a launch checks it has exactly one.
             out.append(parse_relation(f"{counter}.size == 1", params, kernel=kernel))
+        for keys, values, failed in self.tables:
+            for name in (keys, *values, failed):
+                if name not in arrays:
+                    raise ContractDefinitionError(
+                        f"kernel {kernel!r}: the launch contract's tables names {name!r}, which "
+                        "is not an array parameter; tables maps a HashTable parameter to its "
+                        "HashValues parameters and its failure Counter. Array parameters: "
+                        f"{', '.join(sorted(arrays)) or 'none'}.",
+                        kernel=kernel,
+                        actual=name,
+                        available=tuple(sorted(arrays)),
+                    )
+            out.append(parse_relation(f"{failed}.size == 1", params, kernel=kernel))
+            for v in values:  # one value per slot: a write of the last slot lands
+                out.append(parse_relation(f"{v}.size == {keys}.size", params, kernel=kernel))
         return tuple(out)
 
 
@@ -543,20 +649,49 @@ class BoundContract:
                 )
 
     def _check_counter(self, relation: Relation, env: Env) -> None:
-        """The refusal of a counter that is not one element (``counter.size == 1``, implied)."""
-        for buffer, counter in self.contract.appends:
-            if relation.text == f"{counter}.size == 1":
-                shape = env.get(counter)
-                size = math.prod(shape) if isinstance(shape, tuple) else shape
+        """The refusal of an implied relation: a counter of one element, values per slot."""
+
+        def size(name: str) -> int:
+            shape = env.get(name)
+            return math.prod(shape) if isinstance(shape, tuple) else int(shape)  # type: ignore[arg-type]
+
+        for keys, values, failed in self.contract.tables:
+            if relation.text == f"{failed}.size == 1":
                 raise RequiresViolation(
-                    f"kernel {self.kernel!r}: argument {counter!r} is the Counter of the "
-                    f"AppendBuffer {buffer!r} (appends in its launch contract) and must hold "
-                    f"exactly one element, got {size}. Pass a one-element uint64 device array "
+                    f"kernel {self.kernel!r}: argument {failed!r} is the failure Counter of the "
+                    f"hash table {keys!r} (tables in its launch contract) and must hold exactly "
+                    f"one element, got {size(failed)}. Pass a one-element uint64 device array "
                     "(simtsafe.counter() makes one)",
                     kernel=self.kernel,
                     relation=relation.text,
+                    argument=failed,
+                    actual=size(failed),
+                    limit=1,
+                )
+            for v in values:
+                if relation.text == f"{v}.size == {keys}.size":
+                    raise RequiresViolation(
+                        f"kernel {self.kernel!r}: argument {v!r} holds the values of the hash "
+                        f"table {keys!r} (tables in its launch contract): one per slot, "
+                        f"{keys}.size = {size(keys)}, got {size(v)}. Pass a values array as "
+                        f"long as the keys array",
+                        kernel=self.kernel,
+                        relation=relation.text,
+                        argument=v,
+                        actual=size(v),
+                        limit=size(keys),
+                    )
+        for buffer, counter in self.contract.appends:
+            if relation.text == f"{counter}.size == 1":
+                raise RequiresViolation(
+                    f"kernel {self.kernel!r}: argument {counter!r} is the Counter of the "
+                    f"AppendBuffer {buffer!r} (appends in its launch contract) and must hold "
+                    f"exactly one element, got {size(counter)}. Pass a one-element uint64 "
+                    "device array (simtsafe.counter() makes one)",
+                    kernel=self.kernel,
+                    relation=relation.text,
                     argument=counter,
-                    actual=size,
+                    actual=size(counter),
                     limit=1,
                 )
 

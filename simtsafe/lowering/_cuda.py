@@ -1005,9 +1005,10 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     from . import _vec
 
     names.update(_vec.builtins())
-    from . import _append  # imports this module: bound late
+    from . import _append, _hash  # import this module: bound late
 
     names.update(_append.builtins())
+    names.update(_hash.builtins())
     return names
 
 

@@ -490,7 +490,8 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     from . import _vec_sim
 
     names.update(_vec_sim.builtins())
-    from . import _append_sim  # imports this module: bound late
+    from . import _append_sim, _hash_sim  # import this module: bound late
 
     names.update(_append_sim.builtins())
+    names.update(_hash_sim.builtins())
     return names

@@ -40,3 +40,31 @@ def compact_plain_counter_bug(out: Any, n: Any, x: Any, t: Any) -> None:
             n[0] = s + 1
             if s < out.size:
                 out[s] = x[i]
+
+
+@ss.kernel(
+    contract=ss.LaunchContract(
+        domain=1, block=(32, 1, 1), tables={"keys": {"values": ["vals"], "failed": "nf"}}
+    )
+)
+def insert(
+    keys: ss.HashTable[np.int32], vals: ss.HashValues[np.int32], nf: ss.Counter, q: In[np.int32]
+) -> None:
+    for w in thread.grid_stride(q):
+        s = keys.insert(q[w])
+        vals[s] = q[w] * 2
+
+
+@cuda.jit
+def insert_plain_bug(keys: Any, vals: Any, q: Any) -> None:
+    for i in range(cuda.grid(1), q.size, cuda.gridsize(1)):
+        k = q[i]
+        s = k % keys.size
+        while True:
+            if keys[s] == -1:  # BUG: test, then set, without a compare-and-swap
+                keys[s] = k
+                vals[s] = k * 2
+                break
+            if keys[s] == k:
+                break
+            s = (s + 1) % keys.size

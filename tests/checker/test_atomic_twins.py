@@ -53,3 +53,24 @@ def test_a_counter_without_an_atomic_races() -> None:
     assert not report.ok
     assert {f.kind for f in report.findings} == {"race"}
     assert any(f.array == "n" for f in report.findings)
+
+
+def test_hash_inserts_do_not_race() -> None:
+    q = np.random.default_rng(6).integers(0, 40, 120).astype(np.int32)  # many duplicates
+    keys = np.full(64, -1, np.int32)
+    report = sim.check(K.insert, 2, 32, keys, np.zeros(64, np.int32), np.zeros(1, np.uint64), q)
+    assert report.ok, str(report)
+    stored = report.outputs["keys"]
+    np.testing.assert_array_equal(np.sort(stored[stored != -1]), np.unique(q))
+    vals = report.outputs["vals"]
+    np.testing.assert_array_equal(vals[stored != -1], stored[stored != -1] * 2)
+    assert int(report.outputs["nf"][0]) == 0
+
+
+def test_a_hash_insert_without_a_compare_and_swap_races() -> None:
+    q = np.array([5, 5, 37, 69], np.int32)  # 5 twice; 37 and 69 share slot 5 of 32
+    report = sim.check(
+        K.insert_plain_bug, 1, 32, np.full(32, -1, np.int32), np.zeros(32, np.int32), q
+    )
+    assert not report.ok
+    assert any(f.kind == "race" and f.array == "keys" for f in report.findings)

@@ -86,3 +86,60 @@ def test_claims_across_many_blocks_and_launches(tmp_path: Path) -> None:
     got = d_out.copy_to_host()
     counts = np.bincount(got // 64, minlength=reps.size)
     assert (counts == 3).all()
+
+
+_TABLE = """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=(256, 1, 1), tables={
+    "keys": {"values": ["vals"], "failed": "nf"}}))
+def k(keys: ss.HashTable[np.uint64], vals: ss.HashValues[np.int64], nf: ss.Counter,
+      q: In[np.uint64]) -> None:
+    for w in thread.grid_stride(q):
+        s = keys.insert(q[w])
+        vals[s] = w.index
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=(256, 1, 1)))
+def look(out: DisjointSlice[np.int64], keys: In[np.uint64], vals: In[np.int64],
+         q: In[np.uint64]) -> None:
+    for w in thread.grid_stride(q):
+        f = ss.hashing.find(keys, q[w])
+        out[w] = vals[f] if f.in_bounds(vals) else -1
+"""
+
+
+@pytest.mark.parametrize("load", [0.01, 0.5, 0.9, 0.95, 1.2])
+def test_hash_inserts_at_load_factors(tmp_path: Path, load: float) -> None:
+    mod = load_kernel_module(tmp_path, _TABLE)
+    rng = np.random.default_rng(int(load * 100))
+    cap = 1 << 20
+    distinct = max(1, int(load * cap))
+    draws = rng.integers(0, 2**64 - 1, distinct + distinct // 8 + 8, dtype=np.uint64)
+    pool = np.unique(draws)[:distinct]  # distinct keys, never EMPTY (2**64 - 1)
+    assert pool.size == distinct
+    q = np.concatenate([pool, rng.choice(pool, distinct // 4)])  # a quarter inserted twice
+    rng.shuffle(q)
+    d_keys, d_vals, d_nf = (
+        ss.empty_keys(cap, np.uint64),
+        cuda.to_device(np.full(cap, -1)),
+        ss.counter(),
+    )
+    d_q = cuda.to_device(q)
+    mod.k.prepare(grid=528, block=256)(d_keys, d_vals, d_nf, d_q)
+    r = ss.insert_result(d_keys, d_nf)
+    keys, vals = d_keys.copy_to_host(), d_vals.copy_to_host()
+    occupied = keys[keys != np.uint64(2**64 - 1)]
+    assert np.unique(occupied).size == occupied.size == r.occupied == min(distinct, cap)
+    present = np.isin(q, occupied)
+    assert r.failed == int((~present).sum())  # every lost insert is counted
+    filled = vals != -1
+    assert filled.sum() == r.occupied  # one value per inserted key, written by its inserter
+    np.testing.assert_array_equal(q[vals[filled]], keys[filled])
+    # The device's lookups find every key where the host's probe does (same hash, same order).
+    d_out = cuda.to_device(np.zeros(q.size, np.int64))
+    mod.look.prepare(grid=528, block=256)(d_out, d_keys, d_vals, d_q)
+    out = d_out.copy_to_host()
+    assert (out[present] >= 0).all() and (out[~present] == -1).all()
+    sample = rng.choice(q.size, min(200, q.size), replace=False)
+    for i in sample:
+        slot = ss.hash_lookup(keys, int(q[i]))
+        assert (slot >= 0) == present[i] and (slot < 0 or out[i] == vals[slot])

@@ -48,8 +48,9 @@ REFUSED: dict[str, tuple[str, type[Exception], str]] = {
             "out: ss.AppendBuffer[np.float32], n: ss.Counter, m: ss.Counter",
         ),
         ss.SafetyError,
-        "parameter 'm' is a Counter, but its launch contract pairs it with no AppendBuffer; "
-        "declare the pair: LaunchContract(..., appends={'<AppendBuffer parameter>': 'm'})",
+        "parameter 'm' is a Counter, but its launch contract pairs it with no AppendBuffer or "
+        "HashTable; declare the pair: LaunchContract(..., appends={'<AppendBuffer parameter>': "
+        "'m'}) or tables={'<HashTable parameter>': {'failed': 'm'}}",
     ),
     "appends-names-an-unknown-parameter": (
         _kernel('contract=ss.LaunchContract(domain=1, appends={"out": "count"})'),
@@ -62,9 +63,8 @@ REFUSED: dict[str, tuple[str, type[Exception], str]] = {
             "o: DisjointSlice[np.float32], n: ss.Counter",
         ).replace("s = out.claim()\n        out[s] = x[w]", "o[w] = x[w]"),
         ss.ContractDefinitionError,
-        "the launch contract's appends names 'o' as a buffer, but it is annotated "
-        "DisjointSlice; an appends entry maps an AppendBuffer parameter to a Counter parameter. "
-        "Annotate it AppendBuffer[np.float32]",
+        "the launch contract's appends names 'o' as an AppendBuffer, but it is annotated "
+        "DisjointSlice. Annotate it AppendBuffer[np.float32]",
     ),
     "appends-names-an-input-as-counter": (
         _kernel(
@@ -72,11 +72,68 @@ REFUSED: dict[str, tuple[str, type[Exception], str]] = {
             "out: ss.AppendBuffer[np.float32], c: In[np.uint64]",
         ),
         ss.ContractDefinitionError,
-        "the launch contract's appends names 'c' as a counter, but it is annotated "
-        "In; an appends entry maps an AppendBuffer parameter to a Counter parameter. "
+        "the launch contract's appends names 'c' as a Counter, but it is annotated In. "
         "Annotate it simtsafe.Counter",
     ),
 }
+
+
+_TBODY = """
+    for w in thread.grid_stride(x):
+        s = keys.insert(np.uint32(w.index))
+        vals[s] = x[w]
+"""
+
+
+def _table(contract: str, params: str) -> str:
+    return f"@ss.kernel({contract})\ndef k({params}, x: In[np.float32]) -> None:{_TBODY}"
+
+
+_TPARAMS = "keys: ss.HashTable[np.uint32], vals: ss.HashValues[np.float32], nf: ss.Counter"
+_TPAIRED = (
+    'contract=ss.LaunchContract(domain=1, tables={"keys": {"values": ["vals"], "failed": "nf"}})'
+)
+
+REFUSED.update(
+    {
+        "table-without-contract": (
+            _table("", _TPARAMS),
+            ss.SafetyError,
+            "parameter 'keys' is a HashTable, but the kernel has no launch contract to declare "
+            "it; declare it with its values and failure counter: LaunchContract(..., "
+            "tables={'keys': {'values': [...], 'failed': '<its Counter parameter>'}})",
+        ),
+        "values-not-in-a-table": (
+            _table(
+                'contract=ss.LaunchContract(domain=1, tables={"keys": {"failed": "nf"}})',
+                _TPARAMS,
+            ),
+            ss.SafetyError,
+            "parameter 'vals' is a HashValues, but its launch contract names no table for it; "
+            "list it in its table's values",
+        ),
+        "table-keys-of-a-float-type": (
+            _table(_TPAIRED, _TPARAMS.replace("HashTable[np.uint32]", "HashTable[np.float32]")),
+            ss.SafetyError,
+            "parameter 'keys' is annotated HashTable; hash table keys are int32, uint32, int64 "
+            "or uint64 (compare-and-swap sizes); got float32",
+        ),
+        "tables-names-an-input-as-values": (
+            _table(_TPAIRED, _TPARAMS.replace("ss.HashValues[np.float32]", "In[np.float32]")),
+            ss.ContractDefinitionError,
+            "the launch contract's tables names 'vals' as a HashValues, but it is annotated In",
+        ),
+        "tables-names-an-unknown-counter": (
+            _table(
+                'contract=ss.LaunchContract(domain=1, tables={"keys": {"values": "vals", '
+                '"failed": "nfail"}})',
+                _TPARAMS,
+            ),
+            ss.ContractDefinitionError,
+            "the launch contract's tables names 'nfail', which is not an array parameter",
+        ),
+    }
+)
 
 
 @pytest.mark.parametrize("case", sorted(REFUSED))
@@ -100,6 +157,33 @@ def test_paired_twin_decorates(tmp_path: Path) -> None:
         "b: ss.AppendBuffer[np.float64]",
     ).replace("s = out.claim()\n        out[s] = x[w]", "s = a.claim()\n        a[s] = 1")
     assert load_kernel_module(tmp_path, two).k.contract.appends == (("a", "na"), ("b", "nb"))
+
+
+def test_table_twin_decorates(tmp_path: Path) -> None:
+    k = load_kernel_module(tmp_path, _table(_TPAIRED, _TPARAMS)).k
+    assert [(p.name, p.space) for p in k.params[:3]] == [
+        ("keys", "Table"),
+        ("vals", "Values"),
+        ("nf", "Counter"),
+    ]
+    assert k.contract.tables == (("keys", ("vals",), "nf"),)
+
+
+def test_tables_field_validation() -> None:
+    with pytest.raises(pydantic.ValidationError) as info:
+        ss.LaunchContract(tables={"k": {"failed": "n"}}, appends={"o": "n"})
+    assert "the counter 'n' is named for both 'o' and 'k'" in str(info.value)
+    with pytest.raises(pydantic.ValidationError) as info:
+        ss.LaunchContract(tables={"k": {"values": "v"}})
+    assert "tables['k'] must be {'values': [<HashValues parameters>], 'failed': " in str(info.value)
+    with pytest.raises(pydantic.ValidationError) as info:
+        ss.LaunchContract(
+            tables={"a": {"values": "v", "failed": "n"}, "b": {"values": "v", "failed": "m"}}
+        )
+    assert "the values 'v' are named for the hash tables 'a' and 'b'" in str(info.value)
+    c = ss.LaunchContract(tables={"k": {"values": "v", "failed": "n"}})
+    assert '"tables":{"k":{"values":["v"],"failed":"n"}}' in c.model_dump_json()
+    assert ss.LaunchContract.model_validate_json(c.model_dump_json()) == c
 
 
 def test_appends_field_validation() -> None:

@@ -32,6 +32,7 @@ ANNOTATIONS = {
     "shared",
     "random",
     "vec",
+    "hashing",
 }
 
 
