@@ -6,3 +6,37 @@ allocate, integrate, raycast), ``raw`` (their raw ``numba.cuda.jit`` twins),
 ``reference`` (the numpy reference), ``fusion`` (the device volume and its launches),
 ``run`` (the command line). ``run()`` below is the entry of ``examples/run_all.py``.
 """
+
+from __future__ import annotations
+
+
+def run(width: int = 640, height: int = 480, frames: int = 4, voxel: float = 0.01) -> bool:
+    """Fuse ``frames`` synthetic depth frames and compare with the numpy reference.
+
+    On the simulator the block set and the weights must be identical and the TSDF values
+    within ``run.TSDF_TOL``; on a GPU (fused multiply-adds) nearly so (``run._compare``).
+    Nothing may be lost, and the raycast must match the analytic scene (``run.ray_ok``).
+    """
+    import numpy as np
+
+    import simtsafe as ss
+
+    from .fusion import Fusion, pose_arrays
+    from .reference import Reference
+    from .run import _compare, ray_ok
+    from .scene import SCENE, Intrinsics, depth_frame, orbit
+    from .volume import Params
+
+    params = Params(voxel=voxel, mu=(3 if ss.SIMULATOR else 4) * voxel)
+    cam = Intrinsics.kinect(width, height)
+    fusion = Fusion(params, cam)
+    ref = Reference(params, cam, int(fusion.max_cells))
+    poses = orbit(frames)
+    first = np.zeros(0)
+    for pose in poses:
+        depth = depth_frame(SCENE, cam, pose, max_depth=params.max_depth)
+        first = depth if first.size == 0 else first
+        fusion.fuse(depth, pose)
+        ref.fuse(depth, *pose_arrays(pose))
+    good, _ = ray_ok(fusion.raycast(poses[0]), first, voxel)
+    return bool(fusion.status().lost == 0 and good and _compare(fusion, ref, ss.SIMULATOR))

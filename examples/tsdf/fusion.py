@@ -74,7 +74,10 @@ class Fusion:
         self.nblocks = ss.counter()
         self.tsdf = cuda.to_device(np.zeros((8, params.pool * COLS), np.float32))
         self.weight = cuda.to_device(np.zeros((8, params.pool * COLS), np.float32))
-        self.alloc_grid = (ss.cover(cam.width, K.ALLOC_BLOCK[0]), ss.cover(cam.height, K.ALLOC_BLOCK[1]))
+        self.alloc_grid = (
+            ss.cover(cam.width, K.ALLOC_BLOCK[0]),
+            ss.cover(cam.height, K.ALLOC_BLOCK[1]),
+        )
         self.ray_grid = (ss.cover(cam.width, K.RAY_BLOCK[0]), ss.cover(cam.height, K.RAY_BLOCK[1]))
         self._integrate: dict[int, Any] = {}
         if backend == "safe":
@@ -82,6 +85,10 @@ class Fusion:
         self._intr = tuple(np.float32(x) for x in (cam.fx, cam.fy, cam.cx, cam.cy))
 
     # ------------------------------------------------------------------------- one frame
+
+    def check_pose(self, pose: np.ndarray[Any, Any]) -> None:
+        """Refuse (``KeyRangeError``) a camera whose rays could reach blocks without a key."""
+        check_key_range(self.params, np.asarray(pose, np.float64)[:3, 3], self.ray_length)
 
     def allocate(self, d_depth: Any, d_c2w: Any) -> None:
         """Insert the blocks of this frame's truncation segments (no host sync)."""
@@ -128,8 +135,8 @@ class Fusion:
                 f"depth frame: expected float32 ({self.cam.height}, {self.cam.width}), got "
                 f"{depth.dtype} {depth.shape}"
             )
+        self.check_pose(pose)
         c2w, w2c = pose_arrays(pose)
-        check_key_range(self.params, c2w[[3, 7, 11]], self.ray_length)
         d_depth = cuda.to_device(depth)
         self.allocate(d_depth, cuda.to_device(c2w))
         n = self.stored()
@@ -157,11 +164,13 @@ class Fusion:
         weight = ss.to_host(self.weight)[:, : n * COLS].reshape(8, n, COLS)
         return {int(k): (tsdf[:, i], weight[:, i]) for i, k in enumerate(keys)}
 
-    def raycast(self, pose: np.ndarray[Any, Any], backend: Backend | None = None) -> np.ndarray[Any, Any]:
+    def raycast(
+        self, pose: np.ndarray[Any, Any], backend: Backend | None = None
+    ) -> np.ndarray[Any, Any]:
         """The depth image of the fused surface seen from ``pose`` (0 where none is found)."""
         p = self.params
+        self.check_pose(pose)
         c2w, _ = pose_arrays(pose)
-        check_key_range(p, c2w[[3, 7, 11]], self.ray_length)
         out = cuda.to_device(np.zeros((self.cam.height, self.cam.width), np.float32))
         args = (
             out, self.keys, self.slots, self.tsdf, self.weight, np.int64(self.stored()),

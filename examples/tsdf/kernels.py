@@ -326,7 +326,6 @@ def surface(
     return za + (zm - za) * (ga / (ga - gm))
 
 
-
 @ss.kernel(
     contract=ss.LaunchContract(
         domain=2,

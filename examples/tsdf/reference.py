@@ -162,5 +162,7 @@ class Reference:
             t = np.minimum(ONE, sdf / mu)
             w0 = self.weight[:, z, :]
             w1 = w0 + ONE
-            self.tsdf[:, z, :] = np.where(upd, (self.tsdf[:, z, :] * w0 + t) / w1, self.tsdf[:, z, :])
+            self.tsdf[:, z, :] = np.where(
+                upd, (self.tsdf[:, z, :] * w0 + t) / w1, self.tsdf[:, z, :]
+            )
             self.weight[:, z, :] = np.where(upd, np.minimum(w1, max_weight), w0)

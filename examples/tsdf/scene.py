@@ -43,7 +43,9 @@ class Intrinsics:
         if width < 2 or height < 2:
             raise ValueError(f"image size {width}x{height}: expected at least 2x2 pixels")
         s = width / 640.0
-        return cls(width, height, 525.0 * s, 525.0 * height / 480.0, (width - 1) / 2, (height - 1) / 2)
+        return cls(
+            width, height, 525.0 * s, 525.0 * height / 480.0, (width - 1) / 2, (height - 1) / 2
+        )
 
     def rays(self) -> F64:
         """(height, width, 3) camera-space ray directions with z = 1 (a point at depth d: d * ray)."""
@@ -131,7 +133,10 @@ def look_at(eye: F64, target: F64, up: F64 | None = None) -> F64:
 
 
 def orbit(
-    n: int, radius: float = 2.0, height: float = 1.1, target: tuple[float, float, float] = (0, 0.2, 0)
+    n: int,
+    radius: float = 2.0,
+    height: float = 1.1,
+    target: tuple[float, float, float] = (0, 0.2, 0),
 ) -> list[F64]:
     """``n`` camera-to-world poses evenly spaced on a horizontal circle, looking at ``target``."""
     if n < 1:
