@@ -41,6 +41,12 @@ SIZES: dict[str, tuple[dict[str, int], dict[str, int]]] = {
     "softmax": ({"rows": 4_096, "cols": 4_099}, {"rows": 3, "cols": 300}),
     "rmsnorm": ({"rows": 4_096, "cols": 4_099}, {"rows": 3, "cols": 300}),
     "layernorm": ({"rows": 4_096, "cols": 4_099}, {"rows": 3, "cols": 300}),
+    # An application (a package of its own, examples/tsdf/): hash-blocked TSDF fusion, every
+    # kernel Tier 1, against its numpy reference; the simulator fuses one 40x30 frame.
+    "tsdf": (
+        {"width": 640, "height": 480, "frames": 4, "voxel": 0.01},
+        {"width": 40, "height": 30, "frames": 1, "voxel": 0.06},
+    ),
     "coop_raw": (
         {
             "n_reduce": 10_000_019,

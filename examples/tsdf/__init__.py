@@ -17,8 +17,6 @@ def run(width: int = 640, height: int = 480, frames: int = 4, voxel: float = 0.0
     within ``run.TSDF_TOL``; on a GPU (fused multiply-adds) nearly so (``run._compare``).
     Nothing may be lost, and the raycast must match the analytic scene (``run.ray_ok``).
     """
-    import numpy as np
-
     import simtsafe as ss
 
     from .fusion import Fusion, pose_arrays
@@ -32,11 +30,9 @@ def run(width: int = 640, height: int = 480, frames: int = 4, voxel: float = 0.0
     fusion = Fusion(params, cam)
     ref = Reference(params, cam, int(fusion.max_cells))
     poses = orbit(frames)
-    first = np.zeros(0)
-    for pose in poses:
-        depth = depth_frame(SCENE, cam, pose, max_depth=params.max_depth)
-        first = depth if first.size == 0 else first
+    depths = [depth_frame(SCENE, cam, pose, max_depth=params.max_depth) for pose in poses]
+    for depth, pose in zip(depths, poses, strict=True):
         fusion.fuse(depth, pose)
         ref.fuse(depth, *pose_arrays(pose))
-    good, _ = ray_ok(fusion.raycast(poses[0]), first, voxel)
+    good, _ = ray_ok(fusion.raycast(poses[0]), depths[0], voxel)
     return bool(fusion.status().lost == 0 and good and _compare(fusion, ref, ss.SIMULATOR))

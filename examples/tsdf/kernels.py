@@ -67,7 +67,7 @@ def block_key(bx: int, by: int, bz: int) -> np.uint64:
 
 
 @ss.device
-def block_coords(key: np.uint64) -> tuple[int, int, int]:
+def block_coords(key: np.uint64) -> tuple[np.int64, np.int64, np.int64]:
     """The block coordinate of a key (volume.unpack)."""
     bx = np.int64((key >> SHIFT_X) & MASK) - KEY_OFFSET
     by = np.int64((key >> SHIFT_Y) & MASK) - KEY_OFFSET
@@ -267,7 +267,7 @@ def trilinear(
             ok = False
         else:
             c = i * 64 + (vy & 7) * 8 + (vx & 7)
-            ok = ok and weight[vz & 7, c] > ZERO
+            ok = ok and bool(weight[vz & 7, c] > ZERO)
             wx = fx if corner & 1 else ONE - fx
             wy = fy if (corner >> 1) & 1 else ONE - fy
             wz = fz if corner >> 2 else ONE - fz
@@ -395,7 +395,7 @@ def raycast(
             i = -1
             found = ss.hashing.find(keys, key)
             if found.in_bounds(slots):
-                i = slots[found]
+                i = int(slots[found])
                 if not 0 <= i < nblocks:
                     i = -1
         if i < 0:  # no block here: nothing was observed in it; go on from its far face
@@ -411,7 +411,7 @@ def raycast(
             continue
         c = i * 64 + (vy & 7) * 8 + (vx & 7)
         f = tsdf[vz & 7, c]
-        seen = weight[vz & 7, c] > ZERO
+        seen = bool(weight[vz & 7, c] > ZERO)
         if seen and f <= ZERO:
             if prev_seen and prev_f > ZERO:  # a zero crossing from the front: place it
                 result = surface(

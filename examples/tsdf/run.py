@@ -32,7 +32,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 HERE = Path(__file__).resolve().parent
 
@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         dev = cuda.get_current_device()
         name = dev.name.decode() if isinstance(dev.name, bytes) else dev.name
         where = f"GPU {name} (compute capability {'.'.join(map(str, dev.compute_capability))})"
-    backend = "raw" if args.raw else "safe"
+    backend: Literal["safe", "raw"] = "raw" if args.raw else "safe"
     kind = "raw numba.cuda.jit twins" if args.raw else "simtsafe Tier-1 kernels"
     print(
         f"TSDF fusion on {where}: {kind}; {args.frames} frames of {cam.width}x{cam.height}, "
