@@ -156,6 +156,10 @@ class Fusion:
         ss.inserted(self.keys, self.nfail)
         return ss.appended(self.blocks, self.nblocks)
 
+    def block_keys(self) -> set[int]:
+        """The keys of the blocks in the pool (host)."""
+        return set(ss.to_host(self.blocks)[: self.stored()].tolist())
+
     def volume(self) -> dict[int, tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]]:
         """Block key -> its (8, 64) TSDF and weight (rows z, columns y * 8 + x), on the host."""
         n = self.stored()
