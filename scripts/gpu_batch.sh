@@ -49,7 +49,8 @@ else
   want axis_mapping && step 30 axis_mapping python3 benchmarks/axis_mapping.py
   want rows && step 60 rows python3 benchmarks/rows.py
   want gemv && step 90 gemv python3 benchmarks/gemv.py
-  # compaction (append buffer) vs raw twins and CuPy x[x > t]; hash insert/find at load 0.5/0.9
+  # compaction (append buffer) vs raw twins and CuPy x[x > t]; hash insert/find at load 0.5/0.9;
+  # TSDF fusion (examples/tsdf) allocation/integration vs raw twins at 640x480, lost blocks
   want irregular && step 300 irregular python3 benchmarks/irregular.py
   if want sanitizer_corpus; then
     if command -v compute-sanitizer >/dev/null; then
