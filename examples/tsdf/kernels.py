@@ -140,6 +140,7 @@ def allocate(
             bz, sz, tz, ez = dda_axis(
                 (c2w[11] + dz * z0) * inv_block, (c2w[11] + dz * z1) * inv_block
             )
+            ended = False
             for _ in range(max_cells):
                 key = block_key(bx, by, bz)
                 s = keys.insert(key)  # valid only for the call that inserted the key
@@ -147,22 +148,23 @@ def allocate(
                     c = blocks.claim()  # the block's pool index: one fetch-add, unique
                     blocks[c] = key
                     slots[s] = np.int32(c.index) if c.in_bounds(blocks) else np.int32(-1)
+                if min(tx, ty, tz) > ONE:  # the segment ends in this block
+                    ended = True
+                    break
                 # The next block: across the nearest face (ties: x, then y, then z).
                 if tx <= ty and tx <= tz:
-                    if tx > ONE:
-                        break
                     bx += sx
                     tx += ex
                 elif ty <= tz:
-                    if ty > ONE:
-                        break
                     by += sy
                     ty += ey
                 else:
-                    if tz > ONE:
-                        break
                     bz += sz
                     tz += ez
+            if not ended:
+                # Params.max_cells bounds every segment, so this never runs; if it did, the
+                # blocks past the bound would be counted as a failed insert, not lost.
+                keys.insert(EMPTY)
 
 
 @ss.kernel(

@@ -113,23 +113,23 @@ def allocate_raw(  # type: ignore[no-untyped-def]
             bz, sz, tz, ez = _dda_axis(
                 (c2w[11] + dz * z0) * inv_block, (c2w[11] + dz * z1) * inv_block
             )
+            ended = False
             for _ in range(max_cells):
                 _insert_block(keys, slots, nfail, blocks, nblocks, _block_key(bx, by, bz))
+                if min(tx, ty, tz) > ONE:
+                    ended = True
+                    break
                 if tx <= ty and tx <= tz:
-                    if tx > ONE:
-                        break
                     bx += sx
                     tx += ex
                 elif ty <= tz:
-                    if ty > ONE:
-                        break
                     by += sy
                     ty += ey
                 else:
-                    if tz > ONE:
-                        break
                     bz += sz
                     tz += ez
+            if not ended:
+                cuda.atomic.add(nfail, 0, U1)
 
 
 @cuda.jit

@@ -24,7 +24,7 @@ import numpy as np
 from .scene import Intrinsics
 from .volume import COLS, Params, pack
 
-__all__ = ["Reference", "segment_blocks"]
+__all__ = ["Reference", "segment_blocks", "segment_walk"]
 
 ZERO, HALF, ONE = np.float32(0), np.float32(0.5), np.float32(1)
 BIG = np.float32(3.0e38)
@@ -48,14 +48,14 @@ def _axis(q0: A, q1: A) -> tuple[A, A, A, A]:
     return cell, step, tmax, delta
 
 
-def segment_blocks(
+def segment_walk(
     depth: A, c2w: A, cam: Intrinsics, p: Params, max_cells: int
-) -> np.ndarray[Any, np.dtype[np.uint64]]:
-    """The sorted keys of every block a valid pixel's truncation segment passes through.
+) -> tuple[np.ndarray[Any, np.dtype[np.uint64]], A, A]:
+    """kernels.allocate's walk over every valid pixel, at most ``max_cells`` blocks each.
 
-    Raises:
-        AssertionError: a segment did not end within ``max_cells`` blocks (the kernel
-            would have stopped there: the bound in ``Params.max_cells`` would be wrong).
+    Returns the keys it inserts (with repeats), the number of blocks each valid pixel's
+    segment visits (row-major order of the valid pixels), and which segments did not end
+    within ``max_cells`` blocks (the kernel counts each as a failed insert).
     """
     c = [np.float32(x) for x in np.asarray(c2w, np.float32).reshape(12)]
     fx, fy, cx, cy = (np.float32(x) for x in (cam.fx, cam.fy, cam.cx, cam.cy))
@@ -76,29 +76,41 @@ def segment_blocks(
     by, sy, ty, ey = _axis((c[7] + dy * z0) * inv_block, (c[7] + dy * z1) * inv_block)
     bz, sz, tz, ez = _axis((c[11] + dz * z0) * inv_block, (c[11] + dz * z1) * inv_block)
     active = np.ones(d.shape, bool)
+    cells = np.zeros(d.shape, np.int64)
     seen: list[A] = []
     for _ in range(max_cells):
         if not active.any():
             break
         seen.append(np.stack([bx[active], by[active], bz[active]], axis=-1))
-        mx = (tx <= ty) & (tx <= tz)
-        my = ~mx & (ty <= tz)
-        mz = ~mx & ~my
-        t_min = np.where(mx, tx, np.where(my, ty, tz))
-        active &= ~(t_min > ONE)
-        mx &= active
-        my &= active
-        mz &= active
+        cells += active
+        active &= ~(np.minimum(np.minimum(tx, ty), tz) > ONE)  # the segment ends here
+        mx = active & (tx <= ty) & (tx <= tz)
+        my = active & ~mx & (ty <= tz)
+        mz = active & ~mx & ~my
         bx = bx + np.where(mx, sx, 0)
         tx = np.where(mx, tx + ex, tx)
         by = by + np.where(my, sy, 0)
         ty = np.where(my, ty + ey, ty)
         bz = bz + np.where(mz, sz, 0)
         tz = np.where(mz, tz + ez, tz)
-    assert not active.any(), f"{int(active.sum())} segments did not end within {max_cells} blocks"
-    if not seen:
-        return np.zeros(0, np.uint64)
-    return np.unique(pack(np.concatenate(seen)))
+    keys = pack(np.concatenate(seen)) if seen else np.zeros(0, np.uint64)
+    return keys, cells, active
+
+
+def segment_blocks(
+    depth: A, c2w: A, cam: Intrinsics, p: Params, max_cells: int
+) -> np.ndarray[Any, np.dtype[np.uint64]]:
+    """The sorted keys of every block a valid pixel's truncation segment passes through.
+
+    Raises:
+        AssertionError: a segment did not end within ``max_cells`` blocks (the kernel
+            would have stopped there: the bound in ``Params.max_cells`` would be wrong).
+    """
+    keys, _, unfinished = segment_walk(depth, c2w, cam, p, max_cells)
+    assert not unfinished.any(), (
+        f"{int(unfinished.sum())} segments did not end within {max_cells} blocks"
+    )
+    return np.unique(keys)
 
 
 @dataclass

@@ -30,7 +30,7 @@ import pytest
 from numba import cuda
 from tsdf import kernels as K
 from tsdf.fusion import Fusion, pose_arrays
-from tsdf.reference import Reference, segment_blocks
+from tsdf.reference import Reference, segment_blocks, segment_walk
 from tsdf.run import TSDF_TOL, main, ray_ok
 from tsdf.scene import SCENE, Intrinsics, depth_frame, look_at, orbit
 from tsdf.volume import EMPTY, KEY_OFFSET, KeyRangeError, Params, pack, unpack
@@ -100,6 +100,25 @@ def test_blocks_past_the_key_range_are_counted_on_the_device() -> None:
     assert status.failed >= int((depth > 0).sum())  # at least one insert per valid pixel
     with pytest.raises(ss.CapacityExceeded, match=r"inserts into the hash table failed"):
         fusion.check()
+
+
+def test_a_segment_longer_than_the_loop_bound_is_counted() -> None:
+    # Params.max_cells bounds every segment (the reference proves it for each frame it
+    # walks); with the bound forced to 1, every segment longer than one block is counted.
+    depth, pose = _frames(1)[0]
+    c2w, _ = pose_arrays(pose)
+    _, _, unfinished = segment_walk(depth, c2w, CAM, PARAMS, 1)
+    assert unfinished.sum() > 0
+    for backend in ("safe", "raw"):
+        fusion = Fusion(PARAMS, CAM, backend)  # type: ignore[arg-type]
+        fusion.max_cells = np.int32(1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # the raw hash wraps uint64
+            fusion.allocate(cuda.to_device(depth), cuda.to_device(c2w))
+        failed = fusion.status().failed
+        assert failed > 0, backend
+        if ss.SIMULATOR:  # the reference's walk, exactly
+            assert failed == int(unfinished.sum()), backend
 
 
 # ----------------------------------------------------------------------------- fusion
