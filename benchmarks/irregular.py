@@ -17,10 +17,10 @@ Rates: compaction in GB/s of the bytes it must move (x read once, the kept
 elements written once) and in elements per second; hash inserts and lookups
 in millions per second; TSDF in frames per second (one frame's allocation or
 integration alone, or the whole fusion). Every TSDF row is checked first: the
-block set against the numpy reference (``examples/tsdf/reference.py``: at most
-0.1% of the blocks may differ on a GPU, where fused multiply-adds move values
-that sit within an ulp of a block face; ``run._compare`` bounds the TSDF values
-too) and nothing lost (``lost`` in the table: failed inserts + dropped pool
+block set against the numpy reference (``examples/tsdf/reference.py``: on a
+GPU, where fused multiply-adds move values that sit within a few ulps of a
+block face or pixel edge, at most ``run.GPU_BLOCKS`` of the blocks may differ;
+``run._compare`` bounds the TSDF values too) and nothing lost (``lost`` in the table: failed inserts + dropped pool
 indices, 0 at every load factor). Every timed launch waits behind a short busy kernel,
 so the host's launch path (checked launches included) is not in the time;
 an insert's table is reset before its start event. ``safe/raw`` is the
@@ -68,7 +68,7 @@ except ImportError:  # the CuPy column is left out
 import compact as example  # noqa: E402  (examples/compact.py)
 from tsdf.fusion import Fusion, pose_arrays  # noqa: E402  (examples/tsdf/)
 from tsdf.reference import Reference  # noqa: E402
-from tsdf.run import _compare  # noqa: E402
+from tsdf.run import GPU_BLOCKS, _compare  # noqa: E402
 from tsdf.scene import SCENE, Intrinsics, depth_frame, orbit  # noqa: E402
 from tsdf.volume import Params  # noqa: E402
 
@@ -423,10 +423,10 @@ def bench_tsdf(b: Bench, full: bool) -> None:
 
 
 def _same_blocks(got: set[int], want: set[int]) -> bool:
-    """The reference's block set; on a GPU up to 0.1% may differ (fused multiply-adds)."""
+    """The reference's block set; on a GPU a few may differ (fused multiply-adds: run.GPU_BLOCKS)."""
     if ss.SIMULATOR:
         return got == want
-    return len(got ^ want) <= 1e-3 * len(want)
+    return len(got ^ want) <= GPU_BLOCKS * len(want)
 
 
 def _tsdf_alloc_empty(

@@ -17,7 +17,7 @@ device time of each kernel and the frames per second.
   analytic scene's depth (``ray_ok``). Exit status 1 on any mismatch or loss.
 * ``--reference``: compare a GPU run with the numpy reference too (block sets and TSDF
   values may differ where NVVM's fused multiply-adds move a value across a block face
-  or a pixel boundary: the fractions are printed, and must stay tiny).
+  or a pixel boundary: the fractions are printed, and must stay below ``GPU_*``).
 * ``--raw``: fuse with the raw ``numba.cuda.jit`` twins instead (``raw.py``).
 
 Without a GPU the run uses Numba's CUDA simulator (slow: keep the size small).
@@ -262,8 +262,22 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if ok else 1
 
 
+#: A GPU run against the reference (``--reference``, tests/gpu/test_tsdf_gpu.py). NVVM
+#: contracts ``a * b + c`` into fused multiply-adds, so a value within a few ulps of a block
+#: face or of a pixel boundary may fall the other way: a block touched only by a sliver of
+#: one segment may come or go (neighbouring rays cover almost every block many times), and
+#: a voxel whose projection lies within a few ulps of a pixel edge (about 1e-4 of a pixel
+#: at 640 pixels, per voxel and frame) reads the neighbouring pixel's depth, which moves its
+#: TSDF by that depth difference over mu. Bounds: at most GPU_BLOCKS of the blocks differ;
+#: of the voxels either side has seen, at most GPU_VOXELS differ by more than 1e-4 in TSDF
+#: or at all in weight, and at most GPU_FAR by more than 0.5. A wrong pose, projection,
+#: weight or order of operations moves most voxels (the simulator's comparison is exact).
+GPU_BLOCKS, GPU_VOXELS, GPU_FAR = 5e-3, 5e-2, 5e-3
+
+
 def _compare(fusion: Any, ref: Any, exact: bool) -> bool:
-    """The device volume against the reference; exact: the simulator's promise (see TSDF_TOL)."""
+    """The device volume against the reference: exact (the simulator: ``TSDF_TOL``), or
+    within the GPU's bounds (``GPU_*``)."""
     import numpy as np
 
     vol = fusion.volume()
@@ -271,20 +285,29 @@ def _compare(fusion: Any, ref: Any, exact: bool) -> bool:
     missing, extra = want - got, got - want
     common = [k for k in ref.keys if k in vol]
     index = {k: i for i, k in enumerate(ref.keys)}
-    dt = np.array([np.abs(vol[k][0] - ref.tsdf[index[k]]).max() for k in common] or [0.0])
-    dw = np.array([np.abs(vol[k][1] - ref.weight[index[k]]).max() for k in common] or [0.0])
+    empty = np.zeros((0, 8, 64), np.float32)
+    t_dev = np.stack([vol[k][0] for k in common]) if common else empty
+    w_dev = np.stack([vol[k][1] for k in common]) if common else empty
+    rows = [index[k] for k in common]
+    dt = np.abs(t_dev - ref.tsdf[rows])
+    dw = np.abs(w_dev - ref.weight[rows])
     print(
         f"  reference: {len(want)} blocks, {len(missing)} missing on the device, {len(extra)} "
-        f"extra; TSDF max |diff| {dt.max():.2g}, weights max |diff| {dw.max():.2g}"
+        f"extra; TSDF max |diff| {dt.max(initial=0):.2g}, weights max |diff| "
+        f"{dw.max(initial=0):.2g}"
     )
     if exact:
-        return not missing and not extra and dt.max() <= TSDF_TOL and dw.max() == 0
-    # A GPU: blocks and voxels whose values sit within an ulp of a face or pixel boundary.
+        return not missing and not extra and dt.max(initial=0) <= TSDF_TOL and not dw.any()
+    seen = (w_dev > 0) | (ref.weight[rows] > 0)
+    n = max(1, int(seen.sum()))
     frac_blocks = (len(missing) + len(extra)) / max(1, len(want))
-    frac_vox = float((dt > 1e-4).mean())
-    print(f"  GPU vs reference: {frac_blocks:.4%} of blocks differ, {frac_vox:.4%} of blocks "
-          "hold a TSDF value more than 1e-4 away")  # fmt: skip
-    return frac_blocks <= 1e-3 and frac_vox <= 1e-2
+    frac_vox = float(((dt > 1e-4) | (dw > 0))[seen].sum()) / n
+    frac_far = float((dt > 0.5)[seen].sum()) / n
+    print(
+        f"  GPU vs reference: {frac_blocks:.3%} of blocks differ; of {n} seen voxels "
+        f"{frac_vox:.3%} differ (TSDF by > 1e-4, or weight), {frac_far:.3%} by > 0.5"
+    )
+    return frac_blocks <= GPU_BLOCKS and frac_vox <= GPU_VOXELS and frac_far <= GPU_FAR
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ from numba import cuda
 from tsdf import kernels as K
 from tsdf.fusion import Fusion, pose_arrays
 from tsdf.reference import Reference, segment_blocks, segment_walk
-from tsdf.run import TSDF_TOL, main, ray_ok
+from tsdf.run import TSDF_TOL, _compare, main, ray_ok
 from tsdf.scene import SCENE, Intrinsics, depth_frame, look_at, orbit
 from tsdf.volume import EMPTY, KEY_OFFSET, KeyRangeError, Params, pack, unpack
 
@@ -161,6 +161,10 @@ def test_fusion_matches_the_reference() -> None:
     assert (np.sign(tsdf[clear]) == np.sign(sdf[clear])).mean() > 0.97
     good, text = ray_ok(fusion.raycast(frames[0][1]), frames[0][0], VOXEL)
     assert good, text
+    # The GPU's looser comparison passes too, and still catches a shifted volume.
+    assert _compare(fusion, ref, exact=False)
+    ref.tsdf[:, 3] += np.float32(0.6)
+    assert not _compare(fusion, ref, exact=True) and not _compare(fusion, ref, exact=False)
 
 
 def test_the_raw_twins_agree() -> None:

@@ -3,12 +3,11 @@
 On a GPU, NVVM contracts ``a * b + c`` into fused multiply-adds, so a value the
 reference computes with two roundings may differ in its last bit: a segment's crossing
 parameter then moves a block face, or a voxel's projection a pixel boundary, only
-where the value lies within an ulp of it. The tests bound how rarely (at most 0.1% of
-the blocks differ from the reference's set, at most 1% of the common blocks hold a TSDF
-value more than 1e-4 away) -- the criteria of ``run._compare`` -- and demand exactness
-where no arithmetic differs: nothing lost, and every capacity property of the simulator
-tests (tests/examples/test_tsdf.py) at full size, where thousands of threads insert one
-key at the same time.
+where the value lies within a few ulps of it. The tests bound how rarely (``run.GPU_*``:
+the fractions of blocks and of seen voxels that differ, printed by ``run._compare``) and
+demand exactness where no arithmetic differs: nothing lost, and every capacity property
+of the simulator tests (tests/examples/test_tsdf.py) at full size, where thousands of
+threads insert one key at the same time.
 """
 
 from __future__ import annotations
@@ -28,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 
 from tsdf.fusion import Fusion, pose_arrays  # noqa: E402
 from tsdf.reference import Reference  # noqa: E402
-from tsdf.run import _compare, ray_ok  # noqa: E402
+from tsdf.run import GPU_BLOCKS, GPU_VOXELS, _compare, ray_ok  # noqa: E402
 from tsdf.scene import SCENE, Intrinsics, depth_frame, orbit  # noqa: E402
 from tsdf.volume import Params  # noqa: E402
 
@@ -62,10 +61,12 @@ def test_the_raw_twins_agree_on_the_gpu() -> None:
         safe.fuse(depth, pose)
         raw.fuse(depth, pose)
     a, b = safe.volume(), raw.volume()
-    differ = set(a) ^ set(b)
-    assert len(differ) <= 1e-3 * len(a)
-    far = [k for k in set(a) & set(b) if np.abs(a[k][0] - b[k][0]).max() > 1e-4]
-    assert len(far) <= 1e-2 * len(a)
+    assert len(set(a) ^ set(b)) <= GPU_BLOCKS * len(a)
+    common = sorted(set(a) & set(b))
+    dt = np.stack([np.abs(a[k][0] - b[k][0]) for k in common])
+    dw = np.stack([np.abs(a[k][1] - b[k][1]) for k in common])
+    seen = np.stack([(a[k][1] > 0) | (b[k][1] > 0) for k in common])
+    assert ((dt > 1e-4) | (dw > 0))[seen].mean() <= GPU_VOXELS
     img = safe.raycast(frames[0][1])
     other = safe.raycast(frames[0][1], backend="raw")
     assert np.mean(np.abs(img - other) > 1e-3) < 1e-3
