@@ -19,8 +19,8 @@ in millions per second; TSDF in frames per second (one frame's allocation or
 integration alone, or the whole fusion). Every TSDF row is checked first: the
 block set against the numpy reference (``examples/tsdf/reference.py``: on a
 GPU, where fused multiply-adds move values that sit within a few ulps of a
-block face or pixel edge, at most ``run.GPU_BLOCKS`` of the blocks may differ;
-``run._compare`` bounds the TSDF values too) and nothing lost (``lost`` in the table: failed inserts + dropped pool
+block face or pixel edge, at most ``checks.GPU_BLOCKS`` of the blocks may differ;
+``checks.compare`` bounds the TSDF values too) and nothing lost (``lost`` in the table: failed inserts + dropped pool
 indices, 0 at every load factor). Every timed launch waits behind a short busy kernel,
 so the host's launch path (checked launches included) is not in the time;
 an insert's table is reset before its start event. ``safe/raw`` is the
@@ -66,9 +66,9 @@ except ImportError:  # the CuPy column is left out
     cp = None
 
 import compact as example  # noqa: E402  (examples/compact.py)
+from tsdf.checks import GPU_BLOCKS, compare  # noqa: E402
 from tsdf.fusion import Fusion, pose_arrays  # noqa: E402  (examples/tsdf/)
 from tsdf.reference import Reference  # noqa: E402
-from tsdf.run import GPU_BLOCKS, _compare  # noqa: E402
 from tsdf.scene import SCENE, Intrinsics, depth_frame, orbit  # noqa: E402
 from tsdf.volume import Params  # noqa: E402
 
@@ -423,7 +423,7 @@ def bench_tsdf(b: Bench, full: bool) -> None:
 
 
 def _same_blocks(got: set[int], want: set[int]) -> bool:
-    """The reference's block set; on a GPU a few may differ (fused multiply-adds: run.GPU_BLOCKS)."""
+    """The reference's block set; on a GPU a few may differ (fused multiply-adds: checks.GPU_BLOCKS)."""
     if ss.SIMULATOR:
         return got == want
     return len(got ^ want) <= GPU_BLOCKS * len(want)
@@ -497,7 +497,7 @@ def _tsdf_steady(
     def check_all() -> bool:
         s = fusion.status()
         lost[0] = s.lost
-        return s.lost == 0 and _compare(fusion, ref, exact=ss.SIMULATOR)
+        return s.lost == 0 and compare(fusion, ref, exact=ss.SIMULATOR)
 
     b.measure("tsdf fuse", f"{n} frames {size} from empty", impl, fuse_all, check_all,
               {"fps": float(n)}, reset_all)  # fmt: skip

@@ -4,7 +4,7 @@ Modules: ``scene`` (the analytic scene, the camera path, synthetic depth frames)
 ``volume`` (blocks, 64-bit keys, parameters), ``kernels`` (the Tier-1 kernels:
 allocate, integrate, raycast), ``raw`` (their raw ``numba.cuda.jit`` twins),
 ``reference`` (the numpy reference), ``fusion`` (the device volume and its launches),
-``run`` (the command line). ``run()`` below is the entry of ``examples/run_all.py``.
+``checks`` (the criteria a fused volume must meet), ``run`` (the command line). ``run()`` below is the entry of ``examples/run_all.py``.
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ def run(width: int = 640, height: int = 480, frames: int = 4, voxel: float = 0.0
     """Fuse ``frames`` synthetic depth frames and compare with the numpy reference.
 
     On the simulator the block set and the weights must be identical and the TSDF values
-    within ``run.TSDF_TOL``; on a GPU (fused multiply-adds) nearly so (``run._compare``).
-    Nothing may be lost, and the raycast must match the analytic scene (``run.ray_ok``).
+    within ``checks.TSDF_TOL``; on a GPU (fused multiply-adds) nearly so (``checks.compare``).
+    Nothing may be lost, and the raycast must match the analytic scene (``checks.ray_ok``).
     """
     import simtsafe as ss
 
+    from .checks import compare, ray_ok
     from .fusion import Fusion, pose_arrays
     from .reference import Reference
-    from .run import _compare, ray_ok
     from .scene import SCENE, Intrinsics, depth_frame, orbit
     from .volume import Params
 
@@ -35,4 +35,4 @@ def run(width: int = 640, height: int = 480, frames: int = 4, voxel: float = 0.0
         fusion.fuse(depth, pose)
         ref.fuse(depth, *pose_arrays(pose))
     good, _ = ray_ok(fusion.raycast(poses[0]), depths[0], voxel)
-    return bool(fusion.status().lost == 0 and good and _compare(fusion, ref, ss.SIMULATOR))
+    return bool(fusion.status().lost == 0 and good and compare(fusion, ref, ss.SIMULATOR))

@@ -3,8 +3,8 @@
 On a GPU, NVVM contracts ``a * b + c`` into fused multiply-adds, so a value the
 reference computes with two roundings may differ in its last bit: a segment's crossing
 parameter then moves a block face, or a voxel's projection a pixel boundary, only
-where the value lies within a few ulps of it. The tests bound how rarely (``run.GPU_*``:
-the fractions of blocks and of seen voxels that differ, printed by ``run._compare``) and
+where the value lies within a few ulps of it. The tests bound how rarely (``checks.GPU_*``:
+the fractions of blocks and of seen voxels that differ, printed by ``checks.compare``) and
 demand exactness where no arithmetic differs: nothing lost, and every capacity property
 of the simulator tests (tests/examples/test_tsdf.py) at full size, where thousands of
 threads insert one key at the same time.
@@ -25,9 +25,9 @@ from tests.tsdf_checks import assert_present_or_counted
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 
+from tsdf.checks import GPU_BLOCKS, GPU_VOXELS, compare, ray_ok  # noqa: E402
 from tsdf.fusion import Fusion, pose_arrays  # noqa: E402
 from tsdf.reference import Reference  # noqa: E402
-from tsdf.run import GPU_BLOCKS, GPU_VOXELS, _compare, ray_ok  # noqa: E402
 from tsdf.scene import SCENE, Intrinsics, depth_frame, orbit  # noqa: E402
 from tsdf.volume import Params  # noqa: E402
 
@@ -49,7 +49,7 @@ def test_fusion_matches_the_reference_on_the_gpu() -> None:
         fusion.fuse(depth, pose)
         ref.fuse(depth, *pose_arrays(pose))
     assert fusion.status().lost == 0
-    assert _compare(fusion, ref, exact=False)
+    assert compare(fusion, ref, exact=False)
     good, text = ray_ok(fusion.raycast(frames[0][1]), frames[0][0], PARAMS.voxel)
     assert good, text
 
