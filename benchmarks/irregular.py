@@ -477,7 +477,7 @@ def _tsdf_steady(
 ) -> None:
     fusion = Fusion(base, cam, backend)
     zero = np.zeros(1, np.uint64)
-    pool_zeros = np.zeros(fusion.tsdf.shape, np.float32)
+    pool_zeros = cuda.to_device(np.zeros(fusion.tsdf.shape, np.float32))  # device to device
     empty = cuda.to_device(np.full(base.table, np.uint64(0xFFFF_FFFF_FFFF_FFFF), np.uint64))
     n = len(d_frames)
     lost = [-1]
