@@ -237,7 +237,7 @@ def block_index(
     """The pool index of block (bx, by, bz) (a read-only table), -1 if it has none."""
     f = ss.hashing.find(keys, block_key(bx, by, bz))
     if f.in_bounds(slots):
-        i = slots[f]
+        i = int(slots[f])
         if 0 <= i < nblocks:
             return i
     return -1
@@ -385,7 +385,9 @@ def raycast(
         vy = int(math.floor((oy + dy * z) * inv_voxel))
         vz = int(math.floor((oz + dz * z) * inv_voxel))
         if vx >> 3 != lbx or vy >> 3 != lby or vz >> 3 != lbz:
-            # A new block: its pool index (block_index, inlined: this loop is the hot one).
+            # A new block: its pool index (block_index, inlined: on Numba's simulator every
+            # helper call takes a lock that all threads of a block contend for, and this
+            # loop runs most; on the GPU NVVM inlines the helper anyway).
             lbx, lby, lbz = vx >> 3, vy >> 3, vz >> 3
             key = EMPTY
             if lo <= lbx < hi and lo <= lby < hi and lo <= lbz < hi:
