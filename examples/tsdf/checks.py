@@ -58,7 +58,7 @@ def ray_ok(got: Any, truth: Any, voxel: float) -> tuple[bool, str]:
 GPU_BLOCKS, GPU_VOXELS, GPU_FAR = 5e-3, 5e-2, 5e-3
 
 
-def compare(fusion: Any, ref: Any, exact: bool) -> bool:
+def compare(fusion: Any, ref: Any, exact: bool, show: bool = True) -> bool:
     """The device volume against the reference: exact (the simulator: ``TSDF_TOL``), or
     within the GPU's bounds (``GPU_*``)."""
     vol = fusion.volume()
@@ -72,7 +72,8 @@ def compare(fusion: Any, ref: Any, exact: bool) -> bool:
     rows = [index[k] for k in common]
     dt = np.abs(t_dev - ref.tsdf[rows])
     dw = np.abs(w_dev - ref.weight[rows])
-    print(
+    say = print if show else (lambda *_: None)
+    say(
         f"  reference: {len(want)} blocks, {len(missing)} missing on the device, {len(extra)} "
         f"extra; TSDF max |diff| {dt.max(initial=0):.2g}, weights max |diff| "
         f"{dw.max(initial=0):.2g}"
@@ -84,7 +85,7 @@ def compare(fusion: Any, ref: Any, exact: bool) -> bool:
     frac_blocks = (len(missing) + len(extra)) / max(1, len(want))
     frac_vox = float(((dt > 1e-4) | (dw > 0))[seen].sum()) / n
     frac_far = float((dt > 0.5)[seen].sum()) / n
-    print(
+    say(
         f"  GPU vs reference: {frac_blocks:.3%} of blocks differ; of {n} seen voxels "
         f"{frac_vox:.3%} differ (TSDF by > 1e-4, or weight), {frac_far:.3%} by > 0.5"
     )
