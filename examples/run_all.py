@@ -44,8 +44,8 @@ SIZES: dict[str, tuple[dict[str, int], dict[str, int]]] = {
     # An application (a package of its own, examples/tsdf/): hash-blocked TSDF fusion, every
     # kernel Tier 1, against its numpy reference; the simulator fuses one 40x30 frame.
     "tsdf": (
-        {"width": 640, "height": 480, "frames": 4, "voxel": 0.01},
-        {"width": 40, "height": 30, "frames": 1, "voxel": 0.06},
+        {"width": 640, "height": 480, "frames": 4, "voxel_mm": 10},
+        {"width": 40, "height": 30, "frames": 1, "voxel_mm": 60},
     ),
     "coop_raw": (
         {

@@ -10,8 +10,9 @@ allocate, integrate, raycast), ``raw`` (their raw ``numba.cuda.jit`` twins),
 from __future__ import annotations
 
 
-def run(width: int = 640, height: int = 480, frames: int = 4, voxel: float = 0.01) -> bool:
-    """Fuse ``frames`` synthetic depth frames and compare with the numpy reference.
+def run(width: int = 640, height: int = 480, frames: int = 4, voxel_mm: int = 10) -> bool:
+    """Fuse ``frames`` synthetic depth frames (voxels of ``voxel_mm`` millimetres) and
+    compare with the numpy reference.
 
     On the simulator the block set and the weights must be identical and the TSDF values
     within ``checks.TSDF_TOL``; on a GPU (fused multiply-adds) nearly so (``checks.compare``).
@@ -25,6 +26,7 @@ def run(width: int = 640, height: int = 480, frames: int = 4, voxel: float = 0.0
     from .scene import SCENE, Intrinsics, depth_frame, orbit
     from .volume import Params
 
+    voxel = voxel_mm / 1000
     params = Params(voxel=voxel, mu=(3 if ss.SIMULATOR else 4) * voxel)
     cam = Intrinsics.kinect(width, height)
     fusion = Fusion(params, cam)
