@@ -156,3 +156,12 @@ def test_claims_in_divergent_code_compile_next_to_a_collective(tmp_path: Path) -
     ptx = load_kernel_module(tmp_path, _DIVERGENT).k.ptx(cc=CC)
     assert _count(ptx, r"^\s*activemask\.b32") == 4
     assert _count(ptx, r"^\s*bar\.sync") >= 1
+
+
+def test_source_level_fallback_agrees(tmp_path: Path) -> None:
+    # What the simulator decides without a CUDA target: a barrier steered by a claimed slot
+    # is refused there too, and a collective after a claim is accepted.
+    steered, _ = REFUSED["barrier-steered-by-the-slot"]
+    assert load_kernel_module(tmp_path, steered).k.source_uniformity().finding is not None
+    after = ACCEPTED["collective-after-the-claim"]
+    assert load_kernel_module(tmp_path, after).k.source_uniformity().finding is None
