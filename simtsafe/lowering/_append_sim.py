@@ -24,8 +24,9 @@ _WHAT_BUFFER_OFFERS = (
     "and buf.size, buf.shape, len(buf)"
 )
 _WHAT_COUNTER_OFFERS = (
-    "a Counter is not used by kernel code: buf.claim() adds to it, and the host reads it "
-    "after the launch (simtsafe.appended(items, counter))"
+    "a Counter is not used by kernel code: its append buffer's claim() or its hash table's "
+    "failed inserts add to it, and the host reads it after the launch (simtsafe.appended, "
+    "simtsafe.inserted)"
 )
 
 
