@@ -333,7 +333,14 @@ def _aggregated_fetch_add(builder: ir.IRBuilder, counter: ir.Value) -> ir.Value:
     base = cgutils.alloca_once_value(builder, ir.Constant(_I64, 0))
     with builder.if_then(builder.icmp_unsigned("==", rank, ir.Constant(_I32, 0))):
         n = builder.zext(builder.ctpop(mask), _I64)
-        builder.store(builder.atomic_rmw("add", counter, n, "monotonic"), base)
+        got = builder.atomic_rmw("add", counter, n, "monotonic")
+        builder.store(got, base)
+        # A counter at or past 2**63 (only a start value there gets it there: a launch
+        # cannot claim 2**63 times) may wrap: mark it with its top bit, which stays set
+        # through any wrap, so the host refuses to read it as a count (host._appended).
+        top = ir.Constant(_I64, 1 << 63)
+        with builder.if_then(builder.icmp_unsigned(">=", got, top), likely=False):
+            builder.atomic_rmw("or", counter, top, "monotonic")
     old = builder.load(base)
     lo = _shfl_idx(builder, mask, builder.trunc(old, _I32), leader)
     hi = _shfl_idx(

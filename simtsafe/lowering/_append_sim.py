@@ -71,7 +71,10 @@ class SimAppendBuffer(_SimView):
         counter = self._counter
         if counter.shape[0] < 1:  # an unchecked launch with an empty counter: no claim
             return _mint(self._witness_space, (SENTINEL,))
-        old = int(_simrt.atomic(counter, 0, "add", lambda v: v + np.uint64(1)))
+        with np.errstate(over="ignore"):  # as the device: the counter wraps, then is marked
+            old = int(_simrt.atomic(counter, 0, "add", lambda v: v + np.uint64(1)))
+        if old >= 2**63:  # a start value there: mark the counter (as the device does)
+            _simrt.atomic(counter, 0, "or", lambda v: v | np.uint64(1 << 63))
         slot = old if old < self._arr.shape[0] else SENTINEL
         return _mint(self._witness_space, (slot,))
 
