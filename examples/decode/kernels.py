@@ -456,7 +456,7 @@ def _qk(k8, q, at):  # type: ignore[no-untyped-def]
             "ml.shape[0] == opart.shape[0]",
             "ml.shape[1] == 2 * group",
             "opart.shape[1] * kv_heads == group * kc.shape[1]",
-            "q.size * kv_heads == group * kc.shape[1]",
+            "q.size == group * kc.shape[1]",
             "opart.shape[0] == grid.x",
             "hd <= hdp",
             "kc.shape[1] == kv_heads * hdp",
