@@ -48,7 +48,9 @@ class Config:
                 "grouped-query attention maps query head h to KV head h // (heads / kv_heads)"
             )
         if self.head_dim % 2:
-            raise ConfigError(f"head_dim = {self.head_dim} is odd: rotate-half RoPE needs an even one")
+            raise ConfigError(
+                f"head_dim = {self.head_dim} is odd: rotate-half RoPE needs an even one"
+            )
         if not self.eps > 0 or not self.theta > 0:
             raise ConfigError(f"eps = {self.eps}, theta = {self.theta}: both must be > 0")
 
@@ -68,9 +70,15 @@ class Config:
 
 #: The anchor's CONFIGS, unchanged.
 CONFIGS: dict[str, Config] = {
-    "0.6b": Config(hidden=1024, layers=28, heads=16, kv_heads=8, head_dim=128, inter=3072, vocab=151936),
-    "1.7b": Config(hidden=2048, layers=28, heads=16, kv_heads=8, head_dim=128, inter=6144, vocab=151936),
-    "4b": Config(hidden=2560, layers=36, heads=32, kv_heads=8, head_dim=128, inter=9728, vocab=151936),
+    "0.6b": Config(
+        hidden=1024, layers=28, heads=16, kv_heads=8, head_dim=128, inter=3072, vocab=151936
+    ),
+    "1.7b": Config(
+        hidden=2048, layers=28, heads=16, kv_heads=8, head_dim=128, inter=6144, vocab=151936
+    ),
+    "4b": Config(
+        hidden=2560, layers=36, heads=32, kv_heads=8, head_dim=128, inter=9728, vocab=151936
+    ),
     "tiny": Config(hidden=64, layers=2, heads=4, kv_heads=2, head_dim=16, inter=192, vocab=1000),
 }
 
@@ -84,7 +92,9 @@ def load_hf_config(directory: str | Path) -> Config:
     """
     path = Path(directory) / "config.json"
     if not path.is_file():
-        raise FileNotFoundError(f"{directory}: no config.json there (expected a Hugging Face checkpoint directory)")
+        raise FileNotFoundError(
+            f"{directory}: no config.json there (expected a Hugging Face checkpoint directory)"
+        )
     try:
         hf = json.loads(path.read_text())
     except json.JSONDecodeError as exc:
@@ -92,13 +102,19 @@ def load_hf_config(directory: str | Path) -> Config:
     if not isinstance(hf, dict):
         raise ConfigError(f"{path}: expected a JSON object")
     if hf.get("model_type") != "qwen3":
-        raise ConfigError(f"{directory}: model_type {hf.get('model_type')!r}, only 'qwen3' is supported")
+        raise ConfigError(
+            f"{directory}: model_type {hf.get('model_type')!r}, only 'qwen3' is supported"
+        )
     rp = hf.get("rope_parameters") or {}  # newer transformers write rope_theta here
     rs = hf.get("rope_scaling") or {}
     rtype = rs.get("rope_type", rs.get("type", rp.get("rope_type", "default")))
     if rtype != "default":
         raise ConfigError(f"{directory}: rope type {rtype!r} is not supported (default RoPE only)")
-    for key, ok in (("attention_bias", False), ("use_sliding_window", False), ("hidden_act", "silu")):
+    for key, ok in (
+        ("attention_bias", False),
+        ("use_sliding_window", False),
+        ("hidden_act", "silu"),
+    ):
         if hf.get(key, ok) != ok:
             raise ConfigError(f"{directory}: {key}={hf[key]!r} is not supported")
     try:

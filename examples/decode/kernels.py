@@ -206,7 +206,11 @@ _GEMV = ss.LaunchContract(domain=1, block=(GEMV_BLOCK, 1, 1), covers="y")
 
 @ss.kernel(contract=_GEMV)
 def gemv_norm_warp(
-    y: DisjointSlice[np.float32, PerWarp], w: In2D[BF16], x: In[np.float32], nw: In[BF16], eps: np.float32
+    y: DisjointSlice[np.float32, PerWarp],
+    w: In2D[BF16],
+    x: In[np.float32],
+    nw: In[BF16],
+    eps: np.float32,
 ) -> None:
     """``y = W (x / rms(x) * nw)``: one warp per row, the RMSNorm fused."""
     row = cuda.grid(1) // 32
@@ -218,7 +222,11 @@ def gemv_norm_warp(
 
 @ss.kernel(contract=_GEMV)
 def gemv_swiglu_warp(
-    y: DisjointSlice[np.float32, PerWarp], w: In2D[BF16], x: In[np.float32], nw: In[BF16], eps: np.float32
+    y: DisjointSlice[np.float32, PerWarp],
+    w: In2D[BF16],
+    x: In[np.float32],
+    nw: In[BF16],
+    eps: np.float32,
 ) -> None:
     """``y[r] = silu(g_r) * u_r`` with ``g = W[:n] h``, ``u = W[n:] h``, ``h = x / rms(x) * nw``,
     ``n = y.size``: one warp per output, both rows in it."""
@@ -293,7 +301,9 @@ def gemv_swiglu_thread(
 
 
 @ss.kernel(contract=_THREAD)
-def gemv_residual_thread(y: DisjointSlice[np.float32], w: In2D[BF16], v: In[np.float32], res: In[np.float32]) -> None:
+def gemv_residual_thread(
+    y: DisjointSlice[np.float32], w: In2D[BF16], v: In[np.float32], res: In[np.float32]
+) -> None:
     """``gemv_residual_warp`` with a thread per row."""
     i = thread.index_1d()
     if i.in_bounds(res):
@@ -642,7 +652,11 @@ def combine(
     lsum = ZERO
     for w in thread.block_stride(wt):
         c = w.index
-        wc = ml[c * kv_heads + kh, group + g] * math.exp(ml[c * kv_heads + kh, g] - m) if c < nc else ZERO
+        wc = (
+            ml[c * kv_heads + kh, group + g] * math.exp(ml[c * kv_heads + kh, g] - m)
+            if c < nc
+            else ZERO
+        )
         wt[w] = wc
         lsum += wc
     lsum = ss.block.sum(lsum)
@@ -679,7 +693,13 @@ def combine(
     contract=ss.LaunchContract(
         domain=1,
         block=(FINISH_BLOCK, 1, 1),
-        requires=["grid.x == 1", "tok.size == 1", "pos.size == 1", "hist.shape[1] == 1", "bidx.size == bval.size"],
+        requires=[
+            "grid.x == 1",
+            "tok.size == 1",
+            "pos.size == 1",
+            "hist.shape[1] == 1",
+            "bidx.size == bval.size",
+        ],
     )
 )
 def finish(

@@ -20,7 +20,6 @@ from numba import cuda
 import simtsafe as ss
 
 from . import kernels as K
-from .config import Config
 from .reference import inv_freq, prefill_values
 from .weights import BF16, Weights
 
@@ -84,13 +83,17 @@ class Decoder:
         if gemv not in ("warp", "thread"):
             raise ValueError(f"gemv={gemv!r}: expected 'warp' or 'thread'")
         if not 1 <= max_len <= K.MAX_CHUNKS * K.CHUNK:
-            raise ValueError(f"max_len {max_len} outside [1, {K.MAX_CHUNKS * K.CHUNK}] (kernels.MAX_CHUNKS * CHUNK)")
+            raise ValueError(
+                f"max_len {max_len} outside [1, {K.MAX_CHUNKS * K.CHUNK}] (kernels.MAX_CHUNKS * CHUNK)"
+            )
         self.gemv = gemv
         self.max_len = max_len
         hd = c.head_dim
         self.hdp = hdp = -(-hd // 8) * 8
         if hdp > K.MAX_HDP:
-            raise ValueError(f"head_dim {hd} > {K.MAX_HDP}: the attention kernels take head rows of at most {K.MAX_HDP}")
+            raise ValueError(
+                f"head_dim {hd} > {K.MAX_HDP}: the attention kernels take head rows of at most {K.MAX_HDP}"
+            )
         self.nchunks = -(-max_len // K.CHUNK)
         nh, nkv, g = c.heads, c.kv_heads, c.group
 
@@ -168,15 +171,39 @@ class Decoder:
         residual = K.gemv_residual_warp if warp else K.gemv_residual_thread
         lm_head = K.lm_head_warp if warp else K.lm_head_thread
 
-        out = [Launch("embed", prep(K.embed, max(1, min(64, -(-c.hidden // 256))), 256), (self.x_a, self.embed_w, self.tok))]
+        out = [
+            Launch(
+                "embed",
+                prep(K.embed, max(1, min(64, -(-c.hidden // 256))), 256),
+                (self.x_a, self.embed_w, self.tok),
+            )
+        ]
         attn_out = self.o.reshape(-1) if self.o is not None else self.opart.reshape(-1)
         for i, ly in enumerate(self.layers):
-            out.append(Launch(f"L{i}.qkv", prep(norm, *self._gemv_grid(c.qkv_rows)), (self.qkv, ly["wqkv"], self.x_a, ly["in_norm"], eps)))
+            out.append(
+                Launch(
+                    f"L{i}.qkv",
+                    prep(norm, *self._gemv_grid(c.qkv_rows)),
+                    (self.qkv, ly["wqkv"], self.x_a, ly["in_norm"], eps),
+                )
+            )
             out.append(
                 Launch(
                     f"L{i}.qk_rope_append",
                     prep(K.qk_rope_append, nh, hdp),
-                    (self.q, ly["kc"], ly["vc"], self.qkv, ly["q_norm"], ly["k_norm"], self.inv, self.pos, nkv, hd, eps),
+                    (
+                        self.q,
+                        ly["kc"],
+                        ly["vc"],
+                        self.qkv,
+                        ly["q_norm"],
+                        ly["k_norm"],
+                        self.inv,
+                        self.pos,
+                        nkv,
+                        hd,
+                        eps,
+                    ),
                 )
             )
             for g0 in range(0, g, K.GMAX):
@@ -184,16 +211,65 @@ class Decoder:
                     Launch(
                         f"L{i}.attention" + (f"[{g0}]" if g > K.GMAX else ""),
                         prep(K.attention, self.nchunks * nkv, K.CHUNK),
-                        (self.opart, self.ml, self.q, ly["kc"], ly["vc"], self.pos, nkv, g, hd, hdp, g0, np.float32(1.0 / math.sqrt(hd))),
+                        (
+                            self.opart,
+                            self.ml,
+                            self.q,
+                            ly["kc"],
+                            ly["vc"],
+                            self.pos,
+                            nkv,
+                            g,
+                            hd,
+                            hdp,
+                            g0,
+                            np.float32(1.0 / math.sqrt(hd)),
+                        ),
                     )
                 )
             if self.o is not None:
-                out.append(Launch(f"L{i}.combine", prep(K.combine, nh, K.COMBINE_BLOCK), (self.o, self.opart, self.ml, self.pos, nkv, g)))
-            out.append(Launch(f"L{i}.o_proj", prep(residual, *self._gemv_grid(c.hidden)), (self.x_b, ly["wo"], attn_out, self.x_a)))
-            out.append(Launch(f"L{i}.gate_up", prep(swiglu, *self._gemv_grid(c.inter)), (self.act, ly["wgu"], self.x_b, ly["post_norm"], eps)))
-            out.append(Launch(f"L{i}.down", prep(residual, *self._gemv_grid(c.hidden)), (self.x_a, ly["wd"], self.act, self.x_b)))
-        out.append(Launch("lm_head", prep(lm_head, *self._gemv_grid(c.vocab)), (self.logits, self.bval, self.bidx, self.head_w, self.x_a, self.norm_w, eps)))
-        out.append(Launch("finish", prep(K.finish, 1, K.FINISH_BLOCK), (self.tok, self.pos, self.hist, self.bval, self.bidx)))
+                out.append(
+                    Launch(
+                        f"L{i}.combine",
+                        prep(K.combine, nh, K.COMBINE_BLOCK),
+                        (self.o, self.opart, self.ml, self.pos, nkv, g),
+                    )
+                )
+            out.append(
+                Launch(
+                    f"L{i}.o_proj",
+                    prep(residual, *self._gemv_grid(c.hidden)),
+                    (self.x_b, ly["wo"], attn_out, self.x_a),
+                )
+            )
+            out.append(
+                Launch(
+                    f"L{i}.gate_up",
+                    prep(swiglu, *self._gemv_grid(c.inter)),
+                    (self.act, ly["wgu"], self.x_b, ly["post_norm"], eps),
+                )
+            )
+            out.append(
+                Launch(
+                    f"L{i}.down",
+                    prep(residual, *self._gemv_grid(c.hidden)),
+                    (self.x_a, ly["wd"], self.act, self.x_b),
+                )
+            )
+        out.append(
+            Launch(
+                "lm_head",
+                prep(lm_head, *self._gemv_grid(c.vocab)),
+                (self.logits, self.bval, self.bidx, self.head_w, self.x_a, self.norm_w, eps),
+            )
+        )
+        out.append(
+            Launch(
+                "finish",
+                prep(K.finish, 1, K.FINISH_BLOCK),
+                (self.tok, self.pos, self.hist, self.bval, self.bidx),
+            )
+        )
         return out
 
     @property
@@ -270,7 +346,9 @@ class Decoder:
             raise ValueError("the prompt is empty")
         end = context + len(prompt) - 1 + tokens
         if end > self.max_len:
-            raise ValueError(f"context + prompt length - 1 + tokens = {end} exceeds max_len {self.max_len}")
+            raise ValueError(
+                f"context + prompt length - 1 + tokens = {end} exceeds max_len {self.max_len}"
+            )
         vocab = self.config.vocab
         bad = [t for t in prompt if not 0 <= t < vocab]
         if bad:

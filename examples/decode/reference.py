@@ -134,7 +134,9 @@ class Reference:
         self.pos = p + 1
         return logits
 
-    def generate(self, prompt: list[int], tokens: int, context: int = 0, seed: int = 0) -> tuple[list[int], np.ndarray]:
+    def generate(
+        self, prompt: list[int], tokens: int, context: int = 0, seed: int = 0
+    ) -> tuple[list[int], np.ndarray]:
         """Greedy decode as the anchor: the prompt's tokens but the last fed one step each from
         position ``context``, then ``tokens`` steps from the last one. Returns the generated
         tokens and the logits each was chosen from, float32 (tokens, vocab)."""

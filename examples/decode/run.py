@@ -53,14 +53,28 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     src = ap.add_mutually_exclusive_group()
     src.add_argument("--weights", metavar="DIR", help="Hugging Face Qwen3 checkpoint directory")
-    src.add_argument("--config", metavar="NAME", help="named shape with seeded random weights: tiny, 0.6b, 1.7b, 4b")
+    src.add_argument(
+        "--config",
+        metavar="NAME",
+        help="named shape with seeded random weights: tiny, 0.6b, 1.7b, 4b",
+    )
     ap.add_argument("--prompt-ids", default=None, help="comma-separated prompt token ids")
     ap.add_argument("--tokens", type=int, required=True, help="tokens to generate")
-    ap.add_argument("--dump-logits", metavar="FILE.npy", help="write float32 (tokens, vocab) logits")
-    ap.add_argument("--context", type=int, default=0, help="start at this position, cache [0, P) random")
-    ap.add_argument("--check", action="store_true", help="simulator run compared with the numpy reference")
-    ap.add_argument("--seed", type=int, default=0, help="seed of the random weights and the context")
-    ap.add_argument("--per-launch", action="store_true", help="run the step launch by launch, no graph")
+    ap.add_argument(
+        "--dump-logits", metavar="FILE.npy", help="write float32 (tokens, vocab) logits"
+    )
+    ap.add_argument(
+        "--context", type=int, default=0, help="start at this position, cache [0, P) random"
+    )
+    ap.add_argument(
+        "--check", action="store_true", help="simulator run compared with the numpy reference"
+    )
+    ap.add_argument(
+        "--seed", type=int, default=0, help="seed of the random weights and the context"
+    )
+    ap.add_argument(
+        "--per-launch", action="store_true", help="run the step launch by launch, no graph"
+    )
     args = ap.parse_args(argv)
     if args.tokens < 1:
         ap.error(f"--tokens {args.tokens}: expected >= 1")
@@ -77,7 +91,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.prompt = None
     if args.weights is not None and not Path(args.weights, "config.json").is_file():
         what = "not a directory" if not Path(args.weights).is_dir() else "no config.json there"
-        ap.error(f"--weights {args.weights}: {what} (expected a Hugging Face Qwen3 checkpoint directory)")
+        ap.error(
+            f"--weights {args.weights}: {what} (expected a Hugging Face Qwen3 checkpoint directory)"
+        )
     return args
 
 
@@ -87,7 +103,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
     elif "NUMBA_ENABLE_CUDASIM" not in os.environ and not gpu_present():
-        print("no CUDA GPU found: running on the CUDA simulator (slow; use the tiny shape)", flush=True)
+        print(
+            "no CUDA GPU found: running on the CUDA simulator (slow; use the tiny shape)",
+            flush=True,
+        )
         os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
     if str(HERE.parent) not in sys.path:
         sys.path.insert(0, str(HERE.parent))
@@ -115,7 +134,10 @@ def main(argv: list[str] | None = None) -> int:
     prompt = args.prompt if args.prompt is not None else [DEFAULT_PROMPT_TOKEN % c.vocab]
     bad = [t for t in prompt if not 0 <= t < c.vocab]
     if bad:
-        print(f"run.py: error: --prompt-ids {bad[:4]} outside the vocabulary [0, {c.vocab})", file=sys.stderr)
+        print(
+            f"run.py: error: --prompt-ids {bad[:4]} outside the vocabulary [0, {c.vocab})",
+            file=sys.stderr,
+        )
         return 2
     max_len = args.context + len(prompt) - 1 + args.tokens
     try:
@@ -144,7 +166,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     dt = time.perf_counter() - t0
     print(f"tokens: {tokens}")
-    print(f"{args.tokens} tokens in {dt:.3f} s ({args.tokens / dt:.2f} tok/s, prompt feeding included)")
+    print(
+        f"{args.tokens} tokens in {dt:.3f} s ({args.tokens / dt:.2f} tok/s, prompt feeding included)"
+    )
     logits = np.stack(rows).astype(np.float32) if rows else None
     if args.dump_logits is not None:
         assert logits is not None
@@ -155,7 +179,9 @@ def main(argv: list[str] | None = None) -> int:
     assert logits is not None
     ref = Reference(weights, max_len)
     ref_tokens, ref_logits = ref.generate(prompt, args.tokens, context=args.context, seed=args.seed)
-    first = next((i for i, (a, b) in enumerate(zip(tokens, ref_tokens, strict=True)) if a != b), None)
+    first = next(
+        (i for i, (a, b) in enumerate(zip(tokens, ref_tokens, strict=True)) if a != b), None
+    )
     same = args.tokens if first is None else first + 1  # steps fed the same tokens
     std = ref_logits[:same].std(axis=1, keepdims=True)
     err = float((np.abs(logits[:same] - ref_logits[:same]) / std).max())
@@ -174,7 +200,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tokens: all {args.tokens} equal")
     else:
         why = "at a near-tie of the reference's top two logits" if near_tie else "at a clear margin"
-        print(f"tokens: first differ at step {first} ({tokens[first]} vs {ref_tokens[first]}), {why}")
+        print(
+            f"tokens: first differ at step {first} ({tokens[first]} vs {ref_tokens[first]}), {why}"
+        )
     ok = ok_logits and (first is None or near_tie)
     print("CHECK PASSED: the device decode matches the numpy reference" if ok else "CHECK FAILED")
     return 0 if ok else 1

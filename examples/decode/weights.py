@@ -27,7 +27,15 @@ import numpy as np
 
 from .config import CONFIGS, Config, ConfigError, load_hf_config
 
-__all__ = ["BF16", "LayerWeights", "Weights", "WeightsError", "load_checkpoint", "random_weights", "save_checkpoint"]
+__all__ = [
+    "BF16",
+    "LayerWeights",
+    "Weights",
+    "WeightsError",
+    "load_checkpoint",
+    "random_weights",
+    "save_checkpoint",
+]
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 
@@ -69,7 +77,11 @@ class Weights:
         """Bytes of weights a decode step reads: every matrix and norm once, the tied
         embedding once (as the lm_head), an untied embedding only as one gathered row."""
         total = sum(a.nbytes for ly in self.layers for a in vars(ly).values()) + self.norm.nbytes
-        total += self.embed.nbytes if self.lm_head is None else self.lm_head.nbytes + self.embed[0].nbytes
+        total += (
+            self.embed.nbytes
+            if self.lm_head is None
+            else self.lm_head.nbytes + self.embed[0].nbytes
+        )
         return int(total)
 
     def hf_state_dict(self) -> dict[str, np.ndarray]:
@@ -136,7 +148,9 @@ def random_weights(config: Config | str, seed: int = 0) -> Weights:
     """Seeded random bf16 weights for a shape (a ``Config`` or a name of ``CONFIGS``)."""
     if isinstance(config, str):
         if config not in CONFIGS:
-            raise ConfigError(f"unknown config {config!r}; the named shapes are {', '.join(CONFIGS)}")
+            raise ConfigError(
+                f"unknown config {config!r}; the named shapes are {', '.join(CONFIGS)}"
+            )
         config = CONFIGS[config]
     rng = np.random.default_rng(seed)
 
@@ -157,7 +171,9 @@ def _checkpoint_files(directory: Path) -> list[Path]:
         try:
             names = sorted(set(json.loads(index.read_text())["weight_map"].values()))
         except (json.JSONDecodeError, KeyError, AttributeError) as exc:
-            raise WeightsError(f"{index}: not a safetensors index ({type(exc).__name__}: {exc})") from None
+            raise WeightsError(
+                f"{index}: not a safetensors index ({type(exc).__name__}: {exc})"
+            ) from None
         files = [directory / n for n in names]
         missing = [str(f.name) for f in files if not f.is_file()]
         if missing:
@@ -165,7 +181,9 @@ def _checkpoint_files(directory: Path) -> list[Path]:
         return files
     files = sorted(directory.glob("*.safetensors"))
     if not files:
-        raise WeightsError(f"{directory}: no *.safetensors files (and no model.safetensors.index.json)")
+        raise WeightsError(
+            f"{directory}: no *.safetensors files (and no model.safetensors.index.json)"
+        )
     return files
 
 
@@ -194,14 +212,20 @@ def load_checkpoint(directory: str | Path) -> Weights:
 
     def take(name: str, shape: tuple[int, ...], is_norm: bool) -> np.ndarray:
         if name not in where:
-            raise WeightsError(f"{d}: tensor {name} is not in the checkpoint ({len(set(where.values()))} file(s))")
+            raise WeightsError(
+                f"{d}: tensor {name} is not in the checkpoint ({len(set(where.values()))} file(s))"
+            )
         try:
             with safe_open(str(where[name]), framework="np") as f:
                 t = f.get_tensor(name)
         except (SafetensorError, TypeError, ValueError) as exc:
-            raise WeightsError(f"{where[name]}: tensor {name} cannot be read as numpy ({exc})") from None
+            raise WeightsError(
+                f"{where[name]}: tensor {name} cannot be read as numpy ({exc})"
+            ) from None
         if tuple(t.shape) != shape:
-            raise WeightsError(f"{d}: tensor {name} has shape {tuple(t.shape)}, expected {shape} by config.json")
+            raise WeightsError(
+                f"{d}: tensor {name} has shape {tuple(t.shape)}, expected {shape} by config.json"
+            )
         if t.dtype.kind not in "fV" and t.dtype != BF16:
             raise WeightsError(f"{d}: tensor {name} has dtype {t.dtype}, expected a float type")
         return np.ascontiguousarray(t.astype(BF16) if t.dtype != BF16 else t)

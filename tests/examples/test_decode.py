@@ -23,14 +23,14 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
-from numba import cuda
-
-import simtsafe as ss
 from decode import kernels as K
 from decode.config import CONFIGS, Config, ConfigError, load_hf_config
 from decode.model import Decoder, device_array
 from decode.reference import Reference
 from decode.weights import WeightsError, load_checkpoint, random_weights
+from numba import cuda
+
+import simtsafe as ss
 
 RUN = Path(__file__).resolve().parents[2] / "examples" / "decode" / "run.py"
 BF16 = ml_dtypes.bfloat16
@@ -44,7 +44,9 @@ SMALL = Config(hidden=32, layers=2, heads=4, kv_heads=2, head_dim=16, inter=48, 
 ODD = Config(hidden=36, layers=1, heads=6, kv_heads=1, head_dim=12, inter=20, vocab=50, theta=1e4)
 
 
-def _decode(dec: Decoder, prompt: list[int], tokens: int, context: int = 0) -> tuple[list[int], np.ndarray]:
+def _decode(
+    dec: Decoder, prompt: list[int], tokens: int, context: int = 0
+) -> tuple[list[int], np.ndarray]:
     rows: list[np.ndarray] = []
     got = dec.generate(prompt, tokens, context=context, on_logits=lambda i, lg: rows.append(lg))
     return got, np.stack(rows)
@@ -119,7 +121,13 @@ def test_argmax_takes_the_first_maximum(mode: str) -> None:
     bval = cuda.device_array(blocks, np.float32)
     bidx = cuda.device_array(blocks, np.int32)
     lm.prepare(grid=blocks, block=block)(
-        logits, bval, bidx, device_array(w), cuda.to_device(x), device_array(np.ones(k, BF16)), np.float32(1e-6)
+        logits,
+        bval,
+        bidx,
+        device_array(w),
+        cuda.to_device(x),
+        device_array(np.ones(k, BF16)),
+        np.float32(1e-6),
     )
     tok = cuda.to_device(np.zeros(1, np.int32))
     pos = cuda.to_device(np.array([2], np.int32))
@@ -265,14 +273,18 @@ def test_loader_names_what_is_wrong(tmp_path: Path) -> None:
 
     del written["model.layers.1.mlp.up_proj.weight"]
     save_file(written, str(tmp_path / "a" / "model.safetensors"))
-    with pytest.raises(WeightsError, match=r"tensor model\.layers\.1\.mlp\.up_proj\.weight is not in"):
+    with pytest.raises(
+        WeightsError, match=r"tensor model\.layers\.1\.mlp\.up_proj\.weight is not in"
+    ):
         load_checkpoint(tmp_path / "a")
     written["model.layers.1.mlp.up_proj.weight"] = np.zeros((3, 3), BF16)
     save_file(written, str(tmp_path / "a" / "model.safetensors"))
     with pytest.raises(WeightsError, match=r"has shape \(3, 3\), expected \(48, 32\)"):
         load_checkpoint(tmp_path / "a")
     (tmp_path / "b").mkdir()
-    (tmp_path / "b" / "config.json").write_text(json.dumps({"model_type": "qwen3", "rope_scaling": {"type": "yarn"}}))
+    (tmp_path / "b" / "config.json").write_text(
+        json.dumps({"model_type": "qwen3", "rope_scaling": {"type": "yarn"}})
+    )
     with pytest.raises(ConfigError, match="rope type 'yarn' is not supported"):
         load_hf_config(tmp_path / "b")
 
