@@ -301,16 +301,24 @@ class Decoder:
             raise ValueError(f"position {position} outside the cache [0, {self.max_len})")
         self.pos.copy_to_device(np.array([position], np.int32))
 
-    def reset(self, context: int = 0, seed: int = 0) -> None:
-        """Empty cache and history; positions ``[0, context)`` filled as the reference does
+    def reset(
+        self,
+        context: int = 0,
+        seed: int = 0,
+        values: Sequence[tuple[np.ndarray, np.ndarray]] | None = None,
+    ) -> None:
+        """Empty cache and history; positions ``[0, context)`` filled with ``values`` (per
+        layer K and V of shape (kv_heads, context, head_dim)), by default the reference's
         (``reference.prefill_values``); the position set to ``context``."""
         c, hd, hdp = self.config, self.config.head_dim, self.hdp
-        values = prefill_values(c, context, seed) if context else None
+        if context and values is None:
+            values = prefill_values(c, context, seed)
         for i, ly in enumerate(self.layers):
             for name, which in (("kc", 0), ("vc", 1)):
                 host = np.zeros((self.max_len, c.kv_heads, hdp), BF16)
-                if values is not None:
-                    host[:context, :, :hd] = values[i][which].transpose(1, 0, 2)
+                if context:
+                    assert values is not None
+                    host[:context, :, :hd] = np.asarray(values[i][which]).transpose(1, 0, 2)
                 ly[name + "_bits"].copy_to_device(host.reshape(self.max_len, -1).view(np.uint16))
         self.hist.copy_to_device(np.zeros((self.max_len, 1), np.int32))
         self.set_position(context)
