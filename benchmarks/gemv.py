@@ -94,6 +94,32 @@ def gemv_bf16(
     y[thread.warp_leader()] = total
 
 
+@ss.kernel
+def gemv_bf16_x2(
+    y: DisjointSlice[np.float32, PerWarp], w: In2D[ss.bfloat16], x: In[ss.bfloat16]
+) -> None:
+    # Two 16-byte runs of the row per lane and step (j and j + 32): twice the loads in
+    # flight per warp. A run past the row's end reads 0, so no tail code is needed.
+    row = cuda.grid(1) // 32
+    acc0 = np.float32(0)
+    acc1 = np.float32(0)
+    for j in range(cuda.laneid, (w.shape[1] + 7) // 8, 64):
+        a = ss.vec.load(w, (row, j), 8)
+        c = ss.vec.load(w, (row, j + 32), 8)
+        b = ss.vec.load(x, j, 8)
+        d = ss.vec.load(x, j + 32, 8)
+        acc0 += (
+            a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
+            + a[4] * b[4] + a[5] * b[5] + a[6] * b[6] + a[7] * b[7]
+        )  # fmt: skip
+        acc1 += (
+            c[0] * d[0] + c[1] * d[1] + c[2] * d[2] + c[3] * d[3]
+            + c[4] * d[4] + c[5] * d[5] + c[6] * d[6] + c[7] * d[7]
+        )  # fmt: skip
+    total = ss.warp.sum(acc0 + acc1)
+    y[thread.warp_leader()] = total
+
+
 #: The simtsafe kernel for each element type.
 SAFE: dict[str, Any] = {"float32": gemv_f32, "float16": gemv_f16, "bfloat16": gemv_bf16}
 
@@ -176,6 +202,9 @@ def bench_one(
 
     safe = SAFE[dtype].prepare(grid=_grid(n), block=BLOCK)
     measure("simtsafe", lambda: ((lambda: safe(y, w, x)), y.copy_to_host))
+    if dtype == "bfloat16":
+        safe2 = gemv_bf16_x2.prepare(grid=_grid(n), block=BLOCK)
+        measure("simtsafe x2", lambda: ((lambda: safe2(y, w, x)), y.copy_to_host))
     measure("numba raw", lambda: ((lambda: gemv_raw[_grid(n), BLOCK](y, w, x)), y.copy_to_host))
     if torch is not None and not ss.SIMULATOR:
         if dtype == "bfloat16":  # PyTorch's array interface has no bf16: convert on the host

@@ -43,6 +43,7 @@ except Exception as _exc:  # pragma: no cover - needs a machine without the CUDA
     _fail_import(_exc)
 
 from . import block as block
+from . import grid as grid
 from . import random as random
 from . import shared as shared
 from . import sim as sim
@@ -178,6 +179,7 @@ __all__ = [
     "WarpRow",
     "check_kernel",
     "block",
+    "grid",
     "configure",
     "cover",
     "device",

@@ -520,6 +520,17 @@ def _fallback_to_source_verdict(kernel: Kernel[Any], why: str) -> None:
     finding = kernel.source_uniformity().finding
     if finding is not None:
         raise finding
+    if {"grid.sync", "grid.read"} & kernel._api_closure():
+        # The source-level levels are block-uniform at best: a branch on blockIdx passes
+        # them, yet some blocks would skip a grid sync. Only the compiled form decides it.
+        raise SafetyError(
+            f"kernel {kernel.name!r} calls simtsafe.grid.sync() or grid.read(), whose "
+            "grid-uniform control flow and grid phases only the compiled-form check can "
+            f"prove, and it cannot run here ({why}); "
+            "install the CUDA compiler libraries (pip install 'simtsafe[cu13]')",
+            kernel=kernel.name,
+            rule="uniformity",
+        )
 
 
 def _rebuild_kernel(

@@ -407,6 +407,9 @@ class Declared:
             helper_uniformity=_helper_uniformity,
             with_uniformity=with_uniformity,
             max_registers=d.options.max_registers if d.kind == "kernel" else None,
+            blocks_per_sm=(
+                d.contract.blocks_per_sm if d.kind == "kernel" and d.contract is not None else None
+            ),
         )
 
     def source_uniformity(self) -> UniformitySummary:

@@ -37,14 +37,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from .._errors import SafetyError
-from ._uniformity import BLOCK_OPS
+from ._uniformity import BLOCK_OPS, GRID_OPS
 
 __all__ = ["check_phases"]
 
 _TILE_CTORS = frozenset({"shared.tile", "shared.dynamic_tile"})
 _ACC_CTORS = frozenset({"shared.accumulator"})
 #: Tier-1 barriers: block.sync and the block collectives (each contains one).
-_BARRIERS = BLOCK_OPS
+_BARRIERS = BLOCK_OPS | GRID_OPS  # a grid sync is a barrier of every block too
 _WITNESS_CTORS = frozenset({"thread.local_index", "thread.local_index_2d"})
 _ACC_UPDATES = frozenset({"add", "min", "max"})
 

@@ -205,11 +205,11 @@ def _identity_table() -> dict[int, Ref]:
 def _public_kernel_api() -> dict[str, Any]:
     """simtsafe's public objects that kernel code may name: witness constructors,
     ``unsafe``, block/warp collectives, shared tiles and accumulators."""
-    from .. import block, random, shared, thread, vec, warp
+    from .. import block, grid, random, shared, thread, vec, warp
     from .._unsafe import unsafe
 
     api: dict[str, Any] = {"unsafe": unsafe}
-    for module in (thread, block, warp, shared, random, vec):
+    for module in (thread, block, warp, grid, shared, random, vec):
         prefix = module.__name__.removeprefix("simtsafe.")
         for name in module.__all__:
             api[f"{prefix}.{name}"] = getattr(module, name)
@@ -222,6 +222,7 @@ PUBLIC_MODULES = frozenset(
         "simtsafe.thread",
         "simtsafe.block",
         "simtsafe.warp",
+        "simtsafe.grid",
         "simtsafe.shared",
         "simtsafe.random",
         "simtsafe.vec",

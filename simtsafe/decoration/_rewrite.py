@@ -902,6 +902,7 @@ def analyze(
     helper_uniformity: Callable[[Any, tuple[int, ...]], UniformitySummary] | None = None,
     with_uniformity: bool = False,
     max_registers: int | None = None,
+    blocks_per_sm: int | None = None,
 ) -> Analysis:
     """Check ``source`` against ``scope`` and build the rewritten function's AST.
 
@@ -921,6 +922,8 @@ def analyze(
         param_levels: uniformity of the parameters (default: all block-uniform).
         helper_uniformity: uniformity summary of helpers (see ``_uniformity``).
         max_registers: a kernel's register budget, stamped as ``.maxnreg``.
+        blocks_per_sm: the contract's resident blocks per multiprocessor, stamped as
+            ``.minnctapersm``.
         with_uniformity: also run the source-level uniformity analysis (it decides
             nothing: the compiled form does; its finding words early messages and is
             the simulator's fallback verdict).
@@ -1026,6 +1029,8 @@ def analyze(
         prologue.append(ast.parse(f"__ss_require_block({x}, {y}, {z})").body[0])
     if max_registers is not None:
         prologue.append(ast.parse(f"__ss_max_registers({int(max_registers)})").body[0])
+    if blocks_per_sm is not None:
+        prologue.append(ast.parse(f"__ss_min_blocks({int(blocks_per_sm)})").body[0])
     for v in views:
         helper = f"__ss_view_{v.view}"
         prologue.append(ast.parse(f"{v.name} = {helper}({v.name})").body[0])

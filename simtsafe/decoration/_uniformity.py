@@ -28,7 +28,7 @@ from typing import Any
 
 from .._errors import SafetyError
 
-__all__ = ["BLOCK_OPS", "WARP_OPS", "UniformitySummary", "check_uniformity"]
+__all__ = ["BLOCK_OPS", "GRID_OPS", "WARP_OPS", "UniformitySummary", "check_uniformity"]
 
 U, W, N = 0, 1, 2  # block-uniform < warp-uniform < non-uniform
 _LEVEL = ("block-uniform", "warp-uniform", "thread-dependent")
@@ -46,6 +46,9 @@ BLOCK_OPS = frozenset(
         "shared.accumulator",
     }
 )
+#: ... and every thread of the launch (checked here as block operations: the source-level
+#: levels stop at block-uniform; the compiled form tells grid from block uniformity).
+GRID_OPS = frozenset({"grid.sync"})
 #: ... and every lane of the warp.
 WARP_OPS = frozenset(
     {"warp.sum", "warp.max", "warp.min", "warp.reduce", "warp.scan", "warp.broadcast"}
@@ -437,7 +440,7 @@ class _Analysis:
     def _call(self, node: ast.Call, ctx: _Ctx) -> _Ctx | None:
         name = self.ref_name(node.func)
         helper = self.helper_of(node.func) if name is None else None
-        block_op = name in BLOCK_OPS
+        block_op = name in BLOCK_OPS or name in GRID_OPS
         warp_op = name in WARP_OPS
         ended: _Ctx | None = None
         if helper is not None:
@@ -452,7 +455,8 @@ class _Analysis:
         if block_op:
             self.summary.block_op_line = self.summary.block_op_line or node.lineno
             if self.report and ctx.level > U:
-                self._diverges(node, name or f"helper {ast.unparse(node.func)}", "block", ctx)
+                scope = "grid" if name in GRID_OPS else "block"
+                self._diverges(node, name or f"helper {ast.unparse(node.func)}", scope, ctx)
         elif warp_op:
             self.summary.warp_op_line = self.summary.warp_op_line or node.lineno
             if self.report and ctx.level > W:

@@ -167,6 +167,15 @@ class LaunchContract(BaseModel):
         strict=True,
         description="The kernel needs a cooperative (grid-synced) launch.",
     )
+    blocks_per_sm: int | None = Field(
+        default=None,
+        ge=1,
+        description=(
+            "Blocks of the kernel that must be resident at once on each multiprocessor "
+            "(.minnctapersm: the compiler limits registers for it; prepare checks that the "
+            "compiled function reaches it). Needs block or max_threads."
+        ),
+    )
     cluster: Dim3 | None = Field(
         default=None, description="Thread-block cluster shape (x, y, z), padded like block."
     )
@@ -195,6 +204,7 @@ class LaunchContract(BaseModel):
             shared_alignment: int | None = None,
             min_compute_capability: Sequence[int] | None = None,
             cooperative: bool = False,
+            blocks_per_sm: int | None = None,
             cluster: int | Sequence[int] | None = None,
             requires: Sequence[str] = (),
             covers: str | None = None,
@@ -319,6 +329,12 @@ class LaunchContract(BaseModel):
             )
         if self.block is not None:
             _check_rank(self.block, self.domain, "block")
+        if self.blocks_per_sm is not None and self.block is None and self.max_threads is None:
+            raise ValueError(
+                f"blocks_per_sm={self.blocks_per_sm} needs the block size it is computed for "
+                "(the compiler divides the registers among blocks of that size); give block= "
+                "or max_threads="
+            )
         if self.cluster is not None:
             _check_rank(self.cluster, self.domain, "cluster")
         if self.shared_alignment is not None:

@@ -22,6 +22,7 @@ from .._errors import (
     ComputeCapabilityError,
     ContextMismatch,
     CooperativeLaunchError,
+    FunctionLimitExceeded,
     GraphError,
     SharedMemoryError,
 )
@@ -161,10 +162,12 @@ def _check_cooperative(
     declared = contract is not None and contract.cooperative
     if not declared:
         # The simulator has no compiled kernel: it reads the same fact from the source.
-        syncs = "cuda.cg.this_grid" in kernel._api_closure() if SIMULATOR else None
+        used = kernel._api_closure() if SIMULATOR else frozenset()
+        syncs = "cuda.cg.this_grid" in used or "grid.sync" in used
         if syncs or uses_grid_sync(numba_kernel):
             raise CooperativeLaunchError(
-                f"kernel {name!r} synchronizes the whole grid (cuda.cg.this_grid().sync()), which "
+                f"kernel {name!r} synchronizes the whole grid (simtsafe.grid.sync() or "
+                "cuda.cg.this_grid().sync()), which "
                 "needs a cooperative launch whose blocks are all resident at once; declare "
                 "cooperative=True in its launch contract so prepare checks residency and launches "
                 "it cooperatively",
@@ -189,6 +192,33 @@ def _check_cooperative(
             kernel=name,
             actual=blocks,
             limit=resident,
+        )
+
+
+def _check_blocks_per_sm(
+    kernel: Kernel[Any], numba_kernel: Any, block: tuple[int, int, int], shared_mem: int
+) -> None:
+    """The contract's ``blocks_per_sm`` blocks of this shape fit on one multiprocessor at once.
+
+    The compiler was told (``.minnctapersm``) and limits registers for it; what it cannot
+    limit -- the launch's block size and shared memory -- may still keep fewer resident.
+    """
+    want = kernel.contract.blocks_per_sm if kernel.contract is not None else None
+    if want is None:
+        return
+    fit = cooperative_blocks(numba_kernel, block, shared_mem, 1)
+    if not SIMULATOR:
+        fit //= device_limits().multiprocessors  # numba counts every multiprocessor
+    if fit < want:
+        raise FunctionLimitExceeded(
+            f"kernel {kernel.name!r}: its contract asks for blocks_per_sm={want} resident "
+            f"blocks per multiprocessor, but {fit} blocks of {block} with {shared_mem} B of "
+            "dynamic shared memory fit (registers, shared memory and threads per "
+            "multiprocessor decide it). Launch smaller blocks, use less shared memory, or "
+            f"lower blocks_per_sm to {fit}",
+            kernel=kernel.name,
+            actual=fit,
+            limit=want,
         )
 
 
@@ -230,6 +260,7 @@ def prepare(
     if not SIMULATOR:
         _check_cluster_occupancy(kernel, plan, lim)
     _check_cooperative(kernel, spec.numba_kernel, grid3, block3, shared_mem, lim)
+    _check_blocks_per_sm(kernel, spec.numba_kernel, block3, shared_mem)
     return PreparedLaunch._mint(kernel, grid3, block3, shared_mem, stream, lim, plan)
 
 

@@ -51,7 +51,7 @@ from numba.cuda.typing.templates import signature
 
 from ._accumulate import builtins as accumulate_builtins
 from ._blockgeo import BlockGeometry
-from ._provenance import current_site, declare_uniform, site, user_code
+from ._provenance import current_site, declare_uniform, grid_read, site, user_code
 
 __all__ = ["builtins"]
 
@@ -593,14 +593,67 @@ def _block_sync(typingctx: Any) -> Any:
     return types.none(), codegen
 
 
+@intrinsic
+def _grid_sync(typingctx: Any) -> Any:
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        with site("grid.sync", "grid"):
+            # numba-cuda's cooperative-groups entry points: the kernel is then marked
+            # cooperative (launched so, and linked with cudadevrt) as for this_grid().sync().
+            context.active_code_library.use_cooperative = True
+            handle = builder.call(
+                nvvmutils.declare_cudaCGGetIntrinsicHandle(builder.module),
+                (ir.Constant(ir.IntType(32), 1),),
+            )
+            builder.call(
+                nvvmutils.declare_cudaCGSynchronize(builder.module),
+                (handle, ir.Constant(ir.IntType(32), 0)),
+            )
+        return context.get_dummy_value()
+
+    return types.none(), codegen
+
+
+@intrinsic
+def _grid_read(typingctx: Any, ds: Any, idx: Any) -> Any:
+    from ._cuda import DisjointSliceType, _load, _read_type, _slice_array, _widened
+
+    if not isinstance(ds, DisjointSliceType):
+        raise _reject(
+            f"grid.read(out, i) reads an output (a DisjointSlice parameter) that other threads "
+            f"wrote before a grid sync; got {ds}. Read inputs by index directly"
+        )
+    if isinstance(ds.dtype, types.Record):
+        raise _reject(f"grid.read reads scalar elements; {ds} has records")
+    parts = tuple(idx) if isinstance(idx, types.BaseTuple) else (idx,)
+    if len(parts) != ds.ndim or not all(isinstance(t, types.Integer) for t in parts):
+        want = "an int" if ds.ndim == 1 else f"a tuple of {ds.ndim} ints"
+        raise _reject(f"grid.read of a {ds.ndim}D output takes {want} as its index; got {idx}")
+
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        raw = cgutils.unpack_tuple(builder, args[1], len(parts)) if len(parts) > 1 else [args[1]]
+        at = [context.cast(builder, v, t, types.intp) for v, t in zip(raw, parts, strict=True)]
+        with grid_read():  # the compiled-form check finds the load by this tag
+            value = _load(
+                context, builder, ds.arr_type, _slice_array(context, builder, ds, args[0]), at
+            )
+        return _widened(builder, ds.dtype, value)
+
+    return signature(_read_type(ds.dtype), ds, idx), codegen
+
+
 def builtins(*, proven_domain: int | None) -> dict[str, Any]:
-    """The ``__ss_block_*`` / ``__ss_warp_*`` / accumulator names for compiled kernels."""
+    """The ``__ss_block_*`` / ``__ss_warp_*`` / ``__ss_grid_*`` / accumulator names for
+    compiled kernels."""
     names = dict(_NAMES)
     names.update(accumulate_builtins())
     return names
 
 
-_NAMES: dict[str, Any] = {"__ss_block_sync": _block_sync}
+_NAMES: dict[str, Any] = {
+    "__ss_block_sync": _block_sync,
+    "__ss_grid_sync": _grid_sync,
+    "__ss_grid_read": _grid_read,
+}
 for _scope in ("block", "warp"):
     for _name in ("sum", "max", "min"):
         _NAMES[f"__ss_{_scope}_{_name}"] = _reduction(_scope, _name)

@@ -509,10 +509,36 @@ def _shared_accumulator(n: Any, dtype: Any, site: Site) -> SimSharedAccumulator:
 
 
 def builtins(*, proven_domain: int | None) -> dict[str, Any]:
-    """The ``__ss_block_*`` / ``__ss_warp_*`` / accumulator names on the simulator."""
+    """The ``__ss_block_*`` / ``__ss_warp_*`` / ``__ss_grid_sync`` / accumulator names on the
+    simulator."""
 
     def block_sync() -> None:
         _simrt.barrier(_site())
+
+    def grid_sync() -> None:
+        # A cooperative launch (lowering/_grid_sim) waits for the whole grid; any other
+        # launch refuses it there (rule "grid-sync").
+        _simrt.grid_sync(_site())
+
+    def grid_read(ds: Any, idx: Any) -> Any:
+        from ._sim import SimDisjointSlice, read_element  # _sim imports this module
+
+        if not isinstance(ds, SimDisjointSlice):
+            _reject(
+                "grid.read(out, i) reads an output (a DisjointSlice parameter) that other "
+                f"threads wrote before a grid sync; got {type(ds).__name__}. Read inputs by "
+                "index directly"
+            )
+        parts = idx if isinstance(idx, tuple) else (idx,)
+        ndim = ds.ndim
+        if len(parts) != ndim or not all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in parts
+        ):
+            want = "an int" if ndim == 1 else f"a tuple of {ndim} ints"
+            _reject(f"grid.read of a {ndim}D output takes {want} as its index; got {idx!r}")
+        if ds._arr.dtype.names is not None:
+            _reject("grid.read reads scalar elements; this output has records")
+        return read_element(ds, tuple(int(v) for v in parts))
 
     def view_acc(arr: Any) -> SimAccumulate:
         if getattr(arr, "ndim", 1) != 1:
@@ -524,6 +550,8 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
 
     names: dict[str, Any] = {
         "__ss_block_sync": block_sync,
+        "__ss_grid_sync": grid_sync,
+        "__ss_grid_read": grid_read,
         "__ss_view_acc": view_acc,
         "__ss_shared_accumulator": shared_accumulator,
     }

@@ -714,7 +714,8 @@ def _lower_in_bounds(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -
     else:
         arrty, arr = target, args[1]
     idx = _witness_indices(context, builder, wty, args[0])
-    if wty.space == "Columns":  # the column exists (row 0 stands for any row)
+    if isinstance(target, DisjointSliceType) and target.space == "Columns":
+        # The column exists (in every row): a Columns output is 2D, its witness 1D.
         shape = cgutils.unpack_tuple(builder, make_array(arrty)(context, builder, arr).shape, 2)
         return builder.icmp_unsigned("<", idx[0], shape[1])
     ok, _ = _guarded_pointer(context, builder, arrty, arr, idx)
@@ -942,6 +943,26 @@ def _max_registers(typingctx: Any, n: Any) -> Any:
     return types.none(n), codegen
 
 
+@intrinsic
+def _min_blocks(typingctx: Any, n: Any) -> Any:
+    """Stamp ``.minnctapersm n`` on the kernel (the contract's ``blocks_per_sm``): ptxas
+    keeps the registers per thread low enough for ``n`` blocks of the bounded size."""
+    value = getattr(n, "literal_value", None)
+    if not isinstance(value, int):
+        return None
+
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        module, fn = builder.module, builder.function
+        annotations = cgutils.get_or_insert_named_metadata(module, "nvvm.annotations")
+        md = module.add_metadata(
+            [fn, ir.MetaDataString(module, "minctasm"), ir.Constant(ir.IntType(32), value)]
+        )
+        annotations.add(md)
+        return context.get_dummy_value()
+
+    return types.none(n), codegen
+
+
 def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     """The ``__ss_*`` names a rewritten kernel or helper is executed with.
 
@@ -969,6 +990,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
         "__ss_unchecked": _unchecked,
         "__ss_require_block": _require_block,
         "__ss_max_registers": _max_registers,
+        "__ss_min_blocks": _min_blocks,
         "__ss_view_in": _VIEW_IN,
     }
     for space in SPACE_NDIM:

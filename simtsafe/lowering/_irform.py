@@ -86,6 +86,7 @@ class Instr:
     site: tuple[str, str, int] | None  # (api, scope, site id) of a Tier-1 collective
     uniform: tuple[str, int] | None  # (scope, site id): a collective's declared result
     text: str
+    gridread: bool = False  # emitted by simtsafe.grid.read (``!ss.gridread``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -458,6 +459,7 @@ def _instr(line: str, nodes: dict[int, tuple[str | int, ...]]) -> Instr:
         site=(str(site[0]), str(site[1]), int(site[2])) if site and len(site) == 3 else None,
         uniform=(str(uni[1]), int(uni[2])) if uni and len(uni) == 3 else None,
         text=line.strip(),
+        gridread="ss.gridread" in tags,
     )
 
 

@@ -16,7 +16,10 @@ kinds; the PTX is byte-identical, ``tests/ptx/test_provenance_ptx.py``):
   branches are the user's);
 * ``!ss.uniform !{!"<llvm type>", !"block", i32 id}`` -- the instruction that
   produces a collective's result, which simtsafe's lowering guarantees to be
-  the same in every thread of the scope (``verify`` trusts it only there).
+  the same in every thread of the scope (``verify`` trusts it only there);
+* ``!ss.gridread !{i32 1}`` -- every instruction a ``simtsafe.grid.read`` emits:
+  its global load reads an output that other threads write in other grid
+  phases (``verify`` checks that a grid sync separates them).
 
 Two hooks, installed once at import of the CUDA backend: Numba's
 ``CUDALower.lower_inst`` records the statement's location while a function
@@ -36,7 +39,15 @@ from typing import Any
 
 from llvmlite import ir
 
-__all__ = ["current_site", "declare_uniform", "install", "mark_built", "site", "user_code"]
+__all__ = [
+    "current_site",
+    "declare_uniform",
+    "grid_read",
+    "install",
+    "mark_built",
+    "site",
+    "user_code",
+]
 
 #: The attribute set on functions simtsafe builds (kernels and helpers after the rewrite).
 BUILT = "__simtsafe_built__"
@@ -103,6 +114,17 @@ def user_code(ident: int) -> Iterator[None]:
         _TLS.site, _TLS.opcall = saved
 
 
+@contextlib.contextmanager
+def grid_read() -> Iterator[None]:
+    """Tag every instruction emitted inside as part of a ``simtsafe.grid.read``."""
+    saved = getattr(_TLS, "gridread", False)
+    _TLS.gridread = True
+    try:
+        yield
+    finally:
+        _TLS.gridread = saved
+
+
 def declare_uniform(builder: ir.IRBuilder, value: ir.Value, scope: str, ident: int) -> None:
     """State that ``value``, a collective's result, is the same in every thread of ``scope``.
 
@@ -120,6 +142,8 @@ def _tagging_insert(original: Any) -> Any:
         if loc is not None:
             module = self._block.parent.module
             instr.metadata["ss.loc"] = _node(module, loc)
+            if getattr(_TLS, "gridread", False):
+                instr.metadata["ss.gridread"] = _node(module, (1,))
             where = getattr(_TLS, "site", None)
             if where is not None:
                 instr.metadata["ss.site"] = _node(module, where)

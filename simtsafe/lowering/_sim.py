@@ -18,7 +18,14 @@ from .._errors import SafetyError
 from .._spaces import LOCAL_SPACE_NDIM, SPACE_NDIM
 from . import _coop_sim, _simrt
 
-__all__ = ["SimDisjointSlice", "SimInput", "SimWitness", "builtins"]
+__all__ = [
+    "SimDisjointSlice",
+    "SimInput",
+    "SimWitness",
+    "builtins",
+    "read_element",
+    "store_element",
+]
 
 SENTINEL: Final = 2**63 - 1
 
@@ -203,7 +210,10 @@ class _SimView:
 
     def _read(self, w: SimWitness, row: int | None = None) -> Any:
         """Bounds-checked read through a witness (and a Columns row): zero when out of range."""
-        idx = _witness_for(self._arr.shape, w, row)
+        return self._element(_witness_for(self._arr.shape, w, row))
+
+    def _element(self, idx: tuple[int, ...] | None) -> Any:
+        """The element at ``idx`` as a witness read gives it; zero (None: out of range)."""
         if idx is None:
             if self._arr.dtype.names is not None:  # a zero-filled scratch record
                 return np.zeros(1, self._arr.dtype).view(np.recarray)[0]
@@ -269,17 +279,29 @@ class SimDisjointSlice(_SimView):
         self._check_space(w, writing=True)
         idx = _witness_for(self._arr.shape, w, row)
         if idx is not None:
-            at = idx if len(idx) > 1 else idx[0]
-            if self._arr.dtype == _BF16:  # as on the device: to float32, then RNE to bf16
-                with np.errstate(all="ignore"):  # NaN and overflow silently, as on the GPU
-                    self._arr[at] = np.float32(value)
-                return
-            self._arr[at] = _plain_record(value)
+            store_element(self._arr, idx, value)
 
     def __getitem__(self, key: Any) -> Any:
         w, row = _column_access(self._space, key)
         self._check_space(w, writing=False)
         return self._read(w, row)
+
+
+def store_element(arr: Any, idx: tuple[int, ...], value: Any) -> None:
+    """Store ``value`` at ``idx`` of ``arr`` as every device store does (``_bf16.stored_element``):
+    into bf16 via float32, rounded to nearest even; a record by value."""
+    at = idx if len(idx) > 1 else idx[0]
+    if arr.dtype == _BF16:
+        with np.errstate(all="ignore"):  # NaN and overflow silently, as on the GPU
+            arr[at] = np.float32(value)
+        return
+    arr[at] = _plain_record(value)
+
+
+def read_element(view: SimDisjointSlice, idx: tuple[int, ...]) -> Any:
+    """``grid.read(view, idx)``: any element, bounds-checked as a witness read (0 outside)."""
+    inside = all(0 <= i < n for i, n in zip(idx, view._arr.shape, strict=True))
+    return view._element(idx if inside else None)
 
 
 @final
@@ -442,6 +464,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
         "__ss_unchecked": unchecked,
         "__ss_require_block": require_block,
         "__ss_max_registers": lambda n: None,  # a register budget: nothing to simulate
+        "__ss_min_blocks": lambda n: None,  # an occupancy target: nothing to simulate
         "__ss_view_in": view_in,
     }
     for space in SPACE_NDIM:

@@ -16,7 +16,7 @@ import numpy as np
 
 from .._spaces import out_tile_too_large
 from . import _simrt
-from ._sim import SENTINEL, SimDisjointSlice, SimWitness, _mint, _reject
+from ._sim import SENTINEL, SimDisjointSlice, SimWitness, _mint, _reject, store_element
 
 __all__ = ["SimLocalArray", "SimOutTile", "SimSharedTile", "builtins"]
 
@@ -249,7 +249,7 @@ class SimOutTile:
     def __setitem__(self, i: Any, value: Any) -> None:
         coords = self._element(i)
         if coords is not None:
-            self._arr[coords if len(coords) > 1 else coords[0]] = value
+            store_element(self._arr, coords, value)
 
     def __getitem__(self, i: Any) -> Any:
         coords = self._element(i)

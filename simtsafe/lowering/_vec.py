@@ -187,8 +187,8 @@ def _vec_store(typingctx: Any, t: Any, values: Any) -> Any:
     refusal = vec_store_refusal(t.kind, t.tile, _kind(t.dtype), itemsize, len(values))
     if refusal is not None:
         raise errors.TypingError("simtsafe: " + refusal)
-    for vty in values:
-        if not isinstance(vty, (types.Integer, types.Float, types.Boolean)):
+    for vty in values:  # what `t[k] = v` takes: reals, bools, numba-cuda's bf16 scalar
+        if not isinstance(vty, (types.Integer, types.Float, types.Boolean)) and not is_bf16(vty):
             raise errors.TypingError(
                 f"simtsafe: vec.store writes int, float or bool values; got {vty} in {values}"
             )

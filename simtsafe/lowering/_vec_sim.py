@@ -82,7 +82,7 @@ def vec_store(t: Any, values: Any) -> None:
         if isinstance(v, (complex, np.complexfloating)) or not np.isscalar(v):
             _reject(f"vec.store writes int, float or bool values; got {type(v).__name__}")
     for k, v in enumerate(values):
-        t[k] = np.float32(v) if dtype == _BF16 else v
+        t[k] = v  # converted as the tile's element store does (_sim.store_element)
 
 
 def builtins() -> dict[str, Any]:

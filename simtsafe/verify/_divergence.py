@@ -36,7 +36,7 @@ thread of S reaches it, or none does.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..lowering._irform import Block, FunctionForm, Instr, split_operands
@@ -49,11 +49,14 @@ __all__ = [
     "LEVEL_NAMES",
     "SCOPE_LEVEL",
     "THREAD",
+    "UNKNOWN",
     "WARP",
     "Divergence",
     "analyze",
     "callee_scope",
     "convergent_scope",
+    "pointer_roots",
+    "written_by",
 ]
 
 GRID, BLOCK, WARP, THREAD = 0, 1, 2, 3
@@ -227,38 +230,48 @@ def _provenance(form: FunctionForm) -> tuple[dict[str, frozenset[str]], set[str]
         return p if p else frozenset({UNKNOWN})
 
     for ins in instrs:
-        if ins.opcode in ("store", "atomicrmw", "cmpxchg"):
-            if ins.pointers:
-                written |= of(ins.pointers[-1])
-            else:  # a store to a global or constant expression address
-                written |= set(ins.globals) or {UNKNOWN}
-        elif ins.opcode == "call":
-            name = ins.callee or ""
-            if (
-                name.startswith(_NO_VALUE)
-                or name.startswith(_SREG)
-                or name.startswith("__ss.uniform.")
-            ):
-                continue
-            if name == "asm":
-                text = ins.asm or ""
-                if any(op in text for op in _ASM_WRITES) or "memory" in ins.text:
-                    written.add(UNKNOWN)
-                continue
-            if name.startswith(("__ss.nvvm.ldg", "__ss.nvvm.ldu")) or name == "vprintf":
-                continue  # loads; print's formatting reads its argument buffer only
-            if name.startswith(_PURE_PREFIXES) and not name.startswith(_WRITES_DEST):
-                for p in ins.pointers:  # e.g. __nv_sincosf(x, ptr, ptr) writes its results
-                    written |= of(p)
-                continue
-            if name.startswith(_WRITES_DEST):
-                if ins.pointers:
-                    written |= of(ins.pointers[0])
-                continue
-            if name.startswith("__ss.nvvm.") and not ins.pointers:
-                continue  # barriers, shuffles, votes, fences: no memory argument
-            written.add(UNKNOWN)  # an unknown function may write anything it can reach
+        written |= written_by(ins, of)
     return prov, written
+
+
+def written_by(ins: Instr, of: Callable[[str], frozenset[str]]) -> frozenset[str]:
+    """The provenances ``ins`` may write (``of``: a pointer's provenance; empty: none)."""
+    if ins.opcode in ("store", "atomicrmw", "cmpxchg"):
+        if ins.pointers:
+            return of(ins.pointers[-1])
+        # a store to a global or constant expression address
+        return frozenset(ins.globals) or frozenset({UNKNOWN})
+    if ins.opcode != "call":
+        return frozenset()
+    name = ins.callee or ""
+    if name.startswith(_NO_VALUE) or name.startswith(_SREG) or name.startswith("__ss.uniform."):
+        return frozenset()
+    if name == "asm":
+        text = ins.asm or ""
+        if any(op in text for op in _ASM_WRITES) or "memory" in ins.text:
+            return frozenset({UNKNOWN})
+        return frozenset()
+    if name.startswith(("__ss.nvvm.ldg", "__ss.nvvm.ldu")) or name == "vprintf":
+        return frozenset()  # loads; print's formatting reads its argument buffer only
+    if name.startswith(_PURE_PREFIXES) and not name.startswith(_WRITES_DEST):
+        # e.g. __nv_sincosf(x, ptr, ptr) writes its results
+        return frozenset().union(*(of(p) for p in ins.pointers))
+    if name.startswith(_WRITES_DEST):
+        return of(ins.pointers[0]) if ins.pointers else frozenset()
+    if name.startswith("__ss.nvvm.") and not ins.pointers:
+        return frozenset()  # barriers, shuffles, votes, fences: no memory argument
+    return frozenset({UNKNOWN})  # an unknown function may write anything it can reach
+
+
+def pointer_roots(form: FunctionForm) -> Callable[[str], frozenset[str]]:
+    """A pointer value's provenance in ``form`` (``UNKNOWN`` when it cannot be followed)."""
+    prov, _ = _provenance(form)
+
+    def of(ptr: str) -> frozenset[str]:
+        p = prov.get(ptr, frozenset())
+        return p if p else frozenset({UNKNOWN})
+
+    return of
 
 
 # --------------------------------------------------------------------------- levels

@@ -13,6 +13,9 @@ threads leave at different iterations, an early exit).
 Untagged barriers and shuffles (raw ``numba.cuda`` operations) are the
 author's responsibility inside ``simtsafe.unsafe`` regions and are refused
 anywhere else (they can only come from a lowering bug).
+
+``check_grid_phases`` refuses a ``simtsafe.grid.read`` of an output that may
+run in the same grid phase as a write of that output (``_phases``).
 """
 
 from __future__ import annotations
@@ -28,15 +31,19 @@ from ._divergence import (
     LEVEL_NAMES,
     SCOPE_LEVEL,
     THREAD,
+    UNKNOWN,
     WARP,
     Divergence,
     analyze,
     callee_scope,
     convergent_scope,
+    pointer_roots,
+    written_by,
 )
+from ._phases import last_syncs
 from ._ranges import InputInfo
 
-__all__ = ["SourceInfo", "check_sites", "purity"]
+__all__ = ["SourceInfo", "check_grid_phases", "check_sites", "purity"]
 
 Frame = tuple[str, int]  # (filename, line)
 
@@ -303,7 +310,71 @@ def check_sites(
         }
         if bad:
             _raise_divergent(d, info, loc, api, scope, allowed, members, blocks, bad)
+    check_grid_phases(form, info, loc)
     return d
+
+
+def _is_grid_sync(ins: Instr) -> bool:
+    """A Tier-1 grid sync's barrier call (its grid-uniformity is proven by check_sites)."""
+    return ins.site is not None and ins.site[0] == "grid.sync" and convergent_scope(ins) == "grid"
+
+
+def check_grid_phases(form: FunctionForm, info: SourceInfo, loc: _Locator) -> None:
+    """Refuse a ``grid.read`` of an output that may run in the same grid phase as a write of it.
+
+    A grid read's load carries ``!ss.gridread``; its address's provenance names the
+    output's data pointer. Every instruction that may write that pointer (a store,
+    an atomic, a call that may write anything) other than the grid syncs' own calls
+    must be separated from the read by a grid sync on every path: no sync (nor the
+    entry) may be the last one before both (``_phases``).
+
+    Raises:
+        SafetyError: ``rule="grid-phase"``, at the read's line, naming the write's.
+    """
+    reads = [ins for b in form.blocks for ins in b.instrs if ins.opcode == "load" and ins.gridread]
+    if not reads:
+        return
+    of = pointer_roots(form)
+    params = set(form.params)
+    writes = [
+        (ins, roots)
+        for b in form.blocks
+        for ins in b.instrs
+        if not (ins.site is not None and ins.site[0] == "grid.sync")
+        and (roots := written_by(ins, of))
+    ]
+    last = last_syncs(form, _is_grid_sync)
+    for read in reads:
+        target = of(read.pointers[0]) if read.pointers else frozenset({UNKNOWN})
+        target = target & (params | {UNKNOWN})
+        for write, roots in writes:
+            if not (target & roots or UNKNOWN in roots or UNKNOWN in target):
+                continue
+            if last[id(read)] & last[id(write)]:
+                _raise_same_phase(info, loc, read, write, target)
+
+
+def _raise_same_phase(
+    info: SourceInfo, loc: _Locator, read: Instr, write: Instr, target: frozenset[str]
+) -> None:
+    at = loc.loc_of(read)
+    filename, lineno = at if at is not None else (info.filename, info.first_line)
+    wrote = loc.loc_of(write)
+    named = sorted(p.removeprefix("%").split(".")[0] for p in target if p != UNKNOWN)
+    what = f"output {named[0]!r}" if named else "an output"
+    where = f"line {wrote[1]}" if wrote is not None else "another line"
+    raise SafetyError(
+        f"kernel {info.kernel!r}: grid.read of {what} may run in the same grid phase as the "
+        f"write at {where}: no simtsafe.grid.sync() separates them on every path, so one "
+        "thread may read an element while another writes it. Put a grid.sync() between the "
+        "writes and the reads (in a loop, one after the writes and one after the reads)",
+        kernel=info.kernel,
+        rule="grid-phase",
+        filename=filename,
+        lineno=lineno,
+        source_line=linecache.getline(filename, lineno) or None,
+        cause_line=wrote[1] if wrote is not None else None,
+    )
 
 
 def _first_located(loc: _Locator, members: list[tuple[str, Instr]]) -> Instr:

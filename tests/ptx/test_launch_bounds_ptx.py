@@ -26,3 +26,17 @@ def test_max_threads_is_stamped_as_maxntid() -> None:
 
 def test_no_contract_no_directive() -> None:
     assert _directives(diff_free.ptx()) == []
+
+
+def test_blocks_per_sm_is_stamped_as_minnctapersm() -> None:
+    from tests.kernels.blocks_per_sm import bounded, exact
+
+    def stamped(ptx: str) -> list[str]:
+        return [
+            ln.strip()
+            for ln in ptx.splitlines()
+            if ln.strip().startswith((".reqntid", ".maxntid", ".minnctapersm"))
+        ]
+
+    assert stamped(exact.ptx()) == [".reqntid 256, 1, 1", ".minnctapersm 2"]
+    assert stamped(bounded.ptx()) == [".maxntid 1024, 1, 1", ".minnctapersm 3"]

@@ -100,8 +100,8 @@ def test_grid_sync_without_cooperative_contract_is_refused(mod: ModuleType) -> N
     with pytest.raises(ss.CooperativeLaunchError) as info:
         mod.undeclared.prepare(grid=2, block=32)
     assert str(info.value) == (
-        "kernel 'undeclared' synchronizes the whole grid (cuda.cg.this_grid().sync()), which "
-        "needs a cooperative launch whose blocks are all resident at once; declare "
+        "kernel 'undeclared' synchronizes the whole grid (simtsafe.grid.sync() or "
+        "cuda.cg.this_grid().sync()), which needs a cooperative launch whose blocks are all resident at once; declare "
         "cooperative=True in its launch contract so prepare checks residency and launches it "
         "cooperatively"
     )

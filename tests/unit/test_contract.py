@@ -589,3 +589,14 @@ def test_dynamic_shared_alignment() -> None:
 def test_shared_mem_must_be_non_negative_int(bad: Any) -> None:
     with pytest.raises(SharedMemoryError, match="non-negative int number of bytes"):
         check_static(LaunchContract(dynamic_shared=(0, 64)), ONE, ONE, bad, kernel="k")
+
+
+def test_blocks_per_sm_needs_a_block_size() -> None:
+    with pytest.raises(
+        ValidationError, match="blocks_per_sm=2 needs the block size it is computed for"
+    ):
+        LaunchContract(domain=1, blocks_per_sm=2)
+    with pytest.raises(ValidationError, match="greater than or equal to 1"):
+        LaunchContract(domain=1, block=128, blocks_per_sm=0)
+    assert LaunchContract(domain=1, block=128, blocks_per_sm=4).blocks_per_sm == 4
+    assert LaunchContract(domain=1, max_threads=512, blocks_per_sm=2).blocks_per_sm == 2

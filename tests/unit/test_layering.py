@@ -21,7 +21,17 @@ import pytest
 PKG = Path(__file__).resolve().parents[2] / "simtsafe"
 
 VOCABULARY = {"_errors", "_spaces", "_unsafe", "_collective", "_toolchain", "_dtypes"}
-ANNOTATIONS = {"_views", "_coopviews", "thread", "block", "warp", "shared", "random", "vec"}
+ANNOTATIONS = {
+    "_views",
+    "_coopviews",
+    "thread",
+    "block",
+    "warp",
+    "grid",
+    "shared",
+    "random",
+    "vec",
+}
 
 
 def part_of(module: str) -> str:
