@@ -455,10 +455,33 @@ def _qk(k8, q, at):  # type: ignore[no-untyped-def]
     return _dot(k8, ss.vec.load(q, 2 * at, 4), ss.vec.load(q, 2 * at + 1, 4))
 
 
+@ss.device
+def _scores(k8, q, at, nch, ng, acc):  # type: ignore[no-untyped-def]
+    """``acc`` plus the dot products of a K run with the q run ``at`` of up to four query
+    heads (``nch`` runs apart; ``ng`` of them)."""
+    a0 = acc[0] + _qk(k8, q, at)
+    a1 = acc[1] + _qk(k8, q, at + nch) if ng > 1 else acc[1]
+    a2 = acc[2] + _qk(k8, q, at + 2 * nch) if ng > 2 else acc[2]
+    a3 = acc[3] + _qk(k8, q, at + 3 * nch) if ng > 3 else acc[3]
+    return (a0, a1, a2, a3)
+
+
+@ss.device
+def _weighted(acc, pt, g, j, nps, v0, v1, v2, v3):  # type: ignore[no-untyped-def]
+    """``acc`` plus the V runs ``v0..v3`` (positions ``j, j + nps, ...``) weighted by head
+    ``g``'s row of the tile ``pt`` (0 past its end)."""
+    j1 = j + nps
+    j2 = j1 + nps
+    j3 = j2 + nps
+    acc = _axpy8(_axpy8(acc, pt[g, j], v0), pt[g, j1], v1)
+    return _axpy8(_axpy8(acc, pt[g, j2], v2), pt[g, j3], v3)
+
+
 @ss.kernel(
     contract=ss.LaunchContract(
         domain=1,
         block=(CHUNK, 1, 1),
+        blocks_per_sm=2,
         requires=[
             "pos.size == 1",
             "vc.shape[0] == kc.shape[0]",
@@ -504,29 +527,38 @@ def attention(
     ng = min(GMAX, group - g0)  # query heads of this launch
     nch = hdp // 8  # runs of 8 per head row
     qrun = (kh * group + g0) * nch  # first q run of head g0
-    # -- scores: thread t takes position start + t
+    # -- scores: thread t takes position start + t, eight K runs in flight
+    z8 = (ZERO, ZERO, ZERO, ZERO, ZERO, ZERO, ZERO, ZERO)
     s0 = NEG_INF
     s1 = NEG_INF
     s2 = NEG_INF
     s3 = NEG_INF
     if t < n:
-        a0 = ZERO
-        a1 = ZERO
-        a2 = ZERO
-        a3 = ZERO
-        for i in range(nch):
-            k8 = ss.vec.load(kc, (start + t, kh * nch + i), 8)
-            a0 += _qk(k8, q, qrun + i)
-            if ng > 1:
-                a1 += _qk(k8, q, qrun + nch + i)
-            if ng > 2:
-                a2 += _qk(k8, q, qrun + 2 * nch + i)
-            if ng > 3:
-                a3 += _qk(k8, q, qrun + 3 * nch + i)
-        s0 = a0 * scale
-        s1 = a1 * scale
-        s2 = a2 * scale
-        s3 = a3 * scale
+        acc = (ZERO, ZERO, ZERO, ZERO)
+        row = start + t
+        for i in range(0, nch, 8):
+            c = kh * nch + i  # runs past the head's read as 0 (the guards)
+            k0 = ss.vec.load(kc, (row, c), 8)
+            k1 = ss.vec.load(kc, (row, c + 1), 8) if i + 1 < nch else z8
+            k2 = ss.vec.load(kc, (row, c + 2), 8) if i + 2 < nch else z8
+            k3 = ss.vec.load(kc, (row, c + 3), 8) if i + 3 < nch else z8
+            k4 = ss.vec.load(kc, (row, c + 4), 8) if i + 4 < nch else z8
+            k5 = ss.vec.load(kc, (row, c + 5), 8) if i + 5 < nch else z8
+            k6 = ss.vec.load(kc, (row, c + 6), 8) if i + 6 < nch else z8
+            k7 = ss.vec.load(kc, (row, c + 7), 8) if i + 7 < nch else z8
+            at = qrun + i
+            acc = _scores(k0, q, at, nch, ng, acc)
+            acc = _scores(k1, q, at + 1, nch, ng, acc)
+            acc = _scores(k2, q, at + 2, nch, ng, acc)
+            acc = _scores(k3, q, at + 3, nch, ng, acc)
+            acc = _scores(k4, q, at + 4, nch, ng, acc)
+            acc = _scores(k5, q, at + 5, nch, ng, acc)
+            acc = _scores(k6, q, at + 6, nch, ng, acc)
+            acc = _scores(k7, q, at + 7, nch, ng, acc)
+        s0 = acc[0] * scale
+        s1 = acc[1] * scale
+        s2 = acc[2] * scale
+        s3 = acc[3] * scale
     # -- softmax statistics per head (block collectives; ng is uniform)
     m0 = ss.block.max(s0)
     e0 = math.exp(s0 - m0)
@@ -557,37 +589,30 @@ def attention(
     for w in thread.block_stride(pt):
         pt[w] = _pick4(e0, e1, e2, e3, w.row)
     ss.block.sync()
-    # -- V: thread t takes run r of the head row for positions ps, ps + nps, ...
+    # -- V: thread t takes run r of the head row for positions ps, ps + nps, ..., four
+    # positions in flight
     r = t % nch
     ps = t // nch
     nps = CHUNK // nch
     col = kh * nch + r
-    z8 = (ZERO, ZERO, ZERO, ZERO, ZERO, ZERO, ZERO, ZERO)
     acc0 = z8
     acc1 = z8
     acc2 = z8
     acc3 = z8
     j = ps if ps < nps else n  # threads past nps * nch take no position
     while j < n:
-        j1 = j + nps
-        j2 = j1 + nps
-        j3 = j2 + nps
         v0 = ss.vec.load(vc, (start + j, col), 8)
-        v1 = ss.vec.load(vc, (start + j1, col), 8) if j1 < n else z8
-        v2 = ss.vec.load(vc, (start + j2, col), 8) if j2 < n else z8
-        v3 = ss.vec.load(vc, (start + j3, col), 8) if j3 < n else z8
-        acc0 = _axpy8(_axpy8(acc0, pt[0, j], v0), pt[0, j1], v1)
-        acc0 = _axpy8(_axpy8(acc0, pt[0, j2], v2), pt[0, j3], v3)
+        v1 = ss.vec.load(vc, (start + j + nps, col), 8) if j + nps < n else z8
+        v2 = ss.vec.load(vc, (start + j + 2 * nps, col), 8) if j + 2 * nps < n else z8
+        v3 = ss.vec.load(vc, (start + j + 3 * nps, col), 8) if j + 3 * nps < n else z8
+        acc0 = _weighted(acc0, pt, 0, j, nps, v0, v1, v2, v3)
         if ng > 1:
-            acc1 = _axpy8(_axpy8(acc1, pt[1, j], v0), pt[1, j1], v1)
-            acc1 = _axpy8(_axpy8(acc1, pt[1, j2], v2), pt[1, j3], v3)
+            acc1 = _weighted(acc1, pt, 1, j, nps, v0, v1, v2, v3)
         if ng > 2:
-            acc2 = _axpy8(_axpy8(acc2, pt[2, j], v0), pt[2, j1], v1)
-            acc2 = _axpy8(_axpy8(acc2, pt[2, j2], v2), pt[2, j3], v3)
+            acc2 = _weighted(acc2, pt, 2, j, nps, v0, v1, v2, v3)
         if ng > 3:
-            acc3 = _axpy8(_axpy8(acc3, pt[3, j], v0), pt[3, j1], v1)
-            acc3 = _axpy8(_axpy8(acc3, pt[3, j2], v2), pt[3, j3], v3)
-        j = j3 + nps
+            acc3 = _weighted(acc3, pt, 3, j, nps, v0, v1, v2, v3)
+        j += 4 * nps
     # -- add up the position subsets: red[g*8 + e, t] is thread t's element e of head g
     red = ss.shared.tile((RED_ROWS, CHUNK), np.float32)
     for w in thread.block_stride(red):

@@ -5,7 +5,7 @@ four per loop iteration (two per row for the two rows of gate/up), and its float
 as ``ld.global.v4.f32``; no kernel of the step calls a function or keeps a thread-private
 array in local memory except qk_rope_append, where libdevice's sin/cos keep theirs (the
 Payne-Hanek range reduction of large angles). With nvJitLink present (the cu13 wheels), the
-PTX is also assembled for sm_90 and the GEMVs must not spill registers.
+PTX is also assembled for sm_90: the GEMVs spill no register, the attention a few bytes.
 """
 
 from __future__ import annotations
@@ -91,10 +91,18 @@ def _assemble(code: str) -> str:
 
 
 @pytest.mark.parametrize(
-    "name", ["gemv_norm_warp", "gemv_swiglu_warp", "gemv_residual_warp", "attention"]
+    ("name", "most"),
+    [
+        ("gemv_norm_warp", 0),
+        ("gemv_swiglu_warp", 0),
+        ("gemv_residual_warp", 0),
+        # blocks_per_sm=2 caps it at 128 registers, so that two blocks share a multiprocessor
+        # (a 4096 context is 136 blocks: one wave on 132 SMs); ptxas spills a few bytes
+        ("attention", 16),
+    ],
 )
-def test_no_register_spills(ptx: dict[str, str], name: str) -> None:
+def test_registers_spill_at_most(ptx: dict[str, str], name: str, most: int) -> None:
     log = _assemble(ptx[name])
     spills = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", log)
     assert spills, log
-    assert all(s == ("0", "0") for s in spills), log
+    assert all(int(st) <= most and int(ld) <= most for st, ld in spills), log
