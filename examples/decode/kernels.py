@@ -250,6 +250,46 @@ def gemv_residual_warp(
         y[lw] = res[lw] + acc
 
 
+#: Rows per block of the split GEMV: its warps split each row's runs two ways.
+SPLIT_ROWS = GEMV_BLOCK // 64
+
+
+@ss.kernel(
+    contract=ss.LaunchContract(
+        domain=1,
+        block=(GEMV_BLOCK, 1, 1),
+        covers="y",
+        requires=[
+            "res.shape[0] == y.shape[0]",
+            "res.shape[1] == y.shape[1]",
+            "32 * y.shape[1] <= block.x",  # a warp per row at least
+        ],
+    )
+)
+def gemv_residual_split(
+    y: DisjointSlice[np.float32, BlockRow], w: In2D[BF16], v: In[np.float32], res: In2D[np.float32]
+) -> None:
+    """``y = res + W v`` with ``y``/``res`` viewed as ``(rows / R, R)``: block ``b`` owns the
+    ``R`` rows ``b*R ..`` (its row of ``y``), and its warps split each row's runs
+    ``GEMV_BLOCK / 32 / R`` ways (twice the warps of ``gemv_residual_warp``: more loads in
+    flight for matrices of few rows, the o_proj and down_proj of decode). The warps'
+    sums meet in a shared tile; thread ``c < R`` adds those of row ``c``."""
+    rows_per_block = y.shape[1]
+    warp = cuda.threadIdx.x // 32
+    rr = warp % rows_per_block
+    nsl = (GEMV_BLOCK // 32) // rows_per_block  # warps per row (warps past nsl * R idle)
+    row = cuda.blockIdx.x * rows_per_block + rr
+    part = ss.warp.sum(_part(w, row, v, cuda.laneid + 32 * (warp // rows_per_block), 32 * nsl))
+    sums = ss.shared.tile(GEMV_BLOCK, np.float32)
+    sums[thread.local_index()] = part
+    ss.block.sync()
+    for wr in thread.block_row(y):
+        total = ZERO
+        for k in range(nsl):
+            total += sums[32 * (wr.col + k * rows_per_block)]
+        y[wr] = res[wr] + total
+
+
 @ss.kernel(contract=ss.LaunchContract(domain=1, block=(GEMV_BLOCK, 1, 1), covers="logits"))
 def lm_head_warp(
     logits: DisjointSlice[np.float32, PerWarp],

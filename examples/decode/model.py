@@ -168,7 +168,19 @@ class Decoder:
 
         norm = K.gemv_norm_warp if warp else K.gemv_norm_thread
         swiglu = K.gemv_swiglu_warp if warp else K.gemv_swiglu_thread
-        residual = K.gemv_residual_warp if warp else K.gemv_residual_thread
+        split = warp and c.hidden % K.SPLIT_ROWS == 0
+
+        def residual(w: Any, v: Any, res: Any, y: Any) -> tuple[Any, tuple[Any, ...]]:
+            """``y = res + W v``: split rows (a block per SPLIT_ROWS rows, two warps per row)
+            on the GPU when the rows divide, else a warp (a thread) per row."""
+            if split:
+                r = K.SPLIT_ROWS
+                grid = c.hidden // r
+                view = (y.reshape(grid, r), w, v, res.reshape(grid, r))
+                return prep(K.gemv_residual_split, grid, K.GEMV_BLOCK), view
+            kernel = K.gemv_residual_warp if warp else K.gemv_residual_thread
+            return prep(kernel, *self._gemv_grid(c.hidden)), (y, w, v, res)
+
         lm_head = K.lm_head_warp if warp else K.lm_head_thread
 
         out = [
@@ -235,13 +247,7 @@ class Decoder:
                         (self.o, self.opart, self.ml, self.pos, nkv, g),
                     )
                 )
-            out.append(
-                Launch(
-                    f"L{i}.o_proj",
-                    prep(residual, *self._gemv_grid(c.hidden)),
-                    (self.x_b, ly["wo"], attn_out, self.x_a),
-                )
-            )
+            out.append(Launch(f"L{i}.o_proj", *residual(ly["wo"], attn_out, self.x_a, self.x_b)))
             out.append(
                 Launch(
                     f"L{i}.gate_up",
@@ -249,13 +255,7 @@ class Decoder:
                     (self.act, ly["wgu"], self.x_b, ly["post_norm"], eps),
                 )
             )
-            out.append(
-                Launch(
-                    f"L{i}.down",
-                    prep(residual, *self._gemv_grid(c.hidden)),
-                    (self.x_a, ly["wd"], self.act, self.x_b),
-                )
-            )
+            out.append(Launch(f"L{i}.down", *residual(ly["wd"], self.act, self.x_b, self.x_a)))
         out.append(
             Launch(
                 "lm_head",

@@ -100,9 +100,26 @@ def test_warp_gemvs_match_the_reference() -> None:
     w = random_weights(cfg, seed=3)
     dec = Decoder(w, max_len=2, gemv="warp")
     assert dec.gemv == "warp"
+    kernels = {launch.prepared.kernel.name for launch in dec.launches}
+    assert {"gemv_norm_warp", "gemv_swiglu_warp", "gemv_residual_split", "lm_head_warp"} <= kernels
     got, logits = _decode(dec, [4], 1)
     want, ref = Reference(w, 2).generate([4], 1)
     assert got == want and _err(logits, ref) < TOL
+
+
+@pytest.mark.parametrize("rows_per_block", [1, K.GEMV_BLOCK // 32])
+def test_split_gemv_adds_the_warps_of_each_row(rows_per_block: int) -> None:
+    """gemv_residual_split: R rows per block, the block's warps split each row's runs."""
+    rows, k = 6 * rows_per_block, 200  # k: 25 runs, not a multiple of the lanes
+    rng = np.random.default_rng(8)
+    w = rng.standard_normal((rows, k)).astype(BF16)
+    v = rng.standard_normal(k).astype(np.float32)
+    res = rng.standard_normal(rows).astype(np.float32)
+    y = cuda.to_device(np.full((rows // rows_per_block, rows_per_block), np.nan, np.float32))
+    launch = K.gemv_residual_split.prepare(grid=rows // rows_per_block, block=K.GEMV_BLOCK)
+    launch(y, device_array(w), cuda.to_device(v), cuda.to_device(res.reshape(y.shape)))
+    want = res + w.astype(np.float64) @ v
+    np.testing.assert_allclose(y.copy_to_host().reshape(-1), want, rtol=1e-5, atol=1e-4)
 
 
 @pytest.mark.parametrize("mode", ["thread", "warp"])

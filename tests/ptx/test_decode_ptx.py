@@ -35,6 +35,7 @@ def ptx() -> dict[str, str]:
         "gemv_norm_warp",
         "gemv_swiglu_warp",
         "gemv_residual_warp",
+        "gemv_residual_split",
         "lm_head_warp",
         "attention",
         "combine",
@@ -51,6 +52,7 @@ def ptx() -> dict[str, str]:
         ("lm_head_warp", 4, 8, 4),
         ("gemv_swiglu_warp", 4, 4, 2),  # 2 rows x 2 runs share 2 input runs
         ("gemv_residual_warp", 4, 8, 0),
+        ("gemv_residual_split", 4, 8, 0),
     ],
 )
 def test_gemv_reads_16_byte_runs(
@@ -96,6 +98,7 @@ def _assemble(code: str) -> str:
         ("gemv_norm_warp", 0),
         ("gemv_swiglu_warp", 0),
         ("gemv_residual_warp", 0),
+        ("gemv_residual_split", 0),
         # blocks_per_sm=2 caps it at 128 registers, so that two blocks share a multiprocessor
         # (a 4096 context is 136 blocks: one wave on 132 SMs); ptxas spills a few bytes
         ("attention", 16),
