@@ -7,12 +7,13 @@
 #                                benchmarks side by side (safe vs raw Numba vs CuPy/cuBLAS);
 #                                STEPs pick some (bandwidth launch_latency graph_replay coop
 #                                sgemm_variants collectives tiles axis_mapping rows gemv
-#                                sanitizer_corpus decode_06b_c0 decode_06b_c4096 decode_4b_c0
-#                                decode_4b_c4096); the decode steps take up to ~9 minutes each
-#                                (the PyTorch anchor with torch.compile runs inside): name one
-#                                or two per call. After unpacking all of them into
-#                                benchmarks/results, `python benchmarks/decode.py --merge`
-#                                writes the side-by-side benchmarks/results/decode.md
+#                                irregular sanitizer_corpus decode_06b_c0 decode_06b_c4096
+#                                decode_4b_c0 decode_4b_c4096); the decode steps take up to
+#                                ~9 minutes each (the PyTorch anchor with torch.compile runs
+#                                inside) and run only when named: one or two per call. After
+#                                unpacking all of them into benchmarks/results, `python
+#                                benchmarks/decode.py --merge` writes the side-by-side
+#                                benchmarks/results/decode.md
 # Results land in one tarball $OUT/results-PHASE.tgz (the device tool brings back at most 8
 # files); unpack into benchmarks/results. On the lent H200 machine (no network) run with the
 # carried wheels, see docs/performance.md.
@@ -65,6 +66,8 @@ else
         --contexts "$ctx" --anchor-args "$anchor_budget" --anchor-timeout 480
     fi
   done
+  # compaction (append buffer) vs raw twins and CuPy x[x > t]; hash insert/find at load 0.5/0.9
+  want irregular && step 300 irregular python3 benchmarks/irregular.py
   if want sanitizer_corpus; then
     if command -v compute-sanitizer >/dev/null; then
       # compute-sanitizer vs simtsafe.sim.check on the checker corpus (each launch in its

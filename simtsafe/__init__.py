@@ -44,12 +44,17 @@ except Exception as _exc:  # pragma: no cover - needs a machine without the CUDA
 
 from . import block as block
 from . import grid as grid
+from . import hashing as hashing
 from . import random as random
 from . import shared as shared
 from . import sim as sim
 from . import thread as thread
 from . import vec as vec
 from . import warp as warp
+from ._atomicviews import AppendBuffer as AppendBuffer
+from ._atomicviews import Counter as Counter
+from ._atomicviews import HashTable as HashTable
+from ._atomicviews import HashValues as HashValues
 from ._compose import DeviceFunction as DeviceFunction
 from ._compose import Kernel as Kernel
 from ._compose import device as device
@@ -64,6 +69,7 @@ from ._errors import AliasingError as AliasingError
 from ._errors import ArgumentError as ArgumentError
 from ._errors import ArgumentTypeError as ArgumentTypeError
 from ._errors import BlockShapeMismatch as BlockShapeMismatch
+from ._errors import CapacityExceeded as CapacityExceeded
 from ._errors import ClusterError as ClusterError
 from ._errors import ComputeCapabilityError as ComputeCapabilityError
 from ._errors import ContextMismatch as ContextMismatch
@@ -84,12 +90,15 @@ from ._errors import SharedMemoryError as SharedMemoryError
 from ._errors import StreamOrderError as StreamOrderError
 from ._errors import TooManyThreads as TooManyThreads
 from ._errors import UnsafeRegionRequired as UnsafeRegionRequired
+from ._spaces import Appended as Appended
 from ._spaces import BlockRow as BlockRow
 from ._spaces import Columns as Columns
+from ._spaces import Found as Found
 from ._spaces import Index1D as Index1D
 from ._spaces import Index2D as Index2D
 from ._spaces import Index3D as Index3D
 from ._spaces import IndexSpace as IndexSpace
+from ._spaces import Inserted as Inserted
 from ._spaces import Local1D as Local1D
 from ._spaces import Local2D as Local2D
 from ._spaces import PerBlock as PerBlock
@@ -104,6 +113,15 @@ from ._views import In2D as In2D
 from ._views import In3D as In3D
 from ._views import ThreadIndex as ThreadIndex
 from .gate._gate import check_kernel as check_kernel
+from .host._appended import AppendResult as AppendResult
+from .host._appended import InsertResult as InsertResult
+from .host._appended import append_result as append_result
+from .host._appended import appended as appended
+from .host._appended import counter as counter
+from .host._appended import empty_keys as empty_keys
+from .host._appended import hash_lookup as hash_lookup
+from .host._appended import insert_result as insert_result
+from .host._appended import inserted as inserted
 from .host._contract import LaunchConfig as LaunchConfig
 from .host._contract import LaunchContract as LaunchContract
 from .host._contract import cover as cover
@@ -123,14 +141,19 @@ __version__ = "0.1.0"
 __all__ = [
     "Accumulate",
     "AliasingError",
+    "AppendBuffer",
+    "AppendResult",
+    "Appended",
     "ArgumentError",
     "ArgumentTypeError",
     "BlockShapeMismatch",
+    "CapacityExceeded",
     "ClusterError",
     "ComputeCapabilityError",
     "ContextMismatch",
     "ContractDefinitionError",
     "CooperativeLaunchError",
+    "Counter",
     "CoverageError",
     "DeviceFunction",
     "DeviceLimitExceeded",
@@ -139,9 +162,12 @@ __all__ = [
     "DisjointSlice3D",
     "DomainMismatch",
     "ExecutionSettings",
+    "Found",
     "FunctionLimitExceeded",
     "Graph",
     "GraphError",
+    "HashTable",
+    "HashValues",
     "HostReadError",
     "BlockRow",
     "Columns",
@@ -152,6 +178,8 @@ __all__ = [
     "Index2D",
     "Index3D",
     "IndexSpace",
+    "InsertResult",
+    "Inserted",
     "Kernel",
     "KernelCheckError",
     "LaunchConfig",
@@ -177,14 +205,22 @@ __all__ = [
     "TooManyThreads",
     "UnsafeRegionRequired",
     "WarpRow",
+    "append_result",
+    "appended",
     "check_kernel",
     "block",
     "grid",
     "configure",
+    "counter",
     "cover",
     "device",
+    "empty_keys",
     "execution_settings",
     "graph",
+    "hash_lookup",
+    "hashing",
+    "insert_result",
+    "inserted",
     "kernel",
     "random",
     "shared",

@@ -23,6 +23,7 @@ __all__ = [
     "ArgumentError",
     "ArgumentTypeError",
     "BlockShapeMismatch",
+    "CapacityExceeded",
     "ClusterError",
     "ComputeCapabilityError",
     "ContextMismatch",
@@ -170,6 +171,21 @@ class HostReadError(LaunchContractError):
 
 class GraphError(LaunchContractError):
     """A recorded graph cannot capture, replay or re-bind a launch as asked."""
+
+
+class CapacityExceeded(_Structured, RuntimeError):
+    """A launch claimed more slots of an append buffer than it holds: items were dropped.
+
+    Raised on the host by ``simtsafe.appended(items, counter)`` after the launch.
+    Fields: ``actual`` (the slots claimed: the counter), ``limit`` (the capacity),
+    ``dropped`` (claims that found no slot; nothing was written for them).
+    """
+
+    dropped: int = 0
+
+    def __init__(self, message: str, **fields: Any) -> None:
+        super().__init__(message)
+        self._store_fields(None, fields)
 
 
 class SafetyError(_Structured, TypeError):

@@ -23,6 +23,15 @@ uniqueness of a witness across threads is only proven *within* its space:
   the witness (``thread.column()``) is 1D and names the column; the row is any int
   (``out[r, w]``), so a row chosen at run time -- a position read on the device --
   is written without a race.
+* ``Appended`` -- a slot of an ``AppendBuffer`` won by an atomic fetch-add on its
+  counter (``buf.claim()``): unique by the atomic, not by the thread's index. A
+  witness of one buffer writes that buffer only (the compile ties it to the buffer's
+  parameter).
+* ``Inserted`` -- the value slot of a key this thread inserted into a ``HashTable``
+  (``keys.insert(k)``): the compare-and-swap that filled the slot succeeds once. It
+  writes the table's ``HashValues`` only.
+* ``Found`` -- the slot of a key found in a read-only table (``hashing.find(keys, k)``):
+  reads inputs, writes nothing.
 
 Shared vocabulary: imports nothing from simtsafe.
 """
@@ -36,12 +45,15 @@ __all__ = [
     "MAX_OUT_TILE",
     "SPACE_NDIM",
     "WITNESS_NDIM",
+    "Appended",
     "BlockRow",
     "Columns",
+    "Found",
     "Index1D",
     "Index2D",
     "Index3D",
     "IndexSpace",
+    "Inserted",
     "Local1D",
     "Local2D",
     "PerBlock",
@@ -96,6 +108,21 @@ class WarpRow(IndexSpace):
 @final
 class Columns(IndexSpace):
     """One column of a 2D output per thread of a 1D launch, in every row of it."""
+
+
+@final
+class Appended(IndexSpace):
+    """A slot of an ``AppendBuffer`` this thread won with the buffer's atomic counter."""
+
+
+@final
+class Inserted(IndexSpace):
+    """The value slot of a key this thread inserted into a ``HashTable`` (its CAS won)."""
+
+
+@final
+class Found(IndexSpace):
+    """The slot of a key found in a read-only hash table: reads only."""
 
 
 @final

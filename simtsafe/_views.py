@@ -18,18 +18,24 @@ import numpy as np
 from typing_extensions import TypeVar, deprecated
 
 from ._spaces import (
+    Appended,
     BlockRow,
     Columns,
+    Found,
     Index1D,
     Index2D,
     Index3D,
     IndexSpace,
+    Inserted,
     Local1D,
     Local2D,
     PerBlock,
     PerWarp,
     WarpRow,
 )
+
+if TYPE_CHECKING:
+    from ._atomicviews import AppendBuffer, HashValues
 
 __all__ = [
     "DisjointSlice",
@@ -85,7 +91,15 @@ class ThreadIndex(_KernelOnly, Generic[S_co]):
 
     __slots__ = ()
 
-    def in_bounds(self, s: DisjointSlice[Any, S_co] | In[Any] | In2D[Any] | In3D[Any]) -> bool:
+    def in_bounds(
+        self,
+        s: DisjointSlice[Any, S_co]
+        | In[Any]
+        | In2D[Any]
+        | In3D[Any]
+        | AppendBuffer[Any]
+        | HashValues[Any],
+    ) -> bool:
         """Does this witness address an element of ``s``?"""
         raise NotImplementedError
 
@@ -95,7 +109,10 @@ class ThreadIndex(_KernelOnly, Generic[S_co]):
         | ThreadIndex[Columns]
         | ThreadIndex[PerWarp]
         | ThreadIndex[PerBlock]
-        | ThreadIndex[Local1D],
+        | ThreadIndex[Local1D]
+        | ThreadIndex[Appended]
+        | ThreadIndex[Inserted]
+        | ThreadIndex[Found],
     ) -> int:
         """The linear element index (1D spaces), as a plain int."""
         raise NotImplementedError
@@ -325,8 +342,12 @@ class In(_Input, Generic[T]):
     @overload
     def __getitem__(self, i: int) -> T: ...
     @overload
-    def __getitem__(self, i: ThreadIndex[Index1D] | ThreadIndex[Columns]) -> T: ...
-    def __getitem__(self, i: int | ThreadIndex[Index1D] | ThreadIndex[Columns]) -> T:
+    def __getitem__(
+        self, i: ThreadIndex[Index1D] | ThreadIndex[Columns] | ThreadIndex[Found]
+    ) -> T: ...
+    def __getitem__(
+        self, i: int | ThreadIndex[Index1D] | ThreadIndex[Columns] | ThreadIndex[Found]
+    ) -> T:
         raise NotImplementedError
 
     @property

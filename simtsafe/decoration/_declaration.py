@@ -37,6 +37,7 @@ from .._errors import SafetyError
 from ..lowering import builtins as device_builtins
 from ..lowering import mark_built, numba_type
 from ..lowering._diagnostics import translate_typing_error
+from ._appends import view_args
 from ._options import DEFAULT_OPTIONS, CompileOptions
 from ._params import Param, parse_params, record_fields, typevars
 from ._policy import LOCAL_ATTRIBUTES
@@ -661,8 +662,14 @@ class KernelDeclaration(Declared):
             # A private copy: the caller's object may be edited later, this one is checked.
             contract = contract.model_copy(deep=True)
         bound = bind(contract, params, name) if contract is not None else None
+        partners = view_args(params, contract, name, fn)
         views = tuple(
-            ParamView(p.name, p.kind if p.kind in ("in", "acc") else str(p.space), p.ndim)
+            ParamView(
+                p.name,
+                p.kind if p.kind in ("in", "acc") else str(p.space),
+                p.ndim,
+                partners.get(p.name, ()),
+            )
             for p in params
             if p.is_array
         )

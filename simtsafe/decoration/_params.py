@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from .._atomicviews import AppendBuffer, Counter, HashTable, HashValues
 from .._coopviews import Accumulate
 from .._errors import SafetyError
 from .._spaces import SPACE_NDIM, IndexSpace
@@ -22,6 +23,9 @@ from .._views import DisjointSlice, In, In2D, In3D
 from ..lowering._scalars import scalar_kind
 
 __all__ = ["Param", "admits", "allowed_types", "parse_params", "typevars"]
+
+#: The key types of a HashTable (the sizes CUDA compare-and-swap takes).
+_KEY_DTYPES = tuple(np.dtype(t) for t in (np.int32, np.uint32, np.int64, np.uint64))
 
 #: Read-only input annotations and the rank of the array each takes.
 _INPUT_NDIM: dict[Any, int] = {In: 1, In2D: 2, In3D: 3}
@@ -40,11 +44,14 @@ class Param:
 
     Attributes:
         name: the parameter's name.
-        kind: ``"out"`` (DisjointSlice), ``"in"`` (read-only input), ``"acc"``
+        kind: ``"out"`` (DisjointSlice; also ``AppendBuffer`` and its ``Counter``,
+            written by the kernel), ``"in"`` (read-only input), ``"acc"``
             (``Accumulate``: atomic updates only) or ``"scalar"``.
         dtype: element dtype of an array, or the scalar's dtype.
         ndim: array rank (0 for scalars).
-        space: index space of an output, else None.
+        space: index space of an output (``"Append"`` for an ``AppendBuffer``,
+            ``"Counter"`` for its counter, ``"Table"`` for a ``HashTable``'s keys,
+            ``"Values"`` for its ``HashValues``), else None.
         annotation: the annotation as written, for messages.
         typevar: for a dtype-generic parameter (``DisjointSlice[T]``, ``alpha: T``),
             the ``TypeVar``; one dtype is bound to it per launch.
@@ -169,6 +176,8 @@ def _parse_one(name: str, annotation: Any, kernel: str, binding: dict[Any, Any])
             kernel=kernel,
             rule="annotation",
         )
+    if annotation is Counter:
+        return Param(name, "out", np.dtype(np.uint64), 1, "Counter", text)
     if annotation in _SCALAR_BUILTINS:
         return Param(name, "scalar", _SCALAR_BUILTINS[annotation], 0, None, text)
     if isinstance(annotation, type) and issubclass(annotation, np.generic):
@@ -214,10 +223,30 @@ def _parse_one(name: str, annotation: Any, kernel: str, binding: dict[Any, Any])
                 rule="annotation",
             )
         return Param(name, "acc", dtype, 1, None, text)
+    if origin is AppendBuffer:
+        dtype = _element_dtype(args[0], kernel, name, annotation)
+        return Param(name, "out", dtype, 1, "Append", text)
+    if origin is HashValues:
+        dtype = _element_dtype(args[0], kernel, name, annotation)
+        return Param(name, "out", dtype, 1, "Values", text)
+    if origin is HashTable:
+        dtype = _element_dtype(args[0], kernel, name, annotation)
+        if dtype not in _KEY_DTYPES:
+            raise SafetyError(
+                f"kernel {kernel!r}: parameter {name!r} is annotated {text}; hash table keys "
+                "are int32, uint32, int64 or uint64 (compare-and-swap sizes); got "
+                f"{dtype.name}",
+                kernel=kernel,
+                rule="annotation",
+            )
+        return Param(name, "out", dtype, 1, "Table", text)
     if origin in _INPUT_NDIM:
         dtype = _element_dtype(args[0], kernel, name, annotation)
         return Param(name, "in", dtype, _INPUT_NDIM[origin], None, text)
-    if annotation in (DisjointSlice, Accumulate) or annotation in _INPUT_NDIM:
+    if (
+        annotation in (DisjointSlice, Accumulate, AppendBuffer, HashTable, HashValues)
+        or annotation in _INPUT_NDIM
+    ):
         raise SafetyError(
             f"kernel {kernel!r}: parameter {name!r} is annotated {text} without an element "
             f"type; write {text}[np.float32] (or the dtype you launch with)",
@@ -227,8 +256,9 @@ def _parse_one(name: str, annotation: Any, kernel: str, binding: dict[Any, Any])
     raise SafetyError(
         f"kernel {kernel!r}: parameter {name!r} has annotation {text}, which simtsafe does not "
         "know; use DisjointSlice[...] / DisjointSlice2D[...] / DisjointSlice3D[...] for outputs, "
-        "In[...] / In2D[...] / In3D[...] for read-only inputs, and int, float, bool or a numpy "
-        "scalar type for scalars",
+        "In[...] / In2D[...] / In3D[...] for read-only inputs, Accumulate[...], "
+        "AppendBuffer[...] with a Counter, and int, float, bool or a numpy scalar type for "
+        "scalars",
         kernel=kernel,
         rule="annotation",
     )

@@ -128,6 +128,10 @@ LOCAL_ATTRIBUTES = frozenset(
         "add",
         "min",
         "max",
+        # append buffers: a slot won by the buffer's atomic counter; hash tables' inserts
+        "claim",
+        "insert",
+        "insert_or_find",
     }
 )
 
@@ -205,11 +209,11 @@ def _identity_table() -> dict[int, Ref]:
 def _public_kernel_api() -> dict[str, Any]:
     """simtsafe's public objects that kernel code may name: witness constructors,
     ``unsafe``, block/warp collectives, shared tiles and accumulators."""
-    from .. import block, grid, random, shared, thread, vec, warp
+    from .. import block, grid, hashing, random, shared, thread, vec, warp
     from .._unsafe import unsafe
 
     api: dict[str, Any] = {"unsafe": unsafe}
-    for module in (thread, block, warp, grid, shared, random, vec):
+    for module in (thread, block, warp, grid, shared, random, vec, hashing):
         prefix = module.__name__.removeprefix("simtsafe.")
         for name in module.__all__:
             api[f"{prefix}.{name}"] = getattr(module, name)
@@ -226,6 +230,7 @@ PUBLIC_MODULES = frozenset(
         "simtsafe.shared",
         "simtsafe.random",
         "simtsafe.vec",
+        "simtsafe.hashing",
     }
 )
 

@@ -100,6 +100,9 @@ class ParamView:
     name: str
     view: str  # "in" or an index-space name ("Index1D", "Index2D", "Index3D", "PerWarp", ...)
     ndim: int = 1
+    #: more arguments of the view's intrinsic, as source text (an AppendBuffer's: its
+    #: counter parameter and its own name, the token its witnesses carry)
+    args: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -1033,7 +1036,8 @@ def analyze(
         prologue.append(ast.parse(f"__ss_min_blocks({int(blocks_per_sm)})").body[0])
     for v in views:
         helper = f"__ss_view_{v.view}"
-        prologue.append(ast.parse(f"{v.name} = {helper}({v.name})").body[0])
+        call = ", ".join((v.name, *v.args))
+        prologue.append(ast.parse(f"{v.name} = {helper}({call})").body[0])
     for stmt in prologue:
         for child in ast.walk(stmt):
             ast.copy_location(child, fn_node)

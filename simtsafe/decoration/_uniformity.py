@@ -59,6 +59,8 @@ _UNIFORM_RESULT = {
 }
 _U_GEOMETRY = ("cuda.blockIdx", "cuda.blockDim", "cuda.gridDim", "cuda.warpsize", "cuda.gridsize")
 _N_GEOMETRY = ("cuda.threadIdx", "cuda.laneid", "cuda.grid")
+#: Methods of kernel values whose result an atomic decides (an append buffer's slot).
+_ATOMIC_METHODS = frozenset({"claim", "insert", "insert_or_find"})
 _OBJECT_CTORS = frozenset(
     {"shared.tile", "shared.dynamic_tile", "shared.accumulator", "cuda.local.array"}
 )
@@ -189,12 +191,16 @@ class _Analysis:
                 return _UNIFORM_RESULT[name]
             # vec.load: the compiled form does not prove runs in range (verify/_ranges)
             if name.startswith(
-                ("thread.", "block.scan", "warp.scan", "vec.load")
+                ("thread.", "block.scan", "warp.scan", "vec.load", "hashing.")
             ) or name.startswith(_N_GEOMETRY):
                 self.summary.nonuniform_source = True
                 return N
             if name in _OBJECT_CTORS or name.startswith(_U_GEOMETRY):
                 return U
+        if isinstance(e.func, ast.Attribute) and name is None and e.func.attr in _ATOMIC_METHODS:
+            # A slot won by an atomic (``buf.claim()``): differs from thread to thread.
+            self.summary.nonuniform_source = True
+            return N
         helper = self.helper_of(e.func)
         if helper is not None:
             summary = self.helper_summary(helper, self.arg_levels(e))

@@ -17,8 +17,9 @@ in ``prepare``, ``BoundContract.check_requires`` per launch.
 
 from __future__ import annotations
 
+import math
 import operator
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Literal, SupportsIndex
 
@@ -27,6 +28,7 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationInfo,
+    field_serializer,
     field_validator,
     model_validator,
 )
@@ -190,6 +192,41 @@ class LaunchContract(BaseModel):
         default=None,
         description="Array parameter every element of which must be owned by some thread.",
     )
+    appends: tuple[tuple[str, str], ...] = Field(
+        default=(),
+        json_schema_extra={"default": {}},
+        description=(
+            "Append buffers and their counters, {buffer: counter}: each AppendBuffer parameter "
+            "is claimed through the fetch-add of the Counter parameter named here."
+        ),
+    )
+
+    tables: tuple[tuple[str, tuple[str, ...], str], ...] = Field(
+        default=(),
+        json_schema_extra={
+            "default": {},
+            "type": "object",
+            "additionalProperties": {
+                "type": "object",
+                "properties": {
+                    "values": {
+                        "anyOf": [
+                            {"type": "string"},
+                            {"type": "array", "items": {"type": "string"}},
+                        ]
+                    },
+                    "failed": {"type": "string"},
+                },
+                "required": ["failed"],
+                "additionalProperties": False,
+            },
+        },
+        description=(
+            "Hash tables, {keys: {'values': [...], 'failed': counter}}: each HashTable parameter "
+            "(its keys), the HashValues parameters written at the slots its inserts win, and the "
+            "Counter its failed inserts add to."
+        ),
+    )
 
     if TYPE_CHECKING:
         # What the validators accept (ints and short sequences are padded), so that
@@ -208,6 +245,8 @@ class LaunchContract(BaseModel):
             cluster: int | Sequence[int] | None = None,
             requires: Sequence[str] = (),
             covers: str | None = None,
+            appends: Mapping[str, str] | None = None,
+            tables: Mapping[str, Mapping[str, str | Sequence[str]]] | None = None,
         ) -> None: ...
 
     @field_validator("domain", mode="before")
@@ -313,6 +352,111 @@ class LaunchContract(BaseModel):
             check_relation_syntax(relation)
         return tuple(value)
 
+    @field_validator("appends", mode="before", json_schema_input_type=dict[str, str])
+    @classmethod
+    def _appends(cls, value: Any) -> Any:
+        if value is None:
+            return ()
+        if isinstance(value, Mapping):
+            pairs = list(value.items())
+        elif isinstance(value, (list, tuple)) and all(
+            isinstance(p, (list, tuple)) and len(p) == 2 for p in value
+        ):
+            pairs = [tuple(p) for p in value]
+        else:
+            raise ValueError(
+                "appends maps each AppendBuffer parameter to its Counter parameter, e.g. "
+                f"appends={{'out': 'count'}}; got {type(value).__name__} {value!r}"
+            )
+        counters: dict[str, str] = {}
+        for buffer, counter in pairs:
+            for name in (buffer, counter):
+                if not isinstance(name, str) or not name.isidentifier():
+                    raise ValueError(
+                        f"appends names parameters: {{buffer: counter}}, e.g. "
+                        f"{{'out': 'count'}}; got {name!r}"
+                    )
+            if buffer == counter:
+                raise ValueError(
+                    f"appends pairs {buffer!r} with itself; name the Counter parameter that "
+                    f"counts the AppendBuffer {buffer!r}"
+                )
+            if counter in counters:
+                raise ValueError(
+                    f"appends names the counter {counter!r} for both {counters[counter]!r} and "
+                    f"{buffer!r}; give each AppendBuffer its own Counter (its value is that "
+                    "buffer's item count)"
+                )
+            counters[counter] = buffer
+        return tuple(pairs)
+
+    @field_validator("tables", mode="before")
+    @classmethod
+    def _tables(cls, value: Any) -> Any:
+        if value is None:
+            return ()
+        if isinstance(value, (list, tuple)):  # the stored form: (keys, values, failed) triples
+            return tuple((k, tuple(v), f) for k, v, f in value)
+        if not isinstance(value, Mapping):
+            raise ValueError(
+                "tables maps each HashTable parameter to its values and failure counter, e.g. "
+                f"tables={{'keys': {{'values': ['vals'], 'failed': 'nfail'}}}}; got "
+                f"{type(value).__name__} {value!r}"
+            )
+        out: list[tuple[str, tuple[str, ...], str]] = []
+        for keys, spec in value.items():
+            if (
+                not isinstance(spec, Mapping)
+                or set(spec) - {"values", "failed"}
+                or "failed" not in spec
+            ):
+                raise ValueError(
+                    f"tables[{keys!r}] must be {{'values': [<HashValues parameters>], 'failed': "
+                    f"<Counter parameter>}} ('values' may be left out: a hash set); got {spec!r}"
+                )
+            values = spec.get("values", ())
+            values = (values,) if isinstance(values, str) else tuple(values)
+            names = (keys, *values, spec["failed"])
+            for name in names:
+                if not isinstance(name, str) or not name.isidentifier():
+                    raise ValueError(f"tables names parameters; got {name!r} in tables[{keys!r}]")
+            if len(set(names)) != len(names):
+                raise ValueError(f"tables[{keys!r}] names a parameter twice: {names}")
+            out.append((keys, values, spec["failed"]))
+        return tuple(out)
+
+    @field_serializer("tables")
+    def _tables_out(
+        self, value: tuple[tuple[str, tuple[str, ...], str], ...]
+    ) -> dict[str, dict[str, Any]]:
+        return {k: {"values": list(v), "failed": f} for k, v, f in value}
+
+    @model_validator(mode="after")
+    def _counters_once(self) -> LaunchContract:
+        seen: dict[str, str] = {}
+        owners = [(b, c) for b, c in self.appends] + [(k, f) for k, _, f in self.tables]
+        for owner, counter in owners:
+            if counter in seen:
+                raise ValueError(
+                    f"the counter {counter!r} is named for both {seen[counter]!r} and {owner!r}; "
+                    "give each append buffer and each hash table its own Counter"
+                )
+            seen[counter] = owner
+        values: dict[str, str] = {}
+        for keys, vals, _ in self.tables:
+            for v in vals:
+                if v in values:
+                    raise ValueError(
+                        f"the values {v!r} are named for the hash tables {values[v]!r} and "
+                        f"{keys!r}; a HashValues parameter belongs to one table"
+                    )
+                values[v] = keys
+        return self
+
+    @field_serializer("appends")
+    def _appends_out(self, value: tuple[tuple[str, str], ...]) -> dict[str, str]:
+        return dict(value)  # as written: {buffer: counter}
+
     @field_validator("covers")
     @classmethod
     def _covers(cls, value: str | None) -> str | None:
@@ -388,7 +532,43 @@ class LaunchContract(BaseModel):
                     actual=self.covers,
                     available=tuple(p.name for p in arrays),
                 )
+        relations += self._counter_relations(params, kernel)
         return BoundContract(contract=self, kernel=kernel, relations=relations, covers=self.covers)
+
+    def _counter_relations(self, params: Sequence[ParamInfo], kernel: str) -> tuple[Relation, ...]:
+        """``appends``' names checked; each counter holds exactly one element (per launch)."""
+        arrays = {p.name for p in params if p.kind == "array"}
+        out: list[Relation] = []
+        for buffer, counter in self.appends:
+            for name in (buffer, counter):
+                if name not in arrays:
+                    raise ContractDefinitionError(
+                        f"kernel {kernel!r}: the launch contract's appends names {name!r}, which "
+                        "is not an array parameter; appends maps an AppendBuffer parameter to "
+                        f"its Counter parameter. Array parameters: "
+                        f"{', '.join(sorted(arrays)) or 'none'}.",
+                        kernel=kernel,
+                        actual=name,
+                        available=tuple(sorted(arrays)),
+                    )
+            # The counter is element 0 of its array; a launch checks it has exactly one.
+            out.append(parse_relation(f"{counter}.size == 1", params, kernel=kernel))
+        for keys, values, failed in self.tables:
+            for name in (keys, *values, failed):
+                if name not in arrays:
+                    raise ContractDefinitionError(
+                        f"kernel {kernel!r}: the launch contract's tables names {name!r}, which "
+                        "is not an array parameter; tables maps a HashTable parameter to its "
+                        "HashValues parameters and its failure Counter. Array parameters: "
+                        f"{', '.join(sorted(arrays)) or 'none'}.",
+                        kernel=kernel,
+                        actual=name,
+                        available=tuple(sorted(arrays)),
+                    )
+            out.append(parse_relation(f"{failed}.size == 1", params, kernel=kernel))
+            for v in values:  # one value per slot: a write of the last slot lands
+                out.append(parse_relation(f"{v}.size == {keys}.size", params, kernel=kernel))
+        return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -451,6 +631,7 @@ class BoundContract:
         """
         for relation in self.relations:
             if relation.per_launch and not relation.holds(env):
+                self._check_counter(relation, env)
                 fix = "Pass arguments whose sizes satisfy it"
                 if relation.launch:
                     dims = {name: env[name] for name in sorted(relation.launch)}
@@ -465,6 +646,53 @@ class BoundContract:
                     kernel=self.kernel,
                     relation=relation.text,
                     actual=relation.explain(env),
+                )
+
+    def _check_counter(self, relation: Relation, env: Env) -> None:
+        """The refusal of an implied relation: a counter of one element, values per slot."""
+
+        def size(name: str) -> int:
+            shape = env.get(name)
+            return math.prod(shape) if isinstance(shape, tuple) else int(shape)  # type: ignore[arg-type]
+
+        for keys, values, failed in self.contract.tables:
+            if relation.text == f"{failed}.size == 1":
+                raise RequiresViolation(
+                    f"kernel {self.kernel!r}: argument {failed!r} is the failure Counter of the "
+                    f"hash table {keys!r} (tables in its launch contract) and must hold exactly "
+                    f"one element, got {size(failed)}. Pass a one-element uint64 device array "
+                    "(simtsafe.counter() makes one)",
+                    kernel=self.kernel,
+                    relation=relation.text,
+                    argument=failed,
+                    actual=size(failed),
+                    limit=1,
+                )
+            for v in values:
+                if relation.text == f"{v}.size == {keys}.size":
+                    raise RequiresViolation(
+                        f"kernel {self.kernel!r}: argument {v!r} holds the values of the hash "
+                        f"table {keys!r} (tables in its launch contract): one per slot, "
+                        f"{keys}.size = {size(keys)}, got {size(v)}. Pass a values array as "
+                        f"long as the keys array",
+                        kernel=self.kernel,
+                        relation=relation.text,
+                        argument=v,
+                        actual=size(v),
+                        limit=size(keys),
+                    )
+        for buffer, counter in self.contract.appends:
+            if relation.text == f"{counter}.size == 1":
+                raise RequiresViolation(
+                    f"kernel {self.kernel!r}: argument {counter!r} is the Counter of the "
+                    f"AppendBuffer {buffer!r} (appends in its launch contract) and must hold "
+                    f"exactly one element, got {size(counter)}. Pass a one-element uint64 "
+                    "device array (simtsafe.counter() makes one)",
+                    kernel=self.kernel,
+                    relation=relation.text,
+                    argument=counter,
+                    actual=size(counter),
+                    limit=1,
                 )
 
 

@@ -332,7 +332,8 @@ class LaunchPlan:
         self._core_launch: Any = None
         self._direct = False
         # Per array parameter: (is it an output, its name) -- for the access sets.
-        self._roles = tuple((p.kind == "out", p.name) for p in kernel.params if p.is_array)
+        # (An Accumulate is written too: its atomics change it.)
+        self._roles = tuple((p.kind in ("out", "acc"), p.name) for p in kernel.params if p.is_array)
         # The latest producer-stream tuple that needed no wait (all the launch stream).
         self._quiet: tuple[int | None, ...] = ()
         self._fast_check = build_fast_check(self, check_devices=several_devices())

@@ -50,10 +50,6 @@ _WHAT_ACC_OFFERS = (
     "and acc.size, acc.shape, len(acc)"
 )
 
-#: One lock for every simulated atomic (the GPU's atomics are per address; one lock is
-#: simply coarser, and the simulator is serialized by the GIL anyway).
-_ATOMIC_LOCK = threading.Lock()
-
 
 def _reject(message: str) -> NoReturn:
     raise SafetyError("simtsafe: " + message, rule="typing")
@@ -401,15 +397,19 @@ def _atomic_update(arr: Any, i: Any, v: Any, name: str) -> None:
     i = int(i)
     if not 0 <= i < arr.shape[0]:
         return  # out of range: ignored, as on the GPU
-    with _ATOMIC_LOCK, np.errstate(all="ignore"):
-        old = arr[i]
-        new = _cast(v, arr.dtype)
+    new = _cast(v, arr.dtype)
+
+    def update(old: Any) -> Any:
         if name == "add":
-            arr[i] = old + new
-        elif arr.dtype.kind == "f":
-            arr[i] = _cas_max(old, new) if name == "max" else _cas_min(old, new)
-        else:
-            arr[i] = max(old, new) if name == "max" else min(old, new)
+            return old + new
+        if arr.dtype.kind == "f":
+            return _cas_max(old, new) if name == "max" else _cas_min(old, new)
+        return max(old, new) if name == "max" else min(old, new)
+
+    # Through the runtime seam: simtsafe.sim.check records an atomic (atomics never race
+    # with each other), Numba's simulator takes a lock.
+    with np.errstate(all="ignore"):
+        _simrt.atomic(arr, i, name, update)
 
 
 class _SimAccumulator:

@@ -278,6 +278,12 @@ def _slice_array(context: Any, builder: ir.IRBuilder, dsty: DisjointSliceType, v
     return cgutils.create_struct_proxy(dsty)(context, builder, value=val).arr
 
 
+def _witness_view(ty: Any) -> bool:
+    """An output view written through witnesses of its ``space`` (its struct's ``arr``):
+    a DisjointSlice, or a view that says so (an AppendBuffer: lowering._append)."""
+    return isinstance(ty, DisjointSliceType) or getattr(ty, "written_by_witness", False)
+
+
 # --------------------------------------------------------------------------- typing: views
 
 
@@ -597,11 +603,11 @@ class _WitnessAttrs(AttributeTemplate):
     @bound_function("ThreadIndex.in_bounds")
     def resolve_in_bounds(self, w: ThreadIndexType, args: tuple[Any, ...], kws: Any) -> Any:
         (target,) = args
-        arr = target.arr_type if isinstance(target, DisjointSliceType) else target
+        arr = target.arr_type if _witness_view(target) else target
         if not isinstance(arr, types.Array):
             raise _reject(f"w.in_bounds() takes a DisjointSlice or an input array, got {target}")
-        if isinstance(target, DisjointSliceType) and target.space != w.space:
-            raise _reject(f"{w}.in_bounds() of a DisjointSlice of space {target.space}")
+        if _witness_view(target) and target.space != w.space:
+            raise _reject(f"{w}.in_bounds() of a view written by witnesses of {target.space}")
         if arr.ndim != w.rank and not isinstance(target, DisjointSliceType):
             raise _reject(f"{w}.in_bounds() of a {arr.ndim}D array")
         return signature(types.boolean, target)
@@ -709,7 +715,7 @@ for _attr in _COORDS:
 @lower_builtin("ThreadIndex.in_bounds", ThreadIndexType, types.Any)
 def _lower_in_bounds(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
     wty, target = sig.args
-    if isinstance(target, DisjointSliceType):
+    if _witness_view(target):
         arrty, arr = target.arr_type, _slice_array(context, builder, target, args[1])
     else:
         arrty, arr = target, args[1]
@@ -919,48 +925,36 @@ def _require_block(typingctx: Any, x: Any, y: Any, z: Any) -> Any:
     return types.none(x, y, z), codegen
 
 
-@intrinsic
-def _max_registers(typingctx: Any, n: Any) -> Any:
-    """Stamp ``.maxnreg n`` on the kernel (``max_registers=``): ptxas allocates no more.
+def _kernel_annotation(key: str) -> Any:
+    """Intrinsic ``(n)`` stamping the NVVM annotation ``key`` = ``n`` (a literal int) on the
+    kernel being compiled."""
 
-    Numba passes ``max_registers`` to the linker only (the cubin); the NVVM
-    annotation puts it in the PTX too, so a kernel compiled from its PTX by
-    any tool is held to it.
-    """
-    value = getattr(n, "literal_value", None)
-    if not isinstance(value, int):
-        return None
+    def typer(typingctx: Any, n: Any) -> Any:
+        value = getattr(n, "literal_value", None)
+        if not isinstance(value, int):
+            return None
 
-    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
-        module, fn = builder.module, builder.function
-        annotations = cgutils.get_or_insert_named_metadata(module, "nvvm.annotations")
-        md = module.add_metadata(
-            [fn, ir.MetaDataString(module, "maxnreg"), ir.Constant(ir.IntType(32), value)]
-        )
-        annotations.add(md)
-        return context.get_dummy_value()
+        def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+            module, fn = builder.module, builder.function
+            annotations = cgutils.get_or_insert_named_metadata(module, "nvvm.annotations")
+            md = module.add_metadata(
+                [fn, ir.MetaDataString(module, key), ir.Constant(ir.IntType(32), value)]
+            )
+            annotations.add(md)
+            return context.get_dummy_value()
 
-    return types.none(n), codegen
+        return types.none(n), codegen
+
+    return intrinsic(typer)
 
 
-@intrinsic
-def _min_blocks(typingctx: Any, n: Any) -> Any:
-    """Stamp ``.minnctapersm n`` on the kernel (the contract's ``blocks_per_sm``): ptxas
-    keeps the registers per thread low enough for ``n`` blocks of the bounded size."""
-    value = getattr(n, "literal_value", None)
-    if not isinstance(value, int):
-        return None
-
-    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
-        module, fn = builder.module, builder.function
-        annotations = cgutils.get_or_insert_named_metadata(module, "nvvm.annotations")
-        md = module.add_metadata(
-            [fn, ir.MetaDataString(module, "minctasm"), ir.Constant(ir.IntType(32), value)]
-        )
-        annotations.add(md)
-        return context.get_dummy_value()
-
-    return types.none(n), codegen
+#: ``.maxnreg n`` (``max_registers=``): ptxas allocates no more. Numba passes
+#: ``max_registers`` to the linker only (the cubin); the annotation puts it in the PTX
+#: too, so a kernel compiled from its PTX by any tool is held to it.
+_max_registers = _kernel_annotation("maxnreg")
+#: ``.minnctapersm n`` (the contract's ``blocks_per_sm``): ptxas keeps the registers per
+#: thread low enough for ``n`` resident blocks of the bounded size.
+_min_blocks = _kernel_annotation("minctasm")
 
 
 def builtins(*, proven_domain: int | None) -> dict[str, Any]:
@@ -1011,6 +1005,10 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     from . import _vec
 
     names.update(_vec.builtins())
+    from . import _append, _hash  # import this module: bound late
+
+    names.update(_append.builtins())
+    names.update(_hash.builtins())
     return names
 
 

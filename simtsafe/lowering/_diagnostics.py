@@ -36,6 +36,10 @@ _SUPPORTS = {
         "read len(a), a.shape, a.size, a.ndim; functions such as math.sqrt take its elements, "
         "not the array"
     ),
+    "AppendBuffer": (
+        "an AppendBuffer supports w = buf.claim(), buf[w] = v and buf[w] with that witness, "
+        "len(buf), buf.size, buf.shape"
+    ),
     "ThreadIndex": (
         "a witness (ThreadIndex) has no arithmetic, comparison or conversion: it only indexes "
         "DisjointSlices and inputs. Use w.index / w.row / w.col / w.x / w.y / w.z for a plain "
@@ -65,6 +69,8 @@ def _involved(operation: str) -> list[str]:
         kinds.append("ThreadIndex")
     if "DisjointSlice[" in operation:
         kinds.append("DisjointSlice")
+    if "AppendBuffer[" in operation:
+        kinds.append("AppendBuffer")
     if "readonly array(" in operation:
         kinds.append("In")
     return kinds

@@ -111,6 +111,11 @@ class SimWitness:
             _reject(
                 f"ThreadIndex[{self._space}].in_bounds() of a DisjointSlice of space {s._space}"
             )
+        owner = getattr(s, "_witness_space", None)  # an AppendBuffer (lowering._append_sim)
+        if owner is not None and owner != self._space:
+            _reject(
+                f"ThreadIndex[{self._space}].in_bounds() of a view written by witnesses of {owner}"
+            )
         if isinstance(s, SimDisjointSlice) and s._space == "Columns":
             return 0 <= self._idx[0] < shape[1]  # the column exists (in every row)
         if len(shape) != len(self._idx):
@@ -485,4 +490,8 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     from . import _vec_sim
 
     names.update(_vec_sim.builtins())
+    from . import _append_sim, _hash_sim  # import this module: bound late
+
+    names.update(_append_sim.builtins())
+    names.update(_hash_sim.builtins())
     return names

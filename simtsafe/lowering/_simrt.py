@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 __all__ = [
     "Geometry",
+    "atomic",
     "SimRuntime",
     "barrier",
     "current",
@@ -79,6 +80,10 @@ class SimRuntime(Protocol):
         """Note a write of ``array[index]`` made outside the array's own accessors."""
         ...
 
+    def atomic(self, array: Any, index: Any, op: str, update: Any) -> Any:
+        """Atomically ``array[index] = update(old)``; returns ``old`` (a recorded atomic)."""
+        ...
+
 
 _local = threading.local()
 
@@ -134,6 +139,16 @@ def record_read(array: Any, index: Any, site: tuple[str, int] | None = None) -> 
 
 def record_write(array: Any, index: Any, site: tuple[str, int] | None = None) -> None:
     current().record_write(array, index, site)
+
+
+def atomic(array: Any, index: Any, op: str, update: Any) -> Any:
+    """Atomic read-modify-write of ``array[index]``: stores ``update(old)``, returns ``old``.
+
+    Tier-1 atomics of the simulator twins (append buffers' counters, hash tables'
+    keys) go through here, so that ``simtsafe.sim.check`` records them as atomics
+    (which never race with each other) rather than as a read and a write.
+    """
+    return current().atomic(array, index, op, update)
 
 
 class _NumbaSimulatorRuntime:
@@ -220,6 +235,17 @@ class _NumbaSimulatorRuntime:
 
     def record_write(self, array: Any, index: Any, site: tuple[str, int] | None) -> None:
         return None
+
+    def atomic(self, array: Any, index: Any, op: str, update: Any) -> Any:
+        with _ATOMIC_LOCK:
+            old = array[index]
+            array[index] = update(old)
+        return old
+
+
+#: One lock for the simulator's Tier-1 atomics (the GPU's are per address; one lock is
+#: coarser and as correct).
+_ATOMIC_LOCK = threading.Lock()
 
 
 class _BlockState:

@@ -149,6 +149,8 @@ def _annotated_args(kernel: Any, size: int, rng: np.random.Generator) -> list[An
         shape = (size,) * p.ndim
         if p.kind == "scalar":
             out.append(p.dtype.type(size if p.dtype.kind in "iu" else rng.standard_normal()))
+        elif p.space == "Counter":  # an append buffer's counter: one element, from 0
+            out.append(np.zeros(1, p.dtype))
         elif p.kind == "out":
             out.append(np.zeros(shape, p.dtype))
         elif p.dtype.kind in "iu":

@@ -122,6 +122,13 @@ _COMPARING = frozenset({"inc", "dec", "cas", "compare_and_swap"})
 _COMPARED = "compared by cuda.atomic.{}"
 
 
+def recorded_atomic(
+    replay: Replay, ary: RecArray, idx: Any, op: str, fn: Callable[[Any], Any]
+) -> Any:
+    """A Tier-1 atomic of a simulator twin (``_simrt.atomic``), recorded like ``cuda.atomic``."""
+    return _Atomic(replay)._rmw(ary, idx, op, fn)
+
+
 class _Atomic:
     """``cuda.atomic``: recorded read-modify-write operations that return the old value.
 

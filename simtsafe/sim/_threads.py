@@ -130,6 +130,15 @@ class SimThread:
             if e is not None:
                 self.replay.access(array, e, 1)
 
+    def atomic(self, array: Any, index: Any, op: str, update: Any) -> Any:
+        if isinstance(array, RecArray):
+            from ._device import recorded_atomic
+
+            return recorded_atomic(self.replay, array, index, op, update)
+        old = array[index]  # one simulated thread runs at a time: nothing interleaves
+        array[index] = update(old)
+        return old
+
 
 _EMPTY: dict[int, int] = {}
 

@@ -61,7 +61,10 @@ __all__ = [
 
 GRID, BLOCK, WARP, THREAD = 0, 1, 2, 3
 LEVEL_NAMES = ("grid-uniform", "block-uniform", "warp-uniform", "thread-dependent")
-SCOPE_LEVEL = {"grid": GRID, "block": BLOCK, "warp": WARP}
+#: ``coalesced``: the participants are the lanes that make the call together, by
+#: construction (``activemask``: an append buffer's aggregated claim), so any control
+#: flow reaches it soundly.
+SCOPE_LEVEL = {"grid": GRID, "block": BLOCK, "warp": WARP, "coalesced": THREAD}
 
 #: Provenance of a pointer that the analysis cannot follow.
 UNKNOWN = "<unknown>"
@@ -542,6 +545,8 @@ class _Solver:
             if ops and all(w.startswith(_PURE_ASM_OPS) for w in ops) and "%" not in text:
                 return args, why
             return THREAD, Reason("asm", ins)
+        if ins.site is not None and ins.site[1] == "coalesced":
+            return THREAD, Reason("atomic", ins)  # the shuffle of an aggregated claim's slot
         return THREAD, Reason("call", ins)
 
     # fixpoint -------------------------------------------------------------

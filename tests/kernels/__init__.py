@@ -15,9 +15,11 @@ import sys
 import textwrap
 import types
 import uuid
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-__all__ = ["HEADER", "line_of", "load_kernel_module"]
+__all__ = ["HEADER", "assert_refused", "line_of", "load_kernel_module"]
 
 #: Prepended to every inline kernel module (the usual simtsafe imports).
 HEADER = (
@@ -86,3 +88,20 @@ def run_or_compile(kernel, grid, block, *host_args):  # type: ignore[no-untyped-
     dev = [cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in host_args]
     kernel.prepare(grid=grid, block=block)(*dev)
     return [d.copy_to_host() if hasattr(d, "copy_to_host") else d for d in dev]
+
+
+def assert_refused(
+    tmp_path: Path, source: str, fragment: str, act: Callable[[types.ModuleType], object]
+) -> Any:
+    """Load ``source``, run ``act`` on the module (compile it, or launch it on the
+    simulator), and check the ``SafetyError`` it raises: ``fragment`` in the message and
+    the line marked ``# BAD`` as its line. Returns the error."""
+    import pytest
+
+    import simtsafe
+
+    with pytest.raises(simtsafe.SafetyError) as info:
+        act(load_kernel_module(tmp_path, source))
+    assert fragment in str(info.value)
+    assert info.value.lineno == line_of(tmp_path, "# BAD")
+    return info.value

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import simtsafe as ss
-from tests.kernels import line_of, load_kernel_module
+from tests.kernels import assert_refused, load_kernel_module
 from tests.kernels.random_rules import ACCEPTED, REFUSED
 
 pytestmark = pytest.mark.ptx
@@ -19,11 +18,7 @@ CC = (9, 0)
 
 @pytest.mark.parametrize("case", sorted(REFUSED))
 def test_refused(tmp_path: Path, case: str) -> None:
-    source, fragment = REFUSED[case]
-    with pytest.raises(ss.SafetyError) as info:
-        load_kernel_module(tmp_path, source).k.ptx(cc=CC)
-    assert fragment in str(info.value)
-    assert info.value.lineno == line_of(tmp_path, "# BAD")
+    assert_refused(tmp_path, *REFUSED[case], lambda mod: mod.k.ptx(cc=CC))
 
 
 @pytest.mark.parametrize("case", sorted(ACCEPTED))

@@ -37,7 +37,9 @@ def k(out: DisjointSlice[np.float32], states: ss.random.States) -> None:
     )
     with pytest.raises(ss.SafetyError) as info:
         mod.k.ptx()
-    assert "this thread's 1D witness" in str(info.value)
+    assert "and this thread's witness (thread.index_1d(), grid_stride, thread.index_2d() or" in str(
+        info.value
+    )
     assert info.value.lineno == line_of(tmp_path, "# BAD")
 
 

@@ -11,7 +11,7 @@ import pytest
 from numba import cuda
 
 import simtsafe as ss
-from tests.kernels import line_of, load_kernel_module
+from tests.kernels import assert_refused, load_kernel_module
 from tests.kernels.column_rules import (
     ACCEPTED,
     BLOCK,
@@ -43,11 +43,7 @@ def _launch(mod: Any, pos: int = POS, grid: int = GRID, block: int = BLOCK) -> n
 
 @pytest.mark.parametrize("case", sorted(REFUSED))
 def test_rule_refused_on_the_simulator(tmp_path: Path, case: str) -> None:
-    source, fragment = REFUSED[case]
-    with pytest.raises(ss.SafetyError) as info:
-        _launch(load_kernel_module(tmp_path, source))
-    assert fragment in str(info.value)
-    assert info.value.lineno == line_of(tmp_path, "# BAD")
+    assert_refused(tmp_path, *REFUSED[case], _launch)
 
 
 @pytest.mark.parametrize("case", sorted(ACCEPTED))

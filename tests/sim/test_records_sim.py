@@ -120,4 +120,6 @@ def k(out: DisjointSlice[np.float32], states: ss.random.States) -> None:
         mod.k.prepare(grid=1, block=32)(
             cuda.to_device(np.zeros(32, np.float32)), create_xoroshiro128p_states(32, seed=1)
         )
-    assert "this thread's 1D witness" in str(info.value)
+    assert "and this thread's witness (thread.index_1d(), grid_stride, thread.index_2d() or" in str(
+        info.value
+    )

@@ -24,6 +24,7 @@ VOCABULARY = {"_errors", "_spaces", "_unsafe", "_collective", "_toolchain", "_dt
 ANNOTATIONS = {
     "_views",
     "_coopviews",
+    "_atomicviews",
     "thread",
     "block",
     "warp",
@@ -31,6 +32,7 @@ ANNOTATIONS = {
     "shared",
     "random",
     "vec",
+    "hashing",
 }
 
 

@@ -1,0 +1,605 @@
+"""Numba types and lowering of open-addressing hash tables: a value slot won by a CAS.
+
+* ``HashTableType(keys, counter, param)`` -- a ``HashTable[K]`` parameter: the
+  keys array (``EMPTY``, the all-ones key, marks a free slot) and the counter
+  of failed inserts, bound together in the kernel's prologue
+  (``__ss_view_Table(keys, nfail, "keys")``). ``keys.insert(k)`` and
+  ``keys.insert_or_find(k)``; the keys are not otherwise read or written
+  during the launch.
+* ``HashValuesType(arr, table)`` -- a ``HashValues[V]`` parameter: one value per
+  slot, written and read only through an ``InsertedType(table)`` witness of
+  its own table (``__ss_view_Values(vals, "keys")``).
+* ``InsertedType(table)`` -- the witness ``insert`` returns: the slot whose
+  compare-and-swap from ``EMPTY`` to the key this call performed. A slot
+  leaves ``EMPTY`` once (nothing ever empties it during a launch), so one
+  call per slot ever gets a valid witness: its values have one writer.
+* ``FoundType`` -- ``hashing.find(keys, k)`` on a read-only table (an input):
+  the key's slot, reading inputs only.
+
+The probe: ``slot = hash(k) % capacity`` (``hash``: MurmurHash3's 32- or
+64-bit finalizer of the key's bits), then ``slot + 1``, ... wrapping, at most
+``capacity`` slots. At each slot a volatile load of the key (a key never
+changes once set, so a stale read of another key is exact); if it is ``k``
+the key is found; if it is ``EMPTY``, a ``cmpxchg`` from ``EMPTY`` to ``k``:
+success inserts, an old value of ``k`` finds, another key probes on. After
+``capacity`` slots, or for the key ``EMPTY`` itself, or an empty table, the
+insert failed: one atomic add on the failure counter, which the host reads
+(``simtsafe.inserted``).
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+from llvmlite import ir
+from numba.cuda import cgutils, types
+from numba.cuda.core import errors
+from numba.cuda.extending import intrinsic, lower_builtin, lower_getattr, models, register_model
+from numba.cuda.np.arrayobj import make_array
+from numba.cuda.typing.templates import (
+    AbstractTemplate,
+    AttributeTemplate,
+    bound_function,
+    infer_getattr,
+    infer_global,
+    signature,
+)
+
+from ._bf16 import f32_to_bf16, is_bf16
+from ._cuda import (
+    SENTINEL,
+    ThreadIndexType,
+    _load,
+    _make_witness,
+    _read_type,
+    _store,
+    _ThreadIndexModel,
+    _widened,
+    _witness_indices,
+)
+
+__all__ = ["FoundType", "HashTableType", "HashValuesType", "InsertedType", "builtins"]
+
+_I1 = ir.IntType(1)
+_I8 = ir.IntType(8)
+_I64 = ir.IntType(64)
+_KEY_TYPES = (types.int32, types.uint32, types.int64, types.uint64)
+#: The outcome of a probe (an i8 in the generated code).
+_INSERTED, _FOUND, _FAILED = 0, 1, 2
+
+_WHAT_TABLE_OFFERS = (
+    "a HashTable offers w = keys.insert(k), keys.insert_or_find(k), and keys.size, "
+    "keys.shape, len(keys)"
+)
+_WHAT_VALUES_OFFER = (
+    "a HashValues offers vals[w] = v and vals[w] with a witness of its table's insert, "
+    "and vals.size, vals.shape, len(vals)"
+)
+
+
+def _reject(message: str) -> errors.TypingError:
+    return errors.TypingError("simtsafe: " + message)
+
+
+# --------------------------------------------------------------------------- types
+
+
+class HashTableType(types.Type):
+    """Numba type of a ``HashTable`` parameter: its keys, failure counter and name."""
+
+    def __init__(self, arr_type: types.Array, counter_type: types.Array, param: str) -> None:
+        self.arr_type = arr_type
+        self.counter_type = counter_type
+        self.param = param
+        self.dtype = arr_type.dtype
+        super().__init__(name=f"HashTable[{arr_type}, {counter_type}, {param}]")
+
+
+class HashValuesType(types.Type):
+    """Numba type of a ``HashValues`` parameter: values written by its table's inserts."""
+
+    #: ``w.in_bounds(vals)`` takes it (lowering._cuda): its witnesses are of ``space``.
+    written_by_witness = True
+
+    def __init__(self, arr_type: types.Array, table: str) -> None:
+        self.arr_type = arr_type
+        self.table = table
+        self.space = f"Inserted[{table}]"
+        self.dtype = arr_type.dtype
+        self.ndim = 1
+        super().__init__(name=f"HashValues[{arr_type}, {table}]")
+
+
+class InsertedType(ThreadIndexType):
+    """The witness of a value slot whose key this call inserted into table ``table``."""
+
+    def __init__(self, table: str) -> None:
+        self.space = f"Inserted[{table}]"
+        self.rank = 1
+        self.table = table
+        types.Type.__init__(self, name=f"ThreadIndex[{self.space}]")
+
+
+class FoundType(ThreadIndexType):
+    """The witness of a key's slot in a read-only table: it reads inputs, writes nothing."""
+
+    def __init__(self) -> None:
+        self.space = "Found"
+        self.rank = 1
+        types.Type.__init__(self, name="ThreadIndex[Found]")
+
+
+@register_model(HashTableType)
+class _HashTableModel(models.StructModel):
+    def __init__(self, dmm: Any, fe_type: HashTableType) -> None:
+        super().__init__(
+            dmm, fe_type, [("arr", fe_type.arr_type), ("counter", fe_type.counter_type)]
+        )
+
+
+@register_model(HashValuesType)
+class _HashValuesModel(models.StructModel):
+    def __init__(self, dmm: Any, fe_type: HashValuesType) -> None:
+        super().__init__(dmm, fe_type, [("arr", fe_type.arr_type)])
+
+
+register_model(InsertedType)(_ThreadIndexModel)
+register_model(FoundType)(_ThreadIndexModel)
+
+
+# --------------------------------------------------------------------------- typing
+
+
+def _check_key(what: str, key_type: Any, key: Any) -> None:
+    """The key must keep its value when converted to the table's key type."""
+    if not isinstance(key, types.Integer) or isinstance(key, types.Boolean):
+        raise _reject(f"{what}: the key must be an integer; got {key}")
+    literal = getattr(key, "literal_value", None)
+    if isinstance(literal, int) and not isinstance(literal, bool):
+        lo, hi = (
+            (-(2 ** (key_type.bitwidth - 1)), 2 ** (key_type.bitwidth - 1) - 1)
+            if key_type.signed
+            else (0, 2**key_type.bitwidth - 1)
+        )
+        if lo <= literal <= hi:
+            return
+    keeps = key == key_type or (
+        key.bitwidth < key_type.bitwidth and (key_type.signed or not key.signed)
+    )
+    if not keeps:
+        raise _reject(
+            f"{what}: a key of type {key} would change its value in a table of {key_type} keys; "
+            f"convert it explicitly, e.g. np.{key_type}(k)"
+        )
+
+
+def _check_witness(target: HashValuesType, idx: Any, verb: str) -> None:
+    if not isinstance(idx, ThreadIndexType):
+        raise _reject(
+            f"a HashValues is {verb} only at a slot whose key this thread inserted: w = "
+            f"{target.table}.insert(k), then vals[w]; got an index of type {idx}"
+        )
+    if idx.space != target.space:
+        raise _reject(
+            f"a {idx} witness cannot {'write' if verb == 'written' else 'read'} the values of the "
+            f"hash table {target.table!r}: only the call that inserted a key into "
+            f"{target.table!r} owns its value slot. Use w = {target.table}.insert(k)"
+        )
+
+
+@infer_global(operator.setitem)
+class _SetItem(AbstractTemplate):
+    def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
+        target, idx, val = args
+        if isinstance(target, HashTableType):
+            raise _reject(
+                "the keys of a hash table are written only by keys.insert(k) (a "
+                f"compare-and-swap); {_WHAT_TABLE_OFFERS}"
+            )
+        if not isinstance(target, HashValuesType):
+            return None
+        _check_witness(target, idx, "written")
+        if is_bf16(target.dtype):
+            if not isinstance(val, (types.Integer, types.Float, types.Boolean)) and not is_bf16(
+                val
+            ):
+                raise _reject(
+                    f"cannot store a value of type {val} into a HashValues of bfloat16 "
+                    "(a bf16 output takes an int, float or bool, rounded to nearest even)"
+                )
+            return signature(types.none, target, idx, val)
+        if self.context.can_convert(val, target.dtype) is None:
+            raise _reject(f"cannot store a value of type {val} into a HashValues of {target.dtype}")
+        return signature(types.none, target, idx, val)
+
+
+@infer_global(operator.getitem)
+class _GetItem(AbstractTemplate):
+    def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
+        target, idx = args
+        if isinstance(target, HashTableType):
+            raise _reject(
+                "the keys of a hash table are not read during the launch (other threads are "
+                f"inserting); {_WHAT_TABLE_OFFERS}. Read them in a later launch as an input, "
+                "with simtsafe.hashing.find(keys, k)"
+            )
+        if not isinstance(target, HashValuesType):
+            return None
+        _check_witness(target, idx, "read")
+        return signature(_read_type(target.dtype), target, idx)
+
+
+@infer_global(len)
+class _Len(AbstractTemplate):
+    def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
+        if len(args) == 1 and isinstance(args[0], (HashTableType, HashValuesType)):
+            return signature(types.intp, args[0])
+        return None
+
+
+class _SizedAttrs(AttributeTemplate):
+    offers = ""
+
+    def resolve_size(self, ty: Any) -> Any:
+        return types.intp
+
+    def resolve_ndim(self, ty: Any) -> Any:
+        return types.intp
+
+    def resolve_shape(self, ty: Any) -> Any:
+        return types.UniTuple(types.intp, 1)
+
+    def generic_resolve(self, ty: Any, attr: str) -> Any:
+        raise _reject(f"{ty} has no .{attr}: {self.offers}")
+
+
+@infer_getattr
+class _HashTableAttrs(_SizedAttrs):
+    key = HashTableType
+    offers = _WHAT_TABLE_OFFERS
+
+    def _key(self, table: HashTableType, args: tuple[Any, ...], kws: Any, name: str) -> Any:
+        if kws or len(args) != 1:
+            raise _reject(f"{table.param}.{name}(k) takes one argument: the key")
+        _check_key(f"{table.param}.{name}(k)", table.dtype, args[0])
+        return args[0]
+
+    @bound_function("HashTable.insert")
+    def resolve_insert(self, table: HashTableType, args: tuple[Any, ...], kws: Any) -> Any:
+        key = self._key(table, args, kws, "insert")
+        return signature(InsertedType(table.param), key)
+
+    @bound_function("HashTable.insert_or_find")
+    def resolve_insert_or_find(self, table: HashTableType, args: tuple[Any, ...], kws: Any) -> Any:
+        key = self._key(table, args, kws, "insert_or_find")
+        return signature(types.intp, key)
+
+
+@infer_getattr
+class _HashValuesAttrs(_SizedAttrs):
+    key = HashValuesType
+    offers = _WHAT_VALUES_OFFER
+
+
+# --------------------------------------------------------------------------- lowering: views
+
+
+def _arr(context: Any, builder: ir.IRBuilder, ty: Any, val: Any) -> Any:
+    return cgutils.create_struct_proxy(ty)(context, builder, value=val).arr
+
+
+def _length(context: Any, builder: ir.IRBuilder, arrty: Any, arr: Any) -> ir.Value:
+    return cgutils.unpack_tuple(builder, make_array(arrty)(context, builder, arr).shape, 1)[0]
+
+
+@lower_builtin(operator.setitem, HashValuesType, ThreadIndexType, types.Any)
+def _lower_setitem(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+    vty, wty, xty = sig.args
+    if is_bf16(vty.dtype):
+        val = f32_to_bf16(builder, context.cast(builder, args[2], xty, types.float32))
+    else:
+        val = context.cast(builder, args[2], xty, vty.dtype)
+    arr = _arr(context, builder, vty, args[0])
+    _store(
+        context, builder, vty.arr_type, arr, _witness_indices(context, builder, wty, args[1]), val
+    )
+    return context.get_dummy_value()
+
+
+@lower_builtin(operator.getitem, HashValuesType, ThreadIndexType)
+def _lower_getitem(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+    vty, wty = sig.args
+    arr = _arr(context, builder, vty, args[0])
+    idx = _witness_indices(context, builder, wty, args[1])
+    return _widened(builder, vty.dtype, _load(context, builder, vty.arr_type, arr, idx))
+
+
+@lower_builtin(len, HashTableType)
+@lower_builtin(len, HashValuesType)
+def _lower_len(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+    ty = sig.args[0]
+    return _length(context, builder, ty.arr_type, _arr(context, builder, ty, args[0]))
+
+
+def _lower_size(context: Any, builder: ir.IRBuilder, ty: Any, val: Any) -> Any:
+    return _length(context, builder, ty.arr_type, _arr(context, builder, ty, val))
+
+
+def _lower_ndim(context: Any, builder: ir.IRBuilder, ty: Any, val: Any) -> Any:
+    return context.get_constant(types.intp, 1)
+
+
+def _lower_shape(context: Any, builder: ir.IRBuilder, ty: Any, val: Any) -> Any:
+    return cgutils.pack_array(builder, [_lower_size(context, builder, ty, val)])
+
+
+for _ty in (HashTableType, HashValuesType):
+    lower_getattr(_ty, "size")(_lower_size)
+    lower_getattr(_ty, "ndim")(_lower_ndim)
+    lower_getattr(_ty, "shape")(_lower_shape)
+
+
+# --------------------------------------------------------------------------- lowering: probes
+
+
+class _VolatileLoad(ir.LoadInstr):
+    """``load volatile``: llvmlite's builder has no volatile flag (NVVM: ``ld.volatile``)."""
+
+    def descr(self, buf: list[str]) -> None:
+        [ptr] = self.operands
+        buf.append(
+            f"load volatile {self.type}, {ptr.type} {ptr.get_reference()}"
+            f"{self._stringify_metadata(leading_comma=True)}\n"
+        )
+
+
+def _volatile_load(builder: ir.IRBuilder, ptr: ir.Value) -> ir.Value:
+    instr = _VolatileLoad(builder.block, ptr)
+    builder._insert(instr)
+    return instr
+
+
+def _mix(builder: ir.IRBuilder, key: ir.Value) -> ir.Value:
+    """MurmurHash3's finalizer of the key's bits (fmix32 or fmix64), as an i64."""
+    width = key.type.width
+    ity = key.type
+
+    def c(v: int) -> ir.Constant:
+        return ir.Constant(ity, v)
+
+    h = key
+    if width == 32:
+        h = builder.xor(h, builder.lshr(h, c(16)))
+        h = builder.mul(h, c(0x85EBCA6B))
+        h = builder.xor(h, builder.lshr(h, c(13)))
+        h = builder.mul(h, c(0xC2B2AE35))
+        h = builder.xor(h, builder.lshr(h, c(16)))
+        return builder.zext(h, _I64)
+    h = builder.xor(h, builder.lshr(h, c(33)))
+    h = builder.mul(h, c(0xFF51AFD7ED558CCD))
+    h = builder.xor(h, builder.lshr(h, c(33)))
+    h = builder.mul(h, c(0xC4CEB9FE1A85EC53))
+    return builder.xor(h, builder.lshr(h, c(33)))
+
+
+def _probe(
+    context: Any,
+    builder: ir.IRBuilder,
+    arrty: Any,
+    arr: Any,
+    key: ir.Value,
+    insert: bool,
+) -> tuple[ir.Value, ir.Value]:
+    """Linear probing for ``key`` (an iN of the key type): (outcome i8, slot i64).
+
+    ``insert``: claim an ``EMPTY`` slot with a compare-and-swap; otherwise (a
+    read-only table) an ``EMPTY`` slot ends the search: the key is absent.
+    """
+    ary = make_array(arrty)(context, builder, arr)
+    cap = cgutils.unpack_tuple(builder, ary.shape, 1)[0]
+    stride = cgutils.unpack_tuple(builder, ary.strides, 1)[0]
+    empty = ir.Constant(key.type, -1)
+    outcome = cgutils.alloca_once_value(builder, ir.Constant(_I8, _FAILED))
+    found_at = cgutils.alloca_once_value(builder, ir.Constant(_I64, SENTINEL))
+    usable = builder.and_(
+        builder.icmp_unsigned("!=", key, empty), builder.icmp_unsigned("!=", cap, _c64(0))
+    )
+    with builder.if_then(usable, likely=True):
+        slot = cgutils.alloca_once_value(builder, builder.urem(_mix(builder, key), cap))
+        left = cgutils.alloca_once_value(builder, cap)
+        head = builder.append_basic_block("ss.probe.head")
+        body = builder.append_basic_block("ss.probe.body")
+        nxt = builder.append_basic_block("ss.probe.next")
+        done = builder.append_basic_block("ss.probe.done")
+        builder.branch(head)
+        builder.position_at_end(head)
+        builder.cbranch(builder.icmp_unsigned("!=", builder.load(left), _c64(0)), body, done)
+
+        builder.position_at_end(body)
+        s = builder.load(slot)  # Invariant: s < cap
+        ptr = cgutils.get_item_pointer2(
+            context, builder, ary.data, [cap], [stride], arrty.layout, [s], wraparound=False
+        )
+        cur = _volatile_load(builder, ptr) if insert else builder.load(ptr)
+
+        def finish(state: int) -> None:
+            builder.store(ir.Constant(_I8, state), outcome)
+            builder.store(s, found_at)
+            builder.branch(done)
+
+        is_key = builder.append_basic_block("ss.probe.key")
+        not_key = builder.append_basic_block("ss.probe.notkey")
+        builder.cbranch(builder.icmp_unsigned("==", cur, key), is_key, not_key)
+        builder.position_at_end(is_key)
+        finish(_FOUND)
+        builder.position_at_end(not_key)
+        is_empty = builder.icmp_unsigned("==", cur, empty)
+        if insert:
+            swap = builder.append_basic_block("ss.probe.cas")
+            builder.cbranch(is_empty, swap, nxt)
+            builder.position_at_end(swap)
+            pair = builder.cmpxchg(ptr, empty, key, "monotonic", "monotonic")
+            old = builder.extract_value(pair, 0)
+            won = builder.append_basic_block("ss.probe.won")
+            lost = builder.append_basic_block("ss.probe.lost")
+            builder.cbranch(builder.extract_value(pair, 1), won, lost)
+            builder.position_at_end(won)
+            finish(_INSERTED)
+            builder.position_at_end(lost)
+            taken = builder.append_basic_block("ss.probe.taken")
+            builder.cbranch(builder.icmp_unsigned("==", old, key), taken, nxt)
+            builder.position_at_end(taken)
+            finish(_FOUND)
+        else:
+            absent = builder.append_basic_block("ss.probe.absent")
+            builder.cbranch(is_empty, absent, nxt)
+            builder.position_at_end(absent)
+            builder.branch(done)
+
+        builder.position_at_end(nxt)
+        step = builder.add(s, _c64(1))
+        builder.store(builder.select(builder.icmp_unsigned("==", step, cap), _c64(0), step), slot)
+        builder.store(builder.sub(builder.load(left), _c64(1)), left)
+        builder.branch(head)
+        builder.position_at_end(done)
+    return builder.load(outcome), builder.load(found_at)
+
+
+def _c64(v: int) -> ir.Constant:
+    return ir.Constant(_I64, v)
+
+
+def _count_failure(
+    context: Any, builder: ir.IRBuilder, tty: HashTableType, table: Any, outcome: ir.Value
+) -> None:
+    counter = cgutils.create_struct_proxy(tty)(context, builder, value=table).counter
+    ctr = make_array(tty.counter_type)(context, builder, counter)
+    n = cgutils.unpack_tuple(builder, ctr.shape, 1)[0]
+    failed = builder.icmp_unsigned("==", outcome, ir.Constant(_I8, _FAILED))
+    # The host checks counter.size == 1 at every launch; the test keeps an unchecked
+    # launch with an empty counter from touching memory.
+    with builder.if_then(
+        builder.and_(failed, builder.icmp_unsigned("!=", n, _c64(0))), likely=False
+    ):
+        builder.atomic_rmw("add", ctr.data, _c64(1), "monotonic")
+
+
+def _table_key(
+    context: Any, builder: ir.IRBuilder, tty: HashTableType, kty: Any, k: Any
+) -> ir.Value:
+    return context.cast(builder, k, kty, tty.dtype)
+
+
+@lower_builtin("HashTable.insert", HashTableType, types.Integer)
+def _lower_insert(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+    tty, kty = sig.args
+    arr = _arr(context, builder, tty, args[0])
+    outcome, slot = _probe(
+        context, builder, tty.arr_type, arr, _table_key(context, builder, tty, kty, args[1]), True
+    )
+    _count_failure(context, builder, tty, args[0], outcome)
+    won = builder.icmp_unsigned("==", outcome, ir.Constant(_I8, _INSERTED))
+    return _make_witness(
+        context, builder, sig.return_type, [builder.select(won, slot, _c64(SENTINEL))]
+    )
+
+
+@lower_builtin("HashTable.insert_or_find", HashTableType, types.Integer)
+def _lower_insert_or_find(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+    tty, kty = sig.args
+    arr = _arr(context, builder, tty, args[0])
+    outcome, slot = _probe(
+        context, builder, tty.arr_type, arr, _table_key(context, builder, tty, kty, args[1]), True
+    )
+    _count_failure(context, builder, tty, args[0], outcome)
+    failed = builder.icmp_unsigned("==", outcome, ir.Constant(_I8, _FAILED))
+    return builder.select(failed, _c64(-1), slot)
+
+
+# --------------------------------------------------------------------------- intrinsics
+
+
+def _counter_array(c: Any) -> Any:
+    return getattr(c, "arr_type", c)
+
+
+def _counter_value(context: Any, builder: ir.IRBuilder, ty: Any, val: Any) -> Any:
+    if isinstance(ty, types.Array):
+        return val
+    return cgutils.create_struct_proxy(ty)(context, builder, value=val).arr
+
+
+@intrinsic
+def _view_table(typingctx: Any, arr: Any, counter: Any, param: Any) -> Any:
+    """A ``HashTable`` parameter's prologue: the keys, the failure counter, its name."""
+    name = getattr(param, "literal_value", None)
+    if not isinstance(name, str):
+        return None
+    carr = _counter_array(counter)
+    if not isinstance(arr, types.Array) or arr.ndim != 1 or arr.dtype not in _KEY_TYPES:
+        raise _reject(
+            f"a HashTable parameter is a 1D array of int32/uint32/int64/uint64; got {arr}"
+        )
+    if not isinstance(carr, types.Array) or carr.ndim != 1 or carr.dtype != types.uint64:
+        raise _reject(f"a Counter parameter is a 1D uint64 device array; got {carr}")
+    rt = HashTableType(arr, carr, name)
+
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        view = cgutils.create_struct_proxy(rt)(context, builder)
+        view.arr = args[0]
+        view.counter = _counter_value(context, builder, counter, args[1])
+        return view._getvalue()
+
+    return rt(arr, counter, param), codegen
+
+
+@intrinsic
+def _view_values(typingctx: Any, arr: Any, table: Any) -> Any:
+    """A ``HashValues`` parameter's prologue: the array, and the name of its table."""
+    name = getattr(table, "literal_value", None)
+    if not isinstance(name, str):
+        return None
+    if not isinstance(arr, types.Array) or arr.ndim != 1:
+        raise _reject(f"a HashValues parameter is a 1D device array; got {arr}")
+    rt = HashValuesType(arr, name)
+
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        view = cgutils.create_struct_proxy(rt)(context, builder)
+        view.arr = args[0]
+        return view._getvalue()
+
+    return rt(arr, table), codegen
+
+
+@intrinsic
+def _find(typingctx: Any, keys: Any, key: Any) -> Any:
+    """``hashing.find(keys, k)``: the slot of ``k`` in a read-only table (an input)."""
+    if isinstance(keys, HashTableType):
+        raise _reject(
+            "hashing.find(keys, k) reads a table that no thread is inserting into: pass its keys "
+            "as an input (In[...]) in a later launch. During inserts use keys.insert_or_find(k)"
+        )
+    if not isinstance(keys, types.Array) or keys.ndim != 1 or keys.dtype not in _KEY_TYPES:
+        raise _reject(
+            f"hashing.find(keys, k) takes the keys as a 1D int32/uint32/int64/uint64 input; got {keys}"
+        )
+    _check_key("hashing.find(keys, k)", keys.dtype, key)
+    wty = FoundType()
+
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        k = context.cast(builder, args[1], key, keys.dtype)
+        outcome, slot = _probe(context, builder, keys, args[0], k, False)
+        found = builder.icmp_unsigned("==", outcome, ir.Constant(_I8, _FOUND))
+        return _make_witness(context, builder, wty, [builder.select(found, slot, _c64(SENTINEL))])
+
+    return wty(keys, key), codegen
+
+
+def builtins() -> dict[str, Any]:
+    """``__ss_view_Table``, ``__ss_view_Values`` and ``__ss_hashing_find``."""
+    return {
+        "__ss_view_Table": _view_table,
+        "__ss_view_Values": _view_values,
+        "__ss_hashing_find": _find,
+    }
