@@ -474,6 +474,19 @@ def table(results: list[dict[str, Any]]) -> str:
                 f"{_fmt(v.get('tf_max_err_sigma'), '.3f')} | {v.get('check', '-')} |"
             )
     for r in results:
+        per = r.get("simtsafe", {}).get("per_launch", {})
+        graph = r.get("simtsafe", {}).get("graph", {})
+        if "host_submit_us_per_launch" in per:
+            lines += [
+                "",
+                f"{r['config']} context {r['context']}: host time to submit one step launch by "
+                f"launch {per['host_submit_us_per_step']:.1f} us = "
+                f"{per['host_submit_us_per_launch']:.2f} us per launch "
+                "(benchmarks/launch_latency.py measures a PreparedLaunch alone); one graph replay "
+                f"{_fmt(graph.get('host_submit_us_per_step'), '.1f')} us; device time per token "
+                f"{_fmt(graph.get('device_ms_per_token'), '.3f')} ms (graph), "
+                f"{_fmt(per.get('device_ms_per_token'), '.3f')} ms (per launch)",
+            ]
         if r.get("kernels"):
             lines += [
                 "",
