@@ -13,8 +13,9 @@ Ownership (what each kernel writes, and through which witness):
 * GEMVs, one warp per output row (``*_warp``; PerWarp outputs, ``warp.sum`` of the lanes'
   fp32 partial sums): ``gemv_norm`` (RMSNorm of the input fused: the lanes add ``x^2`` in the
   same pass, the row is scaled at the end), ``gemv_swiglu`` (gate row ``r`` and up row
-  ``inter + r`` in one warp, writes ``silu(gate) * up``), ``gemv_residual`` (``res + W v``),
-  ``lm_head`` (logits, and per block the first maximum and its row: stage 1 of the argmax).
+  ``inter + r`` in one warp, writes ``silu(gate) * up``), ``gemv_residual`` (``res + W v``;
+  ``gemv_residual_split``: a block per ``SPLIT_ROWS`` rows, BlockRow, two warps per row
+  meeting in a shared tile, for the matrices of few rows), ``lm_head`` (logits, and per block the first maximum and its row: stage 1 of the argmax).
   The ``*_thread`` twins give each thread a whole row (Index1D/PerBlock outputs, the same
   helpers, no collective per row): the simulator runs one Python thread per CUDA thread, so
   ``model.py`` takes these there; they are correct on a GPU too, only slower.
