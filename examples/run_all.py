@@ -41,6 +41,13 @@ SIZES: dict[str, tuple[dict[str, int], dict[str, int]]] = {
     "softmax": ({"rows": 4_096, "cols": 4_099}, {"rows": 3, "cols": 300}),
     "rmsnorm": ({"rows": 4_096, "cols": 4_099}, {"rows": 3, "cols": 300}),
     "layernorm": ({"rows": 4_096, "cols": 4_099}, {"rows": 3, "cols": 300}),
+    # An application (a package of its own, examples/decode/): batch-1 Qwen3 greedy decode,
+    # every kernel Tier 1, one graph replay per token, against its numpy reference. The
+    # simulator decodes a one-layer, 128-word variant of the tiny shape.
+    "decode": (
+        {"config": "tiny", "tokens": 8},
+        {"config": "tiny", "tokens": 2, "layers": 1, "vocab": 128},
+    ),
     # An application (a package of its own, examples/tsdf/): hash-blocked TSDF fusion, every
     # kernel Tier 1, against its numpy reference; the simulator fuses one 40x30 frame.
     "tsdf": (

@@ -7,7 +7,13 @@
 #                                benchmarks side by side (safe vs raw Numba vs CuPy/cuBLAS);
 #                                STEPs pick some (bandwidth launch_latency graph_replay coop
 #                                sgemm_variants collectives tiles axis_mapping rows gemv
-#                                irregular sanitizer_corpus)
+#                                irregular sanitizer_corpus decode_06b_c0 decode_06b_c4096
+#                                decode_4b_c0 decode_4b_c4096); the decode steps take up to
+#                                ~9 minutes each (the PyTorch anchor with torch.compile runs
+#                                inside) and run only when named: one or two per call. After
+#                                unpacking all of them into benchmarks/results, `python
+#                                benchmarks/decode.py --merge` writes the side-by-side
+#                                benchmarks/results/decode.md
 # Results land in one tarball $OUT/results-PHASE.tgz (the device tool brings back at most 8
 # files); unpack into benchmarks/results. On the lent H200 machine (no network) run with the
 # carried wheels, see docs/performance.md.
@@ -49,6 +55,17 @@ else
   want axis_mapping && step 30 axis_mapping python3 benchmarks/axis_mapping.py
   want rows && step 60 rows python3 benchmarks/rows.py
   want gemv && step 90 gemv python3 benchmarks/gemv.py
+  # batch-1 Qwen3 decode vs the PyTorch anchor (shared/anchors/decode_anchor.py), one
+  # (shape, context) per step; the anchor's checkpoint of a shape is kept in
+  # $TMPDIR/simtsafe_decode_bench for the shape's other context on a warm machine
+  anchor_budget="--compile-timeout 150 --deadline 300"
+  for pair in 06b:0.6b:0 06b:0.6b:4096 4b:4b:0 4b:4b:4096; do
+    IFS=: read -r tag shape ctx <<<"$pair"
+    if [[ "$STEPS" == *" decode_${tag}_c${ctx} "* ]]; then  # only when named: ~9 minutes each
+      step 570 "decode_${tag}_c${ctx}" python3 benchmarks/decode.py --configs "$shape" \
+        --contexts "$ctx" --anchor-args "$anchor_budget" --anchor-timeout 480
+    fi
+  done
   # compaction (append buffer) vs raw twins and CuPy x[x > t]; hash insert/find at load 0.5/0.9;
   # TSDF fusion (examples/tsdf) allocation/integration vs raw twins at 640x480, lost blocks
   want irregular && step 300 irregular python3 benchmarks/irregular.py

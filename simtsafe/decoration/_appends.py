@@ -80,6 +80,16 @@ def view_args(
         for v in values:
             _role_check(by_name, v, "Values", "tables", kernel)
             args[v] = (repr(keys),)
+    covered = by_name.get(contract.covers) if contract is not None and contract.covers else None
+    if covered is not None and covered.space in _ROLES:
+        raise ContractDefinitionError(
+            f"kernel {kernel!r}: the launch contract covers {covered.name!r}, which is "
+            f"{_ROLES[covered.space][0]}: its slots are won by atomics, not owned by thread "
+            "index, so no launch shape covers it. Drop covers (the host reads what was stored "
+            "after the launch), or cover an input the kernel walks",
+            kernel=kernel,
+            argument=covered.name,
+        )
     counters = {c for _, c in appends} | {f for _, _, f in tables}
     for p in params:
         if p.space not in _ROLES or p.name in args or p.name in counters:

@@ -12,7 +12,9 @@ one call site:
   another thread's tile element), no second ``thread.tile_*`` call on it;
 * no other use as a value (bound to another name, rebound, passed to a
   helper or to ``grid_stride``, stored): only its attributes ``.shape``,
-  ``.size``, ``.ndim``, ``.dtype`` and ``len()`` beside the tile;
+  ``.size``, ``.ndim``, ``.dtype``, ``len()`` and ``simtsafe.grid.read(out,
+  ...)`` beside the tile (a read of any element in a grid phase that writes
+  none: the compiled-form check proves that, ``verify/_verdict.py``);
 * the tile call takes the kernel's output parameter itself, by its name,
   and only a kernel makes tiles (a helper's tile would be out of sight of
   the kernel that also reaches the output).
@@ -88,14 +90,24 @@ def check_output_tiles(
         if tile.args[0] is node:
             continue
         parent = parents.get(id(node))
-        if _allowed_beside_tile(node, parent, parents):
+        if _allowed_beside_tile(node, parent, parents, ref_name):
             continue
         raise fail(node, _message(node, parent, tile, name, ref_name), "out-tile")
 
 
 def _allowed_beside_tile(
-    node: ast.Name, parent: ast.AST | None, parents: dict[int, ast.AST]
+    node: ast.Name,
+    parent: ast.AST | None,
+    parents: dict[int, ast.AST],
+    ref_name: Callable[[ast.expr], str | None],
 ) -> bool:
+    if (
+        isinstance(parent, ast.Call)
+        and parent.args
+        and parent.args[0] is node
+        and ref_name(parent.func) == "grid.read"
+    ):
+        return True
     if (
         isinstance(parent, ast.Attribute)
         and parent.value is node

@@ -86,7 +86,22 @@ def _claimed(counter: Any) -> int:
             f"Counter, got {got}. Make one with simtsafe.counter()",
             actual=got,
         )
-    return int(to_host(counter)[0])
+    value = int(to_host(counter)[0])
+    if value >= COUNT_LIMIT:
+        raise CapacityExceeded(
+            f"the append counter holds {value}, at or past 2**63: it was not reset before the "
+            "launch (or started there) and its claims wrapped around, so the number of claims "
+            "is lost and dropped items cannot be counted. Reset it with simtsafe.counter() "
+            "before each launch that fills the buffer from its start",
+            actual=value,
+            limit=COUNT_LIMIT,
+            dropped=-1,
+        )
+    return value
+
+
+#: Counts at or above this are refused: a device claim marks a counter that reaches it.
+COUNT_LIMIT = 2**63
 
 
 def append_result(items: Any, counter: Any) -> AppendResult:
@@ -137,8 +152,14 @@ def counter(value: int = 0) -> Any:
     """A fresh append-buffer counter: a one-element ``uint64`` device array holding ``value``."""
     from numba import cuda
 
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
-        raise ValueError(f"simtsafe.counter(value): value must be an int >= 0, got {value!r}")
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | np.integer)
+        or not 0 <= value < COUNT_LIMIT
+    ):
+        raise ValueError(
+            f"simtsafe.counter(value): value must be an int in [0, 2**63), got {value!r}"
+        )
     return cuda.to_device(np.array([value], np.uint64))
 
 

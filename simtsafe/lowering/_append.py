@@ -78,8 +78,9 @@ _WHAT_BUFFER_OFFERS = (
     "and buf.size, buf.shape, len(buf)"
 )
 _WHAT_COUNTER_OFFERS = (
-    "a Counter is not used by kernel code: buf.claim() adds to it, and the host reads it "
-    "after the launch (simtsafe.appended(items, counter))"
+    "a Counter is not used by kernel code: its append buffer's claim() or its hash table's "
+    "failed inserts add to it, and the host reads it after the launch (simtsafe.appended, "
+    "simtsafe.inserted)"
 )
 
 
@@ -319,6 +320,11 @@ def _aggregated_fetch_add(builder: ir.IRBuilder, counter: ir.Value) -> ir.Value:
 
     Returns this lane's old value (i64): the group's old value plus the lane's
     rank among the group's lanes.
+
+    Invariant: every lane of a group holds the same ``counter`` -- the group is
+    one call site of one ``AppendBufferType``, and that type names one kernel
+    parameter, whose view the prologue builds once -- so the leader's atomic
+    counts for all of them.
     """
     mask = _asm_u32(builder, "activemask.b32 $0;")
     below = _asm_u32(builder, "mov.u32 $0, %lanemask_lt;")
@@ -327,7 +333,14 @@ def _aggregated_fetch_add(builder: ir.IRBuilder, counter: ir.Value) -> ir.Value:
     base = cgutils.alloca_once_value(builder, ir.Constant(_I64, 0))
     with builder.if_then(builder.icmp_unsigned("==", rank, ir.Constant(_I32, 0))):
         n = builder.zext(builder.ctpop(mask), _I64)
-        builder.store(builder.atomic_rmw("add", counter, n, "monotonic"), base)
+        got = builder.atomic_rmw("add", counter, n, "monotonic")
+        builder.store(got, base)
+        # A counter at or past 2**63 (only a start value there gets it there: a launch
+        # cannot claim 2**63 times) may wrap: mark it with its top bit, which stays set
+        # through any wrap, so the host refuses to read it as a count (host._appended).
+        top = ir.Constant(_I64, 1 << 63)
+        with builder.if_then(builder.icmp_unsigned(">=", got, top), likely=False):
+            builder.atomic_rmw("or", counter, top, "monotonic")
     old = builder.load(base)
     lo = _shfl_idx(builder, mask, builder.trunc(old, _I32), leader)
     hi = _shfl_idx(

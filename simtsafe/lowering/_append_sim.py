@@ -24,8 +24,9 @@ _WHAT_BUFFER_OFFERS = (
     "and buf.size, buf.shape, len(buf)"
 )
 _WHAT_COUNTER_OFFERS = (
-    "a Counter is not used by kernel code: buf.claim() adds to it, and the host reads it "
-    "after the launch (simtsafe.appended(items, counter))"
+    "a Counter is not used by kernel code: its append buffer's claim() or its hash table's "
+    "failed inserts add to it, and the host reads it after the launch (simtsafe.appended, "
+    "simtsafe.inserted)"
 )
 
 
@@ -70,7 +71,10 @@ class SimAppendBuffer(_SimView):
         counter = self._counter
         if counter.shape[0] < 1:  # an unchecked launch with an empty counter: no claim
             return _mint(self._witness_space, (SENTINEL,))
-        old = int(_simrt.atomic(counter, 0, "add", lambda v: v + np.uint64(1)))
+        with np.errstate(over="ignore"):  # as the device: the counter wraps, then is marked
+            old = int(_simrt.atomic(counter, 0, "add", lambda v: v + np.uint64(1)))
+        if old >= 2**63:  # a start value there: mark the counter (as the device does)
+            _simrt.atomic(counter, 0, "or", lambda v: v | np.uint64(1 << 63))
         slot = old if old < self._arr.shape[0] else SENTINEL
         return _mint(self._witness_space, (slot,))
 

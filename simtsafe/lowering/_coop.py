@@ -615,7 +615,7 @@ def _grid_sync(typingctx: Any) -> Any:
 
 @intrinsic
 def _grid_read(typingctx: Any, ds: Any, idx: Any) -> Any:
-    from ._cuda import DisjointSliceType, _load, _read_type, _slice_array, _widened
+    from ._cuda import DisjointSliceType, _load_through_mov, _read_type, _slice_array, _widened
 
     if not isinstance(ds, DisjointSliceType):
         raise _reject(
@@ -632,10 +632,11 @@ def _grid_read(typingctx: Any, ds: Any, idx: Any) -> Any:
     def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
         raw = cgutils.unpack_tuple(builder, args[1], len(parts)) if len(parts) > 1 else [args[1]]
         at = [context.cast(builder, v, t, types.intp) for v, t in zip(raw, parts, strict=True)]
-        with grid_read():  # the compiled-form check finds the load by this tag
-            value = _load(
-                context, builder, ds.arr_type, _slice_array(context, builder, ds, args[0]), at
-            )
+        arr = _slice_array(context, builder, ds, args[0])
+        # The compiled-form check finds the read by the tag on its address's `mov`, a call
+        # LLVM keeps as it is (a load it may rebuild with another type, dropping the tag).
+        with grid_read():
+            value = _load_through_mov(context, builder, ds.arr_type, arr, at)
         return _widened(builder, ds.dtype, value)
 
     return signature(_read_type(ds.dtype), ds, idx), codegen

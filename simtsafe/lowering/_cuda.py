@@ -241,10 +241,27 @@ def _hidden(builder: ir.IRBuilder, local: ir.Value, as_type: ir.Type) -> ir.Valu
     scratch record, then writes another the same way (the stores vanish; 13.5
     keeps them: ``scripts/diag_record_store.py``). Hidden, the scratch is just an
     address, and the choice is between two pointers NVVM knows nothing about.
+    ``simtsafe.grid.read`` sends its address through the same ``mov``: a call,
+    which keeps its tags where LLVM rewrites a load (``_coop._grid_read``).
     """
     address = builder.ptrtoint(local, ir.IntType(64))
     mov = ir.InlineAsm(ir.FunctionType(ir.IntType(64), [ir.IntType(64)]), "mov.b64 $0, $1;", "=l,l")
     return builder.inttoptr(builder.call(mov, [address]), as_type)
+
+
+def _load_through_mov(
+    context: Any, builder: ir.IRBuilder, arrty: Any, arrval: Any, idx: list[Any]
+) -> Any:
+    """A bounds-checked element read (0 outside) whose address first passes an opaque
+    ``mov``: the call instruction that stands for the read in the compiled form."""
+    ok, pointer = _guarded_pointer(context, builder, arrty, arrval, idx)
+    out = cgutils.alloca_once_value(builder, context.get_constant_null(arrty.dtype))
+    with builder.if_then(ok, likely=True):
+        element = pointer()
+        builder.store(
+            load_item(context, builder, arrty, _hidden(builder, element, element.type)), out
+        )
+    return builder.load(out)
 
 
 def _load(context: Any, builder: ir.IRBuilder, arrty: Any, arrval: Any, idx: list[Any]) -> Any:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from .._errors import SafetyError
 from ..lowering._irform import FunctionForm, Instr, Opaque
 from ._divergence import (
+    BLOCK,
     GRID,
     LEVEL_NAMES,
     SCOPE_LEVEL,
@@ -284,6 +285,7 @@ def check_sites(
     d = analyze(form, site_purity, trust_memory=not info.unsafe, readable=info.readable(form))
     loc = _Locator(d, info)
     sites: dict[int, list[tuple[str, Instr]]] = {}
+    raw_barriers: list[tuple[str, Instr]] = []
     for b in form.blocks:
         for ins in b.instrs:
             opaque = form.opaque.get(ins.callee or "") if ins.opcode == "call" else None
@@ -298,7 +300,18 @@ def check_sites(
                 sites.setdefault(ins.site[2], []).append((b.name, ins))
             elif not info.in_unsafe(loc.loc_of(ins)):
                 _raise_untagged(info, loc, ins)
+            elif convergent_scope(ins) == "block":
+                raw_barriers.append((b.name, ins))
     order = {b: k for k, b in enumerate(d.graph.order)}
+    if any(m[0][1].site is not None and m[0][1].site[1] == "block" for m in sites.values()):
+        # simtsafe's block barriers (and the tile phases they separate) are proven for
+        # the k-th barrier every thread passes being the same one: a raw barrier under
+        # thread-dependent control would pair with them differently in different warps.
+        for name, ins in raw_barriers:
+            bad = {b: lv for b, lv in d.control_sources({name}).items() if lv > BLOCK}
+            if bad:
+                api = "a raw barrier in an unsafe region, beside simtsafe's block barriers,"
+                _raise_divergent(d, info, loc, api, "block", BLOCK, [(name, ins)], {name}, bad)
     for ident, members in sorted(sites.items(), key=lambda kv: order.get(kv[1][0][0], 0)):
         api, scope, _ = members[0][1].site  # type: ignore[misc]
         allowed = SCOPE_LEVEL.get(scope, GRID)
@@ -322,18 +335,35 @@ def _is_grid_sync(ins: Instr) -> bool:
 def check_grid_phases(form: FunctionForm, info: SourceInfo, loc: _Locator) -> None:
     """Refuse a ``grid.read`` of an output that may run in the same grid phase as a write of it.
 
-    A grid read's load carries ``!ss.gridread``; its address's provenance names the
-    output's data pointer. Every instruction that may write that pointer (a store,
-    an atomic, a call that may write anything) other than the grid syncs' own calls
-    must be separated from the read by a grid sync on every path: no sync (nor the
-    entry) may be the last one before both (``_phases``).
+    A grid read's address passes an opaque ``mov`` (inline assembly) tagged
+    ``!ss.gridread``: a call, which LLVM neither retypes nor strips of its tags (a
+    load it may rebuild), and whose operand's provenance names the output's data
+    pointer. Every instruction that may write that pointer (a store, an atomic, a
+    call that may write anything) other than the grid syncs' own calls must be
+    separated from the read by a grid sync on every path: no sync (nor the entry)
+    may be the last one before both (``_phases``). The phases are those of the
+    Tier-1 syncs, proven grid-uniform; a raw grid barrier (an unsafe region's
+    ``this_grid().sync()``, under any control flow) could pair with them
+    differently in different blocks, so a kernel with a grid read has none.
 
     Raises:
-        SafetyError: ``rule="grid-phase"``, at the read's line, naming the write's.
+        SafetyError: ``rule="grid-phase"``, at the read's line, naming the write's
+            (or the raw barrier's).
     """
-    reads = [ins for b in form.blocks for ins in b.instrs if ins.opcode == "load" and ins.gridread]
+    reads = [ins for b in form.blocks for ins in b.instrs if ins.callee == "asm" and ins.gridread]
     if not reads:
         return
+    raw = next(
+        (
+            ins
+            for b in form.blocks
+            for ins in b.instrs
+            if convergent_scope(ins) == "grid" and not _is_grid_sync(ins)
+        ),
+        None,
+    )
+    if raw is not None:
+        _raise_raw_barrier(info, loc, reads[0], raw)
     of = pointer_roots(form)
     params = set(form.params)
     writes = [
@@ -345,13 +375,32 @@ def check_grid_phases(form: FunctionForm, info: SourceInfo, loc: _Locator) -> No
     ]
     last = last_syncs(form, _is_grid_sync)
     for read in reads:
-        target = of(read.pointers[0]) if read.pointers else frozenset({UNKNOWN})
+        target = of(read.operands[0]) if read.operands else frozenset({UNKNOWN})
         target = target & (params | {UNKNOWN})
         for write, roots in writes:
             if not (target & roots or UNKNOWN in roots or UNKNOWN in target):
                 continue
             if last[id(read)] & last[id(write)]:
                 _raise_same_phase(info, loc, read, write, target)
+
+
+def _raise_raw_barrier(info: SourceInfo, loc: _Locator, read: Instr, raw: Instr) -> None:
+    at = loc.loc_of(read)
+    filename, lineno = at if at is not None else (info.filename, info.first_line)
+    where = loc.loc_of(raw)
+    raise SafetyError(
+        f"kernel {info.kernel!r}: grid.read needs the grid phases of simtsafe.grid.sync(), "
+        f"but the kernel also has a raw grid barrier (line {where[1] if where else '?'}, "
+        "inside simtsafe.unsafe): raw barriers may be reached under block-dependent control, "
+        "which pairs the syncs differently in different blocks, so no phase can be proven. "
+        "Use simtsafe.grid.sync() for every grid barrier of the kernel",
+        kernel=info.kernel,
+        rule="grid-phase",
+        filename=filename,
+        lineno=lineno,
+        source_line=linecache.getline(filename, lineno) or None,
+        cause_line=where[1] if where is not None else None,
+    )
 
 
 def _raise_same_phase(

@@ -14,7 +14,7 @@ tests check that every positive element is stored once and nothing else.
 
 from __future__ import annotations
 
-__all__ = ["ACCEPTED", "BLOCK", "GRID", "N", "REFUSED", "source"]
+__all__ = ["ACCEPTED", "BLOCK", "GRID", "N", "REFUSED", "TYPED", "source"]
 
 GRID, BLOCK, N = 2, 64, 128
 
@@ -156,3 +156,20 @@ ACCEPTED: dict[str, str] = {
         "if v > 0:\n    s = out.claim()\n    out[s] = v\nt = ss.block.sum(v)\no[w] = t"
     ),
 }
+
+#: A record buffer and a bf16 buffer, claimed in one loop (kernel ``k``, record dtype ``Rec``).
+TYPED = """
+Rec = np.dtype([("i", np.int32), ("v", np.float32)], align=True)
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=(32, 1, 1), appends={"out": "n", "h": "m"}))
+def k(out: ss.AppendBuffer[Rec], n: ss.Counter, h: ss.AppendBuffer[ss.bfloat16], m: ss.Counter,
+      x: In[np.float32]) -> None:
+    for w in thread.grid_stride(x):
+        if x[w] > 0:
+            s = out.claim()
+            out[s].i = np.int32(w.index)
+            out[s].v = x[w]
+            t = h.claim()
+            h[t] = x[w]
+"""

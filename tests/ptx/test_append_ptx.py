@@ -18,7 +18,7 @@ from numba import cuda
 
 import simtsafe as ss
 from tests.kernels import line_of, load_kernel_module
-from tests.kernels.append_rules import ACCEPTED, REFUSED
+from tests.kernels.append_rules import ACCEPTED, REFUSED, TYPED
 
 pytestmark = pytest.mark.ptx
 
@@ -156,3 +156,19 @@ def test_claims_in_divergent_code_compile_next_to_a_collective(tmp_path: Path) -
     ptx = load_kernel_module(tmp_path, _DIVERGENT).k.ptx(cc=CC)
     assert _count(ptx, r"^\s*activemask\.b32") == 4
     assert _count(ptx, r"^\s*bar\.sync") >= 1
+
+
+def test_source_level_fallback_agrees(tmp_path: Path) -> None:
+    # What the simulator decides without a CUDA target: a barrier steered by a claimed slot
+    # is refused there too, and a collective after a claim is accepted.
+    steered, _ = REFUSED["barrier-steered-by-the-slot"]
+    assert load_kernel_module(tmp_path, steered).k.source_uniformity().finding is not None
+    after = ACCEPTED["collective-after-the-claim"]
+    assert load_kernel_module(tmp_path, after).k.source_uniformity().finding is None
+
+
+def test_record_and_bf16_items_compile(tmp_path: Path) -> None:
+    ptx = load_kernel_module(tmp_path, TYPED).k.ptx(cc=CC)
+    assert _count(ptx, r"^\s*atom\.global\.add\.u64") == 2
+    assert _count(ptx, r"^\s*st\.global\.u16") == 1  # the bf16 item
+    assert "call" not in ptx[ptx.index(".entry") :]

@@ -97,3 +97,14 @@ def test_the_probe_hashes_with_murmur3_finalizers(tmp_path: Path) -> None:
     ptx64 = load_kernel_module(tmp_path, _ONE.replace("KEY", "uint64")).k.ptx(cc=CC)
     for const in (-49064778989728563, -4265267296055464877):  # fmix64's two multipliers
         assert str(const) in ptx64
+
+
+@pytest.mark.parametrize(
+    "case", ["barrier-steered-by-the-inserted-slot", "barrier-steered-by-insert-or-find"]
+)
+def test_source_level_fallback_agrees(tmp_path: Path, case: str) -> None:
+    # What the simulator decides without a CUDA target: refused there too.
+    steered, _ = REFUSED[case]
+    assert load_kernel_module(tmp_path, steered).k.source_uniformity().finding is not None
+    after = ACCEPTED["collective-after-the-insert"]
+    assert load_kernel_module(tmp_path, after).k.source_uniformity().finding is None

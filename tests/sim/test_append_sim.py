@@ -17,7 +17,7 @@ from numba import cuda
 
 import simtsafe as ss
 from tests.kernels import line_of, load_kernel_module
-from tests.kernels.append_rules import ACCEPTED, BLOCK, GRID, REFUSED, N
+from tests.kernels.append_rules import ACCEPTED, BLOCK, GRID, REFUSED, TYPED, N
 
 pytestmark = pytest.mark.sim
 
@@ -239,3 +239,20 @@ def test_witnesses_kept_and_reused_write_only_their_own_slots(tmp_path: Path) ->
     got = report.outputs["out"][: 64 * 2 + 100]
     assert (got == -1).sum() == 64 and (got == -2).sum() == 64
     np.testing.assert_array_equal(np.sort(got[got >= 0]), x)
+
+
+def test_record_and_bf16_items(tmp_path: Path) -> None:
+    mod = load_kernel_module(tmp_path, TYPED)
+    x = np.random.default_rng(2).standard_normal(100).astype(np.float32)
+    d_out = cuda.to_device(np.zeros(100, mod.Rec))
+    d_h = cuda.to_device(np.zeros(100, np.uint16)).view(ss.bfloat16)
+    d_n, d_m = ss.counter(), ss.counter()
+    mod.k.prepare(grid=2, block=32)(d_out, d_n, d_h, d_m, cuda.to_device(x))
+    kept = int((x > 0).sum())
+    assert ss.appended(d_out, d_n) == ss.appended(d_h, d_m) == kept
+    recs = d_out.copy_to_host()[:kept]
+    np.testing.assert_array_equal(np.sort(recs["i"]), np.flatnonzero(x > 0))
+    np.testing.assert_array_equal(recs["v"], x[recs["i"]])
+    want = np.sort(x[x > 0].astype(ss.bfloat16).astype(np.float32))
+    got = np.sort(d_h.copy_to_host()[:kept].astype(np.float32))
+    np.testing.assert_array_equal(got, want)

@@ -96,6 +96,12 @@ _TPAIRED = (
 
 REFUSED.update(
     {
+        "covers-an-append-buffer": (
+            _kernel('contract=ss.LaunchContract(domain=1, appends={"out": "n"}, covers="out")'),
+            ss.ContractDefinitionError,
+            "the launch contract covers 'out', which is an AppendBuffer: its slots are won by "
+            "atomics, not owned by thread index, so no launch shape covers it",
+        ),
         "table-without-contract": (
             _table("", _TPARAMS),
             ss.SafetyError,
