@@ -48,6 +48,12 @@ SIZES: dict[str, tuple[dict[str, int], dict[str, int]]] = {
         {"config": "tiny", "tokens": 8},
         {"config": "tiny", "tokens": 2, "layers": 1, "vocab": 128},
     ),
+    # An application (a package of its own, examples/tsdf/): hash-blocked TSDF fusion, every
+    # kernel Tier 1, against its numpy reference; the simulator fuses one 40x30 frame.
+    "tsdf": (
+        {"width": 640, "height": 480, "frames": 4, "voxel_mm": 10},
+        {"width": 40, "height": 30, "frames": 1, "voxel_mm": 60},
+    ),
     "coop_raw": (
         {
             "n_reduce": 10_000_019,

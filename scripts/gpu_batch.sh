@@ -66,7 +66,8 @@ else
         --contexts "$ctx" --anchor-args "$anchor_budget" --anchor-timeout 480
     fi
   done
-  # compaction (append buffer) vs raw twins and CuPy x[x > t]; hash insert/find at load 0.5/0.9
+  # compaction (append buffer) vs raw twins and CuPy x[x > t]; hash insert/find at load 0.5/0.9;
+  # TSDF fusion (examples/tsdf) allocation/integration vs raw twins at 640x480, lost blocks
   want irregular && step 300 irregular python3 benchmarks/irregular.py
   if want sanitizer_corpus; then
     if command -v compute-sanitizer >/dev/null; then

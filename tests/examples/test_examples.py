@@ -16,7 +16,7 @@ SIZES = importlib.import_module("run_all").SIZES
 
 def test_every_example_is_listed() -> None:
     files = {p.stem for p in EXAMPLES.glob("*.py")} - {"run_all"}
-    files |= {p.parent.name for p in EXAMPLES.glob("*/__init__.py")}  # packages (decode/)
+    files |= {p.parent.name for p in EXAMPLES.glob("*/__init__.py")}  # packages (decode/, tsdf/)
     assert files == set(SIZES), "add new examples to examples/run_all.py SIZES"
 
 
