@@ -127,12 +127,14 @@ def hash_find(
 
 @cuda.jit(device=True)
 def _home(k, cap):  # type: ignore[no-untyped-def]
+    # Numba widens uint32 arithmetic to 64 bits: each product is cut back to 32 bits,
+    # as simtsafe's probe (32-bit multiplies) does, so both probes start at one slot.
     h = np.uint32(k)
-    h ^= h >> np.uint32(16)
-    h *= np.uint32(0x85EBCA6B)
-    h ^= h >> np.uint32(13)
-    h *= np.uint32(0xC2B2AE35)
-    h ^= h >> np.uint32(16)
+    h = np.uint32(h ^ (h >> np.uint32(16)))
+    h = np.uint32((h * np.uint32(0x85EBCA6B)) & np.uint32(0xFFFFFFFF))
+    h = np.uint32(h ^ (h >> np.uint32(13)))
+    h = np.uint32((h * np.uint32(0xC2B2AE35)) & np.uint32(0xFFFFFFFF))
+    h = np.uint32(h ^ (h >> np.uint32(16)))
     return np.uint64(h) % np.uint64(cap)
 
 

@@ -82,7 +82,11 @@ def run(n: int = 1_000_003, blocks: int = 264) -> bool:
     r = ss.append_result(d_small, d_count)
     got = np.sort(d_small.copy_to_host())
     ok = ok and (r.stored, r.dropped) == (half, want.size - half)
-    ok = ok and bool(np.isin(got, want).all()) and np.unique(got).size == half
+    # The stored items are some of the wanted ones (a multiset: normal floats repeat).
+    values, counts = np.unique(got, return_counts=True)
+    wvalues, wcounts = np.unique(want, return_counts=True)
+    at = np.minimum(np.searchsorted(wvalues, values), wvalues.size - 1)
+    ok = ok and bool((wvalues[at] == values).all() and (counts <= wcounts[at]).all())
     try:
         ss.appended(d_small, d_count)
         ok = False

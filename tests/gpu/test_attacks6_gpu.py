@@ -8,6 +8,7 @@ the value the simulator test (test_round6_sim.py) must match.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -32,12 +33,20 @@ def _cuda() -> object:
 def test_bf16_tile_store_value_on_the_device(tmp_path: Path) -> None:
     cuda = _cuda()
     mod = load_kernel_module(tmp_path, BF16_DOUBLE_ROUNDING)
-    outs = [cuda.to_device(np.zeros(2, ss.bfloat16)) for _ in range(2)]  # type: ignore[attr-defined]
-    wit = cuda.to_device(np.zeros(1, ss.bfloat16))  # type: ignore[attr-defined]
+
+    # numba-cuda's to_device refuses ml_dtypes' bf16 in the buffer protocol: copy the bits.
+    def bf16_zeros(n: int) -> Any:
+        return cuda.to_device(np.zeros(n, np.uint16)).view(ss.bfloat16)
+
+    def as_f32(d: Any) -> np.ndarray:
+        return d.view(np.uint16).copy_to_host().view(ss.bfloat16).astype(np.float32)
+
+    outs = [bf16_zeros(2) for _ in range(2)]
+    wit = bf16_zeros(1)
     a = cuda.to_device(np.array([TIE_AFTER_FLOAT32], np.float64))  # type: ignore[attr-defined]
     mod.k.prepare(grid=1, block=1)(outs[0], outs[1], wit, a)
-    tile, vec = (o.copy_to_host().astype(np.float32) for o in outs)
-    assert wit.copy_to_host().astype(np.float32)[0] == 1.0
+    tile, vec = (as_f32(o) for o in outs)
+    assert as_f32(wit)[0] == 1.0
     assert vec.tolist() == [1.0, 1.0]
     assert tile.tolist() == [1.0, 1.0]
 
