@@ -23,6 +23,7 @@ from typing import Any, Protocol
 __all__ = [
     "Geometry",
     "SimRuntime",
+    "atomic_update",
     "barrier",
     "current",
     "defined",
@@ -77,6 +78,14 @@ class SimRuntime(Protocol):
 
     def record_write(self, array: Any, index: Any, site: tuple[str, int] | None) -> None:
         """Note a write of ``array[index]`` made outside the array's own accessors."""
+        ...
+
+    def atomic_update(self, array: Any, index: int, fn: Any) -> Any:
+        """Atomically replace ``array[index]`` by ``fn(old)``; return ``old``.
+
+        ``simtsafe.sim.check`` records it as an atomic (two atomics never race);
+        a plain read and write there would be reported as a race.
+        """
         ...
 
 
@@ -134,6 +143,11 @@ def record_read(array: Any, index: Any, site: tuple[str, int] | None = None) -> 
 
 def record_write(array: Any, index: Any, site: tuple[str, int] | None = None) -> None:
     current().record_write(array, index, site)
+
+
+def atomic_update(array: Any, index: int, fn: Any) -> Any:
+    """``array[index] = fn(old)`` as one atomic operation; the old value."""
+    return current().atomic_update(array, index, fn)
 
 
 class _NumbaSimulatorRuntime:
@@ -220,6 +234,16 @@ class _NumbaSimulatorRuntime:
 
     def record_write(self, array: Any, index: Any, site: tuple[str, int] | None) -> None:
         return None
+
+    def atomic_update(self, array: Any, index: int, fn: Any) -> Any:
+        with _ATOMIC_LOCK:  # one lock for every address: coarser than the GPU, as correct
+            old = array[index]
+            array[index] = fn(old)
+        return old
+
+
+#: Numba's simulator runs each CUDA thread in an OS thread: atomics take this lock.
+_ATOMIC_LOCK = threading.Lock()
 
 
 class _BlockState:

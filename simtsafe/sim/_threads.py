@@ -11,7 +11,8 @@ from collections import deque
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from ..lowering import _simrt
-from ._memory import Buffer, RecArray
+from ._memory import ATOMIC, Buffer, RecArray
+from ._poison import Poison
 from ._report import Location, ThreadRef
 
 if TYPE_CHECKING:
@@ -129,6 +130,22 @@ class SimThread:
             e = array.locate(index)
             if e is not None:
                 self.replay.access(array, e, 1)
+
+    def atomic_update(self, array: Any, index: int, fn: Any) -> Any:
+        """An atomic read-modify-write, recorded as one (as ``cuda.atomic.*`` is)."""
+        if not isinstance(array, RecArray):
+            old = array[index]
+            array[index] = fn(old)
+            return old
+        e = array.locate(index)
+        if e is None:  # callers check bounds first; an index outside is a bug there
+            raise IndexError(f"atomic update of {array!r} at {index!r}: out of range")
+        r = self.replay
+        origin = r.access(array, e, ATOMIC)
+        r.atomic_sync(array, e)
+        old = array._data[e] if origin is None else Poison(array._data[e], origin)
+        array._store(e, fn(old))
+        return old
 
 
 _EMPTY: dict[int, int] = {}
