@@ -7,7 +7,7 @@
 #                                benchmarks side by side (safe vs raw Numba vs CuPy/cuBLAS);
 #                                STEPs pick some (bandwidth launch_latency graph_replay coop
 #                                sgemm_variants collectives tiles axis_mapping rows gemv
-#                                sanitizer_corpus)
+#                                primitives sanitizer_corpus)
 # Results land in one tarball $OUT/results-PHASE.tgz (the device tool brings back at most 8
 # files); unpack into benchmarks/results. On the lent H200 machine (no network) run with the
 # carried wheels, see docs/performance.md.
@@ -49,6 +49,7 @@ else
   want axis_mapping && step 30 axis_mapping python3 benchmarks/axis_mapping.py
   want rows && step 60 rows python3 benchmarks/rows.py
   want gemv && step 90 gemv python3 benchmarks/gemv.py
+  want primitives && step 420 primitives python3 benchmarks/primitives.py
   if want sanitizer_corpus; then
     if command -v compute-sanitizer >/dev/null; then
       # compute-sanitizer vs simtsafe.sim.check on the checker corpus (each launch in its

@@ -98,8 +98,12 @@ def store_run(raw: Any, r: int, p: Any, v: tuple[Any, ...]) -> None:
         vec.store_at(raw, r, (v0, v1, v2, v2 + v[3]))
 
 
-def _make_scan(dt: np.dtype[Any]) -> Any:
-    """The scan kernel for element type ``dt`` (int32, uint32 or float32)."""
+def _make_scan(dt: np.dtype[Any], **options: Any) -> Any:
+    """The scan kernel for element type ``dt`` (int32, uint32 or float32).
+
+    ``options`` are ``@simtsafe.kernel``'s compile options (``max_registers=48``...):
+    benchmarks/primitives.py builds variants with them; the library uses none.
+    """
     DT = dt.type  # noqa: N806 - the element type, a constructor
     DTYPE = dt  # noqa: N806 - for shared-array declarations
 
@@ -114,7 +118,8 @@ def _make_scan(dt: np.dtype[Any]) -> Any:
                 "ctl.size >= 1",
                 f"grid.x * {TILE} >= x.size",
             ],
-        )
+        ),
+        **options,
     )
     def scan_tiles(
         out: DisjointSlice[DT],  # type: ignore[valid-type]  # the factory's element type
