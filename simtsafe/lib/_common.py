@@ -19,6 +19,7 @@ by doubling; prepared launches are kept per scratch and grid.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -244,10 +245,16 @@ def launch_stream(stream: Any, arrays: Sequence[Any]) -> Any:
 
 @dataclass
 class Scratch:
-    """One device's and stream's scratch arrays, and the prepared launches that use them."""
+    """One device's and stream's scratch arrays, and the prepared launches that use them.
+
+    Invariant: the launches that reset and then use the scratch are enqueued while
+    ``lock`` is held, so two host threads on one stream (the legacy default stream is
+    one for all threads) cannot interleave one's reset between the other's reset and use.
+    """
 
     arrays: dict[str, Any] = field(default_factory=dict)
     launches: dict[Hashable, Any] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
     def launch(self, key: Hashable, make: Callable[[], Any]) -> Any:
         """The prepared launch stored under ``key`` (made by ``make()`` on first use)."""
@@ -264,16 +271,18 @@ class ScratchCache:
 
     def __init__(self) -> None:
         self._by_stream: dict[Hashable, tuple[Any, Scratch]] = {}
+        self._lock = threading.Lock()
 
     def get(self, device: int, stream: Any) -> Scratch:
         """The scratch of ``stream`` on ``device`` (kept with a reference to the stream)."""
         key = (device, stream_key(stream_handle(stream), device))
-        found = self._by_stream.get(key)
-        if found is None:
-            while len(self._by_stream) >= _STREAMS_KEPT:
-                self._by_stream.pop(next(iter(self._by_stream)))
-            found = self._by_stream[key] = (stream, Scratch())
-        return found[1]
+        with self._lock:
+            found = self._by_stream.get(key)
+            if found is None:
+                while len(self._by_stream) >= _STREAMS_KEPT:
+                    self._by_stream.pop(next(iter(self._by_stream)))
+                found = self._by_stream[key] = (stream, Scratch())
+            return found[1]
 
     def clear(self) -> None:
         """Drop every scratch array and prepared launch (tests; memory pressure)."""

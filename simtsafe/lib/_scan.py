@@ -89,25 +89,26 @@ def inclusive_scan(out: Any, x: Any, *, stream: Any = None) -> None:
     tiles = -(-n // sk.TILE)
     s = _launch_stream(stream, [out, x])
     scratch = _SCRATCH.get(device, s)
-    status = scratch.arrays.get("status")
-    if status is None or status.size < tiles:
-        from numba import cuda
+    with scratch.lock:  # reset and scan enqueued together (see Scratch)
+        status = scratch.arrays.get("status")
+        if status is None or status.size < tiles:
+            from numba import cuda
 
-        status = scratch.arrays["status"] = cuda.device_array(
-            max(_MIN_TILES, 1 << (tiles - 1).bit_length()), np.uint64
+            status = scratch.arrays["status"] = cuda.device_array(
+                max(_MIN_TILES, 1 << (tiles - 1).bit_length()), np.uint64
+            )
+            scratch.arrays.setdefault("ctl", cuda.device_array(1, np.int32))
+        ctl = scratch.arrays["ctl"]
+        reset_grid = cover(tiles, sk.BLOCK)
+        reset = scratch.launch(
+            ("reset", reset_grid),
+            lambda: sk.reset_scratch.prepare(grid=reset_grid, block=sk.BLOCK, stream=s),
         )
-        scratch.arrays.setdefault("ctl", cuda.device_array(1, np.int32))
-    ctl = scratch.arrays["ctl"]
-    reset_grid = cover(tiles, sk.BLOCK)
-    reset = scratch.launch(
-        ("reset", reset_grid),
-        lambda: sk.reset_scratch.prepare(grid=reset_grid, block=sk.BLOCK, stream=s),
-    )
-    scan = scratch.launch(
-        ("scan", xa.dtype, tiles),
-        lambda: sk.SCAN[xa.dtype].prepare(
-            grid=tiles, block=sk.BLOCK, shared_mem=sk.SLOT_BYTES, stream=s
-        ),
-    )
-    reset(status, ctl, np.int64(tiles))
-    scan(out, x, status, ctl)
+        scan = scratch.launch(
+            ("scan", xa.dtype, tiles),
+            lambda: sk.SCAN[xa.dtype].prepare(
+                grid=tiles, block=sk.BLOCK, shared_mem=sk.SLOT_BYTES, stream=s
+            ),
+        )
+        reset(status, ctl, np.int64(tiles))
+        scan(out, x, status, ctl)

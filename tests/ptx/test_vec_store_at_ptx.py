@@ -61,3 +61,35 @@ def test_audit_lists_the_region(tmp_path: Path) -> None:
     assert [r.reason for r in mod.k.unsafe_regions] == [
         "SAFETY: thread i alone writes run i of out (distinct runs per thread)"
     ]
+
+
+GRID_READ = """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=32, cooperative=True))
+def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+    w = thread.index_1d()
+    i = w.index
+    with ss.unsafe("SAFETY: claimed: run i is thread i's"):
+        ss.vec.store_at(out.unchecked, i, (1.0, 2.0, 3.0, 4.0))  # WRITE
+    v = ss.grid.read(out, i + 1)
+    ss.grid.sync()
+    out[w] = v
+"""
+
+
+def test_grid_read_counts_store_at_as_a_write_of_the_output(tmp_path: Path) -> None:
+    """A vector store through out.unchecked is a write of out for the grid-phase analysis."""
+    with pytest.raises(ss.SafetyError) as info:
+        load_kernel_module(tmp_path, GRID_READ).k.ptx(cc=CC)
+    assert "grid.read of output 'out' may run in the same grid phase as the write" in str(
+        info.value
+    )
+    assert f"write at line {line_of(tmp_path, '# WRITE')}" in str(info.value)
+
+
+def test_grid_read_after_a_sync_is_accepted(tmp_path: Path) -> None:
+    twin = GRID_READ.replace(
+        "    v = ss.grid.read(out, i + 1)\n    ss.grid.sync()\n",
+        "    ss.grid.sync()\n    v = ss.grid.read(out, i + 1)\n    ss.grid.sync()\n",
+    )
+    assert twin != GRID_READ
+    assert "st.global" in load_kernel_module(tmp_path, twin).k.ptx(cc=CC)
