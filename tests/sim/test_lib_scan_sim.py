@@ -108,6 +108,20 @@ def test_a_stream_gets_its_own_scratch() -> None:
     _close(out.copy_to_host(), x)
 
 
+def test_a_graph_records_the_reset_and_the_scan() -> None:
+    """Replayed, the graph resets the scratch before each scan: two replays, two right scans."""
+    x_host = _data(700, np.int32, seed=4)
+    x = cuda.to_device(x_host)
+    out = cuda.to_device(np.full(700, -1, np.int32))
+    with ss.graph() as g:
+        ss.lib.inclusive_scan(out, x)
+    assert len(g) == 2  # reset_scratch, scan_tiles
+    assert (out.copy_to_host() == -1).all()  # recorded, not run
+    for _ in range(2):
+        g.replay()
+        _close(out.copy_to_host(), x_host)
+
+
 # --------------------------------------------------------------------------- the look-back
 
 
