@@ -37,6 +37,9 @@ SIZES: dict[str, tuple[dict[str, int], dict[str, int]]] = {
     "histogram": ({"n": 10_000_019, "blocks": 264}, {"n": 3_001, "blocks": 2}),
     # Ownership won by an atomic: an append buffer (stream compaction).
     "compact": ({"n": 10_000_019, "blocks": 264}, {"n": 3_001, "blocks": 2}),
+    # At the hardware limit (issue 20): a single-pass sum in 16-byte runs, one launch.
+    "sum_vec": ({"n": 10_000_019}, {"n": 3_001, "blocks": 2}),
+    "histogram_vec": ({"n": 10_000_019}, {"n": 3_001, "blocks": 2}),
     # A row per block (warp): thread.block_row / thread.warp_row, any width.
     "softmax": ({"rows": 4_096, "cols": 4_099}, {"rows": 3, "cols": 300}),
     "rmsnorm": ({"rows": 4_096, "cols": 4_099}, {"rows": 3, "cols": 300}),

@@ -8,7 +8,7 @@
 #                                STEPs pick some (bandwidth launch_latency graph_replay coop
 #                                sgemm_variants collectives tiles axis_mapping rows gemv
 #                                irregular sanitizer_corpus decode_06b_c0 decode_06b_c4096
-#                                decode_4b_c0 decode_4b_c4096); the decode steps take up to
+#                                decode_4b_c0 decode_4b_c4096 primitives); the decode steps take up to
 #                                ~9 minutes each (the PyTorch anchor with torch.compile runs
 #                                inside) and run only when named: one or two per call. After
 #                                unpacking all of them into benchmarks/results, `python
@@ -69,6 +69,7 @@ else
   # compaction (append buffer) vs raw twins and CuPy x[x > t]; hash insert/find at load 0.5/0.9;
   # TSDF fusion (examples/tsdf) allocation/integration vs raw twins at 640x480, lost blocks
   want irregular && step 300 irregular python3 benchmarks/irregular.py
+  want primitives && step 420 primitives python3 benchmarks/primitives.py
   if want sanitizer_corpus; then
     if command -v compute-sanitizer >/dev/null; then
       # compute-sanitizer vs simtsafe.sim.check on the checker corpus (each launch in its

@@ -29,6 +29,9 @@ imports only the parts below it (tests/unit/test_layering.py):
 * ``_compose`` -- ``Kernel`` and ``DeviceFunction``, the objects users hold:
   each composes its declaration, its compile (+ the compiled-form verdict)
   and its launch; ``@kernel`` / ``@device`` make them.
+* ``lib/`` -- library launches: device-wide primitives (``inclusive_scan``...)
+  as checked host calls of simtsafe's own Tier-2 kernels, their scratch per
+  device and stream.
 * ``gate/`` -- ``simtsafe check | audit`` and ``check_kernel``: every kernel
   and helper made while the user's modules are imported, compiled to PTX.
 * ``cli`` -- ``simtsafe check | audit | schema | sim-check`` (``python -m simtsafe``).
@@ -45,6 +48,7 @@ except Exception as _exc:  # pragma: no cover - needs a machine without the CUDA
 from . import block as block
 from . import grid as grid
 from . import hashing as hashing
+from . import lib as lib
 from . import random as random
 from . import shared as shared
 from . import sim as sim
@@ -222,6 +226,7 @@ __all__ = [
     "insert_result",
     "inserted",
     "kernel",
+    "lib",
     "random",
     "shared",
     "sim",

@@ -17,11 +17,18 @@ tile ``t = thread.tile_1d(out, n)`` (the run ``out[g*n : (g+1)*n]`` it owns):
 ONE vector store (``st.global.v2``/``.v4``) when the tile lies inside ``out``
 and its address is a multiple of ``n * itemsize``, else element by element,
 nothing outside ``out``.
+
+``vec.store_at(raw, j, values)`` is the Tier-2 form: it writes the run
+``raw[j*n : (j+1)*n]`` of a raw 1D array (``out.unchecked`` or a shared
+array), one vector store when the run is whole and aligned, else element by
+element, never outside the array. Nothing proves the run is the thread's own,
+so it is allowed only inside ``with simtsafe.unsafe("SAFETY: ..."):``
+(docs/unsafe.md).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeVar, overload
+from typing import Any, Literal, Protocol, TypeVar, overload
 
 import numpy as np
 
@@ -29,9 +36,15 @@ from ._collective import host_call, kernel_api
 from ._coopviews import OutTile
 from ._views import In, In2D
 
-__all__ = ["load", "store"]
+__all__ = ["load", "store", "store_at"]
 
 T = TypeVar("T", bound=np.generic)
+
+
+class _RawArray(Protocol):
+    """A raw writable array indexed by ints: ``out.unchecked``, a shared array."""
+
+    def __setitem__(self, i: int, value: Any, /) -> None: ...
 
 
 @overload
@@ -51,3 +64,20 @@ def store(t: OutTile[T], values: tuple[Any, ...]) -> None:
     ``t = thread.tile_1d(out, n)``: one vector store when the tile is inside ``out`` and
     aligned, else element by element; nothing is written outside ``out``."""
     host_call("vec.store")
+
+
+@kernel_api("vec.store_at")
+def store_at(raw: _RawArray, j: int, values: tuple[Any, ...]) -> None:
+    """Write ``values`` (a tuple of ``n`` values, ``n`` in 2, 4, 8) into the run
+    ``raw[j*n : (j+1)*n]`` of a raw 1D array (``out.unchecked``, a shared array).
+
+    One vector store (``st.global.v2``/``.v4``) when the whole run lies inside
+    ``raw`` and its address is a multiple of its size, else one store per
+    element that lies inside ``raw``: nothing is written outside the array.
+
+    Safety:
+        Only inside ``with simtsafe.unsafe("SAFETY: ..."):``. Nothing proves
+        that no other thread writes the same run: the reason must say why
+        (e.g. the run belongs to a tile this block won from an atomic counter).
+    """
+    host_call("vec.store_at")

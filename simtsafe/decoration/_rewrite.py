@@ -75,6 +75,8 @@ _WITNESS_SPACE_CTORS = {
 }
 #: Witness iterators: only the iterable of a `for` loop (expanded by the rewrite).
 _FOR_ITERABLES = frozenset({"grid_stride", "block_stride", "block_row", "warp_row"})
+#: simtsafe kernel API that writes without a witness: only inside ``simtsafe.unsafe``.
+_GATED_API = frozenset({"vec.store_at"})
 #: Row walks: ``for w in thread.<name>(s)`` -> the ``__ss_*`` names of the loop's start,
 #: bound (the walked array's ``shape[1]``), step and witness.
 _ROW_WALKS = {
@@ -461,6 +463,16 @@ class _Checker(ast.NodeTransformer):
                 f"domain={self.env.domain}; use the witness of the contract's domain, or "
                 f"change the contract to domain={needed}",
                 "witness-domain",
+            )
+        if builtin in _GATED_API and self.unsafe_depth == 0:
+            raise self.fail(
+                node,
+                f"`{ast.unparse(node)}` ({ref.name}) is allowed only inside "
+                '`with simtsafe.unsafe("SAFETY: ..."):`: it writes a raw array without a '
+                "witness, and nothing proves that no other thread writes the same run. Wrap the "
+                "call in such a block and state why the run is this thread's alone (or write a "
+                "thread's own run in Tier 1: vec.store(thread.tile_1d(out, n), values))",
+                "unsafe-op",
             )
         self.api_used.add(ref.name)
         private = "__ss_" + builtin.replace(".", "_")

@@ -36,6 +36,7 @@ __all__ = ["run_cooperative"]
 Site = tuple[str, int]
 
 _PKG: Final = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_LIB: Final = _PKG + "lib" + os.sep  # simtsafe.lib's kernels: kernel code, not machinery
 
 
 class _Abort(BaseException):
@@ -47,7 +48,8 @@ def _user_site() -> Site | None:
     f: types.FrameType | None = sys._getframe(1)
     while f is not None:
         name = f.f_code.co_filename
-        if not name.startswith(_PKG) and f"{os.sep}numba" not in name:
+        own = name.startswith(_PKG) and not name.startswith(_LIB)
+        if not own and f"{os.sep}numba" not in name:
             return (name, f.f_lineno)
         f = f.f_back
     return None

@@ -32,7 +32,7 @@ from numba.cuda.extending import intrinsic
 from numba.cuda.np.arrayobj import make_array
 
 from ._bf16 import bf16_to_f32, is_bf16, stored_element
-from ._vecrule import vec_refusal, vec_store_refusal
+from ._vecrule import vec_refusal, vec_store_at_refusal, vec_store_refusal
 
 __all__ = ["builtins", "element_value", "value_type"]
 
@@ -254,6 +254,92 @@ def _store_words(
     builder.store(vec, builder.bitcast(first, vty.as_pointer()), align=nbytes)
 
 
+def _store_at_target(a: Any) -> str:
+    """What ``vec.store_at`` was given, for its refusal: "raw", "input", "view" or a type."""
+    from ._cuda import DisjointSliceType  # imports this module's siblings: bound late
+
+    if isinstance(a, DisjointSliceType):
+        return "view"
+    if isinstance(a, types.Array):
+        return "raw" if a.mutable else "input"
+    return str(a)
+
+
+@intrinsic
+def _vec_store_at(typingctx: Any, a: Any, j: Any, values: Any) -> Any:
+    what = _store_at_target(a)
+    ok = what == "raw"
+    itemsize = a.dtype.bitwidth // 8 if ok and hasattr(a.dtype, "bitwidth") else 0
+    count = len(values) if isinstance(values, types.BaseTuple) else 0
+    if not isinstance(values, types.BaseTuple) and ok:
+        raise errors.TypingError(
+            f"simtsafe: vec.store_at takes a tuple of 2, 4 or 8 values; got {values}"
+        )
+    refusal = vec_store_at_refusal(
+        what,
+        a.ndim if ok else 0,
+        ok and a.layout == "C",
+        _kind(a.dtype) if ok else "",
+        itemsize,
+        count,
+    )
+    if refusal is not None:
+        raise errors.TypingError("simtsafe: " + refusal)
+    if not isinstance(j, types.Integer):
+        raise errors.TypingError(f"simtsafe: vec.store_at takes an int run index j; got {j}")
+    for vty in values:  # what `raw[k] = v` takes: reals, bools, numba-cuda's bf16 scalar
+        if not isinstance(vty, (types.Integer, types.Float, types.Boolean)) and not is_bf16(vty):
+            raise errors.TypingError(
+                f"simtsafe: vec.store_at writes int, float or bool values; got {vty} in {values}"
+            )
+    nbytes = count * itemsize
+
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        intp = context.get_value_type(types.intp)
+        mem = context.get_data_type(a.dtype)
+        elems = [
+            stored_element(context, builder, a.dtype, vty, v)
+            for vty, v in zip(values, cgutils.unpack_tuple(builder, args[2], count), strict=True)
+        ]
+        ary = make_array(a)(context, builder, args[0])
+        (length,) = cgutils.unpack_tuple(builder, ary.shape, 1)
+        data = builder.bitcast(ary.data, mem.as_pointer())
+        jj = context.cast(builder, args[1], j, types.intp)
+        zero = ir.Constant(intp, 0)
+        nconst = ir.Constant(intp, count)
+        runs = builder.sdiv(length, nconst)  # whole runs in the array
+        j_ok = builder.icmp_signed(">=", jj, zero)
+        whole = builder.and_(j_ok, builder.icmp_signed("<", jj, runs))
+        touches = builder.and_(j_ok, builder.icmp_signed("<=", jj, runs))  # a partial tail
+        start = builder.mul(jj, nconst)  # used only where j <= runs: no wrap
+        first = builder.gep(data, [start])
+        misalign = builder.and_(builder.ptrtoint(first, intp), ir.Constant(intp, nbytes - 1))
+        fast = builder.and_(whole, builder.icmp_unsigned("==", misalign, zero))
+        with builder.if_else(fast, likely=True) as (then, otherwise):
+            with then:
+                if itemsize < 4:  # NVPTX splits <8 x half> in two: store 32-bit words
+                    _store_words(builder, first, elems, itemsize, nbytes)
+                else:
+                    vty = ir.VectorType(mem, count)
+                    vec = ir.Constant(vty, None)
+                    for k, elem in enumerate(elems):
+                        vec = builder.insert_element(vec, elem, ir.Constant(ir.IntType(32), k))
+                    builder.store(vec, builder.bitcast(first, vty.as_pointer()), align=nbytes)
+            with otherwise:
+                for k, elem in enumerate(elems):
+                    at = builder.add(start, ir.Constant(intp, k))
+                    inside = builder.and_(touches, builder.icmp_signed("<", at, length))
+                    with builder.if_then(inside):
+                        builder.store(elem, builder.gep(data, [at]))
+        return context.get_dummy_value()
+
+    return types.none(a, j, values), codegen
+
+
 def builtins() -> dict[str, Any]:
     """The ``__ss_vec_*`` names for compiled kernels."""
-    return {"__ss_vec_load": _vec_load, "__ss_vec_store": _vec_store}
+    return {
+        "__ss_vec_load": _vec_load,
+        "__ss_vec_store": _vec_store,
+        "__ss_vec_store_at": _vec_store_at,
+    }

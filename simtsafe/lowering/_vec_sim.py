@@ -14,7 +14,7 @@ import ml_dtypes
 import numpy as np
 
 from .._errors import SafetyError
-from ._vecrule import vec_refusal, vec_store_refusal
+from ._vecrule import vec_refusal, vec_store_at_refusal, vec_store_refusal
 
 __all__ = ["builtins"]
 
@@ -85,5 +85,53 @@ def vec_store(t: Any, values: Any) -> None:
         t[k] = v  # converted as the tile's element store does (_sim.store_element)
 
 
+def vec_store_at(raw: Any, j: Any, values: Any) -> None:
+    from ._sim import SimDisjointSlice, SimInput, store_element  # imports this module: late
+
+    what = (
+        "view"
+        if isinstance(raw, SimDisjointSlice)
+        else "input"
+        if isinstance(raw, SimInput)
+        else "raw"
+        if hasattr(raw, "dtype") and hasattr(raw, "shape") and hasattr(raw, "__setitem__")
+        else type(raw).__name__
+    )
+    ok = what == "raw"
+    if ok and not isinstance(values, tuple):
+        _reject(f"vec.store_at takes a tuple of 2, 4 or 8 values; got {type(values).__name__}")
+    if ok:
+        dtype = raw.dtype
+        strides = getattr(raw, "strides", None)  # sim.check's recording arrays are C-ordered
+        contiguous = strides is None or raw.ndim != 1 or strides[0] == dtype.itemsize
+        refusal = vec_store_at_refusal(
+            what,
+            raw.ndim,
+            contiguous,
+            "f" if dtype == _BF16 else dtype.kind,
+            dtype.itemsize,
+            len(values),
+        )
+    else:
+        refusal = vec_store_at_refusal(what, 0, False, "", 0, 0)
+    if refusal is not None:
+        _reject(refusal)
+    if isinstance(j, bool) or not isinstance(j, (int, np.integer)):
+        _reject(f"vec.store_at takes an int run index j; got {type(j).__name__}")
+    for v in values:
+        if isinstance(v, (complex, np.complexfloating)) or not np.isscalar(v):
+            _reject(f"vec.store_at writes int, float or bool values; got {type(v).__name__}")
+    n = len(values)
+    length = raw.shape[0]
+    for k, v in enumerate(values):
+        at = int(j) * n + k
+        if j >= 0 and at < length:
+            store_element(raw, (at,), v)  # converted as every device store does
+
+
 def builtins() -> dict[str, Any]:
-    return {"__ss_vec_load": vec_load, "__ss_vec_store": vec_store}
+    return {
+        "__ss_vec_load": vec_load,
+        "__ss_vec_store": vec_store,
+        "__ss_vec_store_at": vec_store_at,
+    }

@@ -3,7 +3,13 @@ simulator."""
 
 from __future__ import annotations
 
-__all__ = ["VEC_BYTES", "VEC_LENGTHS", "vec_refusal", "vec_store_refusal"]
+__all__ = [
+    "VEC_BYTES",
+    "VEC_LENGTHS",
+    "vec_refusal",
+    "vec_store_at_refusal",
+    "vec_store_refusal",
+]
 
 #: Run lengths (elements) and run sizes (bytes) a vector access may have.
 VEC_LENGTHS = (2, 4, 8)
@@ -31,7 +37,7 @@ def vec_refusal(
             "non-contiguous array. Pass a contiguous copy (np.ascontiguousarray)"
         )
     if kind not in ("f", "i", "u"):
-        verb = "writes" if what == "vec.store" else "reads"
+        verb = "reads" if what == "vec.load" else "writes"
         return f"{what} {verb} float, int and uint elements; got dtype kind {kind!r}"
     if not isinstance(n, int) or isinstance(n, bool) or n not in VEC_LENGTHS:
         return (
@@ -71,3 +77,37 @@ def vec_store_refusal(
     if nvalues != tile[0]:
         return f"vec.store writes the whole tile: {tile[0]} values; got {nvalues}"
     return None
+
+
+def vec_store_at_refusal(
+    what: str, ndim: int, contiguous: bool, kind: str, itemsize: int, nvalues: int
+) -> str | None:
+    """Why ``vec.store_at`` refuses to write ``nvalues`` values into an array, or None.
+
+    Args:
+        what: ``"raw"`` for a writable array (``out.unchecked``, a shared array),
+            ``"input"`` for a read-only one (``In[...]``), ``"view"`` for a
+            ``DisjointSlice``, anything else names the type it got.
+        ndim: the array's rank; contiguous: its last axis is contiguous;
+        kind: its dtype's kind; itemsize: its element size in bytes.
+    """
+    if what == "view":
+        return (
+            "vec.store_at writes a raw array: pass out.unchecked (inside the unsafe region), "
+            "not the DisjointSlice itself; a thread's own run of an output is written in Tier 1 "
+            "with vec.store(thread.tile_1d(out, n), values)"
+        )
+    if what == "input":
+        return "vec.store_at cannot write a read-only input (In[...]); inputs are never written"
+    if what != "raw":
+        return f"vec.store_at writes a raw 1D array (out.unchecked, a shared array); got {what}"
+    if ndim != 1:
+        return f"vec.store_at writes 1D arrays; got a {ndim}D array"
+    if not contiguous:
+        return (
+            "vec.store_at writes C-contiguous arrays (a run is consecutive in memory); got a "
+            "strided view. Write its elements one by one"
+        )
+    if nvalues not in VEC_LENGTHS:
+        return f"vec.store_at writes a run of {VEC_LENGTHS} values; got a tuple of {nvalues}"
+    return vec_refusal(1, True, kind, itemsize, nvalues, "vec.store_at")

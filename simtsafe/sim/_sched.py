@@ -48,6 +48,14 @@ SPIN_STEPS: Final = 10_000
 SPIN_BLOCKS: Final = 8
 
 _PKG: Final = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+#: simtsafe.lib's kernels are kernel code like a user's, not simtsafe's own frames: their
+#: lines name findings and key their shared arrays (two arrays on two lines are two arrays).
+_LIB: Final = _PKG + "lib" + os.sep
+
+
+def _internal(filename: str) -> bool:
+    """A frame of simtsafe's own machinery (skipped when looking for the kernel's code)."""
+    return filename.startswith(_PKG) and not filename.startswith(_LIB)
 
 
 class Replay(UndefinedMemory, SyncPoints, MemoryModel):
@@ -110,7 +118,7 @@ class Replay(UndefinedMemory, SyncPoints, MemoryModel):
             code = f.f_code
             flag = internal.get(code)
             if flag is None:
-                flag = internal[code] = code.co_filename.startswith(_PKG)
+                flag = internal[code] = _internal(code.co_filename)
             if not flag:
                 return f
             f = f.f_back
@@ -124,7 +132,7 @@ class Replay(UndefinedMemory, SyncPoints, MemoryModel):
             code = f.f_code
             flag = internal.get(code)
             if flag is None:
-                flag = internal[code] = code.co_filename.startswith(_PKG)
+                flag = internal[code] = _internal(code.co_filename)
             if not flag:
                 return (code.co_filename, f.f_lineno)
             f = f.f_back

@@ -56,6 +56,7 @@ ORDER = [
     "host",  # contract, prepare, launch
     "sim",  # the CPU checker
     "_compose",  # Kernel / DeviceFunction: declaration + compile + launch, at the top
+    "lib",  # library launches: checked host calls of simtsafe's own Tier-2 kernels
     "gate",  # simtsafe check / audit / check_kernel (compiles composed kernels)
     "__init__",
     "cli",

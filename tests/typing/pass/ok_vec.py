@@ -1,4 +1,5 @@
-"""Rule: vec.load reads a run of an input (1D: an int j; 2D: (row, j)) with n in {2, 4, 8}."""
+"""Rule: vec.load reads a run of an input (1D: an int j; 2D: (row, j)) with n in {2, 4, 8};
+vec.store_at writes a run of a raw array (out.unchecked)."""
 
 from typing import assert_type
 
@@ -15,3 +16,5 @@ def k(out: DisjointSlice[np.float32], a: In[np.float32], w: In2D[np.float16], j:
     assert_type(ss.vec.load(w, (0, j), 8), tuple[np.float16, ...])
     out[i] = v[0]
     ss.vec.store(thread.tile_1d(out, 4), v)
+    with ss.unsafe("SAFETY: thread i alone writes run i"):
+        ss.vec.store_at(out.unchecked, i.index, v)

@@ -1,0 +1,244 @@
+"""The single-pass inclusive scan: decoupled look-back (Merrill & Garland), in simtsafe's Tier 2.
+
+One block per tile of ``TILE = 256 x 16`` elements, in the order blocks
+*start*: thread 0 takes the tile number from an atomic counter (``ctl[0]``),
+so tile ``t``'s block started after the blocks of tiles ``0 .. t-1`` took
+theirs. A block waits only for tiles below its own, which are held by
+running blocks that wait only for tiles below theirs: whatever order the
+hardware schedules blocks in, the waits end (tile 0 waits for nothing).
+
+Per tile:
+
+1. Each lane reads four 16-byte runs (``vec.load``), warp-striped: lane
+   ``l`` of warp ``w`` reads runs ``w*128 + j*32 + l`` of the tile,
+   ``j = 0..3``, so every load instruction of a warp reads 512 consecutive
+   bytes.
+2. Per run ``j``: the run's sum, its inclusive warp scan and its warp total
+   (``warp.scan``, ``warp.sum``); the warp's total over its four runs; the
+   exclusive prefix of the warp inside the tile (``block.scan``); the last
+   thread holds the tile's aggregate.
+3. The last thread publishes the aggregate in the tile's status word:
+   ``status[t] = flag << 32 | bits(value)`` with flag ``AGGREGATE`` (``PREFIX``
+   for tile 0: its aggregate is its inclusive prefix), one 64-bit atomic
+   exchange, so flag and value travel together and no fence is needed.
+4. Look-back: threads ``0..31`` read the status words of the 32 tiles before
+   the window's end (one atomic read each, ``atomic.or_(status, j, 0)``).
+   ``block.max`` of a key per lane finds the nearest tile that has published
+   its inclusive prefix and whether a tile above it has published nothing
+   yet (then the window is read again); ``block.sum`` adds the values from
+   that tile up. Without a prefix in the window, the window moves 32 tiles
+   down. A window reaching below tile 0 reads a prefix of 0 there.
+5. The last thread publishes the tile's inclusive prefix (flag ``PREFIX``).
+6. Each lane writes its four runs (``vec.store_at``: one 16-byte store per
+   run when aligned).
+
+Status values are 32-bit: float32 values cross into the word's low half by
+their bits, punned through the block's dynamic shared memory (one 4-byte
+slot per thread, written and read by that thread only). int64/float64 would
+need a 128-bit word or separate words with fences: not built.
+
+The scratch (``status`` zeroed for the tiles of the launch, ``ctl[0] = 0``)
+is reset by ``reset_scratch`` on the same stream before every scan
+(``simtsafe.lib._scan``).
+"""
+
+from typing import Any, Final
+
+import numpy as np
+from numba import cuda
+
+from .. import block, thread, vec, warp
+from .._compose import device, kernel
+from .._unsafe import unsafe
+from .._views import DisjointSlice, In
+from ..host._contract import LaunchContract
+
+BLOCK = 256  # threads per block; a multiple of 32 (every warp full)
+RUNS = 4  # 16-byte runs per lane
+RUN: Final = 4  # elements per run (4-byte elements)
+TILE = BLOCK * RUNS * RUN  # elements per tile: 4096
+WINDOW = 32  # predecessors read per look-back step (threads 0..31)
+SLOT_BYTES = BLOCK * 4  # dynamic shared memory: one 4-byte punning slot per thread
+
+#: Flags of a tile's status word (its high 32 bits).
+INVALID = 0  # nothing published yet
+AGGREGATE = 1  # the low half is the tile's own sum
+PREFIX = 2  # the low half is the sum of tiles 0..t (the inclusive prefix)
+
+LOW = 0xFFFFFFFF
+U32 = np.dtype(np.uint32)
+
+#: Element types the scan supports (their values fit the status word's low half).
+DTYPES = (np.dtype(np.int32), np.dtype(np.uint32), np.dtype(np.float32))
+
+
+@device
+def load_run(x: In[Any], r: int) -> tuple[Any, ...]:
+    """Run ``r`` of ``x`` (4 elements; 0 past the end).
+
+    Read in a helper, not in the kernel: the launch's alignment check (a
+    speed check on runs read by the kernel itself) would refuse a valid
+    misaligned view, which the library accepts and reads element by element.
+    """
+    return vec.load(x, r, RUN)
+
+
+@device
+def store_run(raw: Any, r: int, p: Any, v: tuple[Any, ...]) -> None:
+    """Write the running sums ``p + v[0]``, ``p + v[0] + v[1]``, ... into run ``r`` of ``raw``."""
+    v0 = p + v[0]
+    v1 = v0 + v[1]
+    v2 = v1 + v[2]
+    with unsafe(
+        "SAFETY: run r of out belongs to this thread alone: the caller passes the run this "
+        "lane read, in the tile its block won from the atomic counter (tile numbers are "
+        "distinct), and lanes and warps of the block read distinct runs of the tile. "
+        "vec.store_at writes nothing outside out."
+    ):
+        vec.store_at(raw, r, (v0, v1, v2, v2 + v[3]))
+
+
+def _make_scan(dt: np.dtype[Any], **options: Any) -> Any:
+    """The scan kernel for element type ``dt`` (int32, uint32 or float32).
+
+    ``options`` are ``@simtsafe.kernel``'s compile options (``max_registers=48``...):
+    benchmarks/primitives.py builds variants with them; the library uses none.
+    """
+    DT = dt.type  # noqa: N806 - the element type, a constructor
+    DTYPE = dt  # noqa: N806 - for shared-array declarations
+
+    @kernel(
+        contract=LaunchContract(
+            domain=1,
+            block=BLOCK,
+            dynamic_shared=SLOT_BYTES,
+            requires=[
+                "out.size == x.size",
+                "status.size >= grid.x",
+                "ctl.size >= 1",
+                f"grid.x * {TILE} >= x.size",
+            ],
+        ),
+        **options,
+    )
+    def scan_tiles(
+        out: DisjointSlice[DT],  # type: ignore[valid-type]  # the factory's element type
+        x: In[DT],  # type: ignore[valid-type]
+        status: DisjointSlice[np.uint64],
+        ctl: DisjointSlice[np.int32],
+    ) -> None:
+        tid = cuda.threadIdx.x
+        lane = tid % 32
+        wid = tid // 32  # the warp
+        taken = np.int32(0)
+        with unsafe(
+            "SAFETY: thread 0 of each block alone adds 1 to ctl[0] (ctl.size >= 1 by the "
+            "contract) and keeps the old value: an atomic, so the blocks get the tile numbers "
+            "0, 1, 2, ... once each, in the order they reach this line"
+        ):
+            if tid == 0:
+                taken = cuda.atomic.add(ctl.unchecked, 0, 1)
+        tile = block.broadcast(taken)
+        if tile >= status.size:
+            return  # more blocks than status words (or a counter not reset): nothing to do
+        # 1. Four runs per lane, warp-striped: each warp instruction reads 512 bytes in a row.
+        r = tile * (BLOCK * RUNS) + wid * (32 * RUNS) + lane
+        a: tuple[Any, ...] = load_run(x, r)
+        b = load_run(x, r + 32)
+        c = load_run(x, r + 64)
+        d = load_run(x, r + 96)
+        # 2. Scans: runs in the warp (inclusive), run totals, the warp's offset in the tile.
+        sa = DT(DT(a[0] + a[1]) + DT(a[2] + a[3]))
+        sb = DT(DT(b[0] + b[1]) + DT(b[2] + b[3]))
+        sc = DT(DT(c[0] + c[1]) + DT(c[2] + c[3]))
+        sd = DT(DT(d[0] + d[1]) + DT(d[2] + d[3]))
+        ia = warp.scan(sa)
+        ib = warp.scan(sb)
+        ic = warp.scan(sc)
+        id_ = warp.scan(sd)
+        ob = warp.sum(sa)  # offset of run b in the warp's chunk
+        oc = DT(ob + warp.sum(sb))
+        od = DT(oc + warp.sum(sc))
+        wsum = DT(od + warp.sum(sd))
+        upto = block.scan(wsum if lane == 0 else DT(0))  # warps 0..wid; the tile's sum in the last
+        # 3. Publish the aggregate (tile 0: its inclusive prefix).
+        with unsafe(
+            "SAFETY: vals and bits are the same dynamic shared memory (the contract's "
+            "BLOCK * 4 bytes, one 4-byte slot per thread); thread t writes and reads only "
+            "slot t, so no other thread touches it. The last thread alone writes status[tile] "
+            "(tile < status.size, checked above; no other block has this tile number) with one "
+            "64-bit atomic exchange: flag and value are one word, readers see both or neither."
+        ):
+            vals = cuda.shared.array(0, DTYPE)
+            bits = cuda.shared.array(0, U32)
+            if tid == BLOCK - 1:
+                vals[tid] = upto
+                flag = AGGREGATE if tile > 0 else PREFIX
+                word = (np.uint64(flag) << np.uint64(32)) | np.uint64(bits[tid])
+                cuda.atomic.exch(status.unchecked, tile, word)
+        # 4. Look back over the tiles before this one, 32 at a time.
+        excl = DT(0)
+        end = tile  # the window is tiles end - 32 .. end - 1
+        while end > 0:
+            key = 0  # 0: an aggregate; 2k+1: a prefix at lane k; 2k+2: nothing yet at lane k
+            val = DT(0)
+            with unsafe(
+                "SAFETY: threads 0..31 each read one status word, j = end - 32 + tid < tile "
+                "<= status.size, with an atomic (a relaxed read that sees each 64-bit word "
+                "whole; two atomics never race); j < 0 stands for a prefix of 0 before tile 0. "
+                "Slot tid of vals/bits is this thread's own (see above)."
+            ):
+                if tid < WINDOW:
+                    j = end - WINDOW + tid
+                    word = np.uint64(PREFIX) << np.uint64(32)
+                    if j >= 0:
+                        word = cuda.atomic.or_(status.unchecked, j, np.uint64(0))
+                    state = word >> np.uint64(32)
+                    bits[tid] = np.uint32(word & np.uint64(LOW))
+                    val = vals[tid]
+                    if state == PREFIX:
+                        key = 2 * tid + 1
+                    elif state == INVALID:
+                        key = 2 * tid + 2
+            top = block.max(key)
+            if top == 0 or top % 2 == 1:  # no tile above the nearest prefix is missing
+                first = (top - 1) // 2 if top > 0 else 0
+                part = val if tid < WINDOW and tid >= first else DT(0)
+                excl = DT(excl + block.sum(part))
+                if top > 0:
+                    break  # reached an inclusive prefix
+                end -= WINDOW
+            # else: a tile above the nearest prefix has published nothing yet: read again
+        # 5. Publish the inclusive prefix.
+        with unsafe(
+            "SAFETY: as in step 3: the last thread alone writes status[tile] (tile > 0 here; "
+            "tile 0 published its prefix in step 3), through its own punning slot"
+        ):
+            if tid == BLOCK - 1 and tile > 0:
+                vals[tid] = DT(excl + upto)
+                word = (np.uint64(PREFIX) << np.uint64(32)) | np.uint64(bits[tid])
+                cuda.atomic.exch(status.unchecked, tile, word)
+        # 6. This lane's four runs: the tile's prefix + the warp's + the run's in the warp.
+        pre = DT(excl + DT(upto - wsum))
+        with unsafe("SAFETY: out.unchecked is passed to store_run, whose reason applies"):
+            store_run(out.unchecked, r, DT(pre + DT(ia - sa)), a)
+            store_run(out.unchecked, r + 32, DT(pre + DT(ob + DT(ib - sb))), b)
+            store_run(out.unchecked, r + 64, DT(pre + DT(oc + DT(ic - sc))), c)
+            store_run(out.unchecked, r + 96, DT(pre + DT(od + DT(id_ - sd))), d)
+
+    return scan_tiles
+
+
+#: dtype -> the scan kernel of that element type.
+SCAN = {dt: _make_scan(dt) for dt in DTYPES}
+
+
+@kernel(contract=LaunchContract(domain=1, block=BLOCK, requires=["ctl.size >= 1"]))
+def reset_scratch(
+    status: DisjointSlice[np.uint64], ctl: DisjointSlice[np.int32], tiles: np.int64
+) -> None:
+    """Zero ``status[:tiles]`` (every tile: nothing published) and ``ctl[0]`` (the counter)."""
+    i = thread.index_1d()
+    if i.index < tiles:
+        status[i] = np.uint64(0)
+    ctl[i] = np.int32(0)  # thread 0 only: ctl has one element

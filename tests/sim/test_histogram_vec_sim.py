@@ -1,0 +1,42 @@
+"""examples/histogram_vec.py on the simulator: every byte counted once at the run, word and byte
+edges, all bytes in one bin; ``sim.check`` finds nothing (its updates are atomics)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numba import cuda
+
+import simtsafe as ss
+from tests.coop_examples import example
+
+pytestmark = pytest.mark.sim
+
+
+def _hist(data: np.ndarray, blocks: int = 1) -> np.ndarray:
+    ex = example("histogram_vec")
+    d = cuda.to_device(data)
+    counts = cuda.to_device(np.zeros(ex.NBINS, np.uint32))
+    ex.histogram_vec.prepare(grid=blocks, block=ex.BLOCK)(counts, ex.as_words(d), d)
+    return counts.copy_to_host()
+
+
+@pytest.mark.parametrize("n", [1, 3, 4, 5, 15, 16, 17, 35, 2 * 256 * 16 + 7])
+def test_every_byte_counted_once(n: int) -> None:
+    data = np.random.default_rng(n).integers(0, 256, n, dtype=np.uint8)
+    np.testing.assert_array_equal(_hist(data), np.bincount(data, minlength=256))
+
+
+def test_all_bytes_in_one_bin() -> None:
+    data = np.full(5000, 255, np.uint8)
+    got = _hist(data, blocks=2)
+    assert got[255] == 5000 and got.sum() == 5000
+
+
+def test_check_finds_nothing() -> None:
+    ex = example("histogram_vec")
+    data = np.where(np.arange(1003) % 5 == 0, 9, np.arange(1003) % 256).astype(np.uint8)
+    words = data[: 4 * (data.size // 4)].view(np.uint32)
+    report = ss.sim.check(ex.histogram_vec, 1, ex.BLOCK, np.zeros(256, np.uint32), words, data)
+    assert report.ok, report
+    np.testing.assert_array_equal(report.outputs["counts"], np.bincount(data, minlength=256))
