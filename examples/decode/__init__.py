@@ -21,8 +21,7 @@ def run(config: str = "tiny", tokens: int = 4, context: int = 0, **shape: Any) -
 
     from .config import CONFIGS
     from .model import Decoder
-    from .reference import Reference
-    from .run import CHECK_TOL_STD
+    from .reference import CHECK_TOL_STD, Reference
     from .weights import random_weights
 
     cfg = dataclasses.replace(CONFIGS[config], **shape)

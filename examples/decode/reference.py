@@ -29,7 +29,16 @@ import numpy as np
 from .config import Config
 from .weights import BF16, Weights
 
-__all__ = ["Reference", "inv_freq", "prefill_values", "rms_norm"]
+__all__ = ["CHECK_TOL_STD", "Reference", "inv_freq", "prefill_values", "rms_norm"]
+
+#: Tolerance of ``--check`` on the logits, in units of the reference logits' standard
+#: deviation (the anchor's unit). The device and the reference compute in float32 and both
+#: round K and V to bf16 in the cache; they differ by the order of float32 additions
+#: (relative 1e-6 .. 1e-5 of a row's sum) and, rarely, by one bf16 step of a cached value
+#: whose float32 values straddle a rounding boundary (a 2**-8 relative change of one element).
+#: Both stay below 1e-3 std by a wide margin (the tests see about 1e-6); the anchor's own
+#: bf16 rounding is about 0.07 std, and a wrong position, mask or head mapping gives ~1 std.
+CHECK_TOL_STD = 1e-3
 
 F32 = np.float32
 

@@ -32,14 +32,6 @@ HERE = Path(__file__).resolve().parent
 
 #: The anchor's default one-token prompt (``--prompt-token 9707``, modulo the vocabulary).
 DEFAULT_PROMPT_TOKEN = 9707
-#: Tolerance of ``--check`` on the logits, in units of the reference logits' standard
-#: deviation (the anchor's unit). The device and the reference compute in float32 and both
-#: round K and V to bf16 in the cache; they differ by the order of float32 additions
-#: (relative 1e-6 .. 1e-5 of a row's sum) and, rarely, by one bf16 step of a cached value
-#: whose float32 values straddle a rounding boundary (a 2**-8 relative change of one element).
-#: Both stay below 1e-3 std by a wide margin (the tests see about 1e-6); the anchor's own
-#: bf16 rounding is about 0.07 std, and a wrong position, mask or head mapping gives ~1 std.
-CHECK_TOL_STD = 1e-3
 
 
 def gpu_present() -> bool:
@@ -115,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     import simtsafe as ss
     from decode.config import ConfigError
     from decode.model import Decoder
-    from decode.reference import Reference
+    from decode.reference import CHECK_TOL_STD, Reference
     from decode.weights import WeightsError, load_checkpoint, random_weights
 
     where = "the CUDA simulator" if ss.SIMULATOR else "the GPU"
