@@ -53,7 +53,7 @@ from numba.cuda.typing.templates import (
     signature,
 )
 
-from ._bf16 import f32_to_bf16, is_bf16
+from ._bf16 import is_bf16, stored_element
 from ._cuda import (
     SENTINEL,
     ThreadIndexType,
@@ -252,10 +252,7 @@ def _parts(context: Any, builder: ir.IRBuilder, ty: AppendBufferType, val: Any) 
 @lower_builtin(operator.setitem, AppendBufferType, ThreadIndexType, types.Any)
 def _lower_setitem(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
     bty, wty, vty = sig.args
-    if is_bf16(bty.dtype):
-        val = f32_to_bf16(builder, context.cast(builder, args[2], vty, types.float32))
-    else:
-        val = context.cast(builder, args[2], vty, bty.dtype)
+    val = stored_element(context, builder, bty.dtype, vty, args[2])
     arr, _ = _parts(context, builder, bty, args[0])
     _store(
         context, builder, bty.arr_type, arr, _witness_indices(context, builder, wty, args[1]), val

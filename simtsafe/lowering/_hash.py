@@ -46,7 +46,7 @@ from numba.cuda.typing.templates import (
     signature,
 )
 
-from ._bf16 import f32_to_bf16, is_bf16
+from ._bf16 import is_bf16, stored_element
 from ._cuda import (
     SENTINEL,
     ThreadIndexType,
@@ -296,10 +296,7 @@ def _length(context: Any, builder: ir.IRBuilder, arrty: Any, arr: Any) -> ir.Val
 @lower_builtin(operator.setitem, HashValuesType, ThreadIndexType, types.Any)
 def _lower_setitem(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
     vty, wty, xty = sig.args
-    if is_bf16(vty.dtype):
-        val = f32_to_bf16(builder, context.cast(builder, args[2], xty, types.float32))
-    else:
-        val = context.cast(builder, args[2], xty, vty.dtype)
+    val = stored_element(context, builder, vty.dtype, xty, args[2])
     arr = _arr(context, builder, vty, args[0])
     _store(
         context, builder, vty.arr_type, arr, _witness_indices(context, builder, wty, args[1]), val
