@@ -328,18 +328,22 @@ def bench_scan(b: Bench, log2n: int, dtype: type) -> None:
 
     tiles = -(-n // sk.TILE)
 
-    def raw_of(kernel: Any) -> Callable[[], tuple[Callable[[], None], Callable[[], bool]]]:
+    def raw_of(
+        kernel: Any, grid: int = 0
+    ) -> Callable[[], tuple[Callable[[], None], Callable[[], bool]]]:
         def make() -> tuple[Callable[[], None], Callable[[], bool]]:
             status = cuda.device_array(tiles, np.uint64)
             ctl = cuda.device_array(1, np.int32)
             reset_grid = (tiles + sk.BLOCK - 1) // sk.BLOCK
             with ss.unsafe(
                 "SAFETY: the grids and blocks are those inclusive_scan prepares (256 threads, "
-                "one block per tile, reset over the tiles); out and x are distinct device "
-                "arrays of n elements of one dtype, status has a word per tile, ctl one counter"
+                "one block per tile -- or fewer blocks for the persistent variant, which takes "
+                "tiles until none is left --, reset over the tiles); out and x are distinct "
+                "device arrays of n elements of one dtype, status has a word per tile, ctl one "
+                "counter"
             ):
                 reset = sk.reset_scratch.unchecked[reset_grid, sk.BLOCK]
-                scan = kernel.unchecked[tiles, sk.BLOCK, 0, sk.SLOT_BYTES]
+                scan = kernel.unchecked[grid or tiles, sk.BLOCK, 0, sk.SLOT_BYTES]
 
             def launch() -> None:
                 with ss.unsafe("SAFETY: as above"):
@@ -358,6 +362,12 @@ def bench_scan(b: Bench, log2n: int, dtype: type) -> None:
         variant = sk._make_scan(np.dtype(dtype), max_registers=regs)
         label = f"variant raw, max_registers={regs}"
         b.run(prim, label, raw_of(variant), nbytes=nbytes, batch=10)
+    for per_sm, regs in ((4, None), (8, None), (5, 48)):
+        options = {} if regs is None else {"max_registers": regs}
+        variant = sk._make_scan(np.dtype(dtype), persistent=True, **options)
+        grid = min(tiles, per_sm * _sms())
+        label = f"variant raw, persistent {per_sm} blocks/SM" + (f", regs {regs}" if regs else "")
+        b.run(prim, label, raw_of(variant, grid), nbytes=nbytes, batch=10)
     if torch is not None and not ss.SIMULATOR:
         tx = torch.as_tensor(x, device="cuda")
         tout = torch.empty(n, dtype=tx.dtype, device="cuda")

@@ -40,6 +40,12 @@ need a 128-bit word or separate words with fences: not built.
 The scratch (``status`` zeroed for the tiles of the launch, ``ctl[0] = 0``)
 is reset by ``reset_scratch`` on the same stream before every scan
 (``simtsafe.lib._scan``).
+
+``_make_scan(dt, persistent=True)`` is a variant that benchmarks/primitives.py
+measures: a fixed grid whose blocks take tile after tile, each taking its next
+tile number while it works on the current one (the counter's round trip
+hidden). Waits still end: a block finishes its current tile, which waits only
+for smaller numbers, before it starts the next.
 """
 
 from typing import Any, Final
@@ -98,26 +104,28 @@ def store_run(raw: Any, r: int, p: Any, v: tuple[Any, ...]) -> None:
         vec.store_at(raw, r, (v0, v1, v2, v2 + v[3]))
 
 
-def _make_scan(dt: np.dtype[Any], **options: Any) -> Any:
+def _make_scan(dt: np.dtype[Any], *, persistent: bool = False, **options: Any) -> Any:
     """The scan kernel for element type ``dt`` (int32, uint32 or float32).
 
-    ``options`` are ``@simtsafe.kernel``'s compile options (``max_registers=48``...):
-    benchmarks/primitives.py builds variants with them; the library uses none.
+    One tile per block (the library's), or, ``persistent=True``, a fixed grid whose
+    blocks take tile after tile until none is left, each block taking its next tile
+    number while it works on the current one (the atomic's latency hidden). ``options``
+    are ``@simtsafe.kernel``'s compile options (``max_registers=48``...).
+    benchmarks/primitives.py builds variants with these; the library uses neither.
     """
     DT = dt.type  # noqa: N806 - the element type, a constructor
     DTYPE = dt  # noqa: N806 - for shared-array declarations
+    PERSISTENT = persistent  # noqa: N806 - a compile-time constant
+    requires = ["out.size == x.size", "ctl.size >= 1", f"status.size * {TILE} >= x.size"]
+    if not persistent:
+        requires.append(f"grid.x * {TILE} >= x.size")  # a block per tile
 
     @kernel(
         contract=LaunchContract(
             domain=1,
             block=BLOCK,
             dynamic_shared=SLOT_BYTES,
-            requires=[
-                "out.size == x.size",
-                "status.size >= grid.x",
-                "ctl.size >= 1",
-                f"grid.x * {TILE} >= x.size",
-            ],
+            requires=requires,
         ),
         **options,
     )
@@ -139,92 +147,110 @@ def _make_scan(dt: np.dtype[Any], **options: Any) -> Any:
             if tid == 0:
                 taken = cuda.atomic.add(ctl.unchecked, 0, 1)
         tile = block.broadcast(taken)
-        if tile >= status.size:
-            return  # more blocks than status words (or a counter not reset): nothing to do
-        # 1. Four runs per lane, warp-striped: each warp instruction reads 512 bytes in a row.
-        r = tile * (BLOCK * RUNS) + wid * (32 * RUNS) + lane
-        a: tuple[Any, ...] = load_run(x, r)
-        b = load_run(x, r + 32)
-        c = load_run(x, r + 64)
-        d = load_run(x, r + 96)
-        # 2. Scans: runs in the warp (inclusive), run totals, the warp's offset in the tile.
-        sa = DT(DT(a[0] + a[1]) + DT(a[2] + a[3]))
-        sb = DT(DT(b[0] + b[1]) + DT(b[2] + b[3]))
-        sc = DT(DT(c[0] + c[1]) + DT(c[2] + c[3]))
-        sd = DT(DT(d[0] + d[1]) + DT(d[2] + d[3]))
-        ia = warp.scan(sa)
-        ib = warp.scan(sb)
-        ic = warp.scan(sc)
-        id_ = warp.scan(sd)
-        ob = warp.sum(sa)  # offset of run b in the warp's chunk
-        oc = DT(ob + warp.sum(sb))
-        od = DT(oc + warp.sum(sc))
-        wsum = DT(od + warp.sum(sd))
-        upto = block.scan(wsum if lane == 0 else DT(0))  # warps 0..wid; the tile's sum in the last
-        # 3. Publish the aggregate (tile 0: its inclusive prefix).
-        with unsafe(
-            "SAFETY: vals and bits are the same dynamic shared memory (the contract's "
-            "BLOCK * 4 bytes, one 4-byte slot per thread); thread t writes and reads only "
-            "slot t, so no other thread touches it. The last thread alone writes status[tile] "
-            "(tile < status.size, checked above; no other block has this tile number) with one "
-            "64-bit atomic exchange: flag and value are one word, readers see both or neither."
-        ):
-            vals = cuda.shared.array(0, DTYPE)
-            bits = cuda.shared.array(0, U32)
-            if tid == BLOCK - 1:
-                vals[tid] = upto
-                flag = AGGREGATE if tile > 0 else PREFIX
-                word = (np.uint64(flag) << np.uint64(32)) | np.uint64(bits[tid])
-                cuda.atomic.exch(status.unchecked, tile, word)
-        # 4. Look back over the tiles before this one, 32 at a time.
-        excl = DT(0)
-        end = tile  # the window is tiles end - 32 .. end - 1
-        while end > 0:
-            key = 0  # 0: an aggregate; 2k+1: a prefix at lane k; 2k+2: nothing yet at lane k
-            val = DT(0)
+        # Tiles past the data or the status words (more blocks than tiles, a counter not
+        # reset) are not processed: every index below stays inside x, out and status.
+        limit = min((x.size + TILE - 1) // TILE, status.size)
+        while tile < limit:
+            nxt = np.int32(0)
+            if PERSISTENT:
+                with unsafe(
+                    "SAFETY: as above, thread 0 alone takes the block's next tile number now. "
+                    "Waits still end: every tile number taken belongs to a running block, "
+                    "which finishes its current tile (waiting only for smaller numbers) "
+                    "before it starts the next; so the smallest unfinished tile is always "
+                    "being worked on and finishes"
+                ):
+                    if tid == 0:
+                        nxt = cuda.atomic.add(ctl.unchecked, 0, 1)
+            # 1. Four runs per lane, warp-striped: each warp instruction reads 512 bytes in a row.
+            r = tile * (BLOCK * RUNS) + wid * (32 * RUNS) + lane
+            a: tuple[Any, ...] = load_run(x, r)
+            b = load_run(x, r + 32)
+            c = load_run(x, r + 64)
+            d = load_run(x, r + 96)
+            # 2. Scans: runs in the warp (inclusive), run totals, the warp's offset in the tile.
+            sa = DT(DT(a[0] + a[1]) + DT(a[2] + a[3]))
+            sb = DT(DT(b[0] + b[1]) + DT(b[2] + b[3]))
+            sc = DT(DT(c[0] + c[1]) + DT(c[2] + c[3]))
+            sd = DT(DT(d[0] + d[1]) + DT(d[2] + d[3]))
+            ia = warp.scan(sa)
+            ib = warp.scan(sb)
+            ic = warp.scan(sc)
+            id_ = warp.scan(sd)
+            ob = warp.sum(sa)  # offset of run b in the warp's chunk
+            oc = DT(ob + warp.sum(sb))
+            od = DT(oc + warp.sum(sc))
+            wsum = DT(od + warp.sum(sd))
+            upto = block.scan(
+                wsum if lane == 0 else DT(0)
+            )  # warps 0..wid; the tile's sum in the last
+            # 3. Publish the aggregate (tile 0: its inclusive prefix).
             with unsafe(
-                "SAFETY: threads 0..31 each read one status word, j = end - 32 + tid < tile "
-                "<= status.size, with an atomic (a relaxed read that sees each 64-bit word "
-                "whole; two atomics never race); j < 0 stands for a prefix of 0 before tile 0. "
-                "Slot tid of vals/bits is this thread's own (see above)."
+                "SAFETY: vals and bits are the same dynamic shared memory (the contract's "
+                "BLOCK * 4 bytes, one 4-byte slot per thread); thread t writes and reads only "
+                "slot t, so no other thread touches it. The last thread alone writes status[tile] "
+                "(tile < status.size, checked above; no other block has this tile number) with one "
+                "64-bit atomic exchange: flag and value are one word, readers see both or neither."
             ):
-                if tid < WINDOW:
-                    j = end - WINDOW + tid
-                    word = np.uint64(PREFIX) << np.uint64(32)
-                    if j >= 0:
-                        word = cuda.atomic.or_(status.unchecked, j, np.uint64(0))
-                    state = word >> np.uint64(32)
-                    bits[tid] = np.uint32(word & np.uint64(LOW))
-                    val = vals[tid]
-                    if state == PREFIX:
-                        key = 2 * tid + 1
-                    elif state == INVALID:
-                        key = 2 * tid + 2
-            top = block.max(key)
-            if top == 0 or top % 2 == 1:  # no tile above the nearest prefix is missing
-                first = (top - 1) // 2 if top > 0 else 0
-                part = val if tid < WINDOW and tid >= first else DT(0)
-                excl = DT(excl + block.sum(part))
-                if top > 0:
-                    break  # reached an inclusive prefix
-                end -= WINDOW
-            # else: a tile above the nearest prefix has published nothing yet: read again
-        # 5. Publish the inclusive prefix.
-        with unsafe(
-            "SAFETY: as in step 3: the last thread alone writes status[tile] (tile > 0 here; "
-            "tile 0 published its prefix in step 3), through its own punning slot"
-        ):
-            if tid == BLOCK - 1 and tile > 0:
-                vals[tid] = DT(excl + upto)
-                word = (np.uint64(PREFIX) << np.uint64(32)) | np.uint64(bits[tid])
-                cuda.atomic.exch(status.unchecked, tile, word)
-        # 6. This lane's four runs: the tile's prefix + the warp's + the run's in the warp.
-        pre = DT(excl + DT(upto - wsum))
-        with unsafe("SAFETY: out.unchecked is passed to store_run, whose reason applies"):
-            store_run(out.unchecked, r, DT(pre + DT(ia - sa)), a)
-            store_run(out.unchecked, r + 32, DT(pre + DT(ob + DT(ib - sb))), b)
-            store_run(out.unchecked, r + 64, DT(pre + DT(oc + DT(ic - sc))), c)
-            store_run(out.unchecked, r + 96, DT(pre + DT(od + DT(id_ - sd))), d)
+                vals = cuda.shared.array(0, DTYPE)
+                bits = cuda.shared.array(0, U32)
+                if tid == BLOCK - 1:
+                    vals[tid] = upto
+                    flag = AGGREGATE if tile > 0 else PREFIX
+                    word = (np.uint64(flag) << np.uint64(32)) | np.uint64(bits[tid])
+                    cuda.atomic.exch(status.unchecked, tile, word)
+            # 4. Look back over the tiles before this one, 32 at a time.
+            excl = DT(0)
+            end = tile  # the window is tiles end - 32 .. end - 1
+            while end > 0:
+                key = 0  # 0: an aggregate; 2k+1: a prefix at lane k; 2k+2: nothing yet at lane k
+                val = DT(0)
+                with unsafe(
+                    "SAFETY: threads 0..31 each read one status word, j = end - 32 + tid < tile "
+                    "<= status.size, with an atomic (a relaxed read that sees each 64-bit word "
+                    "whole; two atomics never race); j < 0 stands for a prefix of 0 before tile 0. "
+                    "Slot tid of vals/bits is this thread's own (see above)."
+                ):
+                    if tid < WINDOW:
+                        j = end - WINDOW + tid
+                        word = np.uint64(PREFIX) << np.uint64(32)
+                        if j >= 0:
+                            word = cuda.atomic.or_(status.unchecked, j, np.uint64(0))
+                        state = word >> np.uint64(32)
+                        bits[tid] = np.uint32(word & np.uint64(LOW))
+                        val = vals[tid]
+                        if state == PREFIX:
+                            key = 2 * tid + 1
+                        elif state == INVALID:
+                            key = 2 * tid + 2
+                top = block.max(key)
+                if top == 0 or top % 2 == 1:  # no tile above the nearest prefix is missing
+                    first = (top - 1) // 2 if top > 0 else 0
+                    part = val if tid < WINDOW and tid >= first else DT(0)
+                    excl = DT(excl + block.sum(part))
+                    if top > 0:
+                        break  # reached an inclusive prefix
+                    end -= WINDOW
+                # else: a tile above the nearest prefix has published nothing yet: read again
+            # 5. Publish the inclusive prefix.
+            with unsafe(
+                "SAFETY: as in step 3: the last thread alone writes status[tile] (tile > 0 here; "
+                "tile 0 published its prefix in step 3), through its own punning slot"
+            ):
+                if tid == BLOCK - 1 and tile > 0:
+                    vals[tid] = DT(excl + upto)
+                    word = (np.uint64(PREFIX) << np.uint64(32)) | np.uint64(bits[tid])
+                    cuda.atomic.exch(status.unchecked, tile, word)
+            # 6. This lane's four runs: the tile's prefix + the warp's + the run's in the warp.
+            pre = DT(excl + DT(upto - wsum))
+            with unsafe("SAFETY: out.unchecked is passed to store_run, whose reason applies"):
+                store_run(out.unchecked, r, DT(pre + DT(ia - sa)), a)
+                store_run(out.unchecked, r + 32, DT(pre + DT(ob + DT(ib - sb))), b)
+                store_run(out.unchecked, r + 64, DT(pre + DT(oc + DT(ic - sc))), c)
+                store_run(out.unchecked, r + 96, DT(pre + DT(od + DT(id_ - sd))), d)
+            if not PERSISTENT:
+                break  # one tile per block
+            tile = block.broadcast(nxt)
 
     return scan_tiles
 

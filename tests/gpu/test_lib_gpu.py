@@ -101,10 +101,35 @@ def test_lookback_walks_many_windows() -> None:
     status[0] = np.uint64(sk.PREFIX << 32 | 7)
     status[1:t] = np.uint64(sk.AGGREGATE << 32 | 3)
     d_status = cuda.to_device(status)
-    launch = sk.SCAN[np.dtype(np.int32)].prepare(grid=1, block=sk.BLOCK, shared_mem=sk.SLOT_BYTES)
-    zero = cuda.to_device(np.zeros(1, np.int32))
-    launch(cuda.device_array(1, np.int32), zero, d_status, cuda.to_device(np.array([t], np.int32)))
+    n = (t + 1) * sk.TILE  # the input reaches tile t (zeros)
+    zero = cuda.to_device(np.zeros(n, np.int32))
+    ctl = cuda.to_device(np.array([t], np.int32))
+    with ss.unsafe(
+        "SAFETY: one block of the contract's shape, on purpose fewer than a block per tile: "
+        "the counter starts at t, so it takes tile t; the arrays are distinct, status has a "
+        "word for every tile"
+    ):
+        sk.SCAN[np.dtype(np.int32)].unchecked[1, sk.BLOCK, 0, sk.SLOT_BYTES](
+            cuda.device_array(n, np.int32), zero, d_status, ctl
+        )
     assert d_status.copy_to_host()[t] == np.uint64(sk.PREFIX << 32 | (7 + 3 * (t - 1)))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float32])
+def test_persistent_variant(dtype: type) -> None:
+    """The benchmark's persistent variant: a grid of 4 blocks per SM takes 2**24 elements' tiles."""
+    n = 2**24 + 5
+    x = _data(n, dtype, seed=9)
+    tiles = -(-n // sk.TILE)
+    kernel = sk._make_scan(np.dtype(dtype), persistent=True)
+    blocks = 4 * cuda.get_current_device().MULTIPROCESSOR_COUNT
+    out = cuda.device_array(n, dtype)
+    status = cuda.to_device(np.zeros(tiles, np.uint64))
+    ctl = cuda.to_device(np.zeros(1, np.int32))
+    kernel.prepare(grid=blocks, block=sk.BLOCK, shared_mem=sk.SLOT_BYTES)(
+        out, cuda.to_device(x), status, ctl
+    )
+    _check(out.copy_to_host(), x)
 
 
 def test_cupy_arrays_on_cupys_stream() -> None:

@@ -131,14 +131,22 @@ def _word(flag: int, value: object, dtype: type) -> np.uint64:
 
 
 def _lookback(dtype: type, tile: int, status: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Launch one block that takes tile number ``tile`` over ``status`` (a 1-element input:
-    the tile's own elements read 0). Returns the status words and ctl afterwards."""
+    """Launch one block that takes tile number ``tile`` over ``status`` (the input has the
+    tile's elements, all 0). Returns the status words and ctl afterwards."""
     kernel = sk.SCAN[np.dtype(dtype)]
     d_status = cuda.to_device(status)
     ctl = cuda.to_device(np.array([tile], np.int32))
-    out = cuda.to_device(np.zeros(1, dtype))
-    launch = kernel.prepare(grid=1, block=sk.BLOCK, shared_mem=sk.SLOT_BYTES)
-    launch(out, cuda.to_device(np.zeros(1, dtype)), d_status, ctl)
+    n = (tile + 1) * sk.TILE
+    out = cuda.to_device(np.zeros(n, dtype))
+    with ss.unsafe(
+        "SAFETY: one block of the contract's 256 threads and shared memory; the contract's "
+        "grid.x * 4096 >= x.size (a block per tile) is what this test breaks on purpose: "
+        "the counter starts at `tile`, so the one block takes that tile; out and x are "
+        "distinct arrays of n elements, status has a word for every tile"
+    ):
+        kernel.unchecked[1, sk.BLOCK, 0, sk.SLOT_BYTES](
+            out, cuda.to_device(np.zeros(n, dtype)), d_status, ctl
+        )
     return d_status.copy_to_host(), ctl.copy_to_host()
 
 
@@ -175,13 +183,19 @@ def test_check_replays_the_lookback_without_findings() -> None:
     for j in range(4, t):
         status[j] = _word(sk.AGGREGATE, 0.5, np.float32)
     kernel = sk.SCAN[np.dtype(np.float32)]
+    n = (t + 1) * sk.TILE
+    x = np.zeros(n, np.float32)
+    x[t * sk.TILE : t * sk.TILE + 3] = (1.0, 2.0, 4.0)  # the tile's own elements
     report = ss.sim.check(
         kernel, 1, sk.BLOCK,
-        np.zeros(1, np.float32), np.zeros(1, np.float32), status, np.array([t], np.int32),
+        np.zeros(n, np.float32), x, status, np.array([t], np.int32),
         shared_mem=sk.SLOT_BYTES,
     )  # fmt: skip
     assert report.ok, report
-    assert report.outputs["status"][t] == _word(sk.PREFIX, 2.5 + 0.5 * (t - 4), np.float32)
+    prefix = 2.5 + 0.5 * (t - 4)  # tile 3's prefix and tiles 4..39's aggregates
+    assert report.outputs["status"][t] == _word(sk.PREFIX, prefix + 7.0, np.float32)
+    got = report.outputs["out"][t * sk.TILE : t * sk.TILE + 4]
+    np.testing.assert_array_equal(got, prefix + np.array([1.0, 3.0, 7.0, 7.0], np.float32))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -197,6 +211,23 @@ def test_check_finds_no_race_across_blocks(dtype: type) -> None:
     assert report.ok, report
     assert report.stats["blocks"] == 3
     _close(report.outputs["out"], x)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float32])
+def test_persistent_variant_matches_numpy(dtype: type) -> None:
+    """benchmarks/primitives.py's persistent variant: two blocks take the five tiles in turn
+    (on the simulator the first block takes them all), each taking its next number early."""
+    kernel = sk._make_scan(np.dtype(dtype), persistent=True)
+    n = 4 * sk.TILE + 77
+    x = _data(n, dtype, seed=8)
+    report = ss.sim.check(
+        kernel, 2, sk.BLOCK,
+        np.zeros(n, dtype), x, np.zeros(5, np.uint64), np.zeros(1, np.int32),
+        shared_mem=sk.SLOT_BYTES,
+    )  # fmt: skip
+    assert report.ok, report
+    _close(report.outputs["out"], x)
+    assert report.outputs["ctl"][0] == 5 + 2  # five tiles, then one number per block past them
 
 
 def test_check_of_the_reset_kernel() -> None:
