@@ -33,7 +33,7 @@ from typing import Any, Literal, Protocol, TypeVar, overload
 import numpy as np
 
 from ._collective import host_call, kernel_api
-from ._coopviews import OutTile
+from ._coopviews import OutTile, SharedTile
 from ._views import In, In2D
 
 __all__ = ["load", "store", "store_at"]
@@ -51,10 +51,13 @@ class _RawArray(Protocol):
 def load(a: In[T], j: int, n: Literal[2, 4, 8]) -> tuple[T, ...]: ...
 @overload
 def load(a: In2D[T], j: tuple[int, int], n: Literal[2, 4, 8]) -> tuple[T, ...]: ...
+@overload
+def load(a: SharedTile[T, Any], j: int | tuple[int, int], n: Literal[2, 4, 8]) -> tuple[T, ...]: ...
 @kernel_api("vec.load")
 def load(a: Any, j: int | tuple[int, int], n: Literal[2, 4, 8]) -> tuple[Any, ...]:
     """The run ``[j*n, (j+1)*n)`` of a 1D input (or of row ``r`` of a 2D input, with
-    ``j = (r, j)``) as a tuple of ``n`` values; elements outside the array read 0."""
+    ``j = (r, j)``), or of a shared tile in its read phase, as a tuple of ``n`` values;
+    elements outside the array (the tile's logical extents) read 0."""
     host_call("vec.load")
 
 

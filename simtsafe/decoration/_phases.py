@@ -6,7 +6,8 @@ collectives, which contain one) a shared tile is in one phase:
 * **fill** -- threads write elements through block-local witnesses
   (``tile[w] = v``: one writer per element) and may read back only through a
   witness (``tile[w]``: their own element);
-* **read** -- threads read any element (``tile[i]``, ``tile[i, j]``); nobody writes.
+* **read** -- threads read any element (``tile[i]``, ``tile[i, j]``, a run of them with
+  ``simtsafe.vec.load(tile, ...)``); nobody writes.
 
 A write and a read by index in the same interval would race (another thread's
 element, unordered). A shared accumulator likewise: atomic updates
@@ -222,6 +223,8 @@ class _Analysis:
                 return
             if node.id in self.tiles and self.is_helper(parent.func):
                 return  # a read of the tile at the call; the helper gets a read-only view
+            if node.id in self.tiles and name == "vec.load" and parent.args[0] is node:
+                return  # a read of a run of the tile (recorded as a read: `expr`)
         raise self.fail(
             node,
             f"`{node.id}` is a shared tile or accumulator: index it, call its methods, pass it "
@@ -267,6 +270,14 @@ class _Analysis:
                 for arg in e.args:
                     if isinstance(arg, ast.Name) and arg.id in self.tiles:
                         self.record(state, arg.id, _Access("read", e.lineno), e)
+            if (
+                self.ref_name(func) == "vec.load"
+                and e.args
+                and isinstance(e.args[0], ast.Name)
+                and e.args[0].id in self.tiles
+            ):
+                # A run of the tile, any elements: a read.
+                self.record(state, e.args[0].id, _Access("read", e.lineno), e)
             if self.ref_name(func) in _BARRIERS:
                 return _State()
         return state

@@ -61,10 +61,22 @@ def _literal(ty: Any) -> object:
     return getattr(ty, "literal_value", ty)
 
 
+def _shared_tile(a: Any) -> Any:
+    """``a`` if it is a shared tile (read in its read phase: ``decoration._phases``)."""
+    from ._tiles import SharedTileType  # imports _cuda: bound late
+
+    return a if isinstance(a, SharedTileType) else None
+
+
 @intrinsic
 def _vec_load(typingctx: Any, a: Any, idx: Any, n: Any) -> Any:
-    if not isinstance(a, types.Array):
-        raise errors.TypingError(f"simtsafe: vec.load reads an In[...] input array; got {a}")
+    tile = _shared_tile(a)
+    if tile is not None:
+        a = tile.arr_type  # its array (a padded tile's rows are longer: `logical` below)
+    elif not isinstance(a, types.Array):
+        raise errors.TypingError(
+            f"simtsafe: vec.load reads an In[...] input array or a shared tile; got {a}"
+        )
     if not isinstance(n, types.IntegerLiteral) and isinstance(n, types.Integer):
         # Numba retries a call with non-literal types after the literal attempt fails: no
         # match here keeps the literal attempt's message (a non-constant n: the rewrite's).
@@ -91,8 +103,14 @@ def _vec_load(typingctx: Any, a: Any, idx: Any, n: Any) -> Any:
 
     def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
         intp = context.get_value_type(types.intp)
-        ary = make_array(a)(context, builder, args[0])
+        arrval = args[0]
+        if tile is not None:
+            arrval = cgutils.create_struct_proxy(tile)(context, builder, value=args[0]).arr
+        ary = make_array(a)(context, builder, arrval)
         shape = cgutils.unpack_tuple(builder, ary.shape, a.ndim)
+        if tile is not None and tile.shape is not None:
+            # The tile's logical extents, not its storage's (padding is never read).
+            shape = [ir.Constant(intp, d) for d in tile.shape]
         if a.ndim == 1:
             raw_idx = [args[1]]
         else:
@@ -148,7 +166,7 @@ def _vec_load(typingctx: Any, a: Any, idx: Any, n: Any) -> Any:
         values = [element_value(context, builder, a.dtype, builder.load(slot)) for slot in slots]
         return context.make_tuple(builder, rt, values)
 
-    return rt(a, idx, n), codegen
+    return rt(tile if tile is not None else a, idx, n), codegen
 
 
 def _load_words(

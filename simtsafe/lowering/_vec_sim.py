@@ -26,7 +26,12 @@ def _reject(message: str) -> NoReturn:
 
 
 def vec_load(a: Any, idx: Any, n: Any) -> tuple[Any, ...]:
+    from ._tiles_sim import SimSharedTile  # imports _sim: bound late
+
     arr = getattr(a, "_arr", a)
+    if hasattr(a, "_shape") and not isinstance(a, SimSharedTile):
+        _reject(f"vec.load reads an In[...] input array or a shared tile; got {type(a).__name__}")
+    extents = a._shape if isinstance(a, SimSharedTile) else tuple(arr.shape)
     dtype = arr.dtype
     last = arr.ndim - 1  # the simulator's shape tuples refuse negative indices
     strides = getattr(arr, "strides", None)  # sim.check's recording arrays are C-ordered
@@ -49,8 +54,8 @@ def vec_load(a: Any, idx: Any, n: Any) -> tuple[Any, ...]:
             )
         r, j = int(idx[0]), int(idx[1])
         row = (r,)
-        in_row = 0 <= r < arr.shape[0]
-    length = arr.shape[last]
+        in_row = 0 <= r < extents[0]
+    length = extents[last]
     zero = np.float32(0) if bf16 else dtype.type(0)
     out = []
     for k in range(n):

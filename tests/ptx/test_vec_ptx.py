@@ -115,7 +115,7 @@ def test_barrier_steered_by_a_broadcast_vector_value_is_accepted(tmp_path: Path)
         (
             "a: In[np.float32]",
             "ss.vec.load(out, 0, 4)",
-            "vec.load reads an In[...] input array; got",
+            "vec.load reads an In[...] input array or a shared tile; got",
         ),
         ("a: In3D[np.float32]", "ss.vec.load(a, 0, 4)", "vec.load reads 1D or 2D inputs; got a 3D"),
         ("a: In[np.float32]", "ss.vec.load(a, (0, 1), 4)", "of a 1D input takes an int j"),

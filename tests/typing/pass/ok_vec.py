@@ -18,3 +18,11 @@ def k(out: DisjointSlice[np.float32], a: In[np.float32], w: In2D[np.float16], j:
     ss.vec.store(thread.tile_1d(out, 4), v)
     with ss.unsafe("SAFETY: thread i alone writes run i"):
         ss.vec.store_at(out.unchecked, i.index, v)
+
+
+def kt(out: DisjointSlice[np.float32]) -> None:
+    t = ss.shared.tile((8, 64), np.float32, pad=4)
+    ss.block.sync()
+    r = ss.vec.load(t, (0, 2), 4)
+    assert_type(r, tuple[np.float32, ...])
+    out[thread.index_1d()] = r[0]

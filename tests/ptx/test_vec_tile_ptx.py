@@ -1,0 +1,26 @@
+"""``vec.load`` of a shared tile on the real target (NVVM, no GPU): one ld.shared.v4 per run
+in the read phase; the refusals of tests/kernels/vec_tile_rules.py."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.kernels import assert_refused, load_kernel_module
+from tests.kernels.vec_tile_rules import ACCEPTED, REFUSED
+
+pytestmark = pytest.mark.ptx
+
+CC = (9, 0)
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED))
+def test_refused(tmp_path: Path, case: str) -> None:
+    assert_refused(tmp_path, *REFUSED[case], lambda mod: mod.k.ptx(cc=CC))
+
+
+def test_a_run_of_a_padded_tile_is_one_shared_vector_load(tmp_path: Path) -> None:
+    body = load_kernel_module(tmp_path, ACCEPTED).k.ptx(cc=CC).split(".entry", 1)[1]
+    assert re.findall(r"ld\.shared\.v4\.f32", body) == ["ld.shared.v4.f32"]
