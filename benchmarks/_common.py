@@ -11,6 +11,8 @@ from typing import Any
 
 from numba import cuda
 
+import simtsafe as ss
+
 
 def time_gpu(fn: Callable[[], None], reps: int = 20, warmup: int = 3) -> float:
     """Median device time of one call of ``fn`` in seconds, timed with CUDA events (the simulator has them too)."""
@@ -70,3 +72,29 @@ def write_results(
     ax.set_title(table.splitlines()[0], fontsize=8)
     fig.tight_layout()
     fig.savefig(d / f"{stem}.png", dpi=110)
+
+
+@cuda.jit
+def _busy(ns):  # type: ignore[no-untyped-def]
+    """One thread sleeping ~ns nanoseconds: the GPU stays busy while the host enqueues."""
+    for _ in range(ns // 1000):
+        cuda.nanosleep(1000)
+
+
+def time_batched(fn: Callable[[], None], reps: int, batch: int, warmup: int = 3) -> float:
+    """Median GPU seconds per call of ``fn`` over ``reps`` batches of ``batch`` calls."""
+    for _ in range(warmup):
+        fn()
+    cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        if not ss.SIMULATOR:  # (the simulator has no nanosleep)
+            _busy[1, 1](3_000_000)
+        start, stop = cuda.event(), cuda.event()
+        start.record()
+        for _ in range(batch):
+            fn()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop) / 1e3 / batch)
+    return statistics.median(times)

@@ -40,7 +40,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import statistics
 import sys
 import traceback
 from collections.abc import Callable
@@ -57,7 +56,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import device_name, write_results  # noqa: E402
+from _common import device_name, time_batched, write_results  # noqa: E402
 
 import simtsafe as ss  # noqa: E402
 
@@ -67,32 +66,6 @@ except ImportError:  # the library column is left out
     cp = None
 
 SAFE, RAW, LIB = "simtsafe", "numba raw", "library"
-
-
-@cuda.jit
-def _busy(ns):  # type: ignore[no-untyped-def]
-    """One thread sleeping ~ns nanoseconds: the GPU stays busy while the host enqueues."""
-    for _ in range(ns // 1000):
-        cuda.nanosleep(1000)
-
-
-def time_batched(fn: Callable[[], None], reps: int, batch: int, warmup: int = 3) -> float:
-    """Median GPU seconds per call of ``fn`` over ``reps`` batches of ``batch`` calls."""
-    for _ in range(warmup):
-        fn()
-    cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        if not ss.SIMULATOR:  # (the simulator has no nanosleep; --tiny runs there)
-            _busy[1, 1](3_000_000)
-        start, stop = cuda.event(), cuda.event()
-        start.record()
-        for _ in range(batch):
-            fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) / 1e3 / batch)
-    return statistics.median(times)
 
 
 class Bench:

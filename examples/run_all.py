@@ -17,7 +17,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 #: example module -> (GPU sizes, simulator sizes)
-SIZES: dict[str, tuple[dict[str, int], dict[str, int]]] = {
+SIZES: dict[str, tuple[dict[str, int | str], dict[str, int | str]]] = {
     "vecadd": ({"n": 10_000_019}, {"n": 5_003}),
     "saxpy": ({"n": 10_000_019, "blocks": 264}, {"n": 5_003, "blocks": 4}),
     "jacobi": ({"rows": 2_000, "cols": 3_001}, {"rows": 40, "cols": 67}),
