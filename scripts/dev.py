@@ -31,9 +31,16 @@ LAYERS = [
         ["tests", "--ignore=tests/sim"],
         {},
     ),
+    # The simulator's tests, in two halves by file name (one process per CI core once the
+    # first layer is done): rules, launches, examples.
     (
-        "simulator (NUMBA_ENABLE_CUDASIM=1): rules, launches, examples",
-        ["tests/sim", "tests/examples"],
+        "simulator (NUMBA_ENABLE_CUDASIM=1), tests/sim/test_[a-l]*",
+        ["tests/sim", "--ignore-glob=tests/sim/test_[m-z]*"],
+        {"NUMBA_ENABLE_CUDASIM": "1"},
+    ),
+    (
+        "simulator (NUMBA_ENABLE_CUDASIM=1), tests/sim/test_[m-z]* and the examples",
+        ["tests/sim", "tests/examples", "--ignore-glob=tests/sim/test_[a-l]*"],
         {"NUMBA_ENABLE_CUDASIM": "1"},
     ),
 ]
