@@ -10,24 +10,18 @@ one CUDA graph serves every step.
 Ownership (what each kernel writes, and through which witness):
 
 * ``embed``: ``x[i]`` (``grid_stride``).
-* GEMVs, one warp per output row (``*_warp``; PerWarp outputs, ``warp.sum`` of the lanes'
-  fp32 partial sums): ``gemv_norm`` (RMSNorm of the input fused: the lanes add ``x^2`` in the
-  same pass, the row is scaled at the end), ``gemv_swiglu`` (gate row ``r`` and up row
-  ``inter + r`` in one warp, writes ``silu(gate) * up``), ``gemv_residual`` (``res + W v``;
-  ``gemv_residual_split``: a block per ``SPLIT_ROWS`` rows, BlockRow, two warps per row
-  meeting in a shared tile, for the matrices of few rows), ``lm_head`` (logits, and per block the first maximum and its row: stage 1 of the argmax).
-  The ``*_thread`` twins give each thread a whole row (Index1D/PerBlock outputs, the same
-  helpers, no collective per row): the simulator runs one Python thread per CUDA thread, so
-  ``model.py`` takes these there; they are correct on a GPU too, only slower.
+* GEMVs on the GPU: ``gemv.py`` (two output rows a warp, the input staged in shared memory).
+  Here their simulator twins, a thread per row (Index1D/PerBlock outputs, no collective per
+  row): the simulator runs one Python thread per CUDA thread, so ``model.py`` takes these
+  there; they are correct on a GPU too, only slower. ``gemv_norm`` fuses the RMSNorm of the
+  input, ``gemv_swiglu`` reads gate row ``r`` and up row ``inter + r`` and writes
+  ``silu(gate) * up``, ``gemv_residual`` adds ``res``, ``lm_head`` also writes per block the
+  first maximum and its row (stage 1 of the argmax).
 * ``qk_rope_append``: one block per query head (``block = hdp``): the head's RMSNorm and
   RoPE into ``q`` (Index1D), and for ``block < kv_heads`` the KV head's K (normed, roped) and
   V appended at row ``pos`` of the caches: ``Columns`` outputs, ``kc[p, w]`` with the
   thread's column ``w`` and ``p`` read on the device.
-* ``attention``: flash-decoding. Block ``b`` = (chunk ``b // kv_heads``, KV head ``b %
-  kv_heads``) takes positions ``[chunk*CHUNK, chunk*CHUNK + CHUNK)`` up to ``pos`` for up to
-  ``GMAX`` query heads of the KV head (``g0`` picks them): BlockRow outputs ``opart`` (the
-  chunk's normalized output per head) and ``ml`` (its max score and exp-sum per head).
-  Blocks past the position leave at once.
+* ``attention``: ``attention.py`` (flash-decoding, a warp per cached position).
 * ``combine``: one block per query head merges the chunks' outputs (BlockRow ``o``).
 * ``finish``: one block: stage 2 of the argmax, the token fed back, the token history
   written at row ``pos`` (``Columns``), and the position advanced (PerBlock ``pos[w] + 1``).
@@ -41,7 +35,9 @@ import numpy as np
 from numba import cuda
 
 import simtsafe as ss
-from simtsafe import BlockRow, Columns, DisjointSlice, In, In2D, PerBlock, PerWarp, thread
+from simtsafe import BlockRow, Columns, DisjointSlice, In, In2D, PerBlock, thread
+
+from .attention import CHUNK
 
 BF16 = ss.bfloat16
 F32 = np.float32
@@ -52,25 +48,17 @@ F32 = np.float32
 # multi-chunk merge at short contexts.
 _SIM = ss.SIMULATOR
 
-#: Threads per block of the warp-per-row GEMVs (8 warps: 8 rows per block).
-GEMV_BLOCK = 64 if _SIM else 256
 #: Threads per block of the thread-per-row GEMVs (the simulator's): rows per block.
 THREAD_BLOCK = 64
-#: Positions per attention block (one thread per position in the score pass).
-CHUNK = 32 if _SIM else 256
-#: Query heads of one KV head that one attention launch handles (more: several launches).
-GMAX = 4
-#: Rows of the attention's reduction tile: a run of 8 per query head.
-RED_ROWS = 8 * GMAX
 #: Threads per block of the chunk merge.
 COMBINE_BLOCK = 64 if _SIM else 256
 #: Chunks the merge can take: max_len <= MAX_CHUNKS * CHUNK.
-MAX_CHUNKS = 1024
+MAX_CHUNKS = 2048
 #: Threads of the final argmax block.
 FINISH_BLOCK = 32 if _SIM else 1024
-#: The largest padded head dimension the kernels take (attention: a run of 8 per thread of
-#: a row; merge: a run of 4; qk_rope_append: a thread per dimension).
-MAX_HDP = min(8 * CHUNK, 4 * COMBINE_BLOCK, 1024)
+#: The largest padded head dimension the kernels take (attention: a run of 4 per lane of a
+#: warp; merge: a run of 4 per thread).
+MAX_HDP = min(128, 4 * COMBINE_BLOCK)
 #: The "no index" of the argmax (larger than any row).
 NO_INDEX = np.int32(2**31 - 1)
 NEG_INF = F32(-np.inf)
@@ -198,121 +186,6 @@ def embed(x: DisjointSlice[np.float32], table: In2D[BF16], tok: In[np.int32]) ->
     ok = t >= 0 and t < table.shape[0] and x.size <= table.shape[1]
     for w in thread.grid_stride(x):
         x[w] = F32(table[t, w.index]) if ok else ZERO
-
-
-# ------------------------------------------------------------------------------ GEMVs, warp per row
-
-_GEMV = ss.LaunchContract(domain=1, block=(GEMV_BLOCK, 1, 1), covers="y")
-
-
-@ss.kernel(contract=_GEMV)
-def gemv_norm_warp(
-    y: DisjointSlice[np.float32, PerWarp],
-    w: In2D[BF16],
-    x: In[np.float32],
-    nw: In[BF16],
-    eps: np.float32,
-) -> None:
-    """``y = W (x / rms(x) * nw)``: one warp per row, the RMSNorm fused."""
-    row = cuda.grid(1) // 32
-    acc, sq = _part_norm(w, row, x, nw, cuda.laneid, 32)
-    acc = ss.warp.sum(acc)
-    sq = ss.warp.sum(sq)
-    y[thread.warp_leader()] = acc * _rms_scale(sq, x.size, eps)
-
-
-@ss.kernel(contract=_GEMV)
-def gemv_swiglu_warp(
-    y: DisjointSlice[np.float32, PerWarp],
-    w: In2D[BF16],
-    x: In[np.float32],
-    nw: In[BF16],
-    eps: np.float32,
-) -> None:
-    """``y[r] = silu(g_r) * u_r`` with ``g = W[:n] h``, ``u = W[n:] h``, ``h = x / rms(x) * nw``,
-    ``n = y.size``: one warp per output, both rows in it."""
-    r = cuda.grid(1) // 32
-    gate, up, sq = _part_norm2(w, r, r + y.size, x, nw, cuda.laneid, 32)
-    gate = ss.warp.sum(gate)
-    up = ss.warp.sum(up)
-    scale = _rms_scale(ss.warp.sum(sq), x.size, eps)
-    y[thread.warp_leader()] = _silu_mul(gate * scale, up * scale)
-
-
-@ss.kernel(contract=_GEMV)
-def gemv_residual_warp(
-    y: DisjointSlice[np.float32, PerWarp], w: In2D[BF16], v: In[np.float32], res: In[np.float32]
-) -> None:
-    """``y = res + W v``: one warp per row."""
-    row = cuda.grid(1) // 32
-    acc = ss.warp.sum(_part(w, row, v, cuda.laneid, 32))
-    lw = thread.warp_leader()
-    if lw.in_bounds(res):
-        y[lw] = res[lw] + acc
-
-
-#: Rows per block of the split GEMV: its warps split each row's runs two ways.
-SPLIT_ROWS = GEMV_BLOCK // 64
-
-
-@ss.kernel(
-    contract=ss.LaunchContract(
-        domain=1,
-        block=(GEMV_BLOCK, 1, 1),
-        covers="y",
-        requires=[
-            "res.shape[0] == y.shape[0]",
-            "res.shape[1] == y.shape[1]",
-            "32 * y.shape[1] <= block.x",  # a warp per row at least
-        ],
-    )
-)
-def gemv_residual_split(
-    y: DisjointSlice[np.float32, BlockRow], w: In2D[BF16], v: In[np.float32], res: In2D[np.float32]
-) -> None:
-    """``y = res + W v`` with ``y``/``res`` viewed as ``(rows / R, R)``: block ``b`` owns the
-    ``R`` rows ``b*R ..`` (its row of ``y``), and its warps split each row's runs
-    ``GEMV_BLOCK / 32 / R`` ways (twice the warps of ``gemv_residual_warp``: more loads in
-    flight for matrices of few rows, the o_proj and down_proj of decode). The warps'
-    sums meet in a shared tile; thread ``c < R`` adds those of row ``c``."""
-    rows_per_block = y.shape[1]
-    warp = cuda.threadIdx.x // 32
-    rr = warp % rows_per_block
-    nsl = (GEMV_BLOCK // 32) // rows_per_block  # warps per row (warps past nsl * R idle)
-    row = cuda.blockIdx.x * rows_per_block + rr
-    part = ss.warp.sum(_part(w, row, v, cuda.laneid + 32 * (warp // rows_per_block), 32 * nsl))
-    sums = ss.shared.tile(GEMV_BLOCK, np.float32)
-    sums[thread.local_index()] = part
-    ss.block.sync()
-    for wr in thread.block_row(y):
-        total = ZERO
-        for k in range(nsl):
-            total += sums[32 * (wr.col + k * rows_per_block)]
-        y[wr] = res[wr] + total
-
-
-@ss.kernel(contract=ss.LaunchContract(domain=1, block=(GEMV_BLOCK, 1, 1), covers="logits"))
-def lm_head_warp(
-    logits: DisjointSlice[np.float32, PerWarp],
-    bval: DisjointSlice[np.float32, PerBlock],
-    bidx: DisjointSlice[np.int32, PerBlock],
-    w: In2D[BF16],
-    x: In[np.float32],
-    nw: In[BF16],
-    eps: np.float32,
-) -> None:
-    """Logits ``W (x / rms(x) * nw)``, one warp per row, and stage 1 of the argmax: each
-    block's largest logit and its first row."""
-    row = cuda.grid(1) // 32
-    acc, sq = _part_norm(w, row, x, nw, cuda.laneid, 32)
-    v = ss.warp.sum(acc) * _rms_scale(ss.warp.sum(sq), x.size, eps)
-    logits[thread.warp_leader()] = v
-    v = v if row < w.shape[0] else NEG_INF
-    m = ss.block.max(v)
-    first = ss.block.min(np.int32(row) if v == m else NO_INDEX)
-    lb = thread.block_leader()
-    bval[lb] = m
-    bidx[lb] = first
 
 
 # ------------------------------------------------------------------------------ GEMVs, thread per row
@@ -464,220 +337,6 @@ def _pick4(t0, t1, t2, t3, i):  # type: ignore[no-untyped-def]
     if i == 3:
         return t3
     return ZERO
-
-
-@ss.device
-def _pick8(t, i):  # type: ignore[no-untyped-def]
-    """``t[i]`` of a run of 8 by comparisons (a tuple index that is not a constant would be
-    bounds-checked with a raise, which ends some threads: refused before a barrier)."""
-    lo = _pick4(t[0], t[1], t[2], t[3], i)
-    hi = _pick4(t[4], t[5], t[6], t[7], i - 4)
-    return lo if i < 4 else hi
-
-
-@ss.device
-def _axpy8(acc, a, v):  # type: ignore[no-untyped-def]
-    """``acc + a * v`` for runs of 8."""
-    return (
-        acc[0] + a * v[0],
-        acc[1] + a * v[1],
-        acc[2] + a * v[2],
-        acc[3] + a * v[3],
-        acc[4] + a * v[4],
-        acc[5] + a * v[5],
-        acc[6] + a * v[6],
-        acc[7] + a * v[7],
-    )
-
-
-@ss.device
-def _qk(k8, q, at):  # type: ignore[no-untyped-def]
-    """Dot product of a K run of 8 with the q run of 8 that starts at element ``8 * at``."""
-    return _dot(k8, ss.vec.load(q, 2 * at, 4), ss.vec.load(q, 2 * at + 1, 4))
-
-
-@ss.device
-def _scores(k8, q, at, nch, ng, acc):  # type: ignore[no-untyped-def]
-    """``acc`` plus the dot products of a K run with the q run ``at`` of up to four query
-    heads (``nch`` runs apart; ``ng`` of them)."""
-    a0 = acc[0] + _qk(k8, q, at)
-    a1 = acc[1] + _qk(k8, q, at + nch) if ng > 1 else acc[1]
-    a2 = acc[2] + _qk(k8, q, at + 2 * nch) if ng > 2 else acc[2]
-    a3 = acc[3] + _qk(k8, q, at + 3 * nch) if ng > 3 else acc[3]
-    return (a0, a1, a2, a3)
-
-
-@ss.device
-def _weighted(acc, pt, g, j, nps, v0, v1, v2, v3):  # type: ignore[no-untyped-def]
-    """``acc`` plus the V runs ``v0..v3`` (positions ``j, j + nps, ...``) weighted by head
-    ``g``'s row of the tile ``pt`` (0 past its end)."""
-    j1 = j + nps
-    j2 = j1 + nps
-    j3 = j2 + nps
-    acc = _axpy8(_axpy8(acc, pt[g, j], v0), pt[g, j1], v1)
-    return _axpy8(_axpy8(acc, pt[g, j2], v2), pt[g, j3], v3)
-
-
-@ss.kernel(
-    contract=ss.LaunchContract(
-        domain=1,
-        block=(CHUNK, 1, 1),
-        blocks_per_sm=2,
-        requires=[
-            "pos.size == 1",
-            "vc.shape[0] == kc.shape[0]",
-            "vc.shape[1] == kc.shape[1]",
-            "ml.shape[0] == opart.shape[0]",
-            "ml.shape[1] == 2 * group",
-            "opart.shape[1] * kv_heads == group * kc.shape[1]",
-            "q.size == group * kc.shape[1]",
-            "opart.shape[0] == grid.x",
-            "hd <= hdp",
-            "kc.shape[1] == kv_heads * hdp",
-            "g0 < group",
-        ],
-    )
-)
-def attention(
-    opart: DisjointSlice[np.float32, BlockRow],
-    ml: DisjointSlice[np.float32, BlockRow],
-    q: In[np.float32],
-    kc: In2D[BF16],
-    vc: In2D[BF16],
-    pos: In[np.int32],
-    kv_heads: int,
-    group: int,
-    hd: int,
-    hdp: int,
-    g0: int,
-    scale: np.float32,
-) -> None:
-    """Block ``b``: KV head ``kh = b % kv_heads``, positions ``[c*CHUNK, c*CHUNK + CHUNK)``
-    (``c = b // kv_heads``) up to ``pos``, for query heads ``kh*group + g``,
-    ``g0 <= g < g0 + GMAX``. Row ``b`` of ``opart``, columns ``g*hdp + d``: the chunk's
-    softmax-weighted V (normalized by the chunk's exp-sum); row ``b`` of ``ml``: column
-    ``g`` the chunk's max score, column ``group + g`` its exp-sum."""
-    b = cuda.blockIdx.x
-    t = cuda.threadIdx.x
-    p = pos[0]
-    kh = b % kv_heads
-    start = (b // kv_heads) * CHUNK
-    if start > p:
-        return  # the whole block: this chunk is past the position
-    n = min(CHUNK, p + 1 - start)  # positions of this chunk to attend
-    ng = min(GMAX, group - g0)  # query heads of this launch
-    nch = hdp // 8  # runs of 8 per head row
-    qrun = (kh * group + g0) * nch  # first q run of head g0
-    # -- scores: thread t takes position start + t, eight K runs in flight
-    z8 = (ZERO, ZERO, ZERO, ZERO, ZERO, ZERO, ZERO, ZERO)
-    s0 = NEG_INF
-    s1 = NEG_INF
-    s2 = NEG_INF
-    s3 = NEG_INF
-    if t < n:
-        acc = (ZERO, ZERO, ZERO, ZERO)
-        row = start + t
-        for i in range(0, nch, 8):
-            c = kh * nch + i  # runs past the head's read as 0 (the guards)
-            k0 = ss.vec.load(kc, (row, c), 8)
-            k1 = ss.vec.load(kc, (row, c + 1), 8) if i + 1 < nch else z8
-            k2 = ss.vec.load(kc, (row, c + 2), 8) if i + 2 < nch else z8
-            k3 = ss.vec.load(kc, (row, c + 3), 8) if i + 3 < nch else z8
-            k4 = ss.vec.load(kc, (row, c + 4), 8) if i + 4 < nch else z8
-            k5 = ss.vec.load(kc, (row, c + 5), 8) if i + 5 < nch else z8
-            k6 = ss.vec.load(kc, (row, c + 6), 8) if i + 6 < nch else z8
-            k7 = ss.vec.load(kc, (row, c + 7), 8) if i + 7 < nch else z8
-            at = qrun + i
-            acc = _scores(k0, q, at, nch, ng, acc)
-            acc = _scores(k1, q, at + 1, nch, ng, acc)
-            acc = _scores(k2, q, at + 2, nch, ng, acc)
-            acc = _scores(k3, q, at + 3, nch, ng, acc)
-            acc = _scores(k4, q, at + 4, nch, ng, acc)
-            acc = _scores(k5, q, at + 5, nch, ng, acc)
-            acc = _scores(k6, q, at + 6, nch, ng, acc)
-            acc = _scores(k7, q, at + 7, nch, ng, acc)
-        s0 = acc[0] * scale
-        s1 = acc[1] * scale
-        s2 = acc[2] * scale
-        s3 = acc[3] * scale
-    # -- softmax statistics per head (block collectives; ng is uniform)
-    m0 = ss.block.max(s0)
-    e0 = math.exp(s0 - m0)
-    l0 = ss.block.sum(e0)
-    m1 = NEG_INF
-    m2 = NEG_INF
-    m3 = NEG_INF
-    e1 = ZERO
-    e2 = ZERO
-    e3 = ZERO
-    l1 = ZERO
-    l2 = ZERO
-    l3 = ZERO
-    if ng > 1:
-        m1 = ss.block.max(s1)
-        e1 = math.exp(s1 - m1)
-        l1 = ss.block.sum(e1)
-    if ng > 2:
-        m2 = ss.block.max(s2)
-        e2 = math.exp(s2 - m2)
-        l2 = ss.block.sum(e2)
-    if ng > 3:
-        m3 = ss.block.max(s3)
-        e3 = math.exp(s3 - m3)
-        l3 = ss.block.sum(e3)
-    # -- the weights of every position, for every thread
-    pt = ss.shared.tile((GMAX, CHUNK), np.float32)
-    for w in thread.block_stride(pt):
-        pt[w] = _pick4(e0, e1, e2, e3, w.row)
-    ss.block.sync()
-    # -- V: thread t takes run r of the head row for positions ps, ps + nps, ..., four
-    # positions in flight
-    r = t % nch
-    ps = t // nch
-    nps = CHUNK // nch
-    col = kh * nch + r
-    acc0 = z8
-    acc1 = z8
-    acc2 = z8
-    acc3 = z8
-    j = ps if ps < nps else n  # threads past nps * nch take no position
-    while j < n:
-        v0 = ss.vec.load(vc, (start + j, col), 8)
-        v1 = ss.vec.load(vc, (start + j + nps, col), 8) if j + nps < n else z8
-        v2 = ss.vec.load(vc, (start + j + 2 * nps, col), 8) if j + 2 * nps < n else z8
-        v3 = ss.vec.load(vc, (start + j + 3 * nps, col), 8) if j + 3 * nps < n else z8
-        acc0 = _weighted(acc0, pt, 0, j, nps, v0, v1, v2, v3)
-        if ng > 1:
-            acc1 = _weighted(acc1, pt, 1, j, nps, v0, v1, v2, v3)
-        if ng > 2:
-            acc2 = _weighted(acc2, pt, 2, j, nps, v0, v1, v2, v3)
-        if ng > 3:
-            acc3 = _weighted(acc3, pt, 3, j, nps, v0, v1, v2, v3)
-        j += 4 * nps
-    # -- add up the position subsets: red[g*8 + e, t] is thread t's element e of head g
-    red = ss.shared.tile((RED_ROWS, CHUNK), np.float32)
-    for w in thread.block_stride(red):
-        e = w.row % 8
-        h = w.row // 8
-        red[w] = _pick4(_pick8(acc0, e), _pick8(acc1, e), _pick8(acc2, e), _pick8(acc3, e), h)
-    ss.block.sync()
-    for w in thread.block_row(opart):
-        g = w.col // hdp - g0
-        if g >= 0 and g < ng:
-            d = w.col % hdp
-            rr = d // 8
-            e = d % 8
-            total = ZERO
-            for k in range(nps):
-                total += red[g * 8 + e, k * nch + rr]
-            opart[w] = total / _pick4(l0, l1, l2, l3, g)
-    for w in thread.block_row(ml):
-        g = w.col - g0
-        if g >= 0 and g < ng:
-            ml[w] = _pick4(m0, m1, m2, m3, g)
-        g = w.col - group - g0
-        if g >= 0 and g < ng:
-            ml[w] = _pick4(l0, l1, l2, l3, g)
 
 
 @ss.kernel(

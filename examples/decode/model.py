@@ -19,6 +19,8 @@ from numba import cuda
 
 import simtsafe as ss
 
+from . import attention as A
+from . import gemv as G
 from . import kernels as K
 from .reference import inv_freq, prefill_values
 from .weights import BF16, Weights
@@ -94,6 +96,14 @@ class Decoder:
             raise ValueError(
                 f"head_dim {hd} > {K.MAX_HDP}: the attention kernels take head rows of at most {K.MAX_HDP}"
             )
+        if gemv == "warp":
+            odd = [n for n, v in (("vocab", c.vocab), ("inter", c.inter)) if v % 2]
+            staged = max(c.hidden, c.inter, c.heads * hdp) * 4
+            if odd or staged > G.MAX_STAGED:
+                raise ValueError(
+                    f"the GPU GEMVs take two rows a warp and stage their input in at most "
+                    f"{G.MAX_STAGED} B of shared memory: {odd or ''} odd, input {staged} B"
+                )
         self.nchunks = -(-max_len // K.CHUNK)
         nh, nkv, g = c.heads, c.kv_heads, c.group
 
@@ -101,17 +111,20 @@ class Decoder:
         up = device_array
         self.embed_w = up(pad_columns(weights.embed))
         self.head_w = self.embed_w if weights.lm_head is None else up(pad_columns(weights.lm_head))
-        self.norm_w = up(weights.norm)
+        # the GPU GEMVs stage x * norm in float32 (a bf16 scalar read is a conversion call,
+        # which the uniformity analysis does not see into before the block's barrier)
+        nt = (lambda v: v.astype(np.float32)) if gemv == "warp" else (lambda v: v)
+        self.norm_w = up(nt(weights.norm))
         self.layers = []
         for ly in weights.layers:
             self.layers.append(
                 {
-                    "in_norm": up(ly.in_norm),
+                    "in_norm": up(nt(ly.in_norm)),
                     "wqkv": up(pad_columns(ly.wqkv)),
                     "q_norm": up(ly.q_norm.astype(np.float32)),
                     "k_norm": up(ly.k_norm.astype(np.float32)),
                     "wo": up(pad_columns(pad_heads(ly.wo, nh, hd, hdp))),
-                    "post_norm": up(ly.post_norm),
+                    "post_norm": up(nt(ly.post_norm)),
                     "wgu": up(pad_columns(ly.wgu)),
                     "wd": up(pad_columns(ly.wd)),
                     "kc_bits": cuda.to_device(np.zeros((max_len, nkv * hdp), np.uint16)),
@@ -138,8 +151,7 @@ class Decoder:
         self.act = cuda.device_array(c.inter, f32)
         self.logits = cuda.device_array(c.vocab, f32)
         self.inv = cuda.to_device(inv_freq(c))
-        per_block = K.GEMV_BLOCK // 32 if gemv == "warp" else K.THREAD_BLOCK
-        self.lm_blocks = -(-c.vocab // per_block)
+        self.lm_blocks = G.grid(c.vocab) if gemv == "warp" else -(-c.vocab // K.THREAD_BLOCK)
         self.bval = cuda.device_array(self.lm_blocks, f32)
         self.bidx = cuda.device_array(self.lm_blocks, np.int32)
 
@@ -148,40 +160,43 @@ class Decoder:
 
     # ------------------------------------------------------------------ the step
 
-    def _gemv_grid(self, rows: int) -> tuple[int, int]:
-        if self.gemv == "warp":
-            return -(-rows * 32 // K.GEMV_BLOCK), K.GEMV_BLOCK
-        return -(-rows // K.THREAD_BLOCK), K.THREAD_BLOCK
-
     def _build(self) -> list[Launch]:
         c, hd, hdp = self.config, self.config.head_dim, self.hdp
         nh, nkv, g = c.heads, c.kv_heads, c.group
         warp = self.gemv == "warp"
         eps = np.float32(c.eps)
-        prepared: dict[tuple[Any, int, int], Any] = {}
+        prepared: dict[tuple[Any, int, int, int], Any] = {}
 
-        def prep(kernel: Any, grid: int, block: int) -> Any:  # one PreparedLaunch per shape
-            key = (kernel, grid, block)
+        def prep(kernel: Any, grid: int, block: int, shared: int = 0) -> Any:
+            key = (kernel, grid, block, shared)  # one PreparedLaunch per shape
             if key not in prepared:
-                prepared[key] = kernel.prepare(grid=grid, block=block)
+                prepared[key] = kernel.prepare(grid=grid, block=block, shared_mem=shared)
             return prepared[key]
 
-        norm = K.gemv_norm_warp if warp else K.gemv_norm_thread
-        swiglu = K.gemv_swiglu_warp if warp else K.gemv_swiglu_thread
-        split = warp and c.hidden % K.SPLIT_ROWS == 0
-
-        def residual(w: Any, v: Any, res: Any, y: Any) -> tuple[Any, tuple[Any, ...]]:
-            """``y = res + W v``: split rows (a block per SPLIT_ROWS rows, two warps per row)
-            on the GPU when the rows divide, else a warp (a thread) per row."""
-            if split:
-                r = K.SPLIT_ROWS
-                grid = c.hidden // r
-                view = (y.reshape(grid, r), w, v, res.reshape(grid, r))
-                return prep(K.gemv_residual_split, grid, K.GEMV_BLOCK), view
-            kernel = K.gemv_residual_warp if warp else K.gemv_residual_thread
-            return prep(kernel, *self._gemv_grid(c.hidden)), (y, w, v, res)
-
-        lm_head = K.lm_head_warp if warp else K.lm_head_thread
+        def gemv(
+            kind: str, rows: int, n_in: int, y: Any, *args: Any
+        ) -> tuple[Any, tuple[Any, ...]]:
+            """The launch of a GEMV of ``rows`` outputs over an input of ``n_in``: on the GPU
+            two rows a warp (``y``, and ``res`` of the residual, viewed as pairs) with the
+            input staged in shared memory, on the simulator a thread per row."""
+            if warp:
+                if kind == "residual":
+                    args = (*args[:2], args[2].reshape(-1, 2))
+                kernel = {
+                    "norm": G.gemv_norm,
+                    "swiglu": G.gemv_swiglu,
+                    "residual": G.gemv_residual,
+                    "lm_head": G.lm_head,
+                }[kind]
+                view = y.reshape(-1, 2)
+                return prep(kernel, G.grid(rows), G.BLOCK, 4 * n_in), (view, *args)
+            kernel = {
+                "norm": K.gemv_norm_thread,
+                "swiglu": K.gemv_swiglu_thread,
+                "residual": K.gemv_residual_thread,
+                "lm_head": K.lm_head_thread,
+            }[kind]
+            return prep(kernel, -(-rows // K.THREAD_BLOCK), K.THREAD_BLOCK), (y, *args)
 
         out = [
             Launch(
@@ -195,8 +210,16 @@ class Decoder:
             out.append(
                 Launch(
                     f"L{i}.qkv",
-                    prep(norm, *self._gemv_grid(c.qkv_rows)),
-                    (self.qkv, ly["wqkv"], self.x_a, ly["in_norm"], eps),
+                    *gemv(
+                        "norm",
+                        c.qkv_rows,
+                        c.hidden,
+                        self.qkv,
+                        ly["wqkv"],
+                        self.x_a,
+                        ly["in_norm"],
+                        eps,
+                    ),
                 )
             )
             out.append(
@@ -218,11 +241,11 @@ class Decoder:
                     ),
                 )
             )
-            for g0 in range(0, g, K.GMAX):
+            for g0 in range(0, g, A.GMAX):
                 out.append(
                     Launch(
-                        f"L{i}.attention" + (f"[{g0}]" if g > K.GMAX else ""),
-                        prep(K.attention, self.nchunks * nkv, K.CHUNK),
+                        f"L{i}.attention" + (f"[{g0}]" if g > A.GMAX else ""),
+                        prep(A.attention, self.nchunks * nkv, A.BLOCK),
                         (
                             self.opart,
                             self.ml,
@@ -247,22 +270,30 @@ class Decoder:
                         (self.o, self.opart, self.ml, self.pos, nkv, g),
                     )
                 )
-            out.append(Launch(f"L{i}.o_proj", *residual(ly["wo"], attn_out, self.x_a, self.x_b)))
+            n_att = nh * hdp
+            wo, wgu, wd = ly["wo"], ly["wgu"], ly["wd"]
+            out.append(
+                Launch(
+                    f"L{i}.o_proj",
+                    *gemv("residual", c.hidden, n_att, self.x_b, wo, attn_out, self.x_a),
+                )
+            )
             out.append(
                 Launch(
                     f"L{i}.gate_up",
-                    prep(swiglu, *self._gemv_grid(c.inter)),
-                    (self.act, ly["wgu"], self.x_b, ly["post_norm"], eps),
+                    *gemv(
+                        "swiglu", c.inter, c.hidden, self.act, wgu, self.x_b, ly["post_norm"], eps
+                    ),
                 )
             )
-            out.append(Launch(f"L{i}.down", *residual(ly["wd"], self.act, self.x_b, self.x_a)))
-        out.append(
-            Launch(
-                "lm_head",
-                prep(lm_head, *self._gemv_grid(c.vocab)),
-                (self.logits, self.bval, self.bidx, self.head_w, self.x_a, self.norm_w, eps),
+            out.append(
+                Launch(
+                    f"L{i}.down",
+                    *gemv("residual", c.hidden, c.inter, self.x_a, wd, self.act, self.x_b),
+                )
             )
-        )
+        head = (self.bval, self.bidx, self.head_w, self.x_a, self.norm_w, eps)
+        out.append(Launch("lm_head", *gemv("lm_head", c.vocab, c.hidden, self.logits, *head)))
         out.append(
             Launch(
                 "finish",

@@ -1,11 +1,12 @@
 """examples/decode's kernels in PTX (NVVM, no GPU): the memory-bound GEMVs read 16-byte runs.
 
-Each warp-per-row GEMV issues its weight runs as ``ld.global.v4.u32`` (8 bf16 in one access),
-four per loop iteration (two per row for the two rows of gate/up), and its float32 input runs
-as ``ld.global.v4.f32``; no kernel of the step calls a function or keeps a thread-private
-array in local memory except qk_rope_append, where libdevice's sin/cos keep theirs (the
-Payne-Hanek range reduction of large angles). With nvJitLink present (the cu13 wheels), the
-PTX is also assembled for sm_90: the GEMVs spill no register, the attention a few bytes.
+Each pair GEMV (gemv.py: two rows a warp) issues its weight runs as ``ld.global.v4.u32``
+(8 bf16 in one access), four per loop iteration (two runs of each row, or one of each of
+gate/up's four rows), and reads its staged input as ``ld.shared.v4.f32``; the attention reads
+K and V as 8-byte runs of 4 bf16 (``ld.global.v2.u32``), four positions in flight. No kernel
+of the step calls a function or keeps a thread-private array in local memory except
+qk_rope_append, where libdevice's sin/cos keep theirs (the Payne-Hanek range reduction of
+large angles).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 
+from decode import attention as A  # noqa: E402
+from decode import gemv as G  # noqa: E402
 from decode import kernels as K  # noqa: E402
 
 pytestmark = pytest.mark.ptx
@@ -31,45 +34,39 @@ def _count(ptx: str, pattern: str) -> int:
 
 @pytest.fixture(scope="module")
 def ptx() -> dict[str, str]:
-    names = [
-        "gemv_norm_warp",
-        "gemv_swiglu_warp",
-        "gemv_residual_warp",
-        "gemv_residual_split",
-        "lm_head_warp",
-        "attention",
-        "combine",
-        "qk_rope_append",
-        "finish",
-    ]
-    return {n: getattr(K, n).ptx(cc=CC) for n in names}
+    kernels = {
+        "gemv_norm": G.gemv_norm,
+        "gemv_swiglu": G.gemv_swiglu,
+        "gemv_residual": G.gemv_residual,
+        "lm_head": G.lm_head,
+        "attention": A.attention,
+        "combine": K.combine,
+        "qk_rope_append": K.qk_rope_append,
+        "finish": K.finish,
+    }
+    return {n: k.ptx(cc=CC) for n, k in kernels.items()}
 
 
 @pytest.mark.parametrize(
-    ("name", "weights", "inputs", "norms"),
-    [
-        ("gemv_norm_warp", 4, 8, 4),  # 4 weight runs, 4 input runs of 2 x f32x4, 4 norm runs
-        ("lm_head_warp", 4, 8, 4),
-        ("gemv_swiglu_warp", 4, 4, 2),  # 2 rows x 2 runs share 2 input runs
-        ("gemv_residual_warp", 4, 8, 0),
-        ("gemv_residual_split", 4, 8, 0),
-    ],
+    ("name", "shared_runs"),
+    [("gemv_norm", 4), ("lm_head", 4), ("gemv_residual", 4), ("gemv_swiglu", 2)],
 )
-def test_gemv_reads_16_byte_runs(
-    ptx: dict[str, str], name: str, weights: int, inputs: int, norms: int
+def test_gemv_reads_16_byte_weight_runs_and_a_staged_input(
+    ptx: dict[str, str], name: str, shared_runs: int
 ) -> None:
     code = ptx[name]
-    assert _count(code, r"ld\.global\.v4\.u32") == weights + norms, code
-    assert _count(code, r"ld\.global\.v4\.f32") == inputs
+    assert _count(code, r"ld\.global\.v4\.u32") == 4, code
+    assert _count(code, r"ld\.shared\.v4\.f32") >= shared_runs
     assert _count(code, r"ld\.global\.v2") == 0
     assert _count(code, r"call") == 0 and ".local" not in code
+    assert ".minnctapersm " + str(G.BLOCKS_PER_SM) in code  # blocks_per_sm bounds registers
 
 
 def test_attention_reads_k_and_v_in_runs(ptx: dict[str, str]) -> None:
     code = ptx["attention"]
-    # a K run per score step, a V run per unrolled position (4), q runs as f32x4
-    assert _count(code, r"ld\.global\.v4\.u32") >= 5
-    assert _count(code, r"ld\.global\.v4\.f32") >= 2
+    # four positions in flight: a K run and a V run of each (8 bytes: 4 bf16), q as f32x4
+    assert _count(code, r"ld\.global\.v2\.u32") == 8, code
+    assert _count(code, r"ld\.global\.v4\.f32") == 4
     assert _count(code, r"call") == 0 and ".local" not in code
 
 
@@ -95,13 +92,12 @@ def _assemble(code: str) -> str:
 @pytest.mark.parametrize(
     ("name", "most"),
     [
-        ("gemv_norm_warp", 0),
-        ("gemv_swiglu_warp", 0),
-        ("gemv_residual_warp", 0),
-        ("gemv_residual_split", 0),
-        # blocks_per_sm=2 caps it at 128 registers, so that two blocks share a multiprocessor
-        # (a 4096 context is 136 blocks: one wave on 132 SMs); ptxas spills a few bytes
-        ("attention", 16),
+        # blocks_per_sm=3 caps the GEMVs at 80 registers: none spills (4: 64, spills ~70 bytes)
+        ("gemv_norm", 0),
+        ("gemv_swiglu", 0),
+        ("gemv_residual", 0),
+        ("lm_head", 0),
+        ("attention", 0),
     ],
 )
 def test_registers_spill_at_most(ptx: dict[str, str], name: str, most: int) -> None:

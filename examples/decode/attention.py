@@ -1,0 +1,232 @@
+"""Decode attention on the GPU: a warp per cached position, its lanes over the head's
+dimensions, an online softmax per warp, the block's warps merged in a shared tile.
+
+Block ``b`` takes KV head ``kh = b % kv_heads`` over positions ``[c*CHUNK, c*CHUNK + CHUNK)``
+(``c = b // kv_heads``) up to the position ``pos`` read on the device, for the ``group``
+query heads of ``kh`` (at most ``GMAX``). Lane ``l`` holds the dimensions ``4l .. 4l + 3``
+of each query head (``hdp <= 128``). Warp ``w`` takes the chunk's positions ``w, w + WARPS,
+...``, four in flight per iteration: it loads a 8-byte run of K and of V per lane, the
+scores come from ``ss.warp.sum`` of the lanes' partial dot products, and each head keeps a
+running maximum, exp-sum and weighted V (flash-decoding's online softmax). The warps'
+states meet in a shared tile; the block writes its row of ``opart`` (each head's output
+normalized by the chunk's exp-sum) and of ``ml`` (the chunk's maximum and exp-sum per head),
+which ``kernels.combine`` merges across chunks.
+
+Ownership: ``opart`` and ``ml`` are ``BlockRow`` outputs (block ``b`` owns row ``b``); the
+shared tile is written through ``block_stride`` (thread ``t`` owns column ``t``) before one
+barrier and read after it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import cuda
+
+import simtsafe as ss
+from simtsafe import BlockRow, DisjointSlice, In, In2D, thread
+
+BF16 = ss.bfloat16
+F32 = np.float32
+ZERO = F32(0.0)
+NEG_INF = F32(-np.inf)
+
+#: Warps per block.
+WARPS = 4
+#: Positions per block.
+CHUNK = 16 if ss.SIMULATOR else 32
+#: Query heads per KV head one launch takes.
+GMAX = 4
+#: Rows of the merge tile: 4 accumulator elements per head, then the maxima, then the sums.
+_MROW = 4 * GMAX
+_LROW = 5 * GMAX
+_TROWS = 6 * GMAX
+#: Threads per block.
+BLOCK = 32 * WARPS
+
+_Z4 = (ZERO, ZERO, ZERO, ZERO)
+_S0 = (NEG_INF, ZERO, ZERO, ZERO, ZERO, ZERO)
+
+
+@ss.device
+def _dot4(a, b):  # type: ignore[no-untyped-def]
+    return (a[0] * b[0] + a[1] * b[1]) + (a[2] * b[2] + a[3] * b[3])
+
+
+@ss.device
+def _update(st, s, v):  # type: ignore[no-untyped-def]
+    """The online-softmax state ``(max, exp-sum, a0..a3)`` after one more position of score
+    ``s`` and V run ``v`` (a score of -inf after a finite one changes nothing)."""
+    m = max(st[0], s)
+    c = math.exp(st[0] - m)
+    e = math.exp(s - m)
+    return (
+        m,
+        st[1] * c + e,
+        st[2] * c + e * v[0],
+        st[3] * c + e * v[1],
+        st[4] * c + e * v[2],
+        st[5] * c + e * v[3],
+    )
+
+
+@ss.device
+def _head(st, qh, k0, k1, k2, k3, v0, v1, v2, v3, ok1, ok2, ok3, scale):  # type: ignore[no-untyped-def]
+    """One head's state after positions 0..3 of an iteration (1..3 only where ``ok``)."""
+    s0 = ss.warp.sum(_dot4(qh, k0)) * scale
+    s1 = ss.warp.sum(_dot4(qh, k1)) * scale
+    s2 = ss.warp.sum(_dot4(qh, k2)) * scale
+    s3 = ss.warp.sum(_dot4(qh, k3)) * scale
+    st = _update(st, s0, v0)
+    st = _update(st, s1 if ok1 else NEG_INF, v1)
+    st = _update(st, s2 if ok2 else NEG_INF, v2)
+    return _update(st, s3 if ok3 else NEG_INF, v3)
+
+
+@ss.device
+def _pick4(t0, t1, t2, t3, i):  # type: ignore[no-untyped-def]
+    """``(t0, t1, t2, t3)[i]`` by comparisons (0 past the end)."""
+    if i == 0:
+        return t0
+    if i == 1:
+        return t1
+    if i == 2:
+        return t2
+    if i == 3:
+        return t3
+    return ZERO
+
+
+@ss.device
+def _elem(st, e):  # type: ignore[no-untyped-def]
+    """Accumulator element ``e`` (0..3) of a state."""
+    return _pick4(st[2], st[3], st[4], st[5], e)
+
+
+@ss.kernel(
+    contract=ss.LaunchContract(
+        domain=1,
+        block=(BLOCK, 1, 1),
+        requires=[
+            "pos.size == 1",
+            "vc.shape[0] == kc.shape[0]",
+            "vc.shape[1] == kc.shape[1]",
+            "ml.shape[0] == opart.shape[0]",
+            "ml.shape[1] == 2 * group",
+            "opart.shape[1] * kv_heads == group * kc.shape[1]",
+            "q.size == group * kc.shape[1]",
+            "opart.shape[0] == grid.x",
+            "hd <= hdp",
+            "hdp <= 128",
+            "kc.shape[1] == kv_heads * hdp",
+            "g0 < group",
+        ],
+    )
+)
+def attention(
+    opart: DisjointSlice[np.float32, BlockRow],
+    ml: DisjointSlice[np.float32, BlockRow],
+    q: In[np.float32],
+    kc: In2D[BF16],
+    vc: In2D[BF16],
+    pos: In[np.int32],
+    kv_heads: int,
+    group: int,
+    hd: int,
+    hdp: int,
+    g0: int,
+    scale: np.float32,
+) -> None:
+    """See the module's docstring; query heads ``kh*group + g0 .. + GMAX`` of the group."""
+    b = cuda.blockIdx.x
+    lane = cuda.laneid
+    wid = ss.warp.broadcast(cuda.threadIdx.x // 32)  # the warp-uniform warp number
+    p = pos[0]
+    kh = b % kv_heads
+    start = (b // kv_heads) * CHUNK
+    if start > p:
+        return  # the whole block: this chunk is past the position
+    n = min(CHUNK, p + 1 - start)  # positions of this chunk to attend
+    ng = min(GMAX, group - g0)  # query heads of this launch
+    nr = hdp // 4  # runs of 4 per head row
+    act = lane < nr
+    col = kh * nr + lane  # this lane's run of the cache rows
+    qr = (kh * group + g0) * nr + lane  # its run of head g0 of q
+    q0 = ss.vec.load(q, qr, 4) if act else _Z4
+    q1 = ss.vec.load(q, qr + nr, 4) if act and ng > 1 else _Z4
+    q2 = ss.vec.load(q, qr + 2 * nr, 4) if act and ng > 2 else _Z4
+    q3 = ss.vec.load(q, qr + 3 * nr, 4) if act and ng > 3 else _Z4
+    st0 = _S0
+    st1 = _S0
+    st2 = _S0
+    st3 = _S0
+    j = wid
+    while j < n:
+        j1 = j + WARPS
+        j2 = j1 + WARPS
+        j3 = j2 + WARPS
+        ok1 = j1 < n
+        ok2 = j2 < n
+        ok3 = j3 < n
+        r = start + j
+        k0 = ss.vec.load(kc, (r, col), 4) if act else _Z4
+        v0 = ss.vec.load(vc, (r, col), 4) if act else _Z4
+        k1 = ss.vec.load(kc, (r + WARPS, col), 4) if act and ok1 else _Z4
+        v1 = ss.vec.load(vc, (r + WARPS, col), 4) if act and ok1 else _Z4
+        k2 = ss.vec.load(kc, (r + 2 * WARPS, col), 4) if act and ok2 else _Z4
+        v2 = ss.vec.load(vc, (r + 2 * WARPS, col), 4) if act and ok2 else _Z4
+        k3 = ss.vec.load(kc, (r + 3 * WARPS, col), 4) if act and ok3 else _Z4
+        v3 = ss.vec.load(vc, (r + 3 * WARPS, col), 4) if act and ok3 else _Z4
+        st0 = _head(st0, q0, k0, k1, k2, k3, v0, v1, v2, v3, ok1, ok2, ok3, scale)
+        if ng > 1:
+            st1 = _head(st1, q1, k0, k1, k2, k3, v0, v1, v2, v3, ok1, ok2, ok3, scale)
+        if ng > 2:
+            st2 = _head(st2, q2, k0, k1, k2, k3, v0, v1, v2, v3, ok1, ok2, ok3, scale)
+        if ng > 3:
+            st3 = _head(st3, q3, k0, k1, k2, k3, v0, v1, v2, v3, ok1, ok2, ok3, scale)
+        j = j3 + WARPS
+    # -- the warps' states meet: mt[4g + e, t] element e of head g of thread t's run,
+    # mt[_MROW + g, t] and mt[_LROW + g, t] its warp's maximum and exp-sum of head g
+    mt = ss.shared.tile((_TROWS, BLOCK), np.float32)
+    for w in thread.block_stride(mt):
+        row = w.row
+        g = row // 4 if row < _MROW else (row - _MROW) % GMAX
+        st = st0
+        if g == 1:
+            st = st1
+        elif g == 2:
+            st = st2
+        elif g == 3:
+            st = st3
+        if row < _MROW:
+            mt[w] = _elem(st, row % 4)
+        elif row < _LROW:
+            mt[w] = st[0]
+        else:
+            mt[w] = st[1]
+    ss.block.sync()
+    for w in thread.block_row(opart):
+        g = w.col // hdp - g0
+        if g >= 0 and g < ng:
+            d = w.col % hdp
+            m = NEG_INF
+            for k in range(WARPS):
+                m = max(m, mt[_MROW + g, 32 * k])
+            total = ZERO
+            lsum = ZERO
+            for k in range(WARPS):
+                c = math.exp(mt[_MROW + g, 32 * k] - m)
+                lsum += mt[_LROW + g, 32 * k] * c
+                total += mt[4 * g + d % 4, 32 * k + d // 4] * c
+            opart[w] = total / lsum
+    for w in thread.block_row(ml):
+        g = w.col % group - g0
+        if g >= 0 and g < ng:
+            m = NEG_INF
+            for k in range(WARPS):
+                m = max(m, mt[_MROW + g, 32 * k])
+            lsum = ZERO
+            for k in range(WARPS):
+                lsum += mt[_LROW + g, 32 * k] * math.exp(mt[_MROW + g, 32 * k] - m)
+            ml[w] = m if w.col < group else lsum

@@ -1,0 +1,272 @@
+"""The decode step's GEMVs on the GPU: a warp per pair of output rows, the input staged once
+per block in shared memory.
+
+A batch-1 GEMV reads each weight once, so its speed is the bytes it keeps in flight. The
+schedule here:
+
+* the block first stages its input vector in a dynamic shared tile (``h``), fused with the
+  RMSNorm where the GEMV has one (``h = x * nw``, the block's sum of squares gives the
+  scale): the main loop then reads only weights from global memory, and the input as
+  ``ld.shared.v4`` runs;
+* a warp owns two rows of the output (``WarpRow`` of ``y`` viewed as ``(rows / 2, 2)``): each
+  lane keeps four 16-byte weight loads in flight (two runs of each row), and the two rows
+  share every input run it reads;
+* ``blocks_per_sm`` in the contract bounds the registers so that enough warps are resident.
+
+Every kernel is Tier 1: ``WarpRow`` outputs written by the lanes of the warp that owns the
+row, ``In`` inputs, one shared tile in a fill phase and a read phase.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numba import cuda
+
+import simtsafe as ss
+from simtsafe import DisjointSlice, In, In2D, PerBlock, WarpRow, thread
+
+BF16 = ss.bfloat16
+F32 = np.float32
+ZERO = F32(0.0)
+NEG_INF = F32(-np.inf)
+NO_INDEX = np.int32(2**31 - 1)
+
+#: Threads per block (8 warps: 16 rows per block).
+BLOCK = 64 if ss.SIMULATOR else 256
+#: Output rows per warp.
+ROWS = 2
+#: Blocks of BLOCK threads resident per multiprocessor the registers are bounded for.
+BLOCKS_PER_SM = 3
+#: Bytes of the staged input: up to 12288 float32 (the intermediate size of the shapes here
+#: is at most 9728).
+MAX_STAGED = 49152
+
+
+@ss.device
+def _dot(a, b0, b1):  # type: ignore[no-untyped-def]
+    """Dot product of a run of 8 (``a``) with two runs of 4 (``b0``, ``b1``), float32."""
+    return (a[0] * b0[0] + a[1] * b0[1] + a[2] * b0[2] + a[3] * b0[3]) + (
+        a[4] * b1[0] + a[5] * b1[1] + a[6] * b1[2] + a[7] * b1[3]
+    )
+
+
+@ss.device
+def _two_rows(w, ra, rb, h, j0, step):  # type: ignore[no-untyped-def]
+    """This lane's shares of ``W[ra] . h`` and ``W[rb] . h``: runs ``j0, j0 + step, ...`` of
+    the rows, two runs of each row (four 16-byte loads) in flight per iteration; ``h`` a
+    shared tile (runs past its end read 0)."""
+    nv = (w.shape[1] + 7) // 8
+    acc_a = ZERO
+    acc_b = ZERO
+    j = j0
+    while j < nv:
+        j1 = j + step
+        a0 = ss.vec.load(w, (ra, j), 8)
+        a1 = ss.vec.load(w, (ra, j1), 8)
+        b0 = ss.vec.load(w, (rb, j), 8)
+        b1 = ss.vec.load(w, (rb, j1), 8)
+        h0 = ss.vec.load(h, 2 * j, 4)
+        h1 = ss.vec.load(h, 2 * j + 1, 4)
+        h2 = ss.vec.load(h, 2 * j1, 4)
+        h3 = ss.vec.load(h, 2 * j1 + 1, 4)
+        acc_a += _dot(a0, h0, h1) + _dot(a1, h2, h3)
+        acc_b += _dot(b0, h0, h1) + _dot(b1, h2, h3)
+        j = j1 + step
+    return acc_a, acc_b
+
+
+@ss.device
+def _four_rows(w, ra, rb, rc, rd, h, j0, step):  # type: ignore[no-untyped-def]
+    """``_two_rows`` for four rows, one run of each in flight per iteration."""
+    nv = (w.shape[1] + 7) // 8
+    acc_a = ZERO
+    acc_b = ZERO
+    acc_c = ZERO
+    acc_d = ZERO
+    j = j0
+    while j < nv:
+        a = ss.vec.load(w, (ra, j), 8)
+        b = ss.vec.load(w, (rb, j), 8)
+        c = ss.vec.load(w, (rc, j), 8)
+        d = ss.vec.load(w, (rd, j), 8)
+        h0 = ss.vec.load(h, 2 * j, 4)
+        h1 = ss.vec.load(h, 2 * j + 1, 4)
+        acc_a += _dot(a, h0, h1)
+        acc_b += _dot(b, h0, h1)
+        acc_c += _dot(c, h0, h1)
+        acc_d += _dot(d, h0, h1)
+        j += step
+    return acc_a, acc_b, acc_c, acc_d
+
+
+@ss.device
+def _rms_scale(sq, n, eps):  # type: ignore[no-untyped-def]
+    """``1 / sqrt(mean + eps)`` of a sum of ``n`` squares."""
+    return F32(1.0) / math.sqrt(sq / F32(n) + eps)
+
+
+@ss.device
+def _silu_mul(gate, up):  # type: ignore[no-untyped-def]
+    return gate / (F32(1.0) + math.exp(-gate)) * up
+
+
+_REQ_NORM = ["x.size == nw.size", "x.size <= w.shape[1]", "2 * y.shape[0] >= w.shape[0]"]
+
+
+def _contract(covers: str, requires: list[str], blocks_per_sm: int = BLOCKS_PER_SM) -> Any:
+    return ss.LaunchContract(
+        domain=1,
+        block=(BLOCK, 1, 1),
+        blocks_per_sm=None if ss.SIMULATOR else blocks_per_sm,
+        covers=covers,
+        requires=requires,
+        dynamic_shared=(0, MAX_STAGED),
+    )
+
+
+def gemv_norm(
+    y: DisjointSlice[np.float32, WarpRow],
+    w: In2D[BF16],
+    x: In[np.float32],
+    nw: In[np.float32],
+    eps: np.float32,
+) -> None:
+    """``y = W (x / rms(x) * nw)`` with ``y`` viewed as ``(rows / 2, 2)``: warp ``i`` owns
+    rows ``2i`` and ``2i + 1``."""
+    h = ss.shared.dynamic_tile(np.float32)
+    sq = ZERO
+    for t in thread.block_stride(h):
+        v = x[t.index] if t.index < x.size else ZERO
+        sq += v * v
+        h[t] = v * nw[t.index] if t.index < x.size else ZERO
+    ss.block.sync()
+    scale = _rms_scale(ss.block.sum(sq), x.size, eps)
+    r = 2 * (cuda.grid(1) // 32)
+    a, b = _two_rows(w, r, r + 1, h, cuda.laneid, 32)
+    a = ss.warp.sum(a) * scale
+    b = ss.warp.sum(b) * scale
+    for wr in thread.warp_row(y):
+        y[wr] = a if wr.col == 0 else b
+
+
+def gemv_swiglu(
+    y: DisjointSlice[np.float32, WarpRow],
+    w: In2D[BF16],
+    x: In[np.float32],
+    nw: In[np.float32],
+    eps: np.float32,
+) -> None:
+    """``y[r] = silu(g_r) * u_r``, ``g = W[:n] h``, ``u = W[n:] h``, ``h = x / rms(x) * nw``,
+    ``n = y.size``, ``y`` viewed as ``(n / 2, 2)``: warp ``i`` owns outputs ``2i``, ``2i + 1``
+    and reads their four rows."""
+    h = ss.shared.dynamic_tile(np.float32)
+    sq = ZERO
+    for t in thread.block_stride(h):
+        v = x[t.index] if t.index < x.size else ZERO
+        sq += v * v
+        h[t] = v * nw[t.index] if t.index < x.size else ZERO
+    ss.block.sync()
+    scale = _rms_scale(ss.block.sum(sq), x.size, eps)
+    n = y.shape[0] * y.shape[1]
+    r = 2 * (cuda.grid(1) // 32)
+    g0, g1, u0, u1 = _four_rows(w, r, r + 1, n + r, n + r + 1, h, cuda.laneid, 32)
+    a = _silu_mul(ss.warp.sum(g0) * scale, ss.warp.sum(u0) * scale)
+    b = _silu_mul(ss.warp.sum(g1) * scale, ss.warp.sum(u1) * scale)
+    for wr in thread.warp_row(y):
+        y[wr] = a if wr.col == 0 else b
+
+
+def gemv_residual(
+    y: DisjointSlice[np.float32, WarpRow],
+    w: In2D[BF16],
+    v: In[np.float32],
+    res: In2D[np.float32],
+) -> None:
+    """``y = res + W v`` with ``y`` and ``res`` viewed as ``(rows / 2, 2)``: warp ``i`` owns
+    rows ``2i`` and ``2i + 1``; ``v`` staged in shared memory."""
+    h = ss.shared.dynamic_tile(np.float32)
+    for t in thread.block_stride(h):
+        h[t] = v[t.index] if t.index < v.size else ZERO
+    ss.block.sync()
+    r = 2 * (cuda.grid(1) // 32)
+    a, b = _two_rows(w, r, r + 1, h, cuda.laneid, 32)
+    a = ss.warp.sum(a)
+    b = ss.warp.sum(b)
+    for wr in thread.warp_row(y):
+        y[wr] = res[wr] + (a if wr.col == 0 else b)
+
+
+def lm_head(
+    logits: DisjointSlice[np.float32, WarpRow],
+    bval: DisjointSlice[np.float32, PerBlock],
+    bidx: DisjointSlice[np.int32, PerBlock],
+    w: In2D[BF16],
+    x: In[np.float32],
+    nw: In[np.float32],
+    eps: np.float32,
+) -> None:
+    """Logits ``W (x / rms(x) * nw)`` (``logits`` viewed as ``(rows / 2, 2)``, two rows a
+    warp), and stage 1 of the argmax: each block's largest logit and its first row."""
+    h = ss.shared.dynamic_tile(np.float32)
+    sq = ZERO
+    for t in thread.block_stride(h):
+        v = x[t.index] if t.index < x.size else ZERO
+        sq += v * v
+        h[t] = v * nw[t.index] if t.index < x.size else ZERO
+    ss.block.sync()
+    scale = _rms_scale(ss.block.sum(sq), x.size, eps)
+    r = 2 * (cuda.grid(1) // 32)
+    a, b = _two_rows(w, r, r + 1, h, cuda.laneid, 32)
+    a = ss.warp.sum(a) * scale
+    b = ss.warp.sum(b) * scale
+    for wr in thread.warp_row(logits):
+        logits[wr] = a if wr.col == 0 else b
+    a = a if r < w.shape[0] else NEG_INF
+    b = b if r + 1 < w.shape[0] else NEG_INF
+    m = ss.block.max(max(a, b))
+    first = ss.block.min(np.int32(r) if a == m else (np.int32(r + 1) if b == m else NO_INDEX))
+    lb = thread.block_leader()
+    bval[lb] = m
+    bidx[lb] = first
+
+
+_REQ_SWIGLU = ["x.size == nw.size", "x.size <= w.shape[1]", "4 * y.shape[0] >= w.shape[0]"]
+_REQ_RESIDUAL = [
+    "v.size <= w.shape[1]",
+    "res.shape[0] == y.shape[0]",
+    "res.shape[1] == y.shape[1]",
+    "2 * y.shape[0] >= w.shape[0]",
+]
+_REQ_HEAD = _REQ_NORM[:2] + ["2 * logits.shape[0] >= w.shape[0]"]
+
+
+_BODIES = {
+    "norm": (gemv_norm, "y", _REQ_NORM),
+    "swiglu": (gemv_swiglu, "y", _REQ_SWIGLU),
+    "residual": (gemv_residual, "y", _REQ_RESIDUAL),
+    "lm_head": (lm_head, "logits", _REQ_HEAD),
+}
+
+
+def variants(blocks_per_sm: int) -> dict[str, Any]:
+    """The four kernels with their registers bounded for ``blocks_per_sm`` resident blocks
+    (benchmarks/decode_gemv.py sweeps it; the module's names take ``BLOCKS_PER_SM``)."""
+    return {
+        kind: ss.kernel(contract=_contract(covers, requires, blocks_per_sm))(body)
+        for kind, (body, covers, requires) in _BODIES.items()
+    }
+
+
+_DEFAULT = variants(BLOCKS_PER_SM)
+gemv_norm = _DEFAULT["norm"]  # noqa: F811 (the kernel of the body above)
+gemv_swiglu = _DEFAULT["swiglu"]  # noqa: F811
+gemv_residual = _DEFAULT["residual"]  # noqa: F811
+lm_head = _DEFAULT["lm_head"]  # noqa: F811
+
+
+def grid(rows: int) -> int:
+    """Blocks for ``rows`` output rows (two a warp)."""
+    return -(-rows * 16 // BLOCK)
