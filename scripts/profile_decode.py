@@ -25,6 +25,7 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--config", default="0.6b")
     p.add_argument("--context", type=int, default=0)
+    p.add_argument("--only", default="", help="comma-separated launch names to profile (default: all)")
     a = p.parse_args()
     dec = Decoder(random_weights(a.config), max_len=max(64, a.context + 64))
     dec.set_position(a.context)
@@ -33,11 +34,20 @@ def main() -> None:
         dec.step()
     cuda.synchronize()
     dec.set_position(a.context)
-    cuda.profile_start()
+    only = set(filter(None, a.only.split(",")))
+    if not only:
+        cuda.profile_start()
     for launch in dec.launches:
+        if launch.name in only:
+            cuda.synchronize()
+            cuda.profile_start()
         launch()
+        if launch.name in only:
+            cuda.synchronize()
+            cuda.profile_stop()
     cuda.synchronize()
-    cuda.profile_stop()
+    if not only:
+        cuda.profile_stop()
     for launch in dec.launches:
         print(launch.name, file=sys.stderr)
 
