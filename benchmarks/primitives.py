@@ -13,7 +13,12 @@ Ceilings, measured in the same run: the **copy ceiling** is the best of
 the best of a CUDA C read probe (16-byte loads, grid-stride, no atomics;
 through CuPy's ``RawKernel``) and the same probe written with simtsafe
 (Tier 1, ``vec.load``). Extra rows (``variant ...``) are schedules of the
-same code with other launch parameters, kept for tuning.
+same code with other launch parameters, kept for tuning; ``candidate ...``
+rows are other schedules, measured beside the current ones before one
+replaces them: for the scan, ``_scan_kernels._make_scan_warp`` (the
+look-back by one warp, a sweep of threads x runs per tile,
+``SCAN_CANDIDATES``); for the histogram, ``histogram_vec_x4`` (four 16-byte
+runs in flight per step, Tier 1).
 
 Timing as benchmarks/coop.py: CUDA events around a batch of calls, after
 warm-up; before each batch a one-thread kernel keeps the GPU busy while the
@@ -172,6 +177,72 @@ def ceilings(reps: int, log2n: int, batch: int) -> tuple[dict[str, float], dict[
     return {k: v / 1e9 for k, v in copy.items()}, {k: v / 1e9 for k, v in read.items()}
 
 
+# ------------------------------------------------------------------ candidates
+
+
+HIST_STEP = 4  # 16-byte runs loaded per step by the histogram candidate (the example: 2)
+HIST_WORDS = 16  # 4 * HIST_STEP: the words a step holds
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=256))
+def histogram_vec_x4(
+    counts: ss.Accumulate[np.uint32], words: In[np.uint32], data: In[np.uint8]
+) -> None:
+    """Candidate: examples/histogram_vec.py's per-lane bins with four 16-byte runs in flight
+    per step (64 bytes per thread before its first atomic), held in a thread-private array
+    (constant indices: registers, no local memory -- tests/ptx checks the PTX)."""
+    h = ss.shared.accumulator(8192, np.uint32)
+    lane = cuda.threadIdx.x & 31
+    p = cuda.gridsize(1)
+    runs = words.size // 4
+    r = cuda.grid(1)
+    w = cuda.local.array(HIST_WORDS, np.uint32)
+    while r + (HIST_STEP - 1) * p < runs:
+        for k in range(HIST_STEP):
+            u = ss.vec.load(words, r + k * p, 4)
+            w[4 * k] = u[0]
+            w[4 * k + 1] = u[1]
+            w[4 * k + 2] = u[2]
+            w[4 * k + 3] = u[3]
+        for k in range(HIST_WORDS):
+            a = w[k]
+            h.add((a & 0xFF) * 32 + lane, 1)
+            h.add(((a >> 8) & 0xFF) * 32 + lane, 1)
+            h.add(((a >> 16) & 0xFF) * 32 + lane, 1)
+            h.add((a >> 24) * 32 + lane, 1)
+        r += HIST_STEP * p
+    while r < runs:  # at most three times
+        u = ss.vec.load(words, r, 4)
+        w[0] = u[0]
+        w[1] = u[1]
+        w[2] = u[2]
+        w[3] = u[3]
+        for k in range(4):
+            a = w[k]
+            h.add((a & 0xFF) * 32 + lane, 1)
+            h.add(((a >> 8) & 0xFF) * 32 + lane, 1)
+            h.add(((a >> 16) & 0xFF) * 32 + lane, 1)
+            h.add((a >> 24) * 32 + lane, 1)
+        r += p
+    i = cuda.grid(1)
+    q = 4 * runs + i  # the words past the last whole run (at most 3)
+    if q < words.size:
+        a = words[q]
+        h.add((a & 0xFF) * 32 + lane, 1)
+        h.add(((a >> 8) & 0xFF) * 32 + lane, 1)
+        h.add(((a >> 16) & 0xFF) * 32 + lane, 1)
+        h.add((a >> 24) * 32 + lane, 1)
+    t = 4 * words.size + i  # the bytes past the last whole word (at most 3)
+    if t < data.size:
+        h.add(np.int32(data[t]) * 32 + lane, 1)
+    ss.block.sync()
+    for k in range(256 // 8):
+        j = k * 8 + cuda.threadIdx.x // 32
+        total = ss.warp.sum(h[j * 32 + lane])
+        if lane == 0 and total != 0:
+            counts.add(j, total)
+
+
 # ------------------------------------------------------------------ raw twins
 
 
@@ -274,6 +345,25 @@ def sum_raw(total, partial, x):  # type: ignore[no-untyped-def]
 # ------------------------------------------------------------------ primitives
 
 
+#: Candidate scan schedules measured beside the library's (``sk._make_scan_warp`` options):
+#: threads per block, 16-byte runs per lane (a tile is threads * runs * 4 elements),
+#: max_registers (ptxas, sm_90: 256 x 4 uses 64 registers, 4 blocks/SM; 48 gives 5 with a
+#: 44-byte spill; 128 x 8 uses 93, 5 blocks/SM; 256 x 8 uses 102, 2 blocks/SM), and
+#: nanoseconds of backoff before a look-back retry.
+SCAN_CANDIDATES: list[dict[str, int]] = [
+    {"threads": 256, "runs": 4},
+    {"threads": 256, "runs": 4, "max_registers": 48},
+    {"threads": 256, "runs": 4, "backoff": 64},
+    {"threads": 128, "runs": 8},
+    {"threads": 128, "runs": 8, "max_registers": 80},
+    {"threads": 256, "runs": 8},
+    {"threads": 128, "runs": 4},
+]
+#: Persistent variants of the library's kernel (blocks per SM, max_registers); measured at
+#: 32-34% of the copy ceiling (benchmarks/results/primitives.md), so only one is kept.
+SCAN_PERSISTENT: list[tuple[int, int | None]] = [(4, None)]
+
+
 def bench_scan(b: Bench, log2n: int, dtype: type) -> None:
     from simtsafe.lib import _scan
     from simtsafe.lib import _scan_kernels as sk
@@ -299,24 +389,30 @@ def bench_scan(b: Bench, log2n: int, dtype: type) -> None:
     def safe() -> tuple[Callable[[], None], Callable[[], bool]]:
         return (lambda: ss.lib.inclusive_scan(out, x)), lambda: close(out.copy_to_host())
 
-    tiles = -(-n // sk.TILE)
-
     def raw_of(
-        kernel: Any, grid: int = 0
+        kernel: Any, grid: int = 0, schedule: Any = None
     ) -> Callable[[], tuple[Callable[[], None], Callable[[], bool]]]:
+        """Launches of ``kernel`` (the library's tile walk) or of a candidate ``schedule``
+        (``sk._make_scan_warp``: its own block size and tile)."""
+        if schedule is not None:
+            kernel, block, tile, shared = schedule
+        else:
+            block, tile, shared = sk.BLOCK, sk.TILE, sk.SLOT_BYTES
+        tiles = -(-n // tile)
+
         def make() -> tuple[Callable[[], None], Callable[[], bool]]:
             status = cuda.device_array(tiles, np.uint64)
             ctl = cuda.device_array(1, np.int32)
             reset_grid = (tiles + sk.BLOCK - 1) // sk.BLOCK
             with ss.unsafe(
-                "SAFETY: the grids and blocks are those inclusive_scan prepares (256 threads, "
-                "one block per tile -- or fewer blocks for the persistent variant, which takes "
-                "tiles until none is left --, reset over the tiles); out and x are distinct "
-                "device arrays of n elements of one dtype, status has a word per tile, ctl one "
-                "counter"
+                "SAFETY: the grids and blocks are those the kernel's contract asks for (its "
+                "block size, one block per tile -- or fewer blocks for the persistent variant, "
+                "which takes tiles until none is left --, reset over the tiles); out and x are "
+                "distinct device arrays of n elements of one dtype, status has a word per tile, "
+                "ctl one counter"
             ):
                 reset = sk.reset_scratch.unchecked[reset_grid, sk.BLOCK]
-                scan = kernel.unchecked[grid or tiles, sk.BLOCK, 0, sk.SLOT_BYTES]
+                scan = kernel.unchecked[grid or tiles, block, 0, shared]
 
             def launch() -> None:
                 with ss.unsafe("SAFETY: as above"):
@@ -335,10 +431,16 @@ def bench_scan(b: Bench, log2n: int, dtype: type) -> None:
         variant = sk._make_scan(np.dtype(dtype), max_registers=regs)
         label = f"variant raw, max_registers={regs}"
         b.run(prim, label, raw_of(variant), nbytes=nbytes, batch=10)
-    for per_sm, regs in ((4, None), (8, None), (5, 48)):
+    # Candidate schedules (sk._make_scan_warp): the look-back by one warp (no block barrier per
+    # retry, only unpublished words read again), threads x runs of 16 bytes per lane.
+    for cfg in SCAN_CANDIDATES:
+        label = "candidate raw, warp look-back, " + ", ".join(f"{k} {v}" for k, v in cfg.items())
+        schedule = sk._make_scan_warp(np.dtype(dtype), **cfg)
+        b.run(prim, label, raw_of(None, schedule=schedule), nbytes=nbytes, batch=10)
+    for per_sm, regs in SCAN_PERSISTENT:
         options = {} if regs is None else {"max_registers": regs}
         variant = sk._make_scan(np.dtype(dtype), persistent=True, **options)
-        grid = min(tiles, per_sm * _sms())
+        grid = min(-(-n // sk.TILE), per_sm * _sms())
         label = f"variant raw, persistent {per_sm} blocks/SM" + (f", regs {regs}" if regs else "")
         b.run(prim, label, raw_of(variant, grid), nbytes=nbytes, batch=10)
     if torch is not None and not ss.SIMULATOR:
@@ -387,9 +489,9 @@ def bench_histogram(b: Bench, log2n: int, kind: str) -> None:
     words = ex.as_words(data)
     blocks = ex.grid_blocks()
 
-    def safe_with(grid: int) -> Make:
+    def safe_with(grid: int, kernel: Any = None) -> Make:
         def make() -> tuple[Callable[[], None], Callable[[], bool]]:
-            launch = ex.histogram_vec.prepare(grid=grid, block=ex.BLOCK)
+            launch = (kernel or ex.histogram_vec).prepare(grid=grid, block=ex.BLOCK)
 
             def run() -> None:
                 counts.copy_to_device(zeros)  # an Accumulate output starts at zero
@@ -422,6 +524,10 @@ def bench_histogram(b: Bench, log2n: int, kind: str) -> None:
     b.run(prim, SAFE, safe_with(blocks), nbytes=nbytes, batch=5)
     b.run(prim, RAW, raw, nbytes=nbytes, batch=5)
     b.run(prim, "variant simtsafe, 4 blocks/SM", safe_with(4 * _sms()), nbytes=nbytes, batch=5)
+    for per_sm in (6, 5):
+        label = f"candidate simtsafe, {HIST_STEP} runs per step, {per_sm} blocks/SM"
+        grid = 2 if ss.SIMULATOR else per_sm * _sms()
+        b.run(prim, label, safe_with(grid, histogram_vec_x4), nbytes=nbytes, batch=5)
     b.run(prim, "examples/histogram.py (one copy)", tier1_one_copy, nbytes=nbytes, batch=5)
     if torch is not None and not ss.SIMULATOR:
         tdata = torch.as_tensor(data, device="cuda")

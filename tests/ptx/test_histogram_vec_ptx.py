@@ -29,3 +29,19 @@ def test_one_shared_atomic_per_byte_without_compares() -> None:
     starts = [m.start() for m in re.finditer(r"atom\.shared\.add\.u32", body)][:32]
     for lo, hi in zip(starts, starts[1:], strict=False):
         assert "setp" not in body[lo:hi] and "bra" not in body[lo:hi], body[lo:hi]
+
+
+def test_candidate_with_four_runs_per_step_keeps_them_in_registers() -> None:
+    """benchmarks/primitives.py's candidate: four 16-byte loads per step (one more in the tail
+    loop), the 16 words in registers (no local memory), one shared atomic per byte."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import primitives
+
+    body = primitives.histogram_vec_x4.ptx(cc=CC).split(".entry", 1)[1]
+    assert "ld.local" not in body and "st.local" not in body
+    assert len(re.findall(r"^\s*ld\.global\.v4\.u32", body, re.MULTILINE)) == 5
+    # 64 bytes of the main loop, 16 of the tail loop, 4 of a last word, 1 of a last byte
+    assert len(re.findall(r"^\s*atom\.shared\.add\.u32", body, re.MULTILINE)) == 85

@@ -56,3 +56,33 @@ def test_every_unsafe_region_states_a_reason() -> None:
     assert regions
     for region in regions:
         assert region.reason.startswith("SAFETY: ") and len(region.reason) > 60, region
+
+
+#: (schedule options, 16-byte runs per lane): the candidates benchmarks/primitives.py measures.
+SCHEDULES = [({"threads": 256, "runs": 4}, 4), ({"threads": 128, "runs": 8}, 8)]
+
+
+@pytest.mark.parametrize(("cfg", "runs"), SCHEDULES, ids=str)
+def test_warp_lookback_schedules_keep_runs_in_registers(cfg: dict[str, int], runs: int) -> None:
+    """The candidate schedules: one 16-byte load and store per run, the thread-private array
+    of runs in registers (no local memory), the protocol's atomics, one block barrier after
+    the look-back besides the tile number's broadcast and the warps' scan."""
+    s = sk._make_scan_warp(np.dtype(np.float32), **cfg)
+    ptx = s.kernel.ptx(cc=CC)
+    body = ptx.split(".entry", 1)[1]
+    assert f".reqntid {cfg['threads']}, 1, 1" in ptx
+    assert _count(body, r"^\s*ld\.global\.v4\.") == runs
+    assert _count(body, r"^\s*st\.global\.v4\.") == runs
+    assert "ld.local" not in body and "st.local" not in body
+    assert _count(body, r"atom\.global\.add\.u32") == 1
+    assert _count(body, r"atom\.global\.exch\.b64") == 2
+    assert _count(body, r"atom\.global\.or\.b64") == 1
+    assert "membar" not in body and "fence" not in body
+    assert s.tile == cfg["threads"] * runs * 4
+
+
+def test_warp_lookback_schedule_passes_the_gate() -> None:
+    s = sk._make_scan_warp(np.dtype(np.int32), threads=128, runs=8)
+    assert ss.check_kernel(s.kernel) == []
+    for region in s.kernel.unsafe_regions:
+        assert region.reason.startswith("SAFETY: ") and len(region.reason) > 60, region

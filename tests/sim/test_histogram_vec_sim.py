@@ -40,3 +40,21 @@ def test_check_finds_nothing() -> None:
     report = ss.sim.check(ex.histogram_vec, 1, ex.BLOCK, np.zeros(256, np.uint32), words, data)
     assert report.ok, report
     np.testing.assert_array_equal(report.outputs["counts"], np.bincount(data, minlength=256))
+
+
+def test_candidate_with_four_runs_per_step_matches_numpy() -> None:
+    """benchmarks/primitives.py's histogram_vec_x4 on one block: its main loop (four runs per
+    step) once, the tail loop, the last words and bytes."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import primitives
+
+    ex = example("histogram_vec")
+    n = 4 * 256 * 16 + 16 * 300 + 7  # one main-loop step, 300 tail runs, a word and 3 bytes
+    data = np.random.default_rng(3).integers(0, 256, n, dtype=np.uint8)
+    d_data = cuda.to_device(data)
+    counts = cuda.to_device(np.zeros(256, np.uint32))
+    primitives.histogram_vec_x4.prepare(grid=1, block=256)(counts, ex.as_words(d_data), d_data)
+    np.testing.assert_array_equal(counts.copy_to_host(), np.bincount(data, minlength=256))
