@@ -59,6 +59,13 @@ _UNIFORM_RESULT = {
 }
 _U_GEOMETRY = ("cuda.blockIdx", "cuda.blockDim", "cuda.gridDim", "cuda.warpsize", "cuda.gridsize")
 _N_GEOMETRY = ("cuda.threadIdx", "cuda.laneid", "cuda.grid")
+
+
+def _thread_geometry(ref: str) -> bool:
+    """``ref`` names a thread-dependent geometry value (``cuda.grid(1)``, not ``cuda.gridDim``,
+    which shares its prefix)."""
+    return ref.startswith(_N_GEOMETRY) and not ref.startswith(_U_GEOMETRY)
+
 #: Methods of kernel values whose result an atomic decides (an append buffer's slot).
 _ATOMIC_METHODS = frozenset({"claim", "block_claim", "insert", "insert_or_find"})
 #: Methods of kernel values that are block collectives (``buf.block_claim(keep)``: a
@@ -136,7 +143,7 @@ class _Analysis:
             return self.levels.get(e.id, U)
         ref = self.ref_name(e) if isinstance(e, ast.Attribute | ast.Name) else None
         if ref is not None:
-            if ref.startswith(_N_GEOMETRY):
+            if _thread_geometry(ref):
                 self.summary.nonuniform_source = True
                 return N
             return U
@@ -196,7 +203,7 @@ class _Analysis:
             # vec.load: the compiled form does not prove runs in range (verify/_ranges)
             if name.startswith(
                 ("thread.", "block.scan", "warp.scan", "vec.load", "hashing.")
-            ) or name.startswith(_N_GEOMETRY):
+            ) or _thread_geometry(name):
                 self.summary.nonuniform_source = True
                 return N
             if name in _OBJECT_CTORS or name.startswith(_U_GEOMETRY):
