@@ -28,9 +28,7 @@ def test_rule_refused_on_the_simulator(tmp_path: Path, case: str) -> None:
     source, fragment = REFUSED[case]
     with pytest.raises(ss.SafetyError) as info:
         _launch(load_kernel_module(tmp_path, source), _x())
-    assert fragment.replace("`AppendBuffer.", "`out.") in str(info.value).replace(
-        "`AppendBuffer.", "`out."
-    )
+    assert fragment in str(info.value)
     assert info.value.lineno == line_of(tmp_path, "# BAD")
 
 
