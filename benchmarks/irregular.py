@@ -6,12 +6,16 @@ Parts (side by side in one run, each row checked against numpy first):
 
 | part | problem | simtsafe | against |
 |---|---|---|---|
-| compaction | keep ``x > t`` of 2^26 float32 normals (t = 0: half kept, t = 1.28: a tenth) | ``examples/compact.py`` (``AppendBuffer``: warp-aggregated claims) | raw Numba, same schedule (``activemask``/``shfl_sync`` by hand); raw Numba, one ``cuda.atomic.add`` per element (``compact_raw``); CuPy ``x[x > t]`` |
+| compaction | keep ``x > t`` of 2^26 float32 normals (t = 0: half kept, t = 1.28: a tenth) | ``examples/compact.py``: ``compact`` (``out.block_claim(keep)``: one atomic per block and round), and ``compact_warp`` (``out.claim()``: one per warp) | raw Numba, same schedules (``compact_block_raw``: ballot, shared exchange, two barriers by hand; ``compact_aggregated_raw``: ``activemask``/``shfl_sync`` by hand); CuPy ``x[x > t]`` |
 | hash insert | 2^24 slots of uint32 keys + float32 values, load factor 0.5 and 0.9 (distinct random keys) | ``keys.insert(k)``, ``vals[w] = v`` | raw Numba, same probe (a load, then ``cuda.atomic.cas`` at an empty slot) |
 | hash find | every inserted key looked up in the filled table | ``simtsafe.hashing.find`` | raw Numba, same probe |
 | tsdf alloc | hash-blocked TSDF fusion (``examples/tsdf``), 640x480 depth frames, 5 mm voxels: the blocks of one frame inserted into an empty table sized for load 0.071, 0.5 and 0.9; and one frame into the table that already holds every frame's blocks (steady state: all found) | ``kernels.allocate`` (``keys.insert``, then ``blocks.claim()`` by the inserting call) | ``raw.allocate_raw``: the same DDA and probe, ``cuda.atomic.cas``, one ``cuda.atomic.add`` per new block |
 | tsdf integrate | one frame into every allocated block | ``kernels.integrate`` (``thread.column()``: 8 voxels per thread) | ``raw.integrate_raw`` |
 | tsdf fuse | every frame from an empty volume: allocate, read the block counter, integrate | the two above | the two raw twins |
+
+Order: CuPy's ``x[x > t]`` keeps the input order; an append buffer does not
+promise any (the slots go to blocks in the order they reach the atomic), so
+the compaction rows are checked as sorted multisets.
 
 Rates: compaction in GB/s of the bytes it must move (x read once, the kept
 elements written once) and in elements per second; hash inserts and lookups
@@ -81,7 +85,7 @@ EMPTY32 = np.uint32(0xFFFFFFFF)
 
 @cuda.jit
 def compact_aggregated_raw(out, count, x, threshold):  # type: ignore[no-untyped-def]
-    """The example's schedule by hand: one atomic per group of lanes that keep an element."""
+    """``compact_warp``'s schedule by hand: one atomic per group of lanes that keep an element."""
     start = cuda.grid(1)
     step = cuda.gridsize(1)
     capacity = np.uint64(out.size)
@@ -276,7 +280,8 @@ class Bench:
 
 SAFE = "simtsafe"
 RAW = "numba raw (same schedule)"
-NAIVE = "numba raw (atomic per element)"
+WARP = "simtsafe per-warp claim()"
+WARP_RAW = "numba raw per-warp (same schedule)"
 CUPY = "cupy x[x > t]"
 
 
@@ -292,6 +297,7 @@ def _compaction_case(b: Bench, x: np.ndarray[Any, Any], d_x: Any, threshold: np.
     n = x.size
     grid = _grid(n)
     safe = example.compact.prepare(grid=grid, block=BLOCK)
+    per_warp = example.compact_warp.prepare(grid=grid, block=BLOCK)
     want = np.sort(x[x > threshold])
     case = f"2^{int(np.log2(n))} f32, keep {want.size / n:.0%}"
     work = {"gbps": (n * 4 + want.size * 4) / 1e9, "gelems_per_s": n / 1e9}
@@ -310,14 +316,18 @@ def _compaction_case(b: Bench, x: np.ndarray[Any, Any], d_x: Any, threshold: np.
         safe(out, count, d_x, threshold)
 
     def run_raw() -> None:
-        compact_aggregated_raw[grid, BLOCK](out, count, d_x, threshold)
+        example.compact_block_raw[grid, BLOCK](out, count, d_x, threshold)
 
-    def run_naive() -> None:
-        example.compact_raw[grid, BLOCK](out, count, d_x, threshold)
+    def run_warp() -> None:
+        per_warp(out, count, d_x, threshold)
+
+    def run_warp_raw() -> None:
+        compact_aggregated_raw[grid, BLOCK](out, count, d_x, threshold)
 
     b.measure("compaction", case, SAFE, run_safe, check, work, reset)
     b.measure("compaction", case, RAW, run_raw, check, work, reset)
-    b.measure("compaction", case, NAIVE, run_naive, check, work, reset)
+    b.measure("compaction", case, WARP, run_warp, check, work, reset)
+    b.measure("compaction", case, WARP_RAW, run_warp_raw, check, work, reset)
     if cp is None or ss.SIMULATOR:
         return
     cx = cp.asarray(d_x)
@@ -563,6 +573,11 @@ def _report(b: Bench, device: str) -> None:
             if lib is not None:
                 r["safe_over_cupy"] = lib / r["seconds"]
                 ratio += f" (vs CuPy {r['safe_over_cupy']:.2f})"
+        elif r["impl"] == WARP:
+            raw = b.time_of(r["part"], r["case"], WARP_RAW)
+            if raw is not None:
+                r["safe_over_raw"] = raw / r["seconds"]
+                ratio = f"{r['safe_over_raw']:.3f}"
         lines.append(
             f"| {r['part']} | {r['case']} | {r['impl']} | {r['seconds'] * 1e3:.3f} | {rate} | "
             f"{ratio} | {r['correct']}"

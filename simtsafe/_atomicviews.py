@@ -58,12 +58,21 @@ class AppendBuffer(_KernelOnly, Generic[T]):
     the end is the invalid witness and writes nothing, and is counted as
     dropped). ``buf[w]`` reads it back. The slots of one launch go to
     different threads by the atomic's semantics, in no particular order.
+    ``w = buf.block_claim(keep)`` is the block collective form (every thread
+    of the block calls it; one atomic per block instead of one per warp).
     """
 
     __slots__ = ()
 
     def claim(self) -> ThreadIndex[Appended]:
         """Win the next slot: one fetch-add on the counter (a warp's claims share one)."""
+        raise NotImplementedError
+
+    def block_claim(self, keep: bool | np.bool_) -> ThreadIndex[Appended]:
+        """A block collective: every thread of the block calls it (block-uniform control
+        flow, checked when the kernel compiles), and each thread whose ``keep`` is true
+        wins a slot -- one fetch-add of the block's total on the counter. A thread whose
+        ``keep`` is false gets the invalid witness (writes through it do nothing)."""
         raise NotImplementedError
 
     def __getitem__(self, w: ThreadIndex[Appended]) -> T:

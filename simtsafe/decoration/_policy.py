@@ -130,6 +130,7 @@ LOCAL_ATTRIBUTES = frozenset(
         "max",
         # append buffers: a slot won by the buffer's atomic counter; hash tables' inserts
         "claim",
+        "block_claim",
         "insert",
         "insert_or_find",
     }

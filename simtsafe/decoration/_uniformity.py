@@ -59,8 +59,19 @@ _UNIFORM_RESULT = {
 }
 _U_GEOMETRY = ("cuda.blockIdx", "cuda.blockDim", "cuda.gridDim", "cuda.warpsize", "cuda.gridsize")
 _N_GEOMETRY = ("cuda.threadIdx", "cuda.laneid", "cuda.grid")
+
+
+def _thread_geometry(ref: str) -> bool:
+    """``ref`` names a thread-dependent geometry value (``cuda.grid(1)``, not ``cuda.gridDim``,
+    which shares its prefix)."""
+    return ref.startswith(_N_GEOMETRY) and not ref.startswith(_U_GEOMETRY)
+
 #: Methods of kernel values whose result an atomic decides (an append buffer's slot).
-_ATOMIC_METHODS = frozenset({"claim", "insert", "insert_or_find"})
+_ATOMIC_METHODS = frozenset({"claim", "block_claim", "insert", "insert_or_find"})
+#: Methods of kernel values that are block collectives (``buf.block_claim(keep)``: a
+#: barrier inside). Recognised by name here for the early message and the simulator; the
+#: compiled-form check knows the call by its lowering (a ``"block"`` site).
+_BLOCK_METHODS = frozenset({"block_claim"})
 _OBJECT_CTORS = frozenset(
     {"shared.tile", "shared.dynamic_tile", "shared.accumulator", "cuda.local.array"}
 )
@@ -132,7 +143,7 @@ class _Analysis:
             return self.levels.get(e.id, U)
         ref = self.ref_name(e) if isinstance(e, ast.Attribute | ast.Name) else None
         if ref is not None:
-            if ref.startswith(_N_GEOMETRY):
+            if _thread_geometry(ref):
                 self.summary.nonuniform_source = True
                 return N
             return U
@@ -192,7 +203,7 @@ class _Analysis:
             # vec.load: the compiled form does not prove runs in range (verify/_ranges)
             if name.startswith(
                 ("thread.", "block.scan", "warp.scan", "vec.load", "hashing.")
-            ) or name.startswith(_N_GEOMETRY):
+            ) or _thread_geometry(name):
                 self.summary.nonuniform_source = True
                 return N
             if name in _OBJECT_CTORS or name.startswith(_U_GEOMETRY):
@@ -458,6 +469,10 @@ class _Analysis:
                 self.summary.exits = _max_exit(self.summary.exits, ended.level)
         if name in ("block.reduce", "warp.reduce"):
             self._reduce_op(node, name)
+        if name is None and isinstance(node.func, ast.Attribute):
+            if node.func.attr in _BLOCK_METHODS:  # buf.block_claim(keep)
+                block_op = True
+                name = ast.unparse(node.func)
         if block_op:
             self.summary.block_op_line = self.summary.block_op_line or node.lineno
             if self.report and ctx.level > U:

@@ -54,6 +54,8 @@ from numba.cuda.typing.templates import (
 )
 
 from ._bf16 import is_bf16, stored_element
+from ._blockgeo import BlockGeometry
+from ._coop import _barrier, _c32, _Exchange, _fold, _load_value, _Op, _slot, _store_value
 from ._cuda import (
     SENTINEL,
     ThreadIndexType,
@@ -220,6 +222,16 @@ class _AppendBufferAttrs(AttributeTemplate):
             raise _reject(f"{buf.param}.claim() takes no arguments (it claims one slot)")
         return signature(AppendedType(buf.param))
 
+    @bound_function("AppendBuffer.block_claim")
+    def resolve_block_claim(self, buf: AppendBufferType, args: tuple[Any, ...], kws: Any) -> Any:
+        if kws or len(args) != 1 or not isinstance(types.unliteral(args[0]), types.Boolean):
+            got = ", ".join([str(a) for a in args] + [f"{k}={v}" for k, v in dict(kws).items()])
+            raise _reject(
+                f"{buf.param}.block_claim(keep) takes one bool, whether this thread appends an "
+                f"item (e.g. v > t); got ({got}). Every thread of the block calls it"
+            )
+        return signature(AppendedType(buf.param), types.boolean)
+
     def resolve_size(self, buf: AppendBufferType) -> Any:
         return types.intp
 
@@ -332,12 +344,7 @@ def _aggregated_fetch_add(builder: ir.IRBuilder, counter: ir.Value) -> ir.Value:
         n = builder.zext(builder.ctpop(mask), _I64)
         got = builder.atomic_rmw("add", counter, n, "monotonic")
         builder.store(got, base)
-        # A counter at or past 2**63 (only a start value there gets it there: a launch
-        # cannot claim 2**63 times) may wrap: mark it with its top bit, which stays set
-        # through any wrap, so the host refuses to read it as a count (host._appended).
-        top = ir.Constant(_I64, 1 << 63)
-        with builder.if_then(builder.icmp_unsigned(">=", got, top), likely=False):
-            builder.atomic_rmw("or", counter, top, "monotonic")
+        _mark_past_top(builder, counter, got)
     old = builder.load(base)
     lo = _shfl_idx(builder, mask, builder.trunc(old, _I32), leader)
     hi = _shfl_idx(
@@ -368,6 +375,93 @@ def _lower_claim(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> An
         inside = builder.icmp_unsigned("<", got, capacity)
         builder.store(builder.select(inside, got, ir.Constant(_I64, SENTINEL)), slot)
     return _make_witness(context, builder, sig.return_type, [builder.load(slot)])
+
+
+def _ballot(builder: ir.IRBuilder, mask: ir.Value, keep: ir.Value) -> ir.Value:
+    """``vote.sync.ballot.b32``: the lanes of ``mask`` whose ``keep`` is true."""
+    fnty = ir.FunctionType(_I32, (_I32, _I1))
+    fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.nvvm.vote.ballot.sync")
+    return builder.call(fn, (mask, keep))
+
+
+def _mark_past_top(builder: ir.IRBuilder, counter: ir.Value, got: ir.Value) -> None:
+    """A counter found at or past 2**63 (only a start value gets it there: a launch cannot
+    claim 2**63 times) may wrap: mark it with its top bit, which stays set through any
+    wrap, so the host refuses to read it as a count (host._appended)."""
+    top = ir.Constant(_I64, 1 << 63)
+    with builder.if_then(builder.icmp_unsigned(">=", got, top), likely=False):
+        builder.atomic_rmw("or", counter, top, "monotonic")
+
+
+def _block_aggregated_fetch_add(
+    context: Any, builder: ir.IRBuilder, counter: ir.Value, has_counter: ir.Value, keep: ir.Value
+) -> ir.Value:
+    """``atomicAdd(counter, 1)`` for each thread of the block whose ``keep`` is true, as one
+    atomic of the block's total; this thread's old value (i64; meaningful where ``keep``).
+
+    Every warp counts its keepers (``ballot``, ``popc``) and its lane 0 stores the count
+    in the site's shared exchange; a barrier; thread 0 adds the counts (the block's total)
+    and performs the one ``atom.global.add.u64`` (none when the total is 0), storing the
+    old value in the exchange; a barrier; every thread reads it and adds its rank: the
+    counts of the warps before its own plus its keeping lanes below it.
+
+    Invariant: every thread of the block reaches the call the same number of times (the
+    compiled-form check proves it: the site's scope is ``"block"``), so the ballots, the
+    barriers and the exchange's parity line up. Ranks of the keepers are 0 .. total-1,
+    each once (an exclusive scan of 0/1 flags in linear thread order), so the block's
+    slots are ``old .. old + total - 1``, one per keeper; the fetch-add makes the ranges
+    of two executions (of any call, any block) disjoint.
+    """
+    geo = BlockGeometry(builder)
+    u64 = types.uint64
+    ex = _Exchange(builder, context, u64, 33, geo)  # 32 warp counts, then the block's base
+    votes = _ballot(builder, geo.mask, keep)
+    below = builder.sub(builder.shl(_c32(1), geo.lane), _c32(1))
+    rank = builder.zext(builder.ctpop(builder.and_(votes, below)), _I64)
+    with builder.if_then(builder.icmp_unsigned("==", geo.lane, _c32(0))):
+        n = builder.zext(builder.ctpop(votes), _I64)
+        _store_value(context, builder, u64, n, _slot(builder, ex.buf, geo.warp))
+    _barrier(builder)
+    prefix = cgutils.alloca_once_value(builder, ir.Constant(_I64, 0))
+    with builder.if_then(builder.icmp_unsigned(">", geo.warp, _c32(0))):
+        builder.store(_fold(context, builder, _Op("add"), u64, ex.buf, geo.warp), prefix)
+    with builder.if_then(builder.icmp_unsigned("==", geo.ltid, _c32(0))):
+        total = _fold(context, builder, _Op("add"), u64, ex.buf, geo.nwarps)
+        base = cgutils.alloca_once_value(builder, ir.Constant(_I64, 0))
+        some = builder.icmp_unsigned(">", total, ir.Constant(_I64, 0))
+        with builder.if_then(builder.and_(some, has_counter)):
+            got = builder.atomic_rmw("add", counter, total, "monotonic")
+            builder.store(got, base)
+            _mark_past_top(builder, counter, got)
+        _store_value(context, builder, u64, builder.load(base), _slot(builder, ex.buf, _c32(32)))
+    _barrier(builder)
+    old = _load_value(context, builder, u64, _slot(builder, ex.buf, _c32(32)))
+    ex.done(builder)
+    return builder.add(old, builder.add(builder.load(prefix), rank))
+
+
+@lower_builtin("AppendBuffer.block_claim", AppendBufferType, types.Boolean)
+def _lower_block_claim(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+    bty, _ = sig.args
+    arr, counter = _parts(context, builder, bty, args[0])
+    items = make_array(bty.arr_type)(context, builder, arr)
+    capacity = cgutils.unpack_tuple(builder, items.shape, 1)[0]
+    ctr = make_array(bty.counter_type)(context, builder, counter)
+    has_counter = builder.icmp_unsigned(
+        ">", cgutils.unpack_tuple(builder, ctr.shape, 1)[0], ir.Constant(_I64, 0)
+    )
+    keep = context.cast(builder, args[1], sig.args[1], types.boolean)
+    # A block collective: every thread of the block must reach it (the compiled-form
+    # check refuses it under thread-dependent control flow, as block.scan).
+    with site("AppendBuffer.block_claim", "block"):
+        got = _block_aggregated_fetch_add(context, builder, ctr.data, has_counter, keep)
+    # A thread that keeps nothing, a slot past the end, or no counter (an unchecked launch
+    # with an empty one: nothing was added): the invalid witness, which writes nothing.
+    inside = builder.and_(
+        builder.and_(keep, has_counter), builder.icmp_unsigned("<", got, capacity)
+    )
+    slot = builder.select(inside, got, ir.Constant(_I64, SENTINEL))
+    return _make_witness(context, builder, sig.return_type, [slot])
 
 
 # --------------------------------------------------------------------------- intrinsics

@@ -15,6 +15,7 @@ from typing import Any, NoReturn, final
 import numpy as np
 
 from . import _simrt
+from ._coop_sim import _argument, _exchange_block, _once, _site
 from ._sim import _BF16, SENTINEL, SimWitness, _mint, _plain_record, _reject, _SimView, _witness_for
 
 __all__ = ["SimAppendBuffer", "SimCounter", "builtins"]
@@ -77,6 +78,36 @@ class SimAppendBuffer(_SimView):
             _simrt.atomic(counter, 0, "or", lambda v: v | np.uint64(1 << 63))
         slot = old if old < self._arr.shape[0] else SENTINEL
         return _mint(self._witness_space, (slot,))
+
+    def block_claim(self, keep: Any) -> SimWitness:
+        """The block collective: every thread's ``keep`` exchanged at a barrier, one
+        fetch-add of the block's total (by the first thread past it), each keeping thread
+        the slot ``old + its rank`` in linear thread order (as the device)."""
+        keep = _argument(keep, f"{self._param}.block_claim(keep)")
+        if not isinstance(keep, bool | np.bool_):
+            _reject(
+                f"{self._param}.block_claim(keep) takes one bool, whether this thread appends "
+                f"an item (e.g. v > t); got ({type(keep).__name__}). Every thread of the block "
+                f"calls it"
+            )
+        place, slots, vals = _exchange_block(bool(keep), _site())
+        counter = self._counter
+
+        def base() -> int:
+            total = sum(1 for v in vals if v)
+            if total == 0 or counter.shape[0] < 1:
+                return 0
+            with np.errstate(over="ignore"):
+                old = int(_simrt.atomic(counter, 0, "add", lambda v: v + np.uint64(total)))
+            if old >= 2**63:
+                _simrt.atomic(counter, 0, "or", lambda v: v | np.uint64(1 << 63))
+            return old
+
+        old = _once(slots, 0, place.nthreads, base)
+        if not keep or counter.shape[0] < 1:
+            return _mint(self._witness_space, (SENTINEL,))
+        slot = (old + sum(1 for v in vals[: place.ltid] if v)) % 2**64
+        return _mint(self._witness_space, (slot if slot < self._arr.shape[0] else SENTINEL,))
 
     def _check(self, w: Any, verb: str) -> None:
         if not isinstance(w, SimWitness):

@@ -68,3 +68,37 @@ def insert_plain_bug(keys: Any, vals: Any, q: Any) -> None:
             if keys[s] == k:
                 break
             s = (s + 1) % keys.size
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=(64, 1, 1), appends={"out": "n"}))
+def block_compact(
+    out: ss.AppendBuffer[np.int32], n: ss.Counter, x: In[np.int32], t: np.int32
+) -> None:
+    size = x.size
+    stride = cuda.gridDim.x * cuda.blockDim.x
+    i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+    for _ in range((size + stride - 1) // stride):
+        v = x[i] if i < size else t
+        s = out.block_claim(v > t)  # one fetch-add per block and round
+        out[s] = v
+        i += stride
+
+
+@cuda.jit
+def block_compact_missing_barrier_bug(out: Any, n: Any, x: Any, t: Any) -> None:
+    """A block-aggregated claim by hand that reads the base before thread 0 wrote it."""
+    ex = cuda.shared.array(3, np.uint64)  # 2 warp counts, the base
+    tid = cuda.threadIdx.x
+    i = cuda.blockIdx.x * cuda.blockDim.x + tid
+    keep = i < x.size and x[i] > t
+    votes = cuda.ballot_sync(0xFFFFFFFF, keep)
+    if tid % 32 == 0:
+        ex[tid // 32] = np.uint64(cuda.popc(votes))
+    cuda.syncthreads()
+    if tid == 0:
+        ex[2] = cuda.atomic.add(n, 0, ex[0] + ex[1])
+    # BUG: no barrier here -- the other threads read ex[2] while thread 0 writes it
+    prefix = ex[0] if tid >= 32 else np.uint64(0)
+    slot = ex[2] + prefix + np.uint64(cuda.popc(votes & cuda.lanemask_lt()))
+    if keep and slot < out.size:
+        out[slot] = x[i]

@@ -74,3 +74,42 @@ def test_a_hash_insert_without_a_compare_and_swap_races() -> None:
     )
     assert not report.ok
     assert any(f.kind == "race" and f.array == "keys" for f in report.findings)
+
+
+def test_block_claims_do_not_race() -> None:
+    # The block claim's exchange (shared memory, between its barriers) and its one atomic
+    # per block are recorded as they are: no race, every selected element stored once.
+    x = np.random.default_rng(5).permutation(300).astype(np.int32)
+    report = sim.check(
+        K.block_compact, 2, 64, np.full(300, -1, np.int32), np.zeros(1, np.uint64), x, 149
+    )
+    assert report.ok, str(report)
+    assert int(report.outputs["n"][0]) == 150
+    np.testing.assert_array_equal(np.sort(report.outputs["out"][:150]), np.arange(150, 300))
+    assert (report.outputs["out"][150:] == -1).all()
+
+
+def test_block_claim_overflow_is_counted_under_the_checker() -> None:
+    x = np.arange(200, dtype=np.int32)
+    report = sim.check(
+        K.block_compact, 2, 64, np.full(10, -1, np.int32), np.zeros(1, np.uint64), x, -1
+    )
+    assert report.ok, str(report)
+    assert int(report.outputs["n"][0]) == 200  # 10 stored, 190 counted as dropped
+    assert np.unique(report.outputs["out"]).size == 10
+
+
+def test_a_block_claim_without_its_second_barrier_races() -> None:
+    x = np.arange(64, dtype=np.int32)
+    report = sim.check(
+        K.block_compact_missing_barrier_bug,
+        1,
+        64,
+        np.full(64, -1, np.int32),
+        np.zeros(1, np.uint64),
+        x,
+        10,
+    )
+    assert not report.ok
+    assert {f.kind for f in report.findings} == {"race"}
+    assert "race on shared[2]" in str(report)  # the base, written by thread 0, read unordered

@@ -124,7 +124,7 @@ def test_the_example_compiles_with_the_aggregated_claim() -> None:
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
     compact = importlib.import_module("compact")
-    ptx = compact.compact.ptx(cc=CC)
+    ptx = compact.compact_warp.ptx(cc=CC)  # (compact itself: tests/ptx/test_block_claim_ptx.py)
     assert "activemask.b32" in ptx and "atom.global.add.u64" in ptx
     assert ".reqntid 256, 1, 1" in ptx
 

@@ -21,3 +21,6 @@ def k(
     n = count.size  # type: ignore[attr-defined]
     t = x.claim()  # type: ignore[attr-defined]
     out[s] = "one"  # type: ignore[call-overload]
+    b = out.block_claim(1.5)  # type: ignore[arg-type]
+    o[out.block_claim(True)] = 1.0  # type: ignore[index]
+    out.block_claim()  # type: ignore[call-arg]

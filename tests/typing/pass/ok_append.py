@@ -4,6 +4,7 @@ touched by kernel code; the host reads what was stored and dropped."""
 from typing import Any
 
 import numpy as np
+from numba import cuda
 from typing_extensions import assert_type
 
 import simtsafe as ss
@@ -23,6 +24,16 @@ def k(out: AppendBuffer[np.float32], count: Counter, x: In[np.float32]) -> None:
             assert_type(x[s.index], np.float32)
     assert_type(out.size, int)
     assert_type(len(out), int)
+
+
+def block(out: AppendBuffer[np.float32], count: Counter, x: In[np.float32], t: float) -> None:
+    i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+    v = x[i] if i < x.size else np.float32(0)
+    s = out.block_claim(v > t)
+    assert_type(s, ThreadIndex[Appended])
+    out[s] = v
+    s2 = out.block_claim(True)
+    out[s2] = np.float32(2)
 
 
 def host(items: Any, counter: Any) -> None:
