@@ -61,9 +61,9 @@ from ._uniformity import BLOCK_OPS, GRID_OPS
 __all__ = ["check_phases"]
 
 _KIND_WORDS = {
-    "write": "through a witness",
-    "tfill": "a transposed fill",
-    "async": "an asynchronous fill",
+    "write": "through witnesses",
+    "tfill": "transposed",
+    "async": "asynchronously",
 }
 
 _TILE_CTORS = frozenset({"shared.tile", "shared.dynamic_tile"})
@@ -127,7 +127,7 @@ class _State:
         return _State(_merge(self.seen, other.seen), _merge(self.pending, other.pending))
 
     def same(self, other: _State) -> bool:
-        drop = frozenset()
+        drop: frozenset[Any] = frozenset()
         return {k: v for k, v in self.seen.items() if v != drop} == {
             k: v for k, v in other.seen.items() if v != drop
         } and {k: v for k, v in self.pending.items() if v != drop} == {
@@ -510,11 +510,11 @@ class _Analysis:
             )
         raise self.fail(
             node,
-            f"shared tile `{name}` is written at line {a.line} ({_KIND_WORDS[a.kind]}) and "
-            f"{what} at line {b.line} with no block barrier between them (on some path): the "
-            "two fills give an element to different threads, so two threads may write it. "
-            "Fill a tile one way per interval: wait for an asynchronous fill, then "
-            "simtsafe.block.sync(), before filling the tile another way",
+            f"shared tile `{name}` is filled {_KIND_WORDS[a.kind]} at line {a.line} and "
+            f"{_KIND_WORDS[b.kind]} at line {b.line} with no block barrier between them (on "
+            "some path): the two fills give an element to different threads, so two threads "
+            "may write it. Fill a tile one way per interval: wait for an asynchronous fill, "
+            "then simtsafe.block.sync(), before filling the tile another way",
             "tile-phase",
         )
 
