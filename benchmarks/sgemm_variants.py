@@ -18,12 +18,13 @@ tiles with a 16 x 16 block: half the threads, 8 guarded load + store pairs
 each per tile, no prefetch, 165 registers) measured 6.3 TFLOP/s (Tier 1) and
 6.0 (raw) in the run that chose ``lin`` (26.8 and 25.8 with launch bounds).
 
-``raw+lb2`` rows: the same raw kernel compiled with ``launch_bounds=(256, 2)``
+``+ lb2`` rows: the raw kernel compiled with ``launch_bounds=(256, 2)``
 (``.minnctapersm 2``: ptxas keeps the kernel at <= 128 registers, two blocks
-per SM). A Tier-1 kernel cannot ask for that (a contract with an exact block
-is stamped ``.reqntid``; there is no min-blocks-per-SM field), nor for 16-byte
-aligned shared tiles (``shared.tile`` is ``.align 4``, so NVVM never emits
-``ld.shared.v4``): that is why ``vec`` has no Tier-1 row.
+per SM); a Tier-1 kernel asks for the same with the contract's ``blocks_per_sm=2``
+(examples/sgemm_async.py does). ``vec`` has no Tier-1 row: its micro-tile rows
+``4 ty + i, 64 + 4 ty + i`` are no output tile of Tier 1 (``thread.tile_2d`` gives
+rows ``8 ty + i``); ``async`` is its Tier-1 counterpart (since 2026-12-02: 16-byte
+aligned tiles, ``vec.load`` of tiles, transposed and asynchronous fills).
 
 Each variant is checked against numpy (float64) at ``--check`` (not a
 multiple of the tile, so the edge paths run) and against a row sample at
