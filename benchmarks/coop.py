@@ -288,6 +288,24 @@ def bench_sgemm(b: Bench, n: int) -> None:
             return launch, lambda: check_c(cc.get())
 
         b.run("sgemm", TARGETS["sgemm"][0], lib, work=work, unit="TFLOP/s", batch=3)
+    if ss.SIMULATOR:
+        return  # the raw twin's cp.async runs on a GPU only
+    # The fast schedule (issue 20): examples/sgemm_async.py and its raw twin.
+
+    def safe_async() -> tuple[Callable[[], None], Callable[[], bool]]:
+        ex = _example("sgemm_async")
+        launch = ex.sgemm_async.prepare(grid=ex.grid_for(n, n), block=(ex.TX, ex.TY, 1))
+        return (lambda: launch(c, a, bb)), lambda: check_c(c.copy_to_host())
+
+    def raw_async() -> tuple[Callable[[], None], Callable[[], bool]]:
+        ex = _example("sgemm_async")
+        k = _example("sgemm_variants").sgemm_async_raw(lb2=True)[ex.grid_for(n, n), (ex.TX, ex.TY)]
+        return (lambda: k(c, a, bb)), lambda: check_c(c.copy_to_host())
+
+    b.run("sgemm_async", SAFE, safe_async, work=work, unit="TFLOP/s", batch=3)
+    b.run("sgemm_async", RAW, raw_async, work=work, unit="TFLOP/s", batch=3)
+    if cp is not None:
+        b.run("sgemm_async", TARGETS["sgemm_async"][0], lib, work=work, unit="TFLOP/s", batch=3)
 
 
 def bench_histogram(b: Bench, log2n: int) -> None:
@@ -355,6 +373,7 @@ TARGETS = {  # kernel -> (library impl, minimum safe rate / library rate, what t
     "scan": (LIB + " cupy.cumsum", 0.80, ">= 80% of cupy.cumsum"),
     "transpose": (LIB + " cupy.ascontiguousarray(A.T)", 1.0, "ahead of CuPy"),
     "sgemm": (LIB + " cupy.matmul (cuBLAS, TF32 off)", 0.50, ">= 50% of cuBLAS"),
+    "sgemm_async": (LIB + " cupy.matmul (cuBLAS, TF32 off)", 0.70, ">= 70% of cuBLAS"),
     "histogram": (LIB + " cupy.bincount", 1.0, "ahead of CuPy"),
 }
 

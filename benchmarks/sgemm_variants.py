@@ -10,6 +10,7 @@ prefetch and the shared-memory layout:
 | variant | fill | K step | prefetch | micro-tile rows / cols | shared reads |
 |---|---|---|---|---|---|
 | ``lin`` (examples/sgemm.py and coop_raw.sgemm_raw since 2026-12-01) | every thread loads 4 elements of each tile into registers (all 8 global loads issued before any shared store), block-uniform interior fast path without per-element guards | 8 | the next K slice into registers during the FMAs | ``ty + 16 r`` / ``tx + 16 c`` | 16 scalar per k |
+| ``async`` (examples/sgemm_async.py; raw twin here) | B: one 16-byte ``cp.async`` per thread per stage; A: ``shared.fill_transposed`` (a 16-byte run of a row of ``a`` down a column of the tile); two stages in flight (double buffering), ``blocks_per_sm=2`` | 8 | the next stage by cp.async (B) and plain loads (A) | ``8 ty + i`` / ``8 tx + j`` (``thread.tile_2d``) | 4 ``ld.shared.v4`` per k |
 | ``vec`` (raw only) | as lin, A stored transposed (``As[k, row]``) | 8 | as lin | ``4 ty + i``, ``64 + 4 ty + i`` / ``4 tx + j``, ``64 + 4 tx + j`` | 4 ``ld.shared.v4`` per k |
 
 The examples' previous schedule (``block_stride`` over (128, 8) and (8, 128)
@@ -17,18 +18,21 @@ tiles with a 16 x 16 block: half the threads, 8 guarded load + store pairs
 each per tile, no prefetch, 165 registers) measured 6.3 TFLOP/s (Tier 1) and
 6.0 (raw) in the run that chose ``lin`` (26.8 and 25.8 with launch bounds).
 
-``raw+lb2`` rows: the same raw kernel compiled with ``launch_bounds=(256, 2)``
+``+ lb2`` rows: the raw kernel compiled with ``launch_bounds=(256, 2)``
 (``.minnctapersm 2``: ptxas keeps the kernel at <= 128 registers, two blocks
-per SM). A Tier-1 kernel cannot ask for that (a contract with an exact block
-is stamped ``.reqntid``; there is no min-blocks-per-SM field), nor for 16-byte
-aligned shared tiles (``shared.tile`` is ``.align 4``, so NVVM never emits
-``ld.shared.v4``): that is why ``vec`` has no Tier-1 row.
+per SM); a Tier-1 kernel asks for the same with the contract's ``blocks_per_sm=2``
+(examples/sgemm_async.py does). ``vec`` has no Tier-1 row: its micro-tile rows
+``4 ty + i, 64 + 4 ty + i`` are no output tile of Tier 1 (``thread.tile_2d`` gives
+rows ``8 ty + i``); ``async`` is its Tier-1 counterpart (since 2026-12-02: 16-byte
+aligned tiles, ``vec.load`` of tiles, transposed and asynchronous fills).
 
 Each variant is checked against numpy (float64) at ``--check`` (not a
 multiple of the tile, so the edge paths run) and against a row sample at
 ``--n``, then timed at ``--n`` with CUDA events (warm-up, median of
 ``--reps``). cuBLAS is ``cupy.matmul`` with ``CUPY_TF32=0`` set before CuPy is
-imported (plain FP32); the row is skipped when CuPy is missing. A variant
+imported (plain FP32), and ``torch.matmul`` with
+``torch.backends.cuda.matmul.allow_tf32 = False``; each row is skipped when its library
+is missing, and "% of cuBLAS" is against the faster of the two. A variant
 that fails to compile or launch prints its error in its row; the others run.
 
 ``NUMBA_ENABLE_CUDASIM=1 python benchmarks/sgemm_variants.py`` runs only
@@ -170,6 +174,174 @@ sgemm_vec_raw = _jit(_sgemm_vec_raw)
 sgemm_vec_raw_lb2 = _jit(_sgemm_vec_raw, (NT, 2))
 
 
+# ------------------------------------------------------------------ async (raw twin)
+
+#: The raw twin of examples/sgemm_async.py: the same tiles, fills, double buffering and
+#: reads, in plain Numba with cp.async through a small intrinsic of its own (raw Numba has
+#: none). A stage's B run is one cp.async when the whole run is inside b and b's rows are
+#: a multiple of 16 bytes, else element by element (the Tier-1 fill zero-fills with the
+#: src-size operand instead). GPU only: the simulator has no cp.async.
+A_PAD = 4
+A_ROW = BM + A_PAD  # 132 floats: 528 bytes, a multiple of 16
+
+
+def _cp_async_intrinsics() -> tuple[Any, Any, Any]:
+    from llvmlite import ir
+    from numba.cuda import cgutils, types
+    from numba.cuda.extending import intrinsic
+    from numba.cuda.np.arrayobj import make_array
+
+    i64 = ir.IntType(64)
+
+    @intrinsic
+    def cp_async16(typingctx, sarr, si, sj, garr, gi, gj):  # type: ignore[no-untyped-def]
+        sig = types.void(sarr, si, sj, garr, gi, gj)
+
+        def codegen(context, builder, sig, args):  # type: ignore[no-untyped-def]
+            def ptr(aty, aval, idx_vals, idx_tys):  # type: ignore[no-untyped-def]
+                ary = make_array(aty)(context, builder, aval)
+                inds = [
+                    context.cast(builder, v, t, types.intp)
+                    for v, t in zip(idx_vals, idx_tys, strict=True)
+                ]
+                return cgutils.get_item_pointer(context, builder, aty, ary, inds)
+
+            dst = ptr(sig.args[0], args[0], args[1:3], sig.args[1:3])
+            src = ptr(sig.args[3], args[3], args[4:6], sig.args[4:6])
+            text = (
+                "{\n\t.reg .u64 %rd, %rg;\n\tcvta.to.shared.u64 %rd, $0;\n"
+                "\tcvta.to.global.u64 %rg, $1;\n"
+                "\tcp.async.cg.shared.global [%rd], [%rg], 16;\n}"
+            )
+            fnty = ir.FunctionType(ir.VoidType(), [i64, i64])
+            asm = ir.InlineAsm(fnty, text, "l,l,~{memory}", side_effect=True)
+            builder.call(asm, [builder.ptrtoint(dst, i64), builder.ptrtoint(src, i64)])
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    def plain(text: str) -> Any:
+        @intrinsic
+        def op(typingctx):  # type: ignore[no-untyped-def]
+            def codegen(context, builder, sig, args):  # type: ignore[no-untyped-def]
+                fnty = ir.FunctionType(ir.VoidType(), [])
+                builder.call(ir.InlineAsm(fnty, text, "~{memory}", side_effect=True), [])
+                return context.get_dummy_value()
+
+            return types.void(), codegen
+
+        return op
+
+    return cp_async16, plain("cp.async.commit_group;"), plain("cp.async.wait_group 1;")
+
+
+def _async_raw_kernels() -> tuple[Any, Any]:
+    cp_async16, commit, wait1 = _cp_async_intrinsics()
+
+    @cuda.jit(device=True, inline=True)
+    def fill_a(t, a, row0, k0, ar, aq, m, kdim):  # type: ignore[no-untyped-def]
+        gr = row0 + ar
+        gk = k0 + aq
+        if gr < m and gk + 4 <= kdim:
+            for i in range(4):
+                t[aq + i, ar] = a[gr, gk + i]
+        else:
+            for i in range(4):
+                t[aq + i, ar] = a[gr, gk + i] if gr < m and gk + i < kdim else float32(0.0)
+
+    @cuda.jit(device=True, inline=True)
+    def fill_b(t, b, k0, col0, bk, bc, kdim, n):  # type: ignore[no-untyped-def]
+        gk = k0 + bk
+        gc = col0 + bc
+        if gk < kdim and gc + 4 <= n and n % 4 == 0:
+            cp_async16(t, bk, bc, b, gk, gc)
+        else:
+            for i in range(4):
+                t[bk, bc + i] = b[gk, gc + i] if gk < kdim and gc + i < n else float32(0.0)
+
+    @cuda.jit(device=True, inline=True)
+    def stage(ta, tb, acc, af, bf, ra, cb0, cb1):  # type: ignore[no-untyped-def]
+        for k in range(BK):
+            kk = uint32(k)
+            for i in range(4):
+                af[i] = ta[kk, ra + uint32(i)]
+                af[4 + i] = ta[kk, ra + uint32(4 + i)]
+                bf[i] = tb[kk, cb0 + uint32(i)]
+                bf[4 + i] = tb[kk, cb1 + uint32(i)]
+            for r in range(TM):
+                for cc in range(TN):
+                    acc[r, cc] += af[r] * bf[cc]
+
+    def kernel(c, a, b):  # type: ignore[no-untyped-def]
+        tx = cuda.threadIdx.x
+        ty = cuda.threadIdx.y
+        tid = ty * TX + tx
+        row0 = cuda.blockIdx.y * BM
+        col0 = cuda.blockIdx.x * BN
+        m = a.shape[0]
+        kdim = a.shape[1]
+        n = b.shape[1]
+        a0 = cuda.shared.array((BK, A_ROW), float32, alignment=16)
+        a1 = cuda.shared.array((BK, A_ROW), float32, alignment=16)
+        b0 = cuda.shared.array((BK, BN), float32, alignment=16)
+        b1 = cuda.shared.array((BK, BN), float32, alignment=16)
+        acc = cuda.local.array((TM, TN), float32)
+        af = cuda.local.array(TM, float32)
+        bf = cuda.local.array(TN, float32)
+        for r in range(TM):
+            for cc in range(TN):
+                acc[r, cc] = float32(0.0)
+        p = (tx >> 2) & 1
+        ra = uint32(8 * ty)
+        cb0 = uint32(8 * tx + 4 * p)
+        cb1 = uint32(8 * tx + 4 - 4 * p)
+        ar = tid // 2
+        aq = 4 * (tid % 2)
+        bk = tid // 32
+        bc = 4 * (tid % 32)
+        fill_a(a0, a, row0, 0, ar, aq, m, kdim)
+        fill_b(b0, b, 0, col0, bk, bc, kdim, n)
+        commit()
+        for k0 in range(0, kdim, 2 * BK):
+            fill_a(a1, a, row0, k0 + BK, ar, aq, m, kdim)
+            fill_b(b1, b, k0 + BK, col0, bk, bc, kdim, n)
+            commit()
+            wait1()
+            cuda.syncthreads()
+            stage(a0, b0, acc, af, bf, ra, cb0, cb1)
+            cuda.syncthreads()
+            fill_a(a0, a, row0, k0 + 2 * BK, ar, aq, m, kdim)
+            fill_b(b0, b, k0 + 2 * BK, col0, bk, bc, kdim, n)
+            commit()
+            wait1()
+            cuda.syncthreads()
+            stage(a1, b1, acc, af, bf, ra, cb0, cb1)
+            cuda.syncthreads()
+        full = row0 + BM <= m and col0 + BN <= n
+        for r in range(TM):
+            gr = row0 + 8 * ty + r
+            for cc in range(TN):
+                gc = col0 + 8 * tx + (cc ^ (4 * p))
+                if full or (gr < m and gc < n):
+                    c[gr, gc] = acc[r, cc]
+
+    return cuda.jit(kernel), cuda.jit(launch_bounds=(NT, 2))(kernel)
+
+
+_ASYNC_RAW: list[Any] = []
+
+
+def sgemm_async_raw(lb2: bool = True) -> Any:
+    """The raw twin of examples/sgemm_async.py (compiled on first use; GPU only)."""
+    if SIMULATOR:
+        raise RuntimeError(
+            "the raw cp.async twin runs on a GPU only (no cp.async on the simulator)"
+        )
+    if not _ASYNC_RAW:
+        _ASYNC_RAW.extend(_async_raw_kernels())
+    return _ASYNC_RAW[1 if lb2 else 0]
+
+
 # ------------------------------------------------------------------ the benchmark
 
 #: (variant, tier, factory(m, n) -> launch(c, a, b))
@@ -194,6 +366,12 @@ def _raw(kernel: Callable[[], Any]) -> Callable[[int, int], Callable[..., None]]
     return make
 
 
+def _example_async() -> Any:
+    import sgemm_async
+
+    return sgemm_async.sgemm_async
+
+
 def _example(attr: str) -> Any:
     import coop_raw
     import sgemm
@@ -207,6 +385,8 @@ VARIANTS: list[Variant] = [
     ("lin", RAW, _raw(lambda: _jit(_example("_sgemm_raw")))),
     ("vec", RAW, _raw(lambda: sgemm_vec_raw)),
     ("vec + lb2", RAW, _raw(lambda: sgemm_vec_raw_lb2)),
+    ("async (examples/sgemm_async.py)", TIER1, _safe(lambda: _example_async())),
+    ("async + lb2 (raw twin)", RAW, _raw(lambda: sgemm_async_raw(lb2=True))),
 ]
 
 
@@ -295,6 +475,30 @@ def main() -> int:
         print("cupy not installed: no cuBLAS row")
     except Exception as exc:  # noqa: BLE001
         print(f"cuBLAS row failed: {_error(exc)}")
+    try:
+        import torch
+
+        torch.backends.cuda.matmul.allow_tf32 = False  # plain FP32 cuBLAS
+        ta, tb = torch.as_tensor(ha, device="cuda"), torch.as_tensor(hb, device="cuda")
+        tc = torch.empty((n, n), dtype=torch.float32, device="cuda")
+        torch.matmul(ta, tb, out=tc)
+        torch.cuda.synchronize()
+        ok = _matches(tc[torch.as_tensor(sample, device="cuda")].cpu().numpy(), ref, n)
+        torch_ms = time_ms(lambda: torch.matmul(ta, tb, out=tc), args.reps)
+        rows.append(
+            {
+                "variant": "cuBLAS (torch.matmul, allow_tf32=False)",
+                "tier": "library",
+                "ms": torch_ms,
+                "ok": ok,
+                "error": "",
+            }
+        )
+        cublas_ms = torch_ms if cublas_ms is None else min(cublas_ms, torch_ms)
+    except ImportError:
+        print("torch not installed: no torch row")
+    except Exception as exc:  # noqa: BLE001
+        print(f"torch row failed: {_error(exc)}")
 
     for name, tier, make in VARIANTS:
         row: dict[str, Any] = {"variant": name, "tier": tier, "ms": None, "ok": False, "error": ""}

@@ -34,6 +34,8 @@ SIZES: dict[str, tuple[dict[str, int | str], dict[str, int | str]]] = {
     "scan": ({"n": 6_000_011}, {"n": 3_081}),  # GPU: three levels of tile totals
     "transpose": ({"rows": 2_001, "cols": 3_003}, {"rows": 40, "cols": 33}),
     "sgemm": ({"m": 700, "k": 500, "n": 900}, {"m": 130, "k": 12, "n": 20}),
+    # The fast schedule: cp.async double buffering, transposed A tile, 16-byte shared reads.
+    "sgemm_async": ({"m": 700, "k": 500, "n": 900}, {"m": 130, "k": 24, "n": 20}),
     "histogram": ({"n": 10_000_019, "blocks": 264}, {"n": 3_001, "blocks": 2}),
     # Ownership won by an atomic: an append buffer (stream compaction).
     "compact": ({"n": 10_000_019, "blocks": 264}, {"n": 3_001, "blocks": 2}),

@@ -14,6 +14,16 @@ memory (``prepare(shared_mem=...)``); a kernel that uses it must declare
 ``dynamic_shared`` in its contract. ``accumulator(n, dtype)`` is a shared
 accumulator: atomic ``add``/``min``/``max`` by any thread, then, after a
 barrier, reads.
+
+``fill_async(t, a, origin)`` fills a whole tile from an input with
+``cp.async`` (sm_80 and later): each thread copies its own runs of 16, 8 or 4
+bytes, and the copies land when the thread waits for their group:
+``commit_group()`` closes the group of the copies issued since the last one,
+``wait_group(n)`` waits until at most the ``n`` newest groups are in flight,
+``wait_all()`` waits for every copy. The tile is read after the wait and a
+block barrier (the decorator checks it). ``fill_transposed(t, a, origin)``
+fills a 2D tile with the transpose of a rectangle of the input, read with
+coalesced vector loads.
 """
 
 from __future__ import annotations
@@ -25,8 +35,18 @@ import numpy as np
 from ._collective import host_call, kernel_api
 from ._coopviews import SharedAccumulator, SharedTile
 from ._spaces import Local1D, Local2D
+from ._views import In, In2D
 
-__all__ = ["accumulator", "dynamic_tile", "tile"]
+__all__ = [
+    "accumulator",
+    "commit_group",
+    "dynamic_tile",
+    "fill_async",
+    "fill_transposed",
+    "tile",
+    "wait_all",
+    "wait_group",
+]
 
 T = TypeVar("T", bound=np.generic)
 
@@ -56,3 +76,53 @@ def dynamic_tile(dtype: type[T]) -> SharedTile[T, Local1D]:
 def accumulator(n: int, dtype: type[T]) -> SharedAccumulator[T]:
     """A shared accumulator of ``n`` elements, zero-initialized by the block before use."""
     host_call("shared.accumulator")
+
+
+@overload
+def fill_async(t: SharedTile[T, Local1D], a: In[T], origin: int) -> None: ...
+@overload
+def fill_async(t: SharedTile[T, Local2D], a: In2D[T], origin: tuple[int, int]) -> None: ...
+@kernel_api("shared.fill_async")
+def fill_async(t: Any, a: Any, origin: Any) -> None:
+    """Start copying ``a[r0 + i, c0 + j]`` into ``t[i, j]`` for every element of the 2D
+    tile ``t`` (``origin = (r0, c0)``; a 1D tile: ``a[start + j]`` into ``t[j]``), 0 where
+    ``a`` has no such element, with ``cp.async``.
+
+    Each thread copies its own runs (16, 8 or 4 bytes: thread ``tid`` takes runs
+    ``tid, tid + T, ...`` of the tile, row by row), so no element has two writers.
+    The copies land when the thread waits for their group (``commit_group()``, then
+    ``wait_group(n)`` or ``wait_all()``); read the tile after that wait and a
+    ``simtsafe.block.sync()``. Needs a GPU of compute capability 8.0 or later.
+    """
+    host_call("shared.fill_async")
+
+
+@kernel_api("shared.fill_transposed")
+def fill_transposed(t: SharedTile[T, Local2D], a: In2D[T], origin: tuple[int, int]) -> None:
+    """Fill the ``(K, M)`` tile ``t`` with ``t[c, r] = a[r0 + r, c0 + c]`` (0 outside ``a``):
+    the transpose of the ``M x K`` rectangle of ``a`` at ``origin = (r0, c0)``.
+
+    Each thread loads its own runs of ``a``'s rows (coalesced, one vector load when whole
+    and aligned) and stores them down a column of the tile; plain stores, read after a
+    ``simtsafe.block.sync()``.
+    """
+    host_call("shared.fill_transposed")
+
+
+@kernel_api("shared.commit_group")
+def commit_group() -> None:
+    """Close the group of this thread's ``fill_async`` copies issued since the last one."""
+    host_call("shared.commit_group")
+
+
+@kernel_api("shared.wait_group")
+def wait_group(n: int) -> None:
+    """Wait until at most the ``n`` newest closed groups of this thread are in flight
+    (``n`` an int literal, 0 to 7); copies not yet in a closed group are not waited for."""
+    host_call("shared.wait_group")
+
+
+@kernel_api("shared.wait_all")
+def wait_all() -> None:
+    """Wait for every ``fill_async`` copy this thread issued, closed into a group or not."""
+    host_call("shared.wait_all")

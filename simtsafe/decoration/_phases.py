@@ -9,12 +9,29 @@ collectives, which contain one) a shared tile is in one phase:
 * **read** -- threads read any element (``tile[i]``, ``tile[i, j]``, a run of them with
   ``simtsafe.vec.load(tile, ...)``); nobody writes.
 
+A tile may also be filled *asynchronously* (``simtsafe.shared.fill_async``:
+``cp.async`` copies from global memory, each thread its own runs) or
+*transposed* (``simtsafe.shared.fill_transposed``). Each fill is its own
+ownership scheme (which thread writes which element), so two schemes never
+share an interval, and a witness read back of a thread's "own" element is
+meaningful only under the witness scheme. An asynchronous fill lands when the
+thread waits for its group (``shared.commit_group()`` closes a group,
+``shared.wait_group(n)`` waits until at most the ``n`` newest groups are in
+flight, ``shared.wait_all()`` waits for all): until then it is a write that
+continues across barriers. A tile is read only after the wait *and* a barrier
+(every thread waited for its own copies, then all meet). The analysis keeps,
+per tile, the possible ages of its fills in flight (how many groups were
+closed after each; "not yet closed" is not covered by any ``wait_group``).
+
 A write and a read by index in the same interval would race (another thread's
 element, unordered). A shared accumulator likewise: atomic updates
 (``acc.add/min/max``) and plain reads (``acc[i]``) never share an interval.
 
 The analysis walks the kernel's control flow: a barrier ends the interval;
-``if``/``else`` join their states; a loop is walked until its state is
+``if``/``else`` join their states, and a joined state is checked again (one
+thread may take one branch and another thread the other, in the same
+interval); a thread that returns or raises keeps its interval's accesses in
+the state that flows on (the other threads continue in that interval); a loop is walked until its state is
 stable, so a read at the top of a loop body and a write at its bottom are
 caught across the back edge (``continue`` joins the back edge, ``break`` the
 loop's exit). Within an expression, accesses and barriers count in
@@ -36,11 +53,18 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from .._errors import SafetyError
 from ._uniformity import BLOCK_OPS, GRID_OPS
 
 __all__ = ["check_phases"]
+
+_KIND_WORDS = {
+    "write": "through witnesses",
+    "tfill": "transposed",
+    "async": "asynchronously",
+}
 
 _TILE_CTORS = frozenset({"shared.tile", "shared.dynamic_tile"})
 _ACC_CTORS = frozenset({"shared.accumulator"})
@@ -48,27 +72,77 @@ _ACC_CTORS = frozenset({"shared.accumulator"})
 _BARRIERS = BLOCK_OPS | GRID_OPS  # a grid sync is a barrier of every block too
 _WITNESS_CTORS = frozenset({"thread.local_index", "thread.local_index_2d"})
 _ACC_UPDATES = frozenset({"add", "min", "max"})
+_ASYNC_FILL = "shared.fill_async"
+_TRANSPOSED_FILL = "shared.fill_transposed"
+_FILLS = frozenset({_ASYNC_FILL, _TRANSPOSED_FILL})
+_COMMIT = "shared.commit_group"
+_WAIT_GROUP = "shared.wait_group"
+_WAIT_ALL = "shared.wait_all"
+#: ``wait_group(n)`` takes 0 <= n <= _MAX_WAIT; ages saturate above it.
+_MAX_WAIT = 7
+_OLD = _MAX_WAIT + 1
+#: The age of an asynchronous fill whose group is not closed yet.
+_OPEN = -1
+
+#: Kinds of access that may not share a barrier interval, with why.
+_CLASHES: dict[frozenset[str], str] = {
+    frozenset({"read", "write"}): "filled",
+    frozenset({"read", "tfill"}): "filled (transposed)",
+    frozenset({"read", "async"}): "filled asynchronously",
+    frozenset({"read", "update"}): "updated (atomically)",
+    frozenset({"read", "clear"}): "cleared (made again, zero-filled)",
+    frozenset({"own", "async"}): "filled asynchronously",
+    frozenset({"own", "tfill"}): "filled (transposed)",
+    frozenset({"write", "async"}): "filled asynchronously",
+    frozenset({"write", "tfill"}): "filled (transposed)",
+    frozenset({"tfill", "async"}): "filled asynchronously",
+}
 
 
 @dataclass(frozen=True)
 class _Access:
-    kind: str  # "write", "read" (tiles); "update", "clear", "read" (accumulators)
+    #: tiles: "write" (through a witness), "own" (read through a witness), "read" (by
+    #: index), "async" (fill_async), "tfill" (fill_transposed); accumulators: "update",
+    #: "clear", "read"
+    kind: str
     line: int
+
+
+def _merge(a: dict[str, frozenset[Any]], b: dict[str, frozenset[Any]]) -> dict[str, frozenset[Any]]:
+    return {k: a.get(k, frozenset()) | b.get(k, frozenset()) for k in a.keys() | b.keys()}
 
 
 @dataclass
 class _State:
-    """Per tracked object: the accesses of the current barrier interval."""
+    """Per tracked object: the accesses of the current barrier interval, and (tiles) the
+    asynchronous fills that may still be in flight, as (age, line)."""
 
     seen: dict[str, frozenset[_Access]] = field(default_factory=dict)
+    pending: dict[str, frozenset[tuple[int, int]]] = field(default_factory=dict)
 
     def copy(self) -> _State:
-        return _State(dict(self.seen))
+        return _State(dict(self.seen), dict(self.pending))
 
     def join(self, other: _State) -> _State:
-        keys = self.seen.keys() | other.seen.keys()
+        return _State(_merge(self.seen, other.seen), _merge(self.pending, other.pending))
+
+    def same(self, other: _State) -> bool:
+        drop: frozenset[Any] = frozenset()
+        return {k: v for k, v in self.seen.items() if v != drop} == {
+            k: v for k, v in other.seen.items() if v != drop
+        } and {k: v for k, v in self.pending.items() if v != drop} == {
+            k: v for k, v in other.pending.items() if v != drop
+        }
+
+    def barrier(self) -> _State:
+        """After a block barrier: fills still in flight keep writing in the new interval."""
         return _State(
-            {k: self.seen.get(k, frozenset()) | other.seen.get(k, frozenset()) for k in keys}
+            {
+                t: frozenset(_Access("async", line) for _, line in p)
+                for t, p in self.pending.items()
+                if p
+            },
+            {t: p for t, p in self.pending.items() if p},
         )
 
 
@@ -225,6 +299,8 @@ class _Analysis:
                 return  # a read of the tile at the call; the helper gets a read-only view
             if node.id in self.tiles and name == "vec.load" and parent.args[0] is node:
                 return  # a read of a run of the tile (recorded as a read: `expr`)
+            if node.id in self.tiles and name in _FILLS and parent.args[0] is node:
+                return  # a fill of the tile (recorded as one: `expr`)
         raise self.fail(
             node,
             f"`{node.id}` is a shared tile or accumulator: index it, call its methods, pass it "
@@ -236,6 +312,14 @@ class _Analysis:
 
     # ------------------------------------------------------------ flow
 
+    def joined(self, a: _State, b: _State, node: ast.AST) -> _State:
+        """``a`` and ``b`` joined, checked: two threads of one interval may take the two
+        paths, so what one path does must not clash with what the other does."""
+        out = a.join(b)
+        for name, seen in out.seen.items():
+            self.clash(name, seen, None, node)
+        return out
+
     def expr(self, e: ast.AST, state: _State) -> _State:
         """Walk ``e`` in evaluation order: operands and arguments first, then the
         access or barrier itself. A barrier only some evaluations reach (a later
@@ -246,11 +330,13 @@ class _Analysis:
             out = cur
             for value in e.values[1:]:
                 cur = self.expr(value, cur.copy())
-                out = out.join(cur)
+                out = self.joined(out, cur, e)
             return out
         if isinstance(e, ast.IfExp):
             state = self.expr(e.test, state)
-            return self.expr(e.body, state.copy()).join(self.expr(e.orelse, state.copy()))
+            return self.joined(
+                self.expr(e.body, state.copy()), self.expr(e.orelse, state.copy()), e
+            )
         for child in ast.iter_child_nodes(e):
             if isinstance(child, ast.expr | ast.keyword):
                 state = self.expr(child, state)
@@ -278,9 +364,64 @@ class _Analysis:
             ):
                 # A run of the tile, any elements: a read.
                 self.record(state, e.args[0].id, _Access("read", e.lineno), e)
-            if self.ref_name(func) in _BARRIERS:
-                return _State()
+            name = self.ref_name(func)
+            if name in _FILLS and e.args and isinstance(e.args[0], ast.Name):
+                tile = e.args[0].id
+                if tile in self.tiles:
+                    self.fill(state, tile, name, e)
+            if name == _COMMIT:
+                state.pending = {
+                    t: frozenset((min(age + 1, _OLD), line) for age, line in p)
+                    for t, p in state.pending.items()
+                }
+            if name == _WAIT_GROUP:
+                n = self.wait_count(e)
+                state.pending = {
+                    t: frozenset((age, line) for age, line in p if age < n)
+                    for t, p in state.pending.items()
+                }
+            if name == _WAIT_ALL:
+                state.pending = {}
+            if name in _BARRIERS:
+                return state.barrier()
         return state
+
+    def wait_count(self, e: ast.Call) -> int:
+        arg = e.args[0] if len(e.args) == 1 and not e.keywords else None
+        if not (
+            isinstance(arg, ast.Constant)
+            and isinstance(arg.value, int)
+            and not isinstance(arg.value, bool)
+            and 0 <= arg.value <= _MAX_WAIT
+        ):
+            raise self.fail(
+                e,
+                "shared.wait_group(n) takes one int literal n, 0 <= n <= "
+                f"{_MAX_WAIT} (how many of the newest groups may stay in flight); "
+                "got `" + ast.unparse(e) + "`",
+                "tile-phase",
+            )
+        return arg.value
+
+    def fill(self, state: _State, tile: str, name: str, e: ast.Call) -> None:
+        """A whole-tile fill: transposed (plain stores) or asynchronous (in flight until
+        its group is waited for)."""
+        flying = state.pending.get(tile, frozenset())
+        if flying:
+            line = min(line for _, line in flying)
+            raise self.fail(
+                e,
+                f"shared tile `{tile}` is filled again while its asynchronous fill at line "
+                f"{line} may still be in flight (on some path): the two copies into one "
+                "element are unordered. Wait for the earlier fill first "
+                "(simtsafe.shared.wait_group(n) / wait_all())",
+                "tile-phase",
+            )
+        if name == _TRANSPOSED_FILL:
+            self.record(state, tile, _Access("tfill", e.lineno), e)
+            return
+        self.record(state, tile, _Access("async", e.lineno), e)
+        state.pending[tile] = frozenset({(_OPEN, e.lineno)})
 
     def subscript(self, node: ast.Subscript, state: _State, *, store: bool) -> None:
         """The access of ``name[...]`` (its value and index already walked)."""
@@ -289,7 +430,9 @@ class _Analysis:
         if name in self.tiles:
             if store:
                 self.record(state, name, _Access("write", node.lineno), node)
-            elif not self._own_element(node.slice):
+            elif self._own_element(node.slice):
+                self.record(state, name, _Access("own", node.lineno), node)
+            else:
                 self.record(state, name, _Access("read", node.lineno), node)
         elif name in self.accs and not store:
             self.record(state, name, _Access("read", node.lineno), node)
@@ -312,25 +455,68 @@ class _Analysis:
 
     def record(self, state: _State, name: str, access: _Access, node: ast.AST) -> None:
         seen = state.seen.get(name, frozenset())
-        is_acc = name in self.accs
-        for other in seen:
-            if other.kind != access.kind and "read" in (other.kind, access.kind):
-                write = other if other.kind != "read" else access
-                read = access if access.kind == "read" else other
-                what = "updated (atomically)" if is_acc else "filled"
-                if write.kind == "clear":
-                    what = "cleared (made again, zero-filled)"
-                raise self.fail(
-                    node,
-                    f"{'accumulator' if is_acc else 'shared tile'} `{name}` is read by index at "
-                    f"line {read.line} and {what} at line {write.line} with no block barrier "
-                    "between them (on some path): another thread may be writing the element "
-                    "being read. Put simtsafe.block.sync() between the "
-                    f"{'updates' if is_acc else 'fill'} and the reads (every thread must "
-                    "reach it), or read only through the filling thread's own witness",
-                    "tile-phase",
-                )
+        self.clash(name, seen, access, node)
         state.seen[name] = seen | {access}
+
+    def clash(
+        self, name: str, seen: frozenset[_Access], access: _Access | None, node: ast.AST
+    ) -> None:
+        """Refuse two accesses of ``name`` (``access`` and one of ``seen``, or two of
+        ``seen``) that may not share a barrier interval."""
+        pairs = (
+            [(access, other) for other in seen]
+            if access is not None
+            else [(a, b) for a in seen for b in seen]
+        )
+        for a, b in pairs:
+            what = _CLASHES.get(frozenset({a.kind, b.kind}))
+            if what is None:
+                continue
+            first, second = sorted((a, b), key=lambda x: (x.kind not in ("read", "own"), x.line))
+            if access is None:  # found at a join: name the later access's line
+                line = max(a.line, b.line)
+                node = ast.Pass(lineno=line, col_offset=0, end_lineno=line, end_col_offset=0)
+            self._refuse(name, first, second, what, node)
+
+    def _refuse(self, name: str, a: _Access, b: _Access, what: str, node: ast.AST) -> None:
+        is_acc = name in self.accs
+        thing = "accumulator" if is_acc else "shared tile"
+        if a.kind == "read":
+            waits = (
+                " and after the wait for it (simtsafe.shared.wait_group(n) or wait_all(): an "
+                "asynchronous fill lands only when the thread waits for its group)"
+                if b.kind == "async"
+                else ""
+            )
+            raise self.fail(
+                node,
+                f"{thing} `{name}` is read by index at line {a.line} and {what} at line "
+                f"{b.line} with no block barrier between them (on some path): another thread "
+                "may be writing the element being read. Put simtsafe.block.sync() between the "
+                f"{'updates' if is_acc else 'fill'} and the reads (every thread must reach it)"
+                f"{waits}, or read only through the filling thread's own witness",
+                "tile-phase",
+            )
+        if a.kind == "own":
+            raise self.fail(
+                node,
+                f"shared tile `{name}` is read through a witness at line {a.line} and {what} "
+                f"at line {b.line} with no block barrier between them (on some path): a "
+                "witness names the thread's own element only when the tile is filled through "
+                "witnesses; this fill gives the element to another thread"
+                + (" (and lands only after a wait)" if b.kind == "async" else "")
+                + ". Wait for the fill, put simtsafe.block.sync() after it, then read",
+                "tile-phase",
+            )
+        raise self.fail(
+            node,
+            f"shared tile `{name}` is filled {_KIND_WORDS[a.kind]} at line {a.line} and "
+            f"{_KIND_WORDS[b.kind]} at line {b.line} with no block barrier between them (on "
+            "some path): the two fills give an element to different threads, so two threads "
+            "may write it. Fill a tile one way per interval: wait for an asynchronous fill, "
+            "then simtsafe.block.sync(), before filling the tile another way",
+            "tile-phase",
+        )
 
     def block(self, stmts: Sequence[ast.stmt], state: _State) -> _State:
         for s in stmts:
@@ -342,7 +528,7 @@ class _Analysis:
             state = self.expr(s.test, state)
             a = self.block(s.body, state.copy())
             b = self.block(s.orelse, state.copy())
-            return a.join(b)
+            return self.joined(a, b, s)
         if isinstance(s, ast.For | ast.While):
             return self.loop(s, state)
         if isinstance(s, ast.With):
@@ -357,8 +543,9 @@ class _Analysis:
                 (frame.breaks if isinstance(s, ast.Break) else frame.continues).append(state)
             return _State()
         if isinstance(s, ast.Return | ast.Raise):
-            self.children(s, state)
-            return _State()  # the thread leaves: no path continues from here
+            # The thread leaves, but what it did belongs to this interval, which the other
+            # threads continue (until the next barrier): its state flows on.
+            return self.children(s, state)
         if isinstance(s, ast.Assign):
             value = s.value
             if (
@@ -415,14 +602,14 @@ class _Analysis:
                 self.loops.pop()
             back = after
             for c in frame.continues:
-                back = back.join(c)
-            joined = entry.join(back)
-            if joined.seen == entry.seen:
+                back = self.joined(back, c, s)
+            joined = self.joined(entry, back, s)
+            if joined.same(entry):
                 break
             entry = joined
         out = self.block(s.orelse, head.copy())
         for b in frame.breaks:
-            out = out.join(b)
+            out = self.joined(out, b, s)
         return out
 
     def run(self) -> None:

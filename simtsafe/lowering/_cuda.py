@@ -1022,6 +1022,9 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     from . import _vec
 
     names.update(_vec.builtins())
+    from . import _asyncfill  # imports _tiles: bound late
+
+    names.update(_asyncfill.builtins())
     from . import _append, _hash  # import this module: bound late
 
     names.update(_append.builtins())

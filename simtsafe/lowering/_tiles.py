@@ -45,6 +45,7 @@ from numba.cuda.typing.templates import (
 from . import _localarrays, _outtiles
 from . import _tilebase as tb
 from ._cuda import SENTINEL, ThreadIndexType, _const, _make_witness, _reject, _witness_indices
+from ._vec import TILE_ALIGN
 
 __all__ = ["SharedTileType", "builtins"]
 
@@ -241,6 +242,11 @@ def _shared_tile(typingctx: Any, shape: Any, dtype: Any, pad: Any = None) -> Any
             dtype=tty.dtype,
             symbol_name=_get_unique_smem_id("_simtsafe_tile"),
             addrspace=nvvm.ADDRSPACE_SHARED,
+            # 16 bytes: a run of 16 bytes at a multiple of 16 from the start is one
+            # ld.shared.v4 (vec.load) or one cp.async.cg (shared.fill_async).
+            alignment=max(
+                TILE_ALIGN, tty.dtype.bitwidth // 8 if hasattr(tty.dtype, "bitwidth") else 0
+            ),
         )
         return tile._getvalue()
 

@@ -34,7 +34,10 @@ from numba.cuda.np.arrayobj import make_array
 from ._bf16 import bf16_to_f32, is_bf16, stored_element
 from ._vecrule import vec_refusal, vec_store_at_refusal, vec_store_refusal
 
-__all__ = ["builtins", "element_value", "value_type"]
+__all__ = ["TILE_ALIGN", "builtins", "element_value", "value_type"]
+
+#: The alignment of every static shared tile (``_tiles``), in bytes.
+TILE_ALIGN = 16
 
 
 def value_type(dtype: Any) -> Any:
@@ -100,6 +103,12 @@ def _vec_load(typingctx: Any, a: Any, idx: Any, n: Any) -> Any:
     count: int = _literal(n)  # type: ignore[assignment]
     nbytes = count * itemsize
     rt = types.UniTuple(value_type(a.dtype), count)
+    aligned_runs = (
+        tile is not None
+        and tile.storage is not None
+        and nbytes <= TILE_ALIGN
+        and (tile.storage[-1] * itemsize) % nbytes == 0
+    )
 
     def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
         intp = context.get_value_type(types.intp)
@@ -140,8 +149,13 @@ def _vec_load(typingctx: Any, a: Any, idx: Any, n: Any) -> Any:
         touches = builder.and_(j_ok, builder.icmp_signed("<=", j, runs))  # a partial tail
         start = builder.mul(j, nconst)  # used only where j <= runs: no wrap
         first = builder.gep(data, [start])
-        misalign = builder.and_(builder.ptrtoint(first, intp), ir.Constant(intp, nbytes - 1))
-        fast = builder.and_(whole, builder.icmp_unsigned("==", misalign, zero))
+        if aligned_runs:
+            # A static tile starts at a multiple of 16 bytes (lowering/_tiles) and its storage
+            # rows are a multiple of the run: every run j starts aligned.
+            fast = whole
+        else:
+            misalign = builder.and_(builder.ptrtoint(first, intp), ir.Constant(intp, nbytes - 1))
+            fast = builder.and_(whole, builder.icmp_unsigned("==", misalign, zero))
         slots = [cgutils.alloca_once(builder, mem) for _ in range(count)]
         with builder.if_else(fast, likely=True) as (then, otherwise):
             with then:

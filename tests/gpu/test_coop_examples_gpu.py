@@ -101,6 +101,15 @@ def test_sgemm(m: int, k: int, n: int) -> None:
     assert example("sgemm").run(m, k, n)
 
 
+@pytest.mark.parametrize(
+    ("m", "k", "n"),
+    [(1, 1, 1), (128, 8, 128), (128, 16, 128), (257, 129, 383), (300, 200, 250), (1_024,) * 3],
+)
+def test_sgemm_async(m: int, k: int, n: int) -> None:
+    """cp.async fills (b's rows of n floats: a multiple of 16 bytes or not), zeros past k."""
+    assert example("sgemm_async").run(m, k, n)
+
+
 @pytest.mark.parametrize("n", [3, 4, 1_000_003, (1 << 24) + 3])
 def test_histogram(n: int) -> None:
     skip_if_not_lowered("histogram")

@@ -500,6 +500,15 @@ _PHASE_BAD = {
         "    x = ss.block.broadcast(np.float32(0)) + tile[127 - w.index]  # FILL\n"
         "    tile[w] = np.float32(-1)  # BAD"
     ),
+    "fill-and-read-on-two-branches": (
+        "w = thread.local_index()\n    x = np.float32(0)\n    if cuda.threadIdx.x < 64:\n"
+        "        tile[w] = a[i]  # FILL\n    else:\n        x = tile[5]  # BAD\n"
+        "    ss.block.sync()\n    out[i] = x"
+    ),
+    "fill-then-return-while-others-read": (
+        "w = thread.local_index()\n    if cuda.threadIdx.x < 64:\n"
+        "        tile[w] = a[i]  # FILL\n        return\n    out[i] = tile[5]  # BAD"
+    ),
     "accumulator-made-again-in-loop": (
         "for r in range(2):\n        h = ss.shared.accumulator(16, np.int32)  # FILL\n"
         "        h.add(cuda.threadIdx.x % 16, 1)\n        ss.block.sync()\n"
@@ -570,6 +579,11 @@ _PHASE_OK = {
         "w = thread.local_index()\n    tile[w] = a[i]\n    ss.block.sync()\n"
         "    x = tile[127 - w.index] + ss.block.broadcast(np.float32(0))\n"
         "    tile[w] = np.float32(-1)"
+    ),
+    "fill-or-own-read-on-two-branches": (
+        "w = thread.local_index()\n    x = np.float32(0)\n    if cuda.threadIdx.x < 64:\n"
+        "        tile[w] = a[i]\n    else:\n        x = tile[w]\n"
+        "    ss.block.sync()\n    out[i] = x + tile[5]"
     ),
     "accumulator-made-in-loop-synced": (
         "for r in range(2):\n        h = ss.shared.accumulator(16, np.int32)\n"

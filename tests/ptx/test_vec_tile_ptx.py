@@ -23,4 +23,7 @@ def test_refused(tmp_path: Path, case: str) -> None:
 
 def test_a_run_of_a_padded_tile_is_one_shared_vector_load(tmp_path: Path) -> None:
     body = load_kernel_module(tmp_path, ACCEPTED).k.ptx(cc=CC).split(".entry", 1)[1]
-    assert re.findall(r"ld\.shared\.v4\.f32", body) == ["ld.shared.v4.f32"]
+    # Tiles are 16-byte aligned, so NVVM may also merge the checked path's loads into one
+    # ld.shared.v4 (two static copies); never a scalar shared load.
+    assert 1 <= len(re.findall(r"ld\.shared\.v4\.f32", body)) <= 2
+    assert not re.findall(r"ld\.shared\.f32", body)

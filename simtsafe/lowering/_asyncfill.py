@@ -1,0 +1,317 @@
+"""Compiled form of the whole-tile fills: ``shared.fill_async`` (``cp.async``) and
+``shared.fill_transposed``, and the group operations ``commit_group`` / ``wait_group`` /
+``wait_all``.
+
+``__ss_shared_fill_async(t, a, origin)`` copies ``a[r0 + i, c0 + j]`` into
+``t[i, j]`` for every element of the tile (1D: ``a[start + j]`` into
+``t[j]``), 0 where the input has no such element. The tile is cut into runs
+of 16, 8 or 4 bytes (``_fillrule.run_bytes``); thread ``tid`` copies runs
+``tid, tid + T, ...``. A run whose first element lies inside the input and
+whose source address is a multiple of the run's size is ONE ``cp.async``
+(``.cg`` for 16 bytes, ``.ca`` for 4 and 8) whose src-size operand is the
+bytes that lie inside the input's row: the hardware zero-fills the rest, and
+never reads past the row's end. Any other run (misaligned, starting outside
+the input) is copied element by element with plain loads and stores, 0
+outside: no address outside the input is ever read. The copies are in
+flight until the thread waits for their group (``cp.async.wait_group n``);
+the phase analysis (``decoration._phases``) refuses a read before that wait
+and a block barrier after it.
+
+``__ss_shared_fill_transposed(t, a, origin)`` fills the 2D tile ``t`` of
+shape ``(K, M)`` with ``t[c, r] = a[r0 + r, c0 + c]``: the source rectangle
+of ``M`` rows by ``K`` columns is cut into runs along its rows (coalesced
+loads, one ``ld.global.v4`` when whole and aligned), and the thread that
+loads a run writes its ``n`` elements down one column of the tile. Plain
+stores: the tile is filled when the thread has run the call.
+
+Origins are compared before any addition that could wrap: an origin beyond
+``+-2**62`` reads as outside the input.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from llvmlite import ir
+from numba.cuda import cgutils, types
+from numba.cuda.core import errors
+from numba.cuda.np.arrayobj import make_array
+
+from . import _tilebase as tb
+from ._fillrule import fill_refusal, run_bytes, wait_refusal
+
+__all__ = ["builtins"]
+
+_I32 = ir.IntType(32)
+_I64 = ir.IntType(64)
+_LIMIT = 2**62
+
+
+def _c(v: int) -> ir.Constant:
+    return ir.Constant(_I64, v)
+
+
+def _origin_types(origin: Any, ndim: int) -> tuple[Any, ...] | None:
+    if ndim == 1:
+        return (origin,) if isinstance(origin, types.Integer) else None
+    if isinstance(origin, types.BaseTuple) and len(origin) == 2:
+        if all(isinstance(t, types.Integer) for t in origin):
+            return tuple(origin)
+    return None
+
+
+def _source_kind(a: Any) -> str:
+    if isinstance(a, types.Array):
+        return "input" if not a.mutable else "a writable array"
+    return str(a)
+
+
+def _type_fill(what: str, t: Any, a: Any, origin: Any) -> tuple[int, tuple[Any, ...]]:
+    """Check the arguments; returns (run bytes, origin element types)."""
+    from ._tiles import SharedTileType  # imports _cuda: bound late
+
+    if not isinstance(t, SharedTileType):
+        raise errors.TypingError(f"simtsafe: {what} fills a shared tile (shared.tile); got {t}")
+    array = isinstance(a, types.Array)
+    origin_types = _origin_types(origin, t.ndim)
+    itemsize = t.dtype.bitwidth // 8 if hasattr(t.dtype, "bitwidth") else 0
+    run = None
+    if t.shape is not None and t.storage is not None and itemsize:
+        if what == "shared.fill_transposed":
+            run = run_bytes(t.shape[0], t.shape[0], itemsize)  # a source row: K elements
+        else:
+            run = run_bytes(t.shape[-1], t.storage[-1], itemsize)
+    refusal = fill_refusal(
+        what,
+        tile_ndim=t.ndim,
+        dynamic=t.shape is None,
+        readonly=t.readonly,
+        source=_source_kind(a),
+        source_ndim=a.ndim if array else 0,
+        contiguous=array and a.layout == "C",
+        same_dtype=array and a.dtype == t.dtype,
+        origin_ok=origin_types is not None,
+        run=run,
+    )
+    if refusal is not None:
+        raise errors.TypingError("simtsafe: " + refusal)
+    assert run is not None and origin_types is not None
+    return run, origin_types
+
+
+class _Source:
+    """The input's rows, its row pointer and guarded element loads."""
+
+    def __init__(
+        self, context: Any, builder: ir.IRBuilder, aty: Any, aval: Any, origin: list[Any]
+    ) -> None:
+        ary = make_array(aty)(context, builder, aval)
+        self.builder = builder
+        self.mem = context.get_data_type(aty.dtype)
+        self.itemsize = aty.dtype.bitwidth // 8
+        shape = cgutils.unpack_tuple(builder, ary.shape, aty.ndim)
+        self.cols = shape[-1]
+        self.rows = shape[0] if aty.ndim == 2 else _c(1)
+        self.stride0 = cgutils.unpack_tuple(builder, ary.strides, aty.ndim)[0]
+        self.bytes = builder.bitcast(ary.data, ir.IntType(8).as_pointer())
+        if aty.ndim == 1:
+            origin = [_c(0), *origin]
+        ok = cgutils.true_bit
+        for v in origin:  # |origin| < 2**62: origin + tile index never wraps
+            ok = builder.and_(ok, builder.icmp_signed("<", v, _c(_LIMIT)))
+            ok = builder.and_(ok, builder.icmp_signed(">", v, _c(-_LIMIT)))
+        self.origin_ok = ok
+        self.r0, self.c0 = origin
+
+    def row_inside(self, gr: Any) -> Any:
+        b = self.builder
+        return b.and_(self.origin_ok, b.icmp_unsigned("<", gr, self.rows))
+
+    def element_pointer(self, gr: Any, gc: Any) -> Any:
+        """Address of ``a[gr, gc]``; dereferenced only where it lies inside the input."""
+        b = self.builder
+        row = b.gep(self.bytes, [b.mul(gr, self.stride0)])
+        return b.gep(b.bitcast(row, self.mem.as_pointer()), [gc])
+
+    def element(self, gr: Any, gc: Any, row_ok: Any) -> Any:
+        """``a[gr, gc]``, or 0 outside the input."""
+        b = self.builder
+        slot = cgutils.alloca_once_value(b, ir.Constant(self.mem, None))
+        inside = b.and_(row_ok, b.icmp_unsigned("<", gc, self.cols))
+        with b.if_then(inside, likely=True):
+            b.store(b.load(self.element_pointer(gr, gc)), slot)
+        return b.load(slot)
+
+
+def _runs(builder: ir.IRBuilder, total: int, body: Any) -> None:
+    """``body(k)`` for the runs ``k = tid, tid + T, ... < total`` of this thread."""
+    start = tb.linear_tid(builder)
+    step = tb.threads_per_block(builder)
+    with cgutils.for_range_slice(builder, start, _c(total), step, _I64) as (k, _):
+        body(k)
+
+
+def _cp_async(builder: ir.IRBuilder, dst: Any, src: Any, size: int, src_bytes: Any) -> None:
+    kind = "cg" if size == 16 else "ca"
+    text = (
+        "{\n\t.reg .u64 %ssd, %ssg;\n\tcvta.to.shared.u64 %ssd, $0;\n"
+        "\tcvta.to.global.u64 %ssg, $1;\n"
+        f"\tcp.async.{kind}.shared.global [%ssd], [%ssg], {size}, $2;\n}}"
+    )
+    fnty = ir.FunctionType(ir.VoidType(), [_I64, _I64, _I32])
+    asm = ir.InlineAsm(fnty, text, "l,l,r,~{memory}", side_effect=True)
+    builder.call(asm, [builder.ptrtoint(dst, _I64), builder.ptrtoint(src, _I64), src_bytes])
+
+
+def _plain_asm(builder: ir.IRBuilder, text: str) -> None:
+    asm = ir.InlineAsm(ir.FunctionType(ir.VoidType(), []), text, "~{memory}", side_effect=True)
+    builder.call(asm, [])
+
+
+def _fill_async(typingctx: Any, t: Any, a: Any, origin: Any) -> Any:
+    size, origin_types = _type_fill("shared.fill_async", t, a, origin)
+    itemsize = t.dtype.bitwidth // 8
+    n = size // itemsize
+    rows = t.shape[0] if t.ndim == 2 else 1
+    per_row = t.shape[-1] // n
+    storage_row = t.storage[-1]
+
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        raw = [args[2]] if t.ndim == 1 else cgutils.unpack_tuple(builder, args[2], 2)
+        origin_vals = [
+            context.cast(builder, v, ty, types.int64)
+            for v, ty in zip(raw, origin_types, strict=True)
+        ]
+        src = _Source(context, builder, a, args[1], origin_vals)
+        data, _, _ = tb.holder_parts(context, builder, t, args[0])
+        mem = context.get_data_type(t.dtype)
+        tile = builder.bitcast(data, mem.as_pointer())
+
+        def body(k: Any) -> None:
+            i = builder.udiv(k, _c(per_row))
+            j = builder.mul(builder.urem(k, _c(per_row)), _c(n))
+            dst = builder.gep(tile, [builder.add(builder.mul(i, _c(storage_row)), j)])
+            gr = builder.add(src.r0, i)
+            gc = builder.add(src.c0, j)
+            row_ok = src.row_inside(gr)
+            start_ok = builder.and_(row_ok, builder.icmp_unsigned("<", gc, src.cols))
+            first = src.element_pointer(gr, gc)
+            misalign = builder.and_(builder.ptrtoint(first, _I64), _c(size - 1))
+            fast = builder.and_(start_ok, builder.icmp_unsigned("==", misalign, _c(0)))
+            with builder.if_else(fast, likely=True) as (then, otherwise):
+                with then:
+                    left = builder.sub(src.cols, gc)  # >= 1 here
+                    inside = builder.select(builder.icmp_unsigned("<", left, _c(n)), left, _c(n))
+                    nbytes = builder.trunc(builder.mul(inside, _c(itemsize)), _I32)
+                    _cp_async(builder, dst, first, size, nbytes)
+                with otherwise:
+                    for e in range(n):
+                        gce = builder.add(gc, _c(e))
+                        builder.store(src.element(gr, gce, row_ok), builder.gep(dst, [_c(e)]))
+
+        _runs(builder, rows * per_row, body)
+        return context.get_dummy_value()
+
+    return types.none(t, a, origin), codegen
+
+
+def _fill_transposed(typingctx: Any, t: Any, a: Any, origin: Any) -> Any:
+    size, origin_types = _type_fill("shared.fill_transposed", t, a, origin)
+    itemsize = t.dtype.bitwidth // 8
+    n = size // itemsize
+    k_len, m_len = t.shape  # the tile is (K, M); the source rectangle M rows x K columns
+    per_row = k_len // n
+    storage_row = t.storage[-1]
+
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        raw = cgutils.unpack_tuple(builder, args[2], 2)
+        origin_vals = [
+            context.cast(builder, v, ty, types.int64)
+            for v, ty in zip(raw, origin_types, strict=True)
+        ]
+        src = _Source(context, builder, a, args[1], origin_vals)
+        data, _, _ = tb.holder_parts(context, builder, t, args[0])
+        mem = context.get_data_type(t.dtype)
+        tile = builder.bitcast(data, mem.as_pointer())
+
+        def body(k: Any) -> None:
+            r = builder.udiv(k, _c(per_row))  # the source row (the tile's column)
+            c = builder.mul(builder.urem(k, _c(per_row)), _c(n))  # its first source column
+            gr = builder.add(src.r0, r)
+            gc = builder.add(src.c0, c)
+            row_ok = src.row_inside(gr)
+            whole = builder.and_(
+                row_ok,
+                builder.and_(
+                    builder.icmp_unsigned("<", gc, src.cols),
+                    builder.icmp_unsigned("<=", _c(n), builder.sub(src.cols, gc)),
+                ),
+            )
+            first = src.element_pointer(gr, gc)
+            misalign = builder.and_(builder.ptrtoint(first, _I64), _c(size - 1))
+            fast = builder.and_(whole, builder.icmp_unsigned("==", misalign, _c(0)))
+            slots = [cgutils.alloca_once(builder, mem) for _ in range(n)]
+            with builder.if_else(fast, likely=True) as (then, otherwise):
+                with then:
+                    vty = ir.VectorType(mem, n)
+                    vec = builder.load(builder.bitcast(first, vty.as_pointer()), align=size)
+                    for e, slot in enumerate(slots):
+                        builder.store(builder.extract_element(vec, ir.Constant(_I32, e)), slot)
+                with otherwise:
+                    for e, slot in enumerate(slots):
+                        builder.store(src.element(gr, builder.add(gc, _c(e)), row_ok), slot)
+            for e, slot in enumerate(slots):
+                at = builder.add(builder.mul(builder.add(c, _c(e)), _c(storage_row)), r)
+                builder.store(builder.load(slot), builder.gep(tile, [at]))
+
+        _runs(builder, m_len * per_row, body)
+        return context.get_dummy_value()
+
+    return types.none(t, a, origin), codegen
+
+
+def _commit_group(typingctx: Any) -> Any:
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        _plain_asm(builder, "cp.async.commit_group;")
+        return context.get_dummy_value()
+
+    return types.none(), codegen
+
+
+def _wait_group(typingctx: Any, n: Any) -> Any:
+    if not isinstance(n, types.IntegerLiteral):
+        if isinstance(n, types.Integer):
+            return None  # the literal attempt's message stands
+        raise errors.TypingError("simtsafe: " + str(wait_refusal(n)))
+    count = n.literal_value
+    refusal = wait_refusal(count)
+    if refusal is not None:
+        raise errors.TypingError("simtsafe: " + refusal)
+
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        _plain_asm(builder, f"cp.async.wait_group {count};")
+        return context.get_dummy_value()
+
+    return types.none(n), codegen
+
+
+def _wait_all(typingctx: Any) -> Any:
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        _plain_asm(builder, "cp.async.wait_all;")
+        return context.get_dummy_value()
+
+    return types.none(), codegen
+
+
+_BUILTINS = {
+    "__ss_shared_fill_async": tb.literal_intrinsic(_fill_async),
+    "__ss_shared_fill_transposed": tb.literal_intrinsic(_fill_transposed),
+    "__ss_shared_commit_group": tb.literal_intrinsic(_commit_group),
+    "__ss_shared_wait_group": tb.literal_intrinsic(_wait_group),
+    "__ss_shared_wait_all": tb.literal_intrinsic(_wait_all),
+}
+
+
+def builtins() -> dict[str, Any]:
+    """The ``__ss_shared_*`` names of the whole-tile fills and the copy groups."""
+    return dict(_BUILTINS)

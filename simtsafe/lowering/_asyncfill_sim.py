@@ -1,0 +1,176 @@
+"""Simulator twins of ``shared.fill_async`` / ``fill_transposed`` and the copy groups.
+
+The same runs per thread and the same values as the compiled form
+(``_asyncfill``), the same refusals (``_fillrule``). An asynchronous copy
+**lands when the thread waits for its group**, not when it is issued: the
+thread keeps its copies (not yet closed, then in closed groups, oldest
+first), ``wait_group(n)`` performs every group but the ``n`` newest,
+``wait_all()`` all of them, and copies never waited for never land. So a
+missing wait leaves the tile as it was (``simtsafe.sim.check`` reports a use
+of an element nobody wrote as ``uninitialized``), and the writes are
+recorded at the wait, by the thread that waits.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, NoReturn
+
+import numpy as np
+
+from .._errors import SafetyError
+from . import _simrt
+from ._fillrule import fill_refusal, run_bytes, wait_refusal
+
+__all__ = ["builtins"]
+
+_LOCAL = threading.local()
+
+
+def _reject(message: str) -> NoReturn:
+    raise SafetyError("simtsafe: " + message, rule="typing")
+
+
+class _Copies:
+    """One simulated thread's copies in flight: the open group and the closed ones."""
+
+    def __init__(self) -> None:
+        self.open: list[tuple[Any, tuple[int, ...], Any, tuple[int, ...]]] = []
+        self.closed: list[list[tuple[Any, tuple[int, ...], Any, tuple[int, ...]]]] = []
+
+
+def _copies() -> _Copies:
+    """The calling simulated thread's copies (a fresh set for a new simulated thread)."""
+    runtime = getattr(_simrt._local, "runtime", None)
+    holder = runtime if runtime is not None else threading.current_thread()
+    where = _simrt.geometry()
+    if getattr(_LOCAL, "holder", None) is not holder or getattr(_LOCAL, "where", None) != where:
+        _LOCAL.holder, _LOCAL.where, _LOCAL.copies = holder, where, _Copies()
+    copies: _Copies = _LOCAL.copies
+    return copies
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_)
+
+
+def _check(what: str, t: Any, a: Any, origin: Any) -> tuple[int, tuple[int, int]]:
+    """The arguments' refusal, as the compiled form's; returns (run bytes, (r0, c0))."""
+    from ._sim import SimDisjointSlice
+    from ._tiles_sim import SimLocalArray, SimSharedTile
+
+    if not isinstance(t, SimSharedTile):
+        _reject(f"{what} fills a shared tile (shared.tile); got {type(t).__name__}")
+    ndim = len(t._shape)
+    if isinstance(a, SimDisjointSlice | SimSharedTile | SimLocalArray):
+        source = type(a).__name__
+    else:
+        source = "input" if hasattr(a, "shape") and hasattr(a, "dtype") else type(a).__name__
+    arr = a
+    origin_ok = (ndim == 1 and _is_int(origin)) or (
+        ndim == 2 and isinstance(origin, tuple) and len(origin) == 2 and all(map(_is_int, origin))
+    )
+    itemsize = t._arr.dtype.itemsize
+    if what == "shared.fill_transposed":
+        run = run_bytes(t._shape[0], t._shape[0], itemsize) if ndim == 2 else 4
+    else:
+        run = run_bytes(t._shape[-1], t._arr.shape[-1], itemsize)
+    strides = getattr(arr, "strides", None)
+    contiguous = source == "input" and (
+        strides is None or strides[-1] == arr.dtype.itemsize or arr.shape[-1] <= 1
+    )
+    refusal = fill_refusal(
+        what,
+        tile_ndim=ndim,
+        dynamic=False,
+        readonly=t._readonly,
+        source=source,
+        source_ndim=len(arr.shape) if source == "input" else 0,
+        contiguous=contiguous,
+        same_dtype=source == "input" and arr.dtype == t._arr.dtype,
+        origin_ok=origin_ok,
+        run=run,
+    )
+    if refusal is not None:
+        _reject(refusal)
+    assert run is not None
+    r0, c0 = (0, int(origin)) if ndim == 1 else (int(origin[0]), int(origin[1]))
+    return run, (r0, c0)
+
+
+def _runs(total: int) -> range:
+    (_, (tx, ty, tz), (nx, ny, nz), _) = _simrt.geometry()
+    tid = tx + nx * (ty + ny * tz)
+    return range(tid, total, nx * ny * nz)
+
+
+def _source(a: Any, gr: int, gc: int) -> Any:
+    """``a[gr, gc]`` (1D: ``a[gc]``, gr == 0), 0 outside."""
+    if len(a.shape) == 1:
+        return a[gc] if gr == 0 and 0 <= gc < a.shape[0] else a.dtype.type(0)
+    if 0 <= gr < a.shape[0] and 0 <= gc < a.shape[1]:
+        return a[gr, gc]
+    return a.dtype.type(0)
+
+
+def fill_async(t: Any, a: Any, origin: Any) -> None:
+    size, (r0, c0) = _check("shared.fill_async", t, a, origin)
+    n = size // t._arr.dtype.itemsize
+    rows = t._shape[0] if len(t._shape) == 2 else 1
+    per_row = t._shape[-1] // n
+    copies = _copies()
+    for k in _runs(rows * per_row):
+        i, j = divmod(k, per_row)
+        for e in range(n):
+            idx = (i, j * n + e) if len(t._shape) == 2 else (j * n + e,)
+            copies.open.append((t, idx, a, (r0 + i, c0 + j * n + e)))
+
+
+def fill_transposed(t: Any, a: Any, origin: Any) -> None:
+    size, (r0, c0) = _check("shared.fill_transposed", t, a, origin)
+    n = size // t._arr.dtype.itemsize
+    per_row = t._shape[0] // n
+    for k in _runs(t._shape[1] * per_row):
+        r, q = divmod(k, per_row)
+        for e in range(n):
+            t._store((q * n + e, r), _source(a, r0 + r, c0 + q * n + e))
+
+
+def _land(group: list[tuple[Any, tuple[int, ...], Any, tuple[int, ...]]]) -> None:
+    for t, idx, a, (gr, gc) in group:
+        t._store(idx, _source(a, gr, gc))
+
+
+def commit_group() -> None:
+    copies = _copies()
+    copies.closed.append(copies.open)
+    copies.open = []
+
+
+def wait_group(n: Any) -> None:
+    refusal = wait_refusal(n)
+    if refusal is not None:
+        _reject(refusal)
+    copies = _copies()
+    keep = len(copies.closed) - int(n)
+    for group in copies.closed[: max(keep, 0)]:
+        _land(group)
+    copies.closed = copies.closed[max(keep, 0) :]
+
+
+def wait_all() -> None:
+    copies = _copies()
+    for group in [*copies.closed, copies.open]:
+        _land(group)
+    copies.closed, copies.open = [], []
+
+
+def builtins() -> dict[str, Any]:
+    """The ``__ss_shared_*`` names of the whole-tile fills and copy groups on the simulator."""
+    return {
+        "__ss_shared_fill_async": fill_async,
+        "__ss_shared_fill_transposed": fill_transposed,
+        "__ss_shared_commit_group": commit_group,
+        "__ss_shared_wait_group": wait_group,
+        "__ss_shared_wait_all": wait_all,
+    }

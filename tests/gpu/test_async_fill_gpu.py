@@ -1,0 +1,40 @@
+"""``shared.fill_async`` / ``fill_transposed`` on a real GPU (cp.async needs sm_80+): the
+simulator's values (tests/sim/test_async_fill_sim.py), zeros past the input's edges."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numba import cuda
+
+from tests.kernels import load_kernel_module
+from tests.kernels.async_fill_rules import DOUBLE_BUFFER, ONE_STAGE, TRANSPOSED
+from tests.sim.test_async_fill_sim import _run2, _window
+
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("gpu")]
+
+
+@pytest.mark.parametrize(("r0", "c0"), [(0, 0), (1, 3), (5, 9), (-2, -1), (0, 8)])
+def test_one_stage_copies_the_window_and_zeros_outside(tmp_path: Path, r0: int, c0: int) -> None:
+    got = _run2(load_kernel_module(tmp_path, ONE_STAGE), 64, r0, c0)
+    np.testing.assert_array_equal(got, _window(r0, c0, 4, 16).ravel())
+
+
+def test_double_buffer_sums_every_stage(tmp_path: Path) -> None:
+    n = 10
+    a = np.random.default_rng(7).integers(0, 50, 64 * n).astype(np.float32)
+    out = cuda.to_device(np.zeros(64, np.float32))
+    load_kernel_module(tmp_path, DOUBLE_BUFFER).k.prepare(grid=1, block=64)(
+        out, cuda.to_device(a), np.int64(n)
+    )
+    t = np.arange(64)
+    want = sum(a[64 * s + (t + s) % 64] for s in range(n))
+    np.testing.assert_array_equal(out.copy_to_host(), want)
+
+
+@pytest.mark.parametrize(("r0", "c0"), [(0, 0), (2, 13), (-3, 5), (0, 4)])
+def test_transposed_fill(tmp_path: Path, r0: int, c0: int) -> None:
+    got = _run2(load_kernel_module(tmp_path, TRANSPOSED), 128, r0, c0)
+    np.testing.assert_array_equal(got, _window(r0, c0, 16, 8).T.ravel())

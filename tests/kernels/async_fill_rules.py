@@ -1,0 +1,212 @@
+"""``simtsafe.shared.fill_async`` (cp.async) and ``fill_transposed``: the accepted kernels and
+the refusals, with the fragment of each message and the line marked ``# BAD``.
+
+Refused kernels fail at decoration (the tile's phases, ``rule="tile-phase"``) or when compiled
+/ run (typing). The accepted kernels:
+
+* ``ONE_STAGE``: ``k(out, a, r0, c0)`` fills a 4 x 16 tile padded to rows of 20 from the 2D
+  input ``a`` at ``(r0, c0)`` (zeros past its edges), waits, syncs, and thread ``t`` of a
+  64-thread block writes ``t[t // 16, t % 16]``.
+* ``DOUBLE_BUFFER``: ``k(out, a, n)`` sums ``n`` (even) stages of 64 elements of the 1D ``a``
+  through two tiles: stage ``s + 1`` is copied while stage ``s`` is read (the loop is written
+  for two stages per iteration, so each tile has its own lines: the phase analysis follows
+  tiles by name, not the parity of a stage number). Thread ``t`` adds ``a[64 s + (t + s) % 64]``.
+* ``TRANSPOSED``: ``k(out, a, r0, c0)`` fills the 8 x 16 tile with ``t[c, r] = a[r0 + r,
+  c0 + c]``; thread ``t`` of a 128-thread block writes ``t[t // 16, t % 16]``.
+"""
+
+from __future__ import annotations
+
+__all__ = ["DOUBLE_BUFFER", "ONE_STAGE", "REFUSED", "TRANSPOSED"]
+
+
+def _k(sig: str, block: int, body: str) -> str:
+    return (
+        f"@ss.kernel(contract=ss.LaunchContract(domain=1, block={block}))\n"
+        f"def k(out: DisjointSlice[np.float32], {sig}) -> None:\n"
+        "    w = thread.index_1d()\n"
+        + "".join(f"    {line}\n" for line in body.strip("\n").splitlines())
+    )
+
+
+_SIG2 = "a: In2D[np.float32], r0: np.int64, c0: np.int64"
+_TILE = "t = ss.shared.tile((4, 16), np.float32, pad=4)\n"
+_FILL = "ss.shared.fill_async(t, a, (r0, c0))\n"
+_READ = "out[w] = t[cuda.threadIdx.x // 16, cuda.threadIdx.x % 16]\n"
+
+ONE_STAGE = _k(
+    _SIG2,
+    64,
+    _TILE + _FILL + "ss.shared.commit_group()\nss.shared.wait_group(0)\nss.block.sync()\n" + _READ,
+)
+
+
+def _double(first_wait: str = "ss.shared.wait_group(1)", bad: str = "read") -> str:
+    read_mark, fill_mark = ("  # BAD", "") if bad == "read" else ("", "  # BAD")
+    barrier = "" if bad == "fill" else "    ss.block.sync()\n"
+    return _k(
+        "a: In[np.float32], n: np.int64",
+        64,
+        "t0 = ss.shared.tile(64, np.float32)\n"
+        "t1 = ss.shared.tile(64, np.float32)\n"
+        "acc = np.float32(0)\n"
+        "ss.shared.fill_async(t0, a, 0)\n"
+        "ss.shared.commit_group()\n"
+        "for s in range(0, n, 2):\n"
+        "    ss.shared.fill_async(t1, a, (s + 1) * 64)\n"
+        "    ss.shared.commit_group()\n"
+        f"    {first_wait}\n"
+        "    ss.block.sync()\n"
+        f"    acc += t0[(cuda.threadIdx.x + s) % 64]{read_mark}\n"
+        f"{barrier}"
+        f"    ss.shared.fill_async(t0, a, (s + 2) * 64){fill_mark}\n"
+        "    ss.shared.commit_group()\n"
+        "    ss.shared.wait_group(1)\n"
+        "    ss.block.sync()\n"
+        "    acc += t1[(cuda.threadIdx.x + s + 1) % 64]\n"
+        "    ss.block.sync()\n"
+        "ss.shared.wait_all()\n"
+        "out[w] = acc\n",
+    )
+
+
+DOUBLE_BUFFER = _double().replace("  # BAD", "")
+
+TRANSPOSED = _k(
+    _SIG2,
+    128,
+    "t = ss.shared.tile((8, 16), np.float32)\n"
+    "ss.shared.fill_transposed(t, a, (r0, c0))\n"
+    "ss.block.sync()\n"
+    "out[w] = t[cuda.threadIdx.x // 16, cuda.threadIdx.x % 16]\n",
+)
+
+_ASYNC_READ = "filled asynchronously at line"
+
+#: case -> (kernel source, fragment of the refusal)
+REFUSED: dict[str, tuple[str, str]] = {
+    "read-before-the-wait": (
+        _k(
+            _SIG2, 64, _TILE + _FILL + "ss.shared.commit_group()\nss.block.sync()\n" + _READ
+        ).replace("% 16]\n", "% 16]  # BAD\n"),
+        _ASYNC_READ,
+    ),
+    "wait-without-a-barrier": (
+        _k(
+            _SIG2,
+            64,
+            _TILE + _FILL + "ss.shared.commit_group()\nss.shared.wait_group(0)\n" + _READ,
+        ).replace("% 16]\n", "% 16]  # BAD\n"),
+        "and after the wait for it",
+    ),
+    "barrier-before-the-wait": (
+        _k(
+            _SIG2,
+            64,
+            _TILE
+            + _FILL
+            + "ss.shared.commit_group()\nss.block.sync()\nss.shared.wait_all()\n"
+            + _READ,
+        ).replace("% 16]\n", "% 16]  # BAD\n"),
+        _ASYNC_READ,
+    ),
+    "wait-leaves-its-group-in-flight": (
+        _k(
+            _SIG2,
+            64,
+            _TILE + _FILL + "ss.shared.commit_group()\nss.shared.wait_group(1)\n"
+            "ss.block.sync()\n" + _READ,
+        ).replace("% 16]\n", "% 16]  # BAD\n"),
+        _ASYNC_READ,
+    ),
+    "group-never-closed": (
+        _k(_SIG2, 64, _TILE + _FILL + "ss.shared.wait_group(0)\nss.block.sync()\n" + _READ).replace(
+            "% 16]\n", "% 16]  # BAD\n"
+        ),
+        _ASYNC_READ,
+    ),
+    "double-buffer-reads-the-stage-in-flight": (
+        _double(first_wait="ss.shared.wait_group(2)"),
+        _ASYNC_READ,
+    ),
+    "fill-into-the-tile-being-read": (
+        _double(bad="fill"),
+        "is read by index at line",
+    ),
+    "fill-again-while-in-flight": (
+        _k(
+            _SIG2,
+            64,
+            _TILE + _FILL + "ss.shared.fill_async(t, a, (r0, c0 + 16))  # BAD\n"
+            "ss.shared.wait_all()\nss.block.sync()\n" + _READ,
+        ),
+        "is filled again while its asynchronous fill at line",
+    ),
+    "witness-write-during-the-fill": (
+        _k(
+            _SIG2,
+            64,
+            _TILE + _FILL + "v = thread.local_index_2d()\nt[v] = np.float32(1)  # BAD\n"
+            "ss.shared.wait_all()\nss.block.sync()\n" + _READ,
+        ),
+        "is filled asynchronously at line",
+    ),
+    "own-element-read-back": (
+        _k(
+            _SIG2,
+            64,
+            _TILE + _FILL + "ss.shared.wait_all()\nv = thread.local_index_2d()\n"
+            "out[w] = t[v]  # BAD\n",
+        ),
+        "is read through a witness at line",
+    ),
+    "wait-count-not-a-literal": (
+        _k(
+            _SIG2,
+            64,
+            _TILE + _FILL + "ss.shared.commit_group()\nss.shared.wait_group(r0)  # BAD\n"
+            "ss.block.sync()\n" + _READ,
+        ),
+        "shared.wait_group(n) takes one int literal n",
+    ),
+    "transposed-read-without-a-barrier": (
+        TRANSPOSED.replace("    ss.block.sync()\n", "").replace("% 16]\n", "% 16]  # BAD\n"),
+        "filled (transposed) at line",
+    ),
+    "transposed-and-witness-fill": (
+        TRANSPOSED.replace(
+            "    ss.block.sync()\n",
+            "    v = thread.local_index_2d()\n    t[v] = np.float32(0)  # BAD\n    ss.block.sync()\n",
+        ),
+        "is filled transposed at line",
+    ),
+    "from-an-output": (
+        _k(
+            _SIG2,
+            64,
+            "t = ss.shared.tile(16, np.float32)\n"
+            "ss.shared.fill_async(t, out, 0)  # BAD\nss.shared.wait_all()\n"
+            "ss.block.sync()\nout[w] = t[0]\n",
+        ),
+        "copies from an In[...] input array",
+    ),
+    "another-element-type": (
+        _k(
+            "a: In2D[np.float64], r0: np.int64, c0: np.int64",
+            64,
+            _TILE + "ss.shared.fill_async(t, a, (r0, c0))  # BAD\nss.shared.wait_all()\n"
+            "ss.block.sync()\n" + _READ,
+        ),
+        "the tile's element type must be the input's",
+    ),
+    "rows-not-a-multiple-of-4-bytes": (
+        _k(
+            "a: In2D[np.int16], r0: np.int64, c0: np.int64",
+            64,
+            "t = ss.shared.tile((4, 3), np.int16)\n"
+            "ss.shared.fill_async(t, a, (r0, c0))  # BAD\nss.shared.wait_all()\n"
+            "ss.block.sync()\nout[w] = t[0, 0]\n",
+        ),
+        "must be a multiple of 4 bytes long",
+    ),
+}

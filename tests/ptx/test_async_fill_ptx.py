@@ -1,0 +1,85 @@
+"""``shared.fill_async`` / ``fill_transposed`` on the real target (NVVM, no GPU): the cp.async
+instructions, the transposed fill's vector loads, PTX that ptxas accepts (through nvJitLink)
+for sm_90, and the refusals of tests/kernels/async_fill_rules.py."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.kernels import assert_refused, load_kernel_module
+from tests.kernels.async_fill_rules import DOUBLE_BUFFER, ONE_STAGE, REFUSED, TRANSPOSED
+
+pytestmark = pytest.mark.ptx
+
+CC = (9, 0)
+
+
+def _body(tmp_path: Path, source: str) -> tuple[str, str]:
+    ptx = load_kernel_module(tmp_path, source).k.ptx(cc=CC)
+    return ptx, ptx.split(".entry", 1)[1]
+
+
+def _assembles(ptx: str) -> None:
+    """ptxas (inside nvJitLink) turns the PTX into a cubin for sm_90."""
+    nvjitlink = pytest.importorskip("cuda.bindings.nvjitlink")
+    handle = nvjitlink.create(1, ["-arch=sm_90"])
+    data = ptx.encode()
+    nvjitlink.add_data(handle, nvjitlink.InputType.PTX, data, len(data), "k")
+    try:
+        nvjitlink.complete(handle)
+    except Exception:  # pragma: no cover - the log says why
+        log = bytearray(nvjitlink.get_error_log_size(handle))
+        nvjitlink.get_error_log(handle, log)
+        raise AssertionError(log.decode()) from None
+    assert nvjitlink.get_linked_cubin_size(handle) > 0
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED))
+def test_refused(tmp_path: Path, case: str) -> None:
+    assert_refused(tmp_path, *REFUSED[case], lambda mod: mod.k.ptx(cc=CC))
+
+
+def test_one_stage_is_cp_async_with_a_src_size_and_its_group(tmp_path: Path) -> None:
+    ptx, body = _body(tmp_path, ONE_STAGE)
+    # 4 x 16 floats: runs of 16 bytes, .cg, src-size from a register (zero-fill past the row)
+    assert re.findall(r"cp\.async\.cg\.shared\.global \[%\w+\], \[%\w+\], 16, %r\d+;", body)
+    assert "cp.async.ca" not in body
+    assert body.count("cp.async.commit_group;") == 1
+    assert body.count("cp.async.wait_group 0;") == 1
+    assert body.index("cp.async.wait_group 0;") < body.index("bar.sync")
+    _assembles(ptx)
+
+
+def test_double_buffer_waits_for_all_but_the_newest_group(tmp_path: Path) -> None:
+    ptx, body = _body(tmp_path, DOUBLE_BUFFER)
+    # 1D tiles of 64 floats: 16-byte runs; the prologue's fill and the loop's two
+    assert len(re.findall(r"cp\.async\.cg\.shared\.global", body)) >= 3
+    assert body.count("cp.async.wait_group 1;") == 2
+    assert body.count("cp.async.wait_all;") == 1
+    _assembles(ptx)
+
+
+@pytest.mark.parametrize(("cols", "size"), [(2, 8), (3, 4)])
+def test_small_rows_copy_4_or_8_bytes_with_ca(tmp_path: Path, cols: int, size: int) -> None:
+    src = ONE_STAGE.replace("(4, 16), np.float32, pad=4", f"(4, {cols}), np.float32").replace(
+        "out[w] = t[cuda.threadIdx.x // 16, cuda.threadIdx.x % 16]", "out[w] = t[0, 1]"
+    )
+    ptx, body = _body(tmp_path, src)
+    pattern = rf"cp\.async\.ca\.shared\.global \[%\w+\], \[%\w+\], {size}, %r\d+;"
+    assert re.findall(pattern, body)
+    _assembles(ptx)
+
+
+def test_tiles_are_16_byte_aligned(tmp_path: Path) -> None:
+    ptx, _ = _body(tmp_path, ONE_STAGE)
+    assert re.search(r"\.shared \.align 16 \.b8 \w*_simtsafe_tile", ptx)
+
+
+def test_transposed_fill_reads_rows_with_vector_loads(tmp_path: Path) -> None:
+    ptx, body = _body(tmp_path, TRANSPOSED)
+    assert re.findall(r"ld\.global(?:\.nc)?\.v4\.f32", body)
+    assert "cp.async" not in body
+    _assembles(ptx)

@@ -1,0 +1,99 @@
+"""``shared.fill_async`` / ``fill_transposed`` on the simulator: the device's values (zeros
+past the input's edges), copies that land at the wait (a kernel without one reads the tile
+as it was), and the refusals of tests/kernels/async_fill_rules.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from numba import cuda
+
+from tests.kernels import assert_refused, load_kernel_module
+from tests.kernels.async_fill_rules import DOUBLE_BUFFER, ONE_STAGE, REFUSED, TRANSPOSED
+
+pytestmark = pytest.mark.sim
+
+A = np.arange(1, 7 * 21 + 1, dtype=np.float32).reshape(7, 21)
+
+
+def _window(r0: int, c0: int, rows: int, cols: int) -> np.ndarray:
+    """``A[r0:r0+rows, c0:c0+cols]`` with zeros outside ``A``."""
+    out = np.zeros((rows, cols), np.float32)
+    for i in range(rows):
+        for j in range(cols):
+            if 0 <= r0 + i < A.shape[0] and 0 <= c0 + j < A.shape[1]:
+                out[i, j] = A[r0 + i, c0 + j]
+    return out
+
+
+def _run2(mod: Any, threads: int, r0: int, c0: int) -> np.ndarray:
+    out = cuda.to_device(np.full(threads, -1, np.float32))
+    mod.k.prepare(grid=1, block=threads)(out, cuda.to_device(A), np.int64(r0), np.int64(c0))
+    return out.copy_to_host()
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED))
+def test_refused(tmp_path: Path, case: str) -> None:
+    def act(mod: Any) -> object:
+        if "n: np.int64" in REFUSED[case][0]:
+            out = cuda.to_device(np.zeros(64, np.float32))
+            return mod.k.prepare(grid=1, block=64)(out, cuda.to_device(A.ravel()), np.int64(2))
+        a = A if "np.float32]" in REFUSED[case][0].split("a: In2D")[-1][:14] else None
+        if a is None:
+            dtype = np.float64 if "np.float64" in REFUSED[case][0] else np.int16
+            a = A.astype(dtype)
+        threads = 128 if "(8, 16)" in REFUSED[case][0] else 64
+        out = cuda.to_device(np.zeros(threads, np.float32))
+        return mod.k.prepare(grid=1, block=threads)(
+            out, cuda.to_device(a), np.int64(0), np.int64(0)
+        )
+
+    assert_refused(tmp_path, *REFUSED[case], act)
+
+
+@pytest.mark.parametrize(("r0", "c0"), [(0, 0), (1, 3), (5, 9), (-2, -1)])
+def test_one_stage_copies_the_window_and_zeros_outside(tmp_path: Path, r0: int, c0: int) -> None:
+    got = _run2(load_kernel_module(tmp_path, ONE_STAGE), 64, r0, c0)
+    np.testing.assert_array_equal(got, _window(r0, c0, 4, 16).ravel())
+
+
+def test_a_copy_lands_at_the_wait(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A wait that waits for nothing (as a kernel without its wait: Tier 2, the phase
+    analysis refuses it in Tier 1) leaves the tile as it was: the copies are still held by
+    their threads, and the tile reads the zeros the simulator allocates it with."""
+    from simtsafe import lowering
+    from simtsafe.lowering import _asyncfill_sim
+
+    real = _asyncfill_sim.builtins
+
+    def no_wait() -> dict[str, Any]:
+        names = real()
+        names["__ss_shared_wait_group"] = lambda n: None
+        return names
+
+    monkeypatch.setattr(_asyncfill_sim, "builtins", no_wait)
+    lowering._builtins.cache_clear()  # type: ignore[attr-defined]
+    monkeypatch.setattr(lowering, "_builtins", lowering._builtins.__wrapped__)  # type: ignore[attr-defined]
+    got = _run2(load_kernel_module(tmp_path, ONE_STAGE), 64, 0, 0)
+    assert not got.any()
+
+
+def test_double_buffer_sums_every_stage(tmp_path: Path) -> None:
+    n = 6
+    a = np.random.default_rng(7).integers(0, 50, 64 * n).astype(np.float32)
+    out = cuda.to_device(np.zeros(64, np.float32))
+    load_kernel_module(tmp_path, DOUBLE_BUFFER).k.prepare(grid=1, block=64)(
+        out, cuda.to_device(a), np.int64(n)
+    )
+    t = np.arange(64)
+    want = sum(a[64 * s + (t + s) % 64] for s in range(n))
+    np.testing.assert_array_equal(out.copy_to_host(), want)
+
+
+@pytest.mark.parametrize(("r0", "c0"), [(0, 0), (2, 13), (-3, 5)])
+def test_transposed_fill(tmp_path: Path, r0: int, c0: int) -> None:
+    got = _run2(load_kernel_module(tmp_path, TRANSPOSED), 128, r0, c0)
+    np.testing.assert_array_equal(got, _window(r0, c0, 16, 8).T.ravel())
