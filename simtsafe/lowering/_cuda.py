@@ -1022,6 +1022,9 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     from . import _vec
 
     names.update(_vec.builtins())
+    from . import _mma  # imports this module: bound late
+
+    names.update(_mma.builtins(proven_domain=proven_domain))
     from . import _append, _hash  # import this module: bound late
 
     names.update(_append.builtins())
