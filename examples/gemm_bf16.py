@@ -1,3 +1,5 @@
+# pyright: basic
+# (the raw twin's llvmlite/Numba extension code is untyped, Tier 3; mypy --strict checks it all)
 """bf16 matrix multiply on tensor cores, ``c = a @ b`` with fp32 accumulation (Tier 1).
 
 ``a`` is M x K and ``b`` is K x N, both row-major bf16; ``c`` is M x N float32.
@@ -134,9 +136,7 @@ def _raw_ldmatrix(count: int) -> Any:
         sig = nb_types.UniTuple(nb_types.uint32, count)(arr, offset)
 
         def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> Any:
-            from numba.cuda.np.arrayobj import make_array
-
-            data = make_array(signature.args[0])(context, builder, args[0]).data
+            data = builder.extract_value(args[0], 4)  # Numba's array struct: member 4 is data
             ptr = builder.gep(data, [args[1]])
             shared = ir.PointerType(ir.IntType(16), 3)
             addr = builder.ptrtoint(builder.addrspacecast(ptr, shared), _I64)
@@ -160,8 +160,7 @@ _raw_ldmatrix_a = _raw_ldmatrix(4)
 _raw_ldmatrix_b = _raw_ldmatrix(2)
 
 
-@intrinsic
-def _raw_mma(typingctx: Any, a: Any, b: Any, c: Any) -> Any:
+def _raw_mma_typer(typingctx: Any, a: Any, b: Any, c: Any) -> Any:
     acc = nb_types.UniTuple(nb_types.float32, 4)
     text = (
         "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
@@ -169,13 +168,9 @@ def _raw_mma(typingctx: Any, a: Any, b: Any, c: Any) -> Any:
     )
 
     def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> Any:
-        from numba.cuda import cgutils
-
         f32 = ir.FloatType()
         ops = [
-            *cgutils.unpack_tuple(builder, args[0], 4),
-            *cgutils.unpack_tuple(builder, args[1], 2),
-            *cgutils.unpack_tuple(builder, args[2], 4),
+            builder.extract_value(args[i], k) for i, n in ((0, 4), (1, 2), (2, 4)) for k in range(n)
         ]
         fty = ir.FunctionType(ir.LiteralStructType([f32] * 4), [_I32] * 6 + [f32] * 4)
         asm = ir.InlineAsm(fty, text, ",".join(["=f"] * 4 + ["r"] * 6 + ["f"] * 4), True)
@@ -184,6 +179,8 @@ def _raw_mma(typingctx: Any, a: Any, b: Any, c: Any) -> Any:
 
     return acc(a, b, c), codegen
 
+
+_raw_mma = intrinsic(_raw_mma_typer)
 
 _PA = BK + PAD  # 40: the A tile's row pitch
 _PB = BN + PAD  # 136: the B tile's
