@@ -42,6 +42,8 @@ SIZES: dict[str, tuple[dict[str, int | str], dict[str, int | str]]] = {
     # At the hardware limit (issue 20): a single-pass sum in 16-byte runs, one launch.
     "sum_vec": ({"n": 10_000_019}, {"n": 3_001, "blocks": 2}),
     "histogram_vec": ({"n": 10_000_019}, {"n": 3_001, "blocks": 2}),
+    # Tensor cores (simtsafe.mma): a bf16 GEMM with fp32 accumulation.
+    "gemm_bf16": ({"m": 1_000, "k": 700, "n": 900}, {"m": 100, "k": 40, "n": 20}),
     # A row per block (warp): thread.block_row / thread.warp_row, any width.
     "softmax": ({"rows": 4_096, "cols": 4_099}, {"rows": 3, "cols": 300}),
     "rmsnorm": ({"rows": 4_096, "cols": 4_099}, {"rows": 3, "cols": 300}),

@@ -49,6 +49,7 @@ from . import block as block
 from . import grid as grid
 from . import hashing as hashing
 from . import lib as lib
+from . import mma as mma
 from . import random as random
 from . import shared as shared
 from . import sim as sim
@@ -227,6 +228,7 @@ __all__ = [
     "inserted",
     "kernel",
     "lib",
+    "mma",
     "random",
     "shared",
     "sim",

@@ -68,6 +68,8 @@ _KIND_WORDS = {
 
 _TILE_CTORS = frozenset({"shared.tile", "shared.dynamic_tile"})
 _ACC_CTORS = frozenset({"shared.accumulator"})
+#: Calls that read their first argument, a shared tile, anywhere: reads of the read phase.
+_TILE_READERS = frozenset({"vec.load", "mma.load_a", "mma.load_b"})
 #: Tier-1 barriers: block.sync and the block collectives (each contains one).
 _BARRIERS = BLOCK_OPS | GRID_OPS  # a grid sync is a barrier of every block too
 _WITNESS_CTORS = frozenset({"thread.local_index", "thread.local_index_2d"})
@@ -297,7 +299,7 @@ class _Analysis:
                 return
             if node.id in self.tiles and self.is_helper(parent.func):
                 return  # a read of the tile at the call; the helper gets a read-only view
-            if node.id in self.tiles and name == "vec.load" and parent.args[0] is node:
+            if node.id in self.tiles and name in _TILE_READERS and parent.args[0] is node:
                 return  # a read of a run of the tile (recorded as a read: `expr`)
             if node.id in self.tiles and name in _FILLS and parent.args[0] is node:
                 return  # a fill of the tile (recorded as one: `expr`)
@@ -357,7 +359,7 @@ class _Analysis:
                     if isinstance(arg, ast.Name) and arg.id in self.tiles:
                         self.record(state, arg.id, _Access("read", e.lineno), e)
             if (
-                self.ref_name(func) == "vec.load"
+                self.ref_name(func) in _TILE_READERS
                 and e.args
                 and isinstance(e.args[0], ast.Name)
                 and e.args[0].id in self.tiles

@@ -52,6 +52,7 @@ GRID_OPS = frozenset({"grid.sync"})
 #: ... and every lane of the warp.
 WARP_OPS = frozenset(
     {"warp.sum", "warp.max", "warp.min", "warp.reduce", "warp.scan", "warp.broadcast"}
+    | {"mma.load_a", "mma.load_b", "mma.mma"}  # tensor cores: the warp's lanes together
 )
 _UNIFORM_RESULT = {
     **dict.fromkeys(("block.sum", "block.max", "block.min", "block.reduce", "block.broadcast"), U),
@@ -202,7 +203,7 @@ class _Analysis:
                 return _UNIFORM_RESULT[name]
             # vec.load: the compiled form does not prove runs in range (verify/_ranges)
             if name.startswith(
-                ("thread.", "block.scan", "warp.scan", "vec.load", "hashing.")
+                ("thread.", "block.scan", "warp.scan", "vec.load", "hashing.", "mma.")
             ) or _thread_geometry(name):
                 self.summary.nonuniform_source = True
                 return N

@@ -34,6 +34,8 @@ def stored_element(context: Any, builder: ir.IRBuilder, dtype: Any, vty: Any, va
     rounded to nearest even; any other type by Numba's cast."""
     from numba.cuda import types  # the conversions themselves need no Numba
 
+    if is_bf16(dtype) and is_bf16(vty):
+        return value  # the same 16 bits (no round trip through numba-cuda's C++ conversion)
     if is_bf16(dtype):
         return f32_to_bf16(builder, context.cast(builder, value, vty, types.float32))
     return context.cast(builder, value, vty, dtype)

@@ -1025,6 +1025,10 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     from . import _asyncfill  # imports _tiles: bound late
 
     names.update(_asyncfill.builtins())
+
+    from . import _mma  # imports this module: bound late
+
+    names.update(_mma.builtins(proven_domain=proven_domain))
     from . import _append, _hash  # import this module: bound late
 
     names.update(_append.builtins())

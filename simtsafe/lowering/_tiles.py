@@ -44,8 +44,9 @@ from numba.cuda.typing.templates import (
 
 from . import _localarrays, _outtiles
 from . import _tilebase as tb
+from ._bf16 import is_bf16, stored_element
 from ._cuda import SENTINEL, ThreadIndexType, _const, _make_witness, _reject, _witness_indices
-from ._vec import TILE_ALIGN
+from ._vec import TILE_ALIGN, element_value, value_type
 
 __all__ = ["SharedTileType", "builtins"]
 
@@ -114,7 +115,12 @@ class _SetItem(AbstractTemplate):
                 f"space ({target.space}): each element then has one writer. Got an index of "
                 f"type {idx}; use {_LOCAL_CTOR[target.space]}"
             )
-        if self.context.can_convert(val, target.dtype) is None:
+        if is_bf16(target.dtype):  # bf16 tiles store any real, rounded via float32
+            if not isinstance(val, (types.Integer, types.Float, types.Boolean)) and not is_bf16(
+                val
+            ):
+                raise _reject(f"cannot store a value of type {val} into a {target}")
+        elif self.context.can_convert(val, target.dtype) is None:
             raise _reject(f"cannot store a value of type {val} into a {target}")
         return signature(types.none, target, idx, val)
 
@@ -137,7 +143,7 @@ class _GetItem(AbstractTemplate):
                 f"a {target.ndim}D shared tile is read with a {target.space} witness or {what}, "
                 f"got {idx}; tiles have no slices"
             )
-        return signature(target.dtype, target, idx)
+        return signature(value_type(target.dtype), target, idx)  # bf16: read as float32
 
 
 tb.type_array_like(
@@ -155,7 +161,7 @@ tb.type_array_like(
 @lower_builtin(operator.setitem, SharedTileType, ThreadIndexType, types.Any)
 def _lower_setitem(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
     tty, wty, vty = sig.args
-    val = context.cast(builder, args[2], vty, tty.dtype)
+    val = stored_element(context, builder, tty.dtype, vty, args[2])
     idx = _witness_indices(context, builder, wty, args[1])
     tb.holder_store(context, builder, tty, args[0], idx, val)
     return context.get_dummy_value()
@@ -165,13 +171,15 @@ def _lower_setitem(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> 
 def _lower_getitem_witness(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
     tty, wty = sig.args
     idx = _witness_indices(context, builder, wty, args[1])
-    return tb.holder_load(context, builder, tty, args[0], idx)
+    raw = tb.holder_load(context, builder, tty, args[0], idx)
+    return element_value(context, builder, tty.dtype, raw)
 
 
 def _lower_getitem_ints(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
     tty, ity = sig.args
     idx = tb.int_indices(context, builder, ity, args[1])
-    return tb.holder_load(context, builder, tty, args[0], idx)
+    raw = tb.holder_load(context, builder, tty, args[0], idx)
+    return element_value(context, builder, tty.dtype, raw)
 
 
 lower_builtin(operator.getitem, SharedTileType, types.Integer)(_lower_getitem_ints)
@@ -239,11 +247,13 @@ def _shared_tile(typingctx: Any, shape: Any, dtype: Any, pad: Any = None) -> Any
             context,
             builder,
             shape=tty.storage,
-            dtype=tty.dtype,
+            # bf16: numba-cuda allocates no __nv_bfloat16 array; i16 is the same storage
+            dtype=types.int16 if is_bf16(tty.dtype) else tty.dtype,
             symbol_name=_get_unique_smem_id("_simtsafe_tile"),
             addrspace=nvvm.ADDRSPACE_SHARED,
             # 16 bytes: a run of 16 bytes at a multiple of 16 from the start is one
-            # ld.shared.v4 (vec.load) or one cp.async.cg (shared.fill_async).
+            # ld.shared.v4 (vec.load) or one cp.async.cg (shared.fill_async), and rows of 16
+            # bytes for ldmatrix (lowering/_mma).
             alignment=max(
                 TILE_ALIGN, tty.dtype.bitwidth // 8 if hasattr(tty.dtype, "bitwidth") else 0
             ),

@@ -16,7 +16,7 @@ import numpy as np
 
 from .._spaces import out_tile_too_large
 from . import _simrt
-from ._sim import SENTINEL, SimDisjointSlice, SimWitness, _mint, _reject, store_element
+from ._sim import _BF16, SENTINEL, SimDisjointSlice, SimWitness, _mint, _reject, store_element
 
 __all__ = ["SimLocalArray", "SimOutTile", "SimSharedTile", "builtins"]
 
@@ -101,15 +101,20 @@ class _Holder:
         self._shape = tuple(int(n) for n in arr.shape) if shape is None else shape
 
     def _load(self, idx: tuple[int, ...]) -> Any:
+        bf16 = self._arr.dtype == _BF16  # read as its exact float32, as on the device
         if not _inside(self._shape, idx):
-            return self._arr.dtype.type(0)
-        return self._arr[idx if len(idx) > 1 else idx[0]]
+            return np.float32(0) if bf16 else self._arr.dtype.type(0)
+        value = self._arr[idx if len(idx) > 1 else idx[0]]
+        return np.float32(value) if bf16 else value
 
     def _store(self, idx: tuple[int, ...], value: Any) -> None:
         if type(self._arr) is np.ndarray and not isinstance(value, _PLAIN):
             # A thread-private array keeps no shadow: an undefined value stored is a use.
             value = _simrt.defined(value, _INTO_LOCAL)
         if _inside(self._shape, idx):
+            if self._arr.dtype == _BF16:  # via float32, rounded to nearest even
+                store_element(self._arr, idx, value)
+                return
             self._arr[idx if len(idx) > 1 else idx[0]] = value
 
     def __iter__(self) -> NoReturn:

@@ -102,7 +102,10 @@ def convergent_scope(instr: Instr) -> str | None:
         return None
     if name == "asm":
         text = instr.asm or ""
-        return "block" if "bar.sync" in text or "barrier" in text else None
+        if "bar.sync" in text or "barrier" in text:
+            return "block"
+        # simtsafe.mma's tensor-core operations need every lane of the warp (lowering/_mma).
+        return "warp" if "mma.sync" in text or "ldmatrix.sync" in text else None
     return callee_scope(name)
 
 

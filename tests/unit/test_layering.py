@@ -33,6 +33,7 @@ ANNOTATIONS = {
     "random",
     "vec",
     "hashing",
+    "mma",
 }
 
 

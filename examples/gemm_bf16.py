@@ -1,0 +1,282 @@
+# pyright: basic
+# (the raw twin's llvmlite/Numba extension code is untyped, Tier 3; mypy --strict checks it all)
+"""bf16 matrix multiply on tensor cores, ``c = a @ b`` with fp32 accumulation (Tier 1).
+
+``a`` is M x K and ``b`` is K x N, both row-major bf16; ``c`` is M x N float32.
+A block of 32 x 8 threads (8 warps) computes a 128 x 128 tile of ``c``; the
+warps form a 2 x 4 grid of 64 x 32 warp tiles, each made of 4 x 4 16 x 8
+accumulators (``simtsafe.mma.out_tile(c, 128, 128, 64, 32)``: the warp's
+rectangle, each lane writing the four elements the MMA gives it). The K axis
+is walked 32 columns at a time:
+
+1. fill phase: the block copies ``a[row0:row0+128, k0:k0+32]`` into the shared
+   tile ``ta`` (128 x 32, rows padded to 40 elements: the 8 rows an ``ldmatrix``
+   reads fall in 8 different bank groups) and ``b[k0:k0+32, col0:col0+128]``
+   into ``tb`` (32 x 128, padded to 136), each element by the thread its
+   ``block_stride`` witness names (0 outside the matrices);
+2. ``simtsafe.block.sync()``;
+3. read phase: for each 16-column half, every warp loads its 4 A fragments
+   (``mma.load_a``: ``ldmatrix.x4``) and, one at a time, its 4 B fragments
+   (``mma.load_b``: ``ldmatrix.x2.trans``, the tile being k-major), and issues
+   16 ``mma.sync.m16n8k16``;
+4. ``simtsafe.block.sync()`` before the next fill.
+
+What Tier 1 cannot do here yet: fill the tiles with 16-byte or asynchronous
+copies (``cp.async``); each element is loaded and stored on its own, which
+bounds this schedule well below the tensor cores' peak (docs/tensor_cores.md).
+
+The raw twin ``gemm_bf16_raw`` (``numba.cuda.jit``, inline PTX through
+``llvmlite``, no checks) has the same schedule; ``benchmarks/gemm_bf16.py``
+times both beside cuBLAS and Triton.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+from llvmlite import ir
+from numba import cuda
+from numba.cuda import types as nb_types
+from numba.cuda.extending import intrinsic
+
+import simtsafe as ss
+from simtsafe import DisjointSlice2D, In2D, thread
+
+BM = 128  # block tile rows
+BN = 128  # block tile columns
+BK = 32  # K step
+WM = 64  # warp tile rows
+WN = 32  # warp tile columns
+MI = WM // 16  # 4 accumulators down a warp tile
+NI = WN // 8  # 4 across
+WARPS_N = BN // WN  # 4 warps across the block tile
+PAD = 8  # 16 bytes per row: ldmatrix's 8 rows hit 8 different bank groups
+BLOCK = (32, 8, 1)
+
+
+@ss.kernel(
+    contract=ss.LaunchContract(
+        domain=2,
+        block=BLOCK,
+        requires=[
+            "a.shape[1] == b.shape[0]",
+            "c.shape[0] == a.shape[0]",
+            "c.shape[1] == b.shape[1]",
+        ],
+    )
+)
+def gemm_bf16(c: DisjointSlice2D[np.float32], a: In2D[ss.bfloat16], b: In2D[ss.bfloat16]) -> None:
+    ta = ss.shared.tile((BM, BK), ss.bfloat16, pad=PAD)
+    tb = ss.shared.tile((BK, BN), ss.bfloat16, pad=PAD)
+    o = ss.mma.out_tile(c, BM, BN, WM, WN)
+    warp = cuda.threadIdx.y  # block (32, 8): warp w is row w of threads
+    wr = (warp // WARPS_N) * WM
+    wc = (warp % WARPS_N) * WN
+    row0 = cuda.blockIdx.y * BM
+    col0 = cuda.blockIdx.x * BN
+    m = a.shape[0]
+    kdim = a.shape[1]
+    n = b.shape[1]
+    acc = cuda.local.array((MI, NI, 4), np.float32)
+    for i in range(MI):
+        for j in range(NI):
+            for e in range(4):
+                acc[i, j, e] = np.float32(0.0)
+    for k0 in range(0, kdim, BK):
+        for w in thread.block_stride(ta):
+            if row0 + w.row < m and k0 + w.col < kdim:
+                ta[w] = a[row0 + w.row, k0 + w.col]
+            else:
+                ta[w] = 0
+        for w in thread.block_stride(tb):
+            if k0 + w.row < kdim and col0 + w.col < n:
+                tb[w] = b[k0 + w.row, col0 + w.col]
+            else:
+                tb[w] = 0
+        ss.block.sync()
+        for kk in range(0, BK, 16):
+            fa0 = ss.mma.load_a(ta, (wr, kk))
+            fa1 = ss.mma.load_a(ta, (wr + 16, kk))
+            fa2 = ss.mma.load_a(ta, (wr + 32, kk))
+            fa3 = ss.mma.load_a(ta, (wr + 48, kk))
+            for j in range(NI):
+                fb = ss.mma.load_b(tb, (kk, wc + 8 * j))
+                for i in range(MI):
+                    fa = fa0
+                    if i == 1:
+                        fa = fa1
+                    elif i == 2:
+                        fa = fa2
+                    elif i == 3:
+                        fa = fa3
+                    d = ss.mma.mma(fa, fb, (acc[i, j, 0], acc[i, j, 1], acc[i, j, 2], acc[i, j, 3]))
+                    for e in range(4):
+                        acc[i, j, e] = d[e]
+        ss.block.sync()
+    for i in range(MI):
+        for j in range(NI):
+            ss.mma.store(o, i, j, (acc[i, j, 0], acc[i, j, 1], acc[i, j, 2], acc[i, j, 3]))
+
+
+# --------------------------------------------------------------------------- the raw twin
+# numba.cuda.jit with the same schedule: shared arrays of the bf16 bits (uint16), inline
+# PTX for ldmatrix and mma, no bounds checks on the fragments (the fill pads with zeros).
+
+_I32 = ir.IntType(32)
+_I64 = ir.IntType(64)
+
+
+def _raw_ldmatrix(count: int) -> Any:
+    """``ldmatrix.x4`` (count 4) or ``ldmatrix.x2.trans`` (count 2) at ``arr[offset]``."""
+
+    def typer(typingctx: Any, arr: Any, offset: Any) -> Any:
+        sig = nb_types.UniTuple(nb_types.uint32, count)(arr, offset)
+
+        def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> Any:
+            data = builder.extract_value(args[0], 4)  # Numba's array struct: member 4 is data
+            ptr = builder.gep(data, [args[1]])
+            shared = ir.PointerType(ir.IntType(16), 3)
+            addr = builder.ptrtoint(builder.addrspacecast(ptr, shared), _I64)
+            regs = ", ".join(f"${k}" for k in range(count))
+            text = (
+                f"ldmatrix.sync.aligned.m8n8.x{count}{'.trans' if count == 2 else ''}"
+                f".shared.b16 {{{regs}}}, [${count}];"
+            )
+            fty = ir.FunctionType(ir.LiteralStructType([_I32] * count), [_I64])
+            asm = ir.InlineAsm(fty, text, ",".join(["=r"] * count + ["l"]), side_effect=True)
+            got = builder.call(asm, [addr], attrs=("convergent", "nounwind"))
+            values = [builder.extract_value(got, k) for k in range(count)]
+            return context.make_tuple(builder, signature.return_type, values)
+
+        return sig, codegen
+
+    return intrinsic(typer)
+
+
+_raw_ldmatrix_a = _raw_ldmatrix(4)
+_raw_ldmatrix_b = _raw_ldmatrix(2)
+
+
+def _raw_mma_typer(typingctx: Any, a: Any, b: Any, c: Any) -> Any:
+    acc = nb_types.UniTuple(nb_types.float32, 4)
+    text = (
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+        "{$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};"
+    )
+
+    def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> Any:
+        f32 = ir.FloatType()
+        ops = [
+            builder.extract_value(args[i], k) for i, n in ((0, 4), (1, 2), (2, 4)) for k in range(n)
+        ]
+        fty = ir.FunctionType(ir.LiteralStructType([f32] * 4), [_I32] * 6 + [f32] * 4)
+        asm = ir.InlineAsm(fty, text, ",".join(["=f"] * 4 + ["r"] * 6 + ["f"] * 4), True)
+        got = builder.call(asm, ops, attrs=("convergent", "nounwind"))
+        return context.make_tuple(builder, acc, [builder.extract_value(got, k) for k in range(4)])
+
+    return acc(a, b, c), codegen
+
+
+_raw_mma = intrinsic(_raw_mma_typer)
+
+_PA = BK + PAD  # 40: the A tile's row pitch
+_PB = BN + PAD  # 136: the B tile's
+_A_ELEMS = BM * _PA
+_B_ELEMS = BK * _PB
+
+
+@cuda.jit
+def gemm_bf16_raw(c, a, b):  # type: ignore[no-untyped-def]
+    """The same schedule as ``gemm_bf16``, raw (``a``, ``b``: the bf16 bits as uint16)."""
+    ta = cuda.shared.array(_A_ELEMS, np.uint16, alignment=16)
+    tb = cuda.shared.array(_B_ELEMS, np.uint16, alignment=16)
+    tx = cuda.threadIdx.x
+    warp = cuda.threadIdx.y
+    lane = tx
+    wr = (warp // WARPS_N) * WM
+    wc = (warp % WARPS_N) * WN
+    row0 = cuda.blockIdx.y * BM
+    col0 = cuda.blockIdx.x * BN
+    m = a.shape[0]
+    kdim = a.shape[1]
+    n = b.shape[1]
+    acc = cuda.local.array((MI, NI, 4), np.float32)
+    for i in range(MI):
+        for j in range(NI):
+            for e in range(4):
+                acc[i, j, e] = np.float32(0.0)
+    g = lane // 4
+    q = lane % 4
+    mat = lane // 8
+    a_row = (lane % 8) + 8 * (mat % 2)  # this lane's ldmatrix row of an A fragment
+    a_col = 8 * (mat // 2)
+    b_row = lane % 16  # of a B fragment (.x2.trans)
+    for k0 in range(0, kdim, BK):
+        for r in range(warp, BM, 8):
+            v = np.uint16(0)
+            if row0 + r < m and k0 + tx < kdim:
+                v = a[row0 + r, k0 + tx]
+            ta[r * _PA + tx] = v
+        for r in range(warp, BK, 8):
+            for cc in range(tx, BN, 32):
+                v = np.uint16(0)
+                if k0 + r < kdim and col0 + cc < n:
+                    v = b[k0 + r, col0 + cc]
+                tb[r * _PB + cc] = v
+        cuda.syncthreads()
+        for kk in range(0, BK, 16):
+            fa0 = _raw_ldmatrix_a(ta, (wr + a_row) * _PA + kk + a_col)
+            fa1 = _raw_ldmatrix_a(ta, (wr + 16 + a_row) * _PA + kk + a_col)
+            fa2 = _raw_ldmatrix_a(ta, (wr + 32 + a_row) * _PA + kk + a_col)
+            fa3 = _raw_ldmatrix_a(ta, (wr + 48 + a_row) * _PA + kk + a_col)
+            for j in range(NI):
+                fb = _raw_ldmatrix_b(tb, (kk + b_row) * _PB + wc + 8 * j)
+                for i in range(MI):
+                    fa = fa0
+                    if i == 1:
+                        fa = fa1
+                    elif i == 2:
+                        fa = fa2
+                    elif i == 3:
+                        fa = fa3
+                    d = _raw_mma(fa, fb, (acc[i, j, 0], acc[i, j, 1], acc[i, j, 2], acc[i, j, 3]))
+                    for e in range(4):
+                        acc[i, j, e] = d[e]
+        cuda.syncthreads()
+    for i in range(MI):
+        for j in range(NI):
+            for e in range(4):
+                r = row0 + wr + 16 * i + g + 8 * (e // 2)
+                cc = col0 + wc + 8 * j + 2 * q + e % 2
+                if r < m and cc < n:
+                    c[r, cc] = acc[i, j, e]
+
+
+def grid_for(m: int, n: int) -> tuple[int, int]:
+    """One block per 128 x 128 tile of c: (column tiles, row tiles)."""
+    return (math.ceil(n / BN), math.ceil(m / BM))
+
+
+def inputs(m: int, k: int, n: int, seed: int = 20) -> tuple[np.ndarray, np.ndarray]:
+    """Random bf16 ``a`` (m x k) and ``b`` (k x n)."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((m, k)).astype(ml_dtypes.bfloat16)
+    b = rng.standard_normal((k, n)).astype(ml_dtypes.bfloat16)
+    return a, b
+
+
+def run(m: int = 300, k: int = 200, n: int = 250) -> bool:
+    """c = a @ b for random bf16 matrices; compare with numpy (float64 over the bf16 values)."""
+    a, b = inputs(m, k, n)
+    d_c = cuda.to_device(np.full((m, n), np.nan, np.float32))
+    gemm_bf16.prepare(grid=grid_for(m, n), block=BLOCK)(d_c, cuda.to_device(a), cuda.to_device(b))
+    expected = a.astype(np.float64) @ b.astype(np.float64)
+    # bf16 products are exact in fp32; the fp32 sums round: about sqrt(k) * 2**-24 relative.
+    return bool(np.allclose(d_c.copy_to_host(), expected, rtol=1e-4, atol=1e-3))
+
+
+if __name__ == "__main__":
+    print("gemm_bf16 matches numpy:", run())
