@@ -2,7 +2,10 @@
 for each ``blocks_per_sm`` bound of their registers: GB/s of weights read, against the
 device-copy rate measured in the same run.
 
-    python benchmarks/decode_gemv.py [--reps 20] [--shapes 0.6b,4b] [--blocks-per-sm 2,3,4]
+    python benchmarks/decode_gemv.py [--reps 20] [--shapes 0.6b,4b] [--blocks-per-sm 3]
+                                     [--splits 1,2,4,8]
+
+The row marked ``*`` is the split ``gemv.pick_split`` gives the shape (the decode's).
 
 Each launch reads a different copy of its weights (copies enough to pass 160 MB, more than
 the H200's 50 MB L2), so a small matrix is read from HBM as in the decode step, not from L2.
@@ -51,7 +54,7 @@ def copy_rate(nbytes: int) -> float:
     return 2 * nbytes / t
 
 
-def bench(kernel: Any, kind: str, rows: int, k: int, reps: int) -> float:
+def bench(kernel: Any, kind: str, rows: int, k: int, split: int, reps: int) -> float:
     """Seconds per launch, rotating over weight copies."""
     rng = np.random.default_rng(0)
     one = (rng.standard_normal((rows, k), dtype=np.float32) * 0.02).astype(BF16)
@@ -60,9 +63,10 @@ def bench(kernel: Any, kind: str, rows: int, k: int, reps: int) -> float:
     x = cuda.to_device(rng.standard_normal(k, dtype=np.float32))
     nw = cuda.to_device(np.ones(k, np.float32))
     out_rows = rows // 2 if kind == "swiglu" else rows
-    y = cuda.device_array((out_rows // 2, 2), np.float32)
-    res = cuda.to_device(np.zeros((out_rows // 2, 2), np.float32))
-    nb = G.grid(out_rows)
+    per = G.rows_per_block(split)
+    y = cuda.device_array((out_rows // per, per), np.float32)
+    res = cuda.to_device(np.zeros((out_rows // per, per), np.float32))
+    nb = G.grid(out_rows, split)
     bval = cuda.device_array(nb, np.float32)
     bidx = cuda.device_array(nb, np.int32)
     launch = kernel.prepare(grid=nb, block=G.BLOCK, shared_mem=4 * k)
@@ -70,11 +74,11 @@ def bench(kernel: Any, kind: str, rows: int, k: int, reps: int) -> float:
     calls = []
     for w in ws:
         if kind == "residual":
-            args: tuple[Any, ...] = (y, w, x, res)
+            args: tuple[Any, ...] = (y, w, x, res, split)
         elif kind == "lm_head":
-            args = (y, bval, bidx, w, x, nw, eps)
+            args = (y, bval, bidx, w, x, nw, eps, split)
         else:
-            args = (y, w, x, nw, eps)
+            args = (y, w, x, nw, eps, split)
         calls.append(args)
     state = {"i": 0}
 
@@ -89,7 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=3 if ss.SIMULATOR else 20)
     ap.add_argument("--shapes", default="tiny" if ss.SIMULATOR else "0.6b,4b")
-    ap.add_argument("--blocks-per-sm", default="3" if ss.SIMULATOR else "2,3,4")
+    ap.add_argument("--blocks-per-sm", default=str(G.BLOCKS_PER_SM))
+    ap.add_argument("--splits", default=",".join(map(str, G.SPLITS)))
     a = ap.parse_args(argv)
     bw = copy_rate(2**20 if ss.SIMULATOR else 2**30)
     bps_list = [int(b) for b in a.blocks_per_sm.split(",")]
@@ -97,8 +102,11 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict[str, Any]] = []
     for cfg in a.shapes.split(","):
         for label, kind, wrows, k in shapes(cfg):
-            for b in bps_list:
-                t = bench(kernels[b][kind], kind, wrows, k, a.reps)
+            outputs = wrows // 2 if kind == "swiglu" else wrows
+            for b, split in [(b, sp) for b in bps_list for sp in map(int, a.splits.split(","))]:
+                if outputs % G.rows_per_block(split):
+                    continue
+                t = bench(kernels[b][kind], kind, wrows, k, split, a.reps)
                 gbps = wrows * (-(-k // 8) * 8) * 2 / t / 1e9
                 rows.append(
                     {
@@ -107,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
                         "rows": wrows,
                         "k": k,
                         "blocks_per_sm": b,
+                        "split": split,
+                        "picked": split == G.pick_split(outputs),
                         "us": t * 1e6,
                         "GBps": gbps,
                         "pct_copy": 100 * gbps * 1e9 / bw,
@@ -117,11 +127,12 @@ def main(argv: list[str] | None = None) -> int:
         f"Decode GEMVs (examples/decode/gemv.py) on {device_name()}: weights read once per "
         f"launch from HBM (rotating copies), median of {a.reps} batches; device copy rate "
         f"{bw / 1e9:.0f} GB/s (read + write)\n\n"
-        "| shape | GEMV | rows x k | blocks/SM | us | GB/s of weights | % of copy rate |\n"
-        "|---|---|---|---:|---:|---:|---:|\n"
+        "| shape | GEMV | rows x k | blocks/SM | split | us | GB/s of weights | % of copy rate |\n"
+        "|---|---|---|---:|---:|---:|---:|---:|\n"
     )
     body = "".join(
         f"| {r['shape']} | {r['gemv']} | {r['rows']}x{r['k']} | {r['blocks_per_sm']} | "
+        f"{r['split']}{' *' if r['picked'] else ''} | "
         f"{r['us']:.2f} | {r['GBps']:.0f} | {r['pct_copy']:.1f} |\n"
         for r in rows
     )

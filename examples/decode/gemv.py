@@ -1,4 +1,4 @@
-"""The decode step's GEMVs on the GPU: a warp per pair of output rows, the input staged once
+"""The decode step's GEMVs on the GPU: warps on pairs of output rows, the input staged once
 per block in shared memory.
 
 A batch-1 GEMV reads each weight once, so its speed is the bytes it keeps in flight. The
@@ -8,13 +8,15 @@ schedule here:
   RMSNorm where the GEMV has one (``h = x * nw``, the block's sum of squares gives the
   scale): the main loop then reads only weights from global memory, and the input as
   ``ld.shared.v4`` runs;
-* a warp owns two rows of the output (``WarpRow`` of ``y`` viewed as ``(rows / 2, 2)``): each
-  lane keeps four 16-byte weight loads in flight (two runs of each row), and the two rows
-  share every input run it reads;
+* a pair of output rows is read by ``split`` warps of the block, each taking every
+  ``split``-th run of the two rows: each lane keeps four 16-byte weight loads in flight (two
+  runs of each row), and the two rows share every input run it reads; a matrix of few rows
+  takes a larger split, so that every multiprocessor gets blocks (``pick_split``);
+* the warps' sums meet in shared tiles, and the block writes its rows;
 * ``blocks_per_sm`` in the contract bounds the registers so that enough warps are resident.
 
-Every kernel is Tier 1: ``WarpRow`` outputs written by the lanes of the warp that owns the
-row, ``In`` inputs, one shared tile in a fill phase and a read phase.
+Every kernel is Tier 1: ``BlockRow`` outputs (the output viewed as ``(blocks, R)``, block
+``b`` owns row ``b``), ``In`` inputs, shared tiles each in a fill phase then a read phase.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import numpy as np
 from numba import cuda
 
 import simtsafe as ss
-from simtsafe import DisjointSlice, In, In2D, PerBlock, WarpRow, thread
+from simtsafe import BlockRow, DisjointSlice, In, In2D, PerBlock, thread
 
 BF16 = ss.bfloat16
 F32 = np.float32
@@ -113,7 +115,22 @@ def _silu_mul(gate, up):  # type: ignore[no-untyped-def]
     return gate / (F32(1.0) + math.exp(-gate)) * up
 
 
-_REQ_NORM = ["x.size == nw.size", "x.size <= w.shape[1]", "2 * y.shape[0] >= w.shape[0]"]
+@ss.device
+def _gather(pa, pb, col, pairs, split):  # type: ignore[no-untyped-def]
+    """The sum over the ``split`` warps of output ``col``'s pair of their warp sums (lane
+    0's copy in ``pa`` for the pair's first row, ``pb`` for its second)."""
+    p = col // 2
+    total = ZERO
+    for s in range(split):
+        at = 32 * (s * pairs + p)
+        total += pa[at] if col % 2 == 0 else pb[at]
+    return total
+
+
+#: Every kernel: ``R * split`` outputs a block is two a warp (``16 R split == block.x``), a
+#: row of the output view a block.
+_REQ_SPLIT = ["16 * y.shape[1] * split == block.x", "y.shape[0] == grid.x"]
+_REQ_NORM = ["x.size == nw.size", "x.size <= w.shape[1]", *_REQ_SPLIT]
 
 
 def _contract(covers: str, requires: list[str], blocks_per_sm: int = BLOCKS_PER_SM) -> Any:
@@ -128,14 +145,16 @@ def _contract(covers: str, requires: list[str], blocks_per_sm: int = BLOCKS_PER_
 
 
 def gemv_norm(
-    y: DisjointSlice[np.float32, WarpRow],
+    y: DisjointSlice[np.float32, BlockRow],
     w: In2D[BF16],
     x: In[np.float32],
     nw: In[np.float32],
     eps: np.float32,
+    split: int,
 ) -> None:
-    """``y = W (x / rms(x) * nw)`` with ``y`` viewed as ``(rows / 2, 2)``: warp ``i`` owns
-    rows ``2i`` and ``2i + 1``."""
+    """``y = W (x / rms(x) * nw)``, ``y`` viewed as ``(blocks, R)``: block ``b`` owns rows
+    ``b*R .. b*R + R - 1``, ``R = 2 * warps / split``; ``split`` warps share each pair of
+    rows, each taking every ``split``-th run of them."""
     h = ss.shared.dynamic_tile(np.float32)
     sq = ZERO
     for t in thread.block_stride(h):
@@ -144,24 +163,31 @@ def gemv_norm(
         h[t] = v * nw[t.index] if t.index < x.size else ZERO
     ss.block.sync()
     scale = _rms_scale(ss.block.sum(sq), x.size, eps)
-    r = 2 * (cuda.grid(1) // 32)
-    a, b = _two_rows(w, r, r + 1, h, cuda.laneid, 32)
-    a = ss.warp.sum(a) * scale
-    b = ss.warp.sum(b) * scale
-    for wr in thread.warp_row(y):
-        y[wr] = a if wr.col == 0 else b
+    pairs = y.shape[1] // 2
+    wi = ss.warp.broadcast(cuda.threadIdx.x // 32)  # warp-uniform
+    r = cuda.blockIdx.x * y.shape[1] + 2 * (wi % pairs)
+    a, b = _two_rows(w, r, r + 1, h, cuda.laneid + 32 * (wi // pairs), 32 * split)
+    pa = ss.shared.tile(BLOCK, np.float32)
+    pb = ss.shared.tile(BLOCK, np.float32)
+    li = thread.local_index()
+    pa[li] = ss.warp.sum(a)
+    pb[li] = ss.warp.sum(b)
+    ss.block.sync()
+    for wr in thread.block_row(y):
+        y[wr] = _gather(pa, pb, wr.col, pairs, split) * scale
 
 
 def gemv_swiglu(
-    y: DisjointSlice[np.float32, WarpRow],
+    y: DisjointSlice[np.float32, BlockRow],
     w: In2D[BF16],
     x: In[np.float32],
     nw: In[np.float32],
     eps: np.float32,
+    split: int,
 ) -> None:
-    """``y[r] = silu(g_r) * u_r``, ``g = W[:n] h``, ``u = W[n:] h``, ``h = x / rms(x) * nw``,
-    ``n = y.size``, ``y`` viewed as ``(n / 2, 2)``: warp ``i`` owns outputs ``2i``, ``2i + 1``
-    and reads their four rows."""
+    """``y[i] = silu(g_i) * u_i``, ``g = W[:n] h``, ``u = W[n:] h``, ``h = x / rms(x) * nw``,
+    ``n = y.size``, ``y`` viewed as ``(blocks, R)`` as in ``gemv_norm``: the warps of a
+    pair of outputs read their four rows."""
     h = ss.shared.dynamic_tile(np.float32)
     sq = ZERO
     for t in thread.block_stride(h):
@@ -171,45 +197,66 @@ def gemv_swiglu(
     ss.block.sync()
     scale = _rms_scale(ss.block.sum(sq), x.size, eps)
     n = y.shape[0] * y.shape[1]
-    r = 2 * (cuda.grid(1) // 32)
-    g0, g1, u0, u1 = _four_rows(w, r, r + 1, n + r, n + r + 1, h, cuda.laneid, 32)
-    a = _silu_mul(ss.warp.sum(g0) * scale, ss.warp.sum(u0) * scale)
-    b = _silu_mul(ss.warp.sum(g1) * scale, ss.warp.sum(u1) * scale)
-    for wr in thread.warp_row(y):
-        y[wr] = a if wr.col == 0 else b
+    pairs = y.shape[1] // 2
+    wi = ss.warp.broadcast(cuda.threadIdx.x // 32)
+    r = cuda.blockIdx.x * y.shape[1] + 2 * (wi % pairs)
+    j0 = cuda.laneid + 32 * (wi // pairs)
+    g0, g1, u0, u1 = _four_rows(w, r, r + 1, n + r, n + r + 1, h, j0, 32 * split)
+    pg0 = ss.shared.tile(BLOCK, np.float32)
+    pg1 = ss.shared.tile(BLOCK, np.float32)
+    pu0 = ss.shared.tile(BLOCK, np.float32)
+    pu1 = ss.shared.tile(BLOCK, np.float32)
+    li = thread.local_index()
+    pg0[li] = ss.warp.sum(g0)
+    pg1[li] = ss.warp.sum(g1)
+    pu0[li] = ss.warp.sum(u0)
+    pu1[li] = ss.warp.sum(u1)
+    ss.block.sync()
+    for wr in thread.block_row(y):
+        gate = _gather(pg0, pg1, wr.col, pairs, split) * scale
+        up = _gather(pu0, pu1, wr.col, pairs, split) * scale
+        y[wr] = _silu_mul(gate, up)
 
 
 def gemv_residual(
-    y: DisjointSlice[np.float32, WarpRow],
+    y: DisjointSlice[np.float32, BlockRow],
     w: In2D[BF16],
     v: In[np.float32],
     res: In2D[np.float32],
+    split: int,
 ) -> None:
-    """``y = res + W v`` with ``y`` and ``res`` viewed as ``(rows / 2, 2)``: warp ``i`` owns
-    rows ``2i`` and ``2i + 1``; ``v`` staged in shared memory."""
+    """``y = res + W v``, ``y`` and ``res`` viewed as ``(blocks, R)`` as in ``gemv_norm``;
+    ``v`` staged in shared memory."""
     h = ss.shared.dynamic_tile(np.float32)
     for t in thread.block_stride(h):
         h[t] = v[t.index] if t.index < v.size else ZERO
     ss.block.sync()
-    r = 2 * (cuda.grid(1) // 32)
-    a, b = _two_rows(w, r, r + 1, h, cuda.laneid, 32)
-    a = ss.warp.sum(a)
-    b = ss.warp.sum(b)
-    for wr in thread.warp_row(y):
-        y[wr] = res[wr] + (a if wr.col == 0 else b)
+    pairs = y.shape[1] // 2
+    wi = ss.warp.broadcast(cuda.threadIdx.x // 32)
+    r = cuda.blockIdx.x * y.shape[1] + 2 * (wi % pairs)
+    a, b = _two_rows(w, r, r + 1, h, cuda.laneid + 32 * (wi // pairs), 32 * split)
+    pa = ss.shared.tile(BLOCK, np.float32)
+    pb = ss.shared.tile(BLOCK, np.float32)
+    li = thread.local_index()
+    pa[li] = ss.warp.sum(a)
+    pb[li] = ss.warp.sum(b)
+    ss.block.sync()
+    for wr in thread.block_row(y):
+        y[wr] = res[wr] + _gather(pa, pb, wr.col, pairs, split)
 
 
 def lm_head(
-    logits: DisjointSlice[np.float32, WarpRow],
+    logits: DisjointSlice[np.float32, BlockRow],
     bval: DisjointSlice[np.float32, PerBlock],
     bidx: DisjointSlice[np.int32, PerBlock],
     w: In2D[BF16],
     x: In[np.float32],
     nw: In[np.float32],
     eps: np.float32,
+    split: int,
 ) -> None:
-    """Logits ``W (x / rms(x) * nw)`` (``logits`` viewed as ``(rows / 2, 2)``, two rows a
-    warp), and stage 1 of the argmax: each block's largest logit and its first row."""
+    """Logits ``W (x / rms(x) * nw)`` (``logits`` viewed as ``(blocks, R)`` as in
+    ``gemv_norm``), and stage 1 of the argmax: each block's largest logit and its first row."""
     h = ss.shared.dynamic_tile(np.float32)
     sq = ZERO
     for t in thread.block_stride(h):
@@ -218,29 +265,40 @@ def lm_head(
         h[t] = v * nw[t.index] if t.index < x.size else ZERO
     ss.block.sync()
     scale = _rms_scale(ss.block.sum(sq), x.size, eps)
-    r = 2 * (cuda.grid(1) // 32)
-    a, b = _two_rows(w, r, r + 1, h, cuda.laneid, 32)
-    a = ss.warp.sum(a) * scale
-    b = ss.warp.sum(b) * scale
-    for wr in thread.warp_row(logits):
-        logits[wr] = a if wr.col == 0 else b
-    a = a if r < w.shape[0] else NEG_INF
-    b = b if r + 1 < w.shape[0] else NEG_INF
-    m = ss.block.max(max(a, b))
-    first = ss.block.min(np.int32(r) if a == m else (np.int32(r + 1) if b == m else NO_INDEX))
+    pairs = logits.shape[1] // 2
+    wi = ss.warp.broadcast(cuda.threadIdx.x // 32)
+    r = cuda.blockIdx.x * logits.shape[1] + 2 * (wi % pairs)
+    a, b = _two_rows(w, r, r + 1, h, cuda.laneid + 32 * (wi // pairs), 32 * split)
+    pa = ss.shared.tile(BLOCK, np.float32)
+    pb = ss.shared.tile(BLOCK, np.float32)
+    li = thread.local_index()
+    pa[li] = ss.warp.sum(a)
+    pb[li] = ss.warp.sum(b)
+    ss.block.sync()
+    best = NEG_INF
+    row = NO_INDEX
+    for wr in thread.block_row(logits):
+        v = _gather(pa, pb, wr.col, pairs, split) * scale
+        logits[wr] = v
+        i = cuda.blockIdx.x * logits.shape[1] + wr.col
+        if i < w.shape[0] and v > best:
+            best = v
+            row = np.int32(i)
+    m = ss.block.max(best)
+    first = ss.block.min(row if best == m else NO_INDEX)
     lb = thread.block_leader()
     bval[lb] = m
     bidx[lb] = first
 
 
-_REQ_SWIGLU = ["x.size == nw.size", "x.size <= w.shape[1]", "4 * y.shape[0] >= w.shape[0]"]
+_REQ_SWIGLU = _REQ_NORM
 _REQ_RESIDUAL = [
     "v.size <= w.shape[1]",
     "res.shape[0] == y.shape[0]",
     "res.shape[1] == y.shape[1]",
-    "2 * y.shape[0] >= w.shape[0]",
+    *_REQ_SPLIT,
 ]
-_REQ_HEAD = _REQ_NORM[:2] + ["2 * logits.shape[0] >= w.shape[0]"]
+_REQ_HEAD = _REQ_NORM[:2] + [r.replace("y.", "logits.") for r in _REQ_SPLIT]
 
 
 _BODIES = {
@@ -267,6 +325,32 @@ gemv_residual = _DEFAULT["residual"]  # noqa: F811
 lm_head = _DEFAULT["lm_head"]  # noqa: F811
 
 
-def grid(rows: int) -> int:
-    """Blocks for ``rows`` output rows (two a warp)."""
-    return -(-rows * 16 // BLOCK)
+#: Warps per block.
+WARPS = BLOCK // 32
+#: The splits a kernel takes: warps per pair of outputs.
+SPLITS = tuple(k for k in (1, 2, 4, 8) if k <= WARPS)
+#: Blocks the split aims at: four a multiprocessor of an H200 (132).
+TARGET_BLOCKS = 4 * 132
+
+
+def pick_split(outputs: int) -> int:
+    """The split for ``outputs`` rows: the least that gives ``TARGET_BLOCKS`` blocks (fewer
+    rows: more warps a row), and that divides the rows into whole blocks."""
+    for k in SPLITS:
+        per = 2 * WARPS // k
+        if outputs % per == 0 and (outputs // per >= TARGET_BLOCKS or k == SPLITS[-1]):
+            return k
+    return SPLITS[-1]
+
+
+def rows_per_block(split: int) -> int:
+    """Outputs a block owns at a split."""
+    return 2 * WARPS // split
+
+
+def grid(outputs: int, split: int) -> int:
+    """Blocks for ``outputs`` rows at ``split`` (``outputs`` a multiple of the block's rows)."""
+    per = rows_per_block(split)
+    if outputs % per:
+        raise ValueError(f"{outputs} outputs are not whole blocks of {per} (split {split})")
+    return outputs // per

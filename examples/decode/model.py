@@ -97,7 +97,11 @@ class Decoder:
                 f"head_dim {hd} > {K.MAX_HDP}: the attention kernels take head rows of at most {K.MAX_HDP}"
             )
         if gemv == "warp":
-            odd = [n for n, v in (("vocab", c.vocab), ("inter", c.inter)) if v % 2]
+            odd = [
+                n
+                for n, v in (("vocab", c.vocab), ("inter", c.inter), ("hidden", c.hidden))
+                if v % 2
+            ]
             staged = max(c.hidden, c.inter, c.heads * hdp) * 4
             if odd or staged > G.MAX_STAGED:
                 raise ValueError(
@@ -151,7 +155,10 @@ class Decoder:
         self.act = cuda.device_array(c.inter, f32)
         self.logits = cuda.device_array(c.vocab, f32)
         self.inv = cuda.to_device(inv_freq(c))
-        self.lm_blocks = G.grid(c.vocab) if gemv == "warp" else -(-c.vocab // K.THREAD_BLOCK)
+        if gemv == "warp":
+            self.lm_blocks = G.grid(c.vocab, G.pick_split(c.vocab))
+        else:
+            self.lm_blocks = -(-c.vocab // K.THREAD_BLOCK)
         self.bval = cuda.device_array(self.lm_blocks, f32)
         self.bidx = cuda.device_array(self.lm_blocks, np.int32)
 
@@ -180,16 +187,19 @@ class Decoder:
             two rows a warp (``y``, and ``res`` of the residual, viewed as pairs) with the
             input staged in shared memory, on the simulator a thread per row."""
             if warp:
+                split = G.pick_split(rows)
+                per = G.rows_per_block(split)
                 if kind == "residual":
-                    args = (*args[:2], args[2].reshape(-1, 2))
+                    args = (*args[:2], args[2].reshape(-1, per))
                 kernel = {
                     "norm": G.gemv_norm,
                     "swiglu": G.gemv_swiglu,
                     "residual": G.gemv_residual,
                     "lm_head": G.lm_head,
                 }[kind]
-                view = y.reshape(-1, 2)
-                return prep(kernel, G.grid(rows), G.BLOCK, 4 * n_in), (view, *args)
+                view = y.reshape(-1, per)
+                launch = prep(kernel, G.grid(rows, split), G.BLOCK, 4 * n_in)
+                return launch, (view, *args, split)
             kernel = {
                 "norm": K.gemv_norm_thread,
                 "swiglu": K.gemv_swiglu_thread,

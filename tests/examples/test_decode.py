@@ -108,18 +108,20 @@ def test_warp_gemvs_match_the_reference() -> None:
     assert got == want and _err(logits, ref) < TOL
 
 
+@pytest.mark.parametrize("split", G.SPLITS)
 @pytest.mark.parametrize("k", [200, 8])
-def test_pair_gemv_adds_both_rows_of_each_warp(k: int) -> None:
-    """gemv.gemv_residual: two rows a warp, the input staged in shared memory; rows past
-    the last block's warps and runs past the lanes (k = 200: 25 runs) are handled."""
-    rows = 6 * G.BLOCK // 16 + 2  # the last block has one busy warp
+def test_pair_gemv_adds_the_warps_of_each_pair(k: int, split: int) -> None:
+    """gemv.gemv_residual: pairs of rows, ``split`` warps a pair, the input staged in
+    shared memory; runs past the lanes (k = 200: 25 runs) are handled."""
+    per = G.rows_per_block(split)
+    rows = 6 * per
     rng = np.random.default_rng(8)
     w = rng.standard_normal((rows, k)).astype(BF16)
     v = rng.standard_normal(k).astype(np.float32)
     res = rng.standard_normal(rows).astype(np.float32)
-    y = cuda.to_device(np.full((rows // 2, 2), np.nan, np.float32))
-    launch = G.gemv_residual.prepare(grid=G.grid(rows), block=G.BLOCK, shared_mem=4 * k)
-    launch(y, device_array(w), cuda.to_device(v), cuda.to_device(res.reshape(y.shape)))
+    y = cuda.to_device(np.full((rows // per, per), np.nan, np.float32))
+    launch = G.gemv_residual.prepare(grid=G.grid(rows, split), block=G.BLOCK, shared_mem=4 * k)
+    launch(y, device_array(w), cuda.to_device(v), cuda.to_device(res.reshape(y.shape)), split)
     want = res + w.astype(np.float64) @ v
     np.testing.assert_allclose(y.copy_to_host().reshape(-1), want, rtol=1e-5, atol=1e-4)
 
@@ -128,12 +130,13 @@ def test_pair_gemv_with_a_staging_area_smaller_than_the_input_reads_zeros_past_i
     """A caller's mistake the contract cannot name (its relations do not take the dynamic
     shared size): shared_mem below 4 * k. The runs past the tile read 0, never memory past
     it, so only the first 8 columns count."""
-    rows, k = 4, 16
+    per = G.rows_per_block(1)
+    rows, k = per, 16
     w = np.ones((rows, k), BF16)
-    y = cuda.to_device(np.zeros((rows // 2, 2), np.float32))
-    res = cuda.to_device(np.zeros((rows // 2, 2), np.float32))
-    launch = G.gemv_residual.prepare(grid=G.grid(rows), block=G.BLOCK, shared_mem=4 * 8)
-    launch(y, device_array(w), cuda.to_device(np.ones(k, np.float32)), res)
+    y = cuda.to_device(np.zeros((1, per), np.float32))
+    res = cuda.to_device(np.zeros((1, per), np.float32))
+    launch = G.gemv_residual.prepare(grid=1, block=G.BLOCK, shared_mem=4 * 8)
+    launch(y, device_array(w), cuda.to_device(np.ones(k, np.float32)), res, 1)
     np.testing.assert_array_equal(y.copy_to_host().reshape(-1), np.full(rows, 8.0, np.float32))
 
 
@@ -146,17 +149,19 @@ def test_argmax_takes_the_first_maximum(mode: str) -> None:
     x = np.ones(k, np.float32)
     w[3] = w[37] = BF16(1.0)  # the two largest rows, equal
     warp = mode == "warp"
-    blocks = G.grid(rows) if warp else -(-rows // K.THREAD_BLOCK)
+    per = G.rows_per_block(1)
+    blocks = G.grid(rows, 1) if warp else -(-rows // K.THREAD_BLOCK)
     logits = cuda.device_array(rows, np.float32)
     bval = cuda.device_array(blocks, np.float32)
     bidx = cuda.device_array(blocks, np.int32)
     if warp:
         launch = G.lm_head.prepare(grid=blocks, block=G.BLOCK, shared_mem=4 * k)
-        view, nw = logits.reshape(-1, 2), cuda.to_device(np.ones(k, np.float32))
+        view, nw = logits.reshape(-1, per), cuda.to_device(np.ones(k, np.float32))
+        extra: tuple[int, ...] = (1,)
     else:
         launch = K.lm_head_thread.prepare(grid=blocks, block=K.THREAD_BLOCK)
-        view, nw = logits, device_array(np.ones(k, BF16))
-    launch(view, bval, bidx, device_array(w), cuda.to_device(x), nw, np.float32(1e-6))
+        view, nw, extra = logits, device_array(np.ones(k, BF16)), ()
+    launch(view, bval, bidx, device_array(w), cuda.to_device(x), nw, np.float32(1e-6), *extra)
     tok = cuda.to_device(np.zeros(1, np.int32))
     pos = cuda.to_device(np.array([2], np.int32))
     hist = cuda.to_device(np.full((4, 1), -1, np.int32))

@@ -92,9 +92,9 @@ def _assemble(code: str) -> str:
 @pytest.mark.parametrize(
     ("name", "most"),
     [
-        # blocks_per_sm=3 caps the GEMVs at 80 registers: none spills (4: 64, spills ~70 bytes)
+        # blocks_per_sm=3 caps the GEMVs at 80 registers (4: 64, ~70 bytes spill)
         ("gemv_norm", 0),
-        ("gemv_swiglu", 0),
+        ("gemv_swiglu", 40),  # four rows a warp: a few bytes spill at 80
         ("gemv_residual", 0),
         ("lm_head", 0),
         ("attention", 0),
