@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# One device call of this round's measurements; every log and result file goes into one
+# tarball $OUT/round-NAME.tgz (the device tool brings back at most 8 files).
+#   scripts/gpu_round.sh NAME STEP...   STEPs: tests gemv decode06 decode4b gemm sgemm irregular
+#                                      primitives decode06_anchor
+set -uo pipefail
+NAME=$1; shift
+FINAL=${OUT:-benchmarks/results}
+export OUT=/tmp/ss_round
+rm -rf "$OUT"; mkdir -p "$OUT" "$FINAL"
+trap 'tar czf "$FINAL/round-$NAME.tgz" -C "$OUT" .' EXIT
+export PYTHONUNBUFFERED=1
+run() { local limit=$1 name=$2; shift 2; echo "=== $name"; timeout "$limit" "$@" >"$OUT/$name.log" 2>&1; echo "rc $?"; }
+for s in "$@"; do
+  case $s in
+    tests) run 150 pytest_new python3 -m pytest -n 12 -v -p no:cacheprovider -p no:benchmark \
+             tests/gpu/test_async_fill_gpu.py tests/gpu/test_block_claim_gpu.py tests/gpu/test_gemm_bf16_gpu.py \
+             tests/gpu/test_vec_tile_gpu.py tests/gpu/test_tiles_gpu.py tests/gpu/test_atomic_gpu.py \
+             tests/gpu/test_coop_examples_gpu.py tests/gpu/test_decode_gpu.py
+           grep -E "FAILED|ERROR|passed|failed" "$OUT/pytest_new.log" | tail -12 ;;
+    gemv) run 120 decode_gemv python3 benchmarks/decode_gemv.py; grep "^|" "$OUT/decode_gemv.log" | cut -c1-100 ;;
+    decode06) run 130 decode06 python3 benchmarks/decode.py --configs 0.6b --contexts 0,4096 --skip-anchor --tokens 32 --repeats 3
+              grep -E "simtsafe graph|us each" "$OUT/decode06.log" ;;
+    decode4b) run 170 decode4b python3 benchmarks/decode.py --configs 4b --contexts 0 --skip-anchor --tokens 32 --repeats 3
+              grep -E "simtsafe graph|us each" "$OUT/decode4b.log" ;;
+    gemm) run 100 gemm_bf16 python3 benchmarks/gemm_bf16.py; tail -12 "$OUT/gemm_bf16.log" ;;
+    sgemm) run 160 sgemm_variants python3 benchmarks/sgemm_variants.py --n 4096 --reps 10; tail -14 "$OUT/sgemm_variants.log" ;;
+    irregular) run 60 irregular python3 benchmarks/irregular.py --parts compaction --reps 20; grep "^|" "$OUT/irregular.log" ;;
+    primitives) run 330 primitives python3 benchmarks/primitives.py; tail -16 "$OUT/primitives.log" ;;
+    decode06_anchor) run 420 decode06_anchor python3 benchmarks/decode.py --configs 0.6b --contexts 0 \
+                       --anchor-args "--variants eager,cuda_graph,compile --compile-modes reduce-overhead --compile-timeout 140 --deadline 240"
+                     grep -E "^\| 0.6b" "$OUT/decode06_anchor.log" ;;
+  esac
+done
