@@ -115,7 +115,7 @@ def main() -> None:
         torch_ok = not ss.SIMULATOR and torch.cuda.is_available()
     except ImportError:
         torch, torch_ok = None, False
-    d_a, d_b = cuda.to_device(a), cuda.to_device(b)
+    d_a, d_b = g.to_device_bf16(a), g.to_device_bf16(b)
     if torch_ok:
         t_a = torch.as_tensor(d_a.view(np.uint16), device="cuda").view(torch.bfloat16)
         t_b = torch.as_tensor(d_b.view(np.uint16), device="cuda").view(torch.bfloat16)

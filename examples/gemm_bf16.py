@@ -268,11 +268,18 @@ def inputs(m: int, k: int, n: int, seed: int = 20) -> tuple[np.ndarray, np.ndarr
     return a, b
 
 
+def to_device_bf16(host: np.ndarray) -> Any:
+    """A device copy of a bf16 array: through its uint16 bits (numba-cuda's host copy refuses
+    ml_dtypes' dtype in the buffer protocol), viewed back as bf16."""
+    host = np.ascontiguousarray(host)
+    return cuda.to_device(host.view(np.uint16)).view(host.dtype)
+
+
 def run(m: int = 300, k: int = 200, n: int = 250) -> bool:
     """c = a @ b for random bf16 matrices; compare with numpy (float64 over the bf16 values)."""
     a, b = inputs(m, k, n)
     d_c = cuda.to_device(np.full((m, n), np.nan, np.float32))
-    gemm_bf16.prepare(grid=grid_for(m, n), block=BLOCK)(d_c, cuda.to_device(a), cuda.to_device(b))
+    gemm_bf16.prepare(grid=grid_for(m, n), block=BLOCK)(d_c, to_device_bf16(a), to_device_bf16(b))
     expected = a.astype(np.float64) @ b.astype(np.float64)
     # bf16 products are exact in fp32; the fp32 sums round: about sqrt(k) * 2**-24 relative.
     return bool(np.allclose(d_c.copy_to_host(), expected, rtol=1e-4, atol=1e-3))

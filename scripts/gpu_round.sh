@@ -10,13 +10,16 @@ export OUT=/tmp/ss_round
 rm -rf "$OUT"; mkdir -p "$OUT" "$FINAL"
 trap 'tar czf "$FINAL/round-$NAME.tgz" -C "$OUT" .' EXIT
 export PYTHONUNBUFFERED=1
-run() { local limit=$1 name=$2; shift 2; echo "=== $name"; timeout "$limit" "$@" >"$OUT/$name.log" 2>&1; echo "rc $?"; }
+run() {  # each step re-packs the tarball, so a call cut short still brings back the steps done
+  local limit=$1 name=$2; shift 2; echo "=== $name"; timeout "$limit" "$@" >"$OUT/$name.log" 2>&1
+  echo "rc $?"; tar czf "$FINAL/round-$NAME.tgz" -C "$OUT" .
+}
 for s in "$@"; do
   case $s in
     tests) run 150 pytest_new python3 -m pytest -n 12 -v -p no:cacheprovider -p no:benchmark \
              tests/gpu/test_async_fill_gpu.py tests/gpu/test_block_claim_gpu.py tests/gpu/test_gemm_bf16_gpu.py \
              tests/gpu/test_vec_tile_gpu.py tests/gpu/test_tiles_gpu.py tests/gpu/test_atomic_gpu.py \
-             tests/gpu/test_coop_examples_gpu.py tests/gpu/test_decode_gpu.py
+             tests/gpu/test_coop_examples_gpu.py tests/examples/test_decode.py
            grep -E "FAILED|ERROR|passed|failed" "$OUT/pytest_new.log" | tail -12 ;;
     gemv) run 120 decode_gemv python3 benchmarks/decode_gemv.py; grep "^|" "$OUT/decode_gemv.log" | cut -c1-100 ;;
     decode06) run 130 decode06 python3 benchmarks/decode.py --configs 0.6b --contexts 0,4096 --skip-anchor --tokens 32 --repeats 3
@@ -27,7 +30,7 @@ for s in "$@"; do
     sgemm) run 160 sgemm_variants python3 benchmarks/sgemm_variants.py --n 4096 --reps 10; tail -14 "$OUT/sgemm_variants.log" ;;
     irregular) run 60 irregular python3 benchmarks/irregular.py --parts compaction --reps 20; grep "^|" "$OUT/irregular.log" ;;
     primitives) run 330 primitives python3 benchmarks/primitives.py; tail -16 "$OUT/primitives.log" ;;
-    decode06_anchor) run 420 decode06_anchor python3 benchmarks/decode.py --configs 0.6b --contexts 0 \
+    decode06_anchor) run 300 decode06_anchor python3 benchmarks/decode.py --configs 0.6b --contexts 0 \
                        --anchor-args "--variants eager,cuda_graph,compile --compile-modes reduce-overhead --compile-timeout 140 --deadline 240"
                      grep -E "^\| 0.6b" "$OUT/decode06_anchor.log" ;;
   esac

@@ -329,8 +329,11 @@ lm_head = _DEFAULT["lm_head"]  # noqa: F811
 WARPS = BLOCK // 32
 #: The splits a kernel takes: warps per pair of outputs.
 SPLITS = tuple(k for k in (1, 2, 4, 8) if k <= WARPS)
-#: Blocks the split aims at: four a multiprocessor of an H200 (132).
-TARGET_BLOCKS = 4 * 132
+#: Blocks the split aims at: about two a multiprocessor of an H200 (132). Measured
+#: (benchmarks/results/decode_gemv.md, every split of the 0.6B and 4B GEMVs): the least
+#: split giving 256 blocks was the fastest split of each of the ten shapes; more warps a row
+#: cost more than the occupancy they add.
+TARGET_BLOCKS = 256
 
 
 def pick_split(outputs: int) -> int:

@@ -25,7 +25,7 @@ def test_tier1_and_raw_match_numpy(m: int, k: int, n: int) -> None:
 
     a, b = g.inputs(m, k, n, seed=m + k + n)
     want = a.astype(np.float64) @ b.astype(np.float64)
-    d_a, d_b = cuda.to_device(a), cuda.to_device(b)
+    d_a, d_b = g.to_device_bf16(a), g.to_device_bf16(b)
     d_c = cuda.to_device(np.full((m, n), np.nan, np.float32))
     g.gemm_bf16.prepare(grid=g.grid_for(m, n), block=g.BLOCK)(d_c, d_a, d_b)
     np.testing.assert_allclose(d_c.copy_to_host(), want, rtol=1e-4, atol=1e-3)
@@ -38,6 +38,7 @@ def test_tier1_and_raw_match_numpy(m: int, k: int, n: int) -> None:
 
 def test_fragment_layouts_on_the_device(tmp_path: Path) -> None:
     # The simulator's twin and the device agree exactly where no sum rounds: a one-hot A.
+    import gemm_bf16 as g
     import ml_dtypes
 
     from tests.kernels import load_kernel_module
@@ -50,5 +51,5 @@ def test_fragment_layouts_on_the_device(tmp_path: Path) -> None:
         a[i, perm[i % 16]] = 1
     b = (np.arange(16 * 16).reshape(16, 16) % 251).astype(ml_dtypes.bfloat16)
     out = cuda.to_device(np.full((32, 16), -1, np.float32))
-    mod.k.prepare(grid=(1, 1), block=64)(out, cuda.to_device(a), cuda.to_device(b))
+    mod.k.prepare(grid=(1, 1), block=64)(out, g.to_device_bf16(a), g.to_device_bf16(b))
     np.testing.assert_array_equal(out.copy_to_host(), a.astype(np.float32) @ b.astype(np.float32))
