@@ -30,7 +30,7 @@ for s in "$@"; do
     sgemm) run 160 sgemm_variants python3 benchmarks/sgemm_variants.py --n 4096 --reps 10; tail -14 "$OUT/sgemm_variants.log" ;;
     irregular) run 60 irregular python3 benchmarks/irregular.py --parts compaction --reps 20; grep "^|" "$OUT/irregular.log" ;;
     primitives) run 330 primitives python3 benchmarks/primitives.py; tail -16 "$OUT/primitives.log" ;;
-    decode06_anchor) run 300 decode06_anchor python3 benchmarks/decode.py --configs 0.6b --contexts 0 \
+    decode06_anchor) run 280 decode06_anchor python3 benchmarks/decode.py --configs 0.6b --contexts 0 --anchor .anchors/decode_anchor.py --tokens 64 --repeats 3 \
                        --anchor-args "--variants eager,cuda_graph,compile --compile-modes reduce-overhead --compile-timeout 140 --deadline 240"
                      grep -E "^\| 0.6b" "$OUT/decode06_anchor.log" ;;
   esac
