@@ -172,13 +172,11 @@ class Decoder:
         nh, nkv, g = c.heads, c.kv_heads, c.group
         warp = self.gemv == "warp"
         eps = np.float32(c.eps)
-        prepared: dict[tuple[Any, int, int, int], Any] = {}
-
         def prep(kernel: Any, grid: int, block: int, shared: int = 0) -> Any:
-            key = (kernel, grid, block, shared)  # one PreparedLaunch per shape
-            if key not in prepared:
-                prepared[key] = kernel.prepare(grid=grid, block=block, shared_mem=shared)
-            return prepared[key]
+            """One PreparedLaunch per launch of the step: a prepared launch memoizes the
+            checks of a few argument sets (host/_launch.py), and one shared by the layers
+            would cycle through one set per layer and re-run its checks at every launch."""
+            return kernel.prepare(grid=grid, block=block, shared_mem=shared)
 
         def gemv(
             kind: str, rows: int, n_in: int, y: Any, *args: Any
