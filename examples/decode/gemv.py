@@ -105,6 +105,17 @@ def _four_rows(w, ra, rb, rc, rd, h, j0, step):  # type: ignore[no-untyped-def]
 
 
 @ss.device
+def _pair(w, h, width, split):  # type: ignore[no-untyped-def]
+    """The warp's sums over its runs of its pair of rows, in a block that owns ``width``
+    outputs (``split`` warps a pair)."""
+    pairs = width // 2
+    wi = ss.warp.broadcast(cuda.threadIdx.x // 32)  # warp-uniform
+    r = cuda.blockIdx.x * width + 2 * (wi % pairs)
+    a, b = _two_rows(w, r, r + 1, h, cuda.laneid + 32 * (wi // pairs), 32 * split)
+    return ss.warp.sum(a), ss.warp.sum(b)
+
+
+@ss.device
 def _rms_scale(sq, n, eps):  # type: ignore[no-untyped-def]
     """``1 / sqrt(mean + eps)`` of a sum of ``n`` squares."""
     return F32(1.0) / math.sqrt(sq / F32(n) + eps)
@@ -155,7 +166,7 @@ def gemv_norm(
     """``y = W (x / rms(x) * nw)``, ``y`` viewed as ``(blocks, R)``: block ``b`` owns rows
     ``b*R .. b*R + R - 1``, ``R = 2 * warps / split``; ``split`` warps share each pair of
     rows, each taking every ``split``-th run of them."""
-    h = ss.shared.dynamic_tile(np.float32)
+    h = ss.shared.dynamic_tile(np.float32)  # filled here: a helper only reads a tile
     sq = ZERO
     for t in thread.block_stride(h):
         v = x[t.index] if t.index < x.size else ZERO
@@ -164,14 +175,12 @@ def gemv_norm(
     ss.block.sync()
     scale = _rms_scale(ss.block.sum(sq), x.size, eps)
     pairs = y.shape[1] // 2
-    wi = ss.warp.broadcast(cuda.threadIdx.x // 32)  # warp-uniform
-    r = cuda.blockIdx.x * y.shape[1] + 2 * (wi % pairs)
-    a, b = _two_rows(w, r, r + 1, h, cuda.laneid + 32 * (wi // pairs), 32 * split)
+    a, b = _pair(w, h, y.shape[1], split)
     pa = ss.shared.tile(BLOCK, np.float32)
     pb = ss.shared.tile(BLOCK, np.float32)
     li = thread.local_index()
-    pa[li] = ss.warp.sum(a)
-    pb[li] = ss.warp.sum(b)
+    pa[li] = a
+    pb[li] = b
     ss.block.sync()
     for wr in thread.block_row(y):
         y[wr] = _gather(pa, pb, wr.col, pairs, split) * scale
@@ -188,7 +197,7 @@ def gemv_swiglu(
     """``y[i] = silu(g_i) * u_i``, ``g = W[:n] h``, ``u = W[n:] h``, ``h = x / rms(x) * nw``,
     ``n = y.size``, ``y`` viewed as ``(blocks, R)`` as in ``gemv_norm``: the warps of a
     pair of outputs read their four rows."""
-    h = ss.shared.dynamic_tile(np.float32)
+    h = ss.shared.dynamic_tile(np.float32)  # filled here: a helper only reads a tile
     sq = ZERO
     for t in thread.block_stride(h):
         v = x[t.index] if t.index < x.size else ZERO
@@ -232,14 +241,12 @@ def gemv_residual(
         h[t] = v[t.index] if t.index < v.size else ZERO
     ss.block.sync()
     pairs = y.shape[1] // 2
-    wi = ss.warp.broadcast(cuda.threadIdx.x // 32)
-    r = cuda.blockIdx.x * y.shape[1] + 2 * (wi % pairs)
-    a, b = _two_rows(w, r, r + 1, h, cuda.laneid + 32 * (wi // pairs), 32 * split)
+    a, b = _pair(w, h, y.shape[1], split)
     pa = ss.shared.tile(BLOCK, np.float32)
     pb = ss.shared.tile(BLOCK, np.float32)
     li = thread.local_index()
-    pa[li] = ss.warp.sum(a)
-    pb[li] = ss.warp.sum(b)
+    pa[li] = a
+    pb[li] = b
     ss.block.sync()
     for wr in thread.block_row(y):
         y[wr] = res[wr] + _gather(pa, pb, wr.col, pairs, split)
@@ -257,7 +264,7 @@ def lm_head(
 ) -> None:
     """Logits ``W (x / rms(x) * nw)`` (``logits`` viewed as ``(blocks, R)`` as in
     ``gemv_norm``), and stage 1 of the argmax: each block's largest logit and its first row."""
-    h = ss.shared.dynamic_tile(np.float32)
+    h = ss.shared.dynamic_tile(np.float32)  # filled here: a helper only reads a tile
     sq = ZERO
     for t in thread.block_stride(h):
         v = x[t.index] if t.index < x.size else ZERO
@@ -266,14 +273,12 @@ def lm_head(
     ss.block.sync()
     scale = _rms_scale(ss.block.sum(sq), x.size, eps)
     pairs = logits.shape[1] // 2
-    wi = ss.warp.broadcast(cuda.threadIdx.x // 32)
-    r = cuda.blockIdx.x * logits.shape[1] + 2 * (wi % pairs)
-    a, b = _two_rows(w, r, r + 1, h, cuda.laneid + 32 * (wi // pairs), 32 * split)
+    a, b = _pair(w, h, logits.shape[1], split)
     pa = ss.shared.tile(BLOCK, np.float32)
     pb = ss.shared.tile(BLOCK, np.float32)
     li = thread.local_index()
-    pa[li] = ss.warp.sum(a)
-    pb[li] = ss.warp.sum(b)
+    pa[li] = a
+    pb[li] = b
     ss.block.sync()
     best = NEG_INF
     row = NO_INDEX

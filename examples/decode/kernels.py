@@ -37,7 +37,8 @@ from numba import cuda
 import simtsafe as ss
 from simtsafe import BlockRow, Columns, DisjointSlice, In, In2D, PerBlock, thread
 
-from .attention import CHUNK
+from .attention import CHUNK, _pick4
+from .gemv import _dot, _rms_scale, _silu_mul
 
 BF16 = ss.bfloat16
 F32 = np.float32
@@ -66,14 +67,6 @@ ZERO = F32(0.0)
 
 
 # ------------------------------------------------------------------------------ helpers
-
-
-@ss.device
-def _dot(a, b0, b1):  # type: ignore[no-untyped-def]
-    """Dot product of a run of 8 (``a``) with two runs of 4 (``b0``, ``b1``), float32."""
-    return (a[0] * b0[0] + a[1] * b0[1] + a[2] * b0[2] + a[3] * b0[3]) + (
-        a[4] * b1[0] + a[5] * b1[1] + a[6] * b1[2] + a[7] * b1[3]
-    )
 
 
 @ss.device
@@ -163,17 +156,6 @@ def _part(w, row, v, j0, step):  # type: ignore[no-untyped-def]
         )
         j = j3 + step
     return acc
-
-
-@ss.device
-def _rms_scale(sq, n, eps):  # type: ignore[no-untyped-def]
-    """``1 / sqrt(mean + eps)`` of a sum of ``n`` squares."""
-    return F32(1.0) / math.sqrt(sq / F32(n) + eps)
-
-
-@ss.device
-def _silu_mul(gate, up):  # type: ignore[no-untyped-def]
-    return gate / (F32(1.0) + math.exp(-gate)) * up
 
 
 # ------------------------------------------------------------------------------ embedding
@@ -323,20 +305,6 @@ def qk_rope_append(
 
 
 # ------------------------------------------------------------------------------ attention
-
-
-@ss.device
-def _pick4(t0, t1, t2, t3, i):  # type: ignore[no-untyped-def]
-    """``(t0, t1, t2, t3)[i]`` for a small int ``i`` (0 past the end)."""
-    if i == 0:
-        return t0
-    if i == 1:
-        return t1
-    if i == 2:
-        return t2
-    if i == 3:
-        return t3
-    return ZERO
 
 
 @ss.kernel(

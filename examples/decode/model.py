@@ -172,6 +172,7 @@ class Decoder:
         nh, nkv, g = c.heads, c.kv_heads, c.group
         warp = self.gemv == "warp"
         eps = np.float32(c.eps)
+
         def prep(kernel: Any, grid: int, block: int, shared: int = 0) -> Any:
             """One PreparedLaunch per launch of the step: a prepared launch memoizes the
             checks of a few argument sets (host/_launch.py), and one shared by the layers
