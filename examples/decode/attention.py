@@ -121,6 +121,12 @@ def _elem(st, e):  # type: ignore[no-untyped-def]
             "hdp <= 128",
             "kc.shape[1] == kv_heads * hdp",
             "g0 < group",
+            # attack round 9: a negative head offset (shifted heads) or no KV head (an
+            # empty cache, b % 0) satisfied the relations above; the model never launches
+            # them
+            "0 <= g0",
+            "kv_heads >= 1",
+            "hdp >= 4",
         ],
     )
 )

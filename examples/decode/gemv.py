@@ -139,9 +139,14 @@ def _gather(pa, pb, col, pairs, split):  # type: ignore[no-untyped-def]
 
 
 #: Every kernel: ``R * split`` outputs a block is two a warp (``16 R split == block.x``), a
-#: row of the output view a block.
-_REQ_SPLIT = ["16 * y.shape[1] * split == block.x", "y.shape[0] == grid.x"]
-_REQ_NORM = ["x.size == nw.size", "x.size <= w.shape[1]", *_REQ_SPLIT]
+#: row of the output view a block. ``R >= 2``: a pair of rows at least (``R = 1`` with
+#: ``split = 2 * warps`` satisfies the product, but its ``pairs = 0`` divides by zero and
+#: every warp sums the same runs: attack round 9); with a block of a power of two threads
+#: ``R`` is then even and ``split`` at most the warps.
+_REQ_SPLIT = ["16 * y.shape[1] * split == block.x", "y.shape[0] == grid.x", "y.shape[1] >= 2"]
+#: The weight rows are the outputs (rows past ``w``'s end would read 0: a silent zero).
+_REQ_ROWS = ["w.shape[0] == y.shape[0] * y.shape[1]"]
+_REQ_NORM = ["x.size == nw.size", "x.size <= w.shape[1]", *_REQ_SPLIT, *_REQ_ROWS]
 
 
 def _contract(covers: str, requires: list[str], blocks_per_sm: int = BLOCKS_PER_SM) -> Any:
@@ -296,14 +301,24 @@ def lm_head(
     bidx[lb] = first
 
 
-_REQ_SWIGLU = _REQ_NORM
+#: Gate rows, then as many up rows.
+_REQ_SWIGLU = [*_REQ_NORM[:2], *_REQ_SPLIT, "w.shape[0] == 2 * y.shape[0] * y.shape[1]"]
 _REQ_RESIDUAL = [
     "v.size <= w.shape[1]",
     "res.shape[0] == y.shape[0]",
     "res.shape[1] == y.shape[1]",
     *_REQ_SPLIT,
+    *_REQ_ROWS,
 ]
-_REQ_HEAD = _REQ_NORM[:2] + [r.replace("y.", "logits.") for r in _REQ_SPLIT]
+#: The logits may run past the vocabulary (those rows are 0 and never the argmax), not
+#: short of it; one (max, row) per block, all of which ``kernels.finish`` reads.
+_REQ_HEAD = [
+    *_REQ_NORM[:2],
+    *[r.replace("y.", "logits.") for r in _REQ_SPLIT],
+    "w.shape[0] <= logits.shape[0] * logits.shape[1]",
+    "bval.size == grid.x",
+    "bidx.size == grid.x",
+]
 
 
 _BODIES = {
