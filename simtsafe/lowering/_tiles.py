@@ -45,6 +45,7 @@ from numba.cuda.typing.templates import (
 from . import _localarrays, _outtiles
 from . import _tilebase as tb
 from ._bf16 import is_bf16, stored_element
+from ._provenance import tile_symbol
 from ._cuda import SENTINEL, ThreadIndexType, _const, _make_witness, _reject, _witness_indices
 from ._vec import TILE_ALIGN, element_value, value_type
 
@@ -163,7 +164,7 @@ def _lower_setitem(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> 
     tty, wty, vty = sig.args
     val = stored_element(context, builder, tty.dtype, vty, args[2])
     idx = _witness_indices(context, builder, wty, args[1])
-    tb.holder_store(context, builder, tty, args[0], idx, val)
+    tb.holder_store(context, builder, tty, args[0], idx, val, own=True)
     return context.get_dummy_value()
 
 
@@ -249,7 +250,7 @@ def _shared_tile(typingctx: Any, shape: Any, dtype: Any, pad: Any = None) -> Any
             shape=tty.storage,
             # bf16: numba-cuda allocates no __nv_bfloat16 array; i16 is the same storage
             dtype=types.int16 if is_bf16(tty.dtype) else tty.dtype,
-            symbol_name=_get_unique_smem_id("_simtsafe_tile"),
+            symbol_name=_get_unique_smem_id(tile_symbol("_simtsafe_tile")),
             addrspace=nvvm.ADDRSPACE_SHARED,
             # 16 bytes: a run of 16 bytes at a multiple of 16 from the start is one
             # ld.shared.v4 (vec.load) or one cp.async.cg (shared.fill_async), and rows of 16
@@ -290,7 +291,7 @@ def _shared_dynamic_tile(typingctx: Any, dtype: Any) -> Any:
             builder,
             shape=(0,),
             dtype=tty.dtype,
-            symbol_name=_get_unique_smem_id(_DYNAMIC_SYMBOL),
+            symbol_name=_get_unique_smem_id(tile_symbol(_DYNAMIC_SYMBOL)),
             addrspace=nvvm.ADDRSPACE_SHARED,
             can_dynsized=True,
         )

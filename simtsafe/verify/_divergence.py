@@ -76,6 +76,7 @@ _NO_VALUE = (
     "llvm.assume",
     "llvm.experimental.noalias",
     "__ss.at.",  # call-site markers (lowering._irform)
+    "__ss.own.",  # a witness store's address (lowering._irform); the store follows it
 )
 _WRITES_DEST = ("llvm.memcpy", "llvm.memmove", "llvm.memset")
 _SREG = "llvm.nvvm.read.ptx.sreg."
