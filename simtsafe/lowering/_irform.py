@@ -320,6 +320,36 @@ def _mark_own_stores(text: str) -> str:
     return "\n".join(out) + "\n"
 
 
+_WITNESS_LINE = re.compile(
+    r'^(\s*)%"((?:[^"\\]|\\.)*)" = (add (i\d+) .*!ss\.witness !(\d+).*)$'
+)
+
+
+def _route_witness_markers(text: str) -> str:
+    """Send each ``!ss.witness`` index through an opaque call ``@__ss.witness.<space>.<axis>``:
+    what the tile phase check reads as "a block-local witness's index" (an ``add 0``
+    instcombine would fold away)."""
+    if "!ss.witness" not in text:
+        return text
+    nodes = _metadata(text)
+    decls: dict[tuple[str, str], str] = {}
+    out: list[str] = []
+    for line in text.splitlines():
+        m = _WITNESS_LINE.match(line) if "!ss.witness" in line else None
+        items = nodes.get(int(m.group(5)), ()) if m is not None else ()
+        if m is None or len(items) != 2:
+            out.append(line)
+            continue
+        indent, name, rest, ty = m.group(1), m.group(2), m.group(3), m.group(4)
+        fn = decls.setdefault((ty, f"{items[0]}.{items[1]}"), "")
+        if not fn:
+            fn = decls[(ty, f"{items[0]}.{items[1]}")] = f'@"__ss.witness.{items[0]}.{items[1]}.{ty}"'
+        out.append(f'{indent}%"{name}.ssraw" = {rest}')
+        out.append(f'{indent}%"{name}" = call {ty} {fn}({ty} %"{name}.ssraw")')
+    out.extend(f"declare {ty} {fn}({ty})" for (ty, _), fn in decls.items())
+    return "\n".join(out) + "\n"
+
+
 def _route_uniform_markers(text: str) -> str:
     """Send each ``!ss.uniform`` result through an opaque call that no pass removes."""
     if "!ss.uniform" not in text:
@@ -373,7 +403,9 @@ def _normalize(texts: Sequence[str], root: str, callees: list[str]) -> str:
     defined = {_unquote(m.group(1)) for t in texts for m in _DEFINED_RE.finditer(t)}
     prepared = [
         _mark_calls(
-            _mark_own_stores(_route_uniform_markers(_freeze_intrinsics(_inlinable(t)))),
+            _mark_own_stores(
+                _route_witness_markers(_route_uniform_markers(_freeze_intrinsics(_inlinable(t))))
+            ),
             defined,
             callees,
         )

@@ -20,6 +20,9 @@ kinds; the PTX is byte-identical, ``tests/ptx/test_provenance_ptx.py``):
 * ``!ss.gridread !{i32 1}`` -- every instruction a ``simtsafe.grid.read`` emits:
   its global load reads an output that other threads write in other grid
   phases (``verify`` checks that a grid sync separates them);
+* ``!ss.witness !{!"Local1D", i32 axis}`` -- an ``add x, 0`` (folded by NVVM)
+  whose result is a block-local witness's index on ``axis``: the element of a
+  tile that only this thread writes (``verify._tilephases``);
 * ``!ss.own !{i32 1}`` -- every instruction a store into a shared tile through a
   block-local witness emits (``tile[w] = v``): its address is the thread's own
   element, which no other thread writes (``verify._tilephases`` lets the thread
@@ -50,6 +53,7 @@ __all__ = [
     "grid_read",
     "install",
     "mark_built",
+    "mark_witness",
     "own_store",
     "site",
     "tile_symbol",
@@ -147,6 +151,20 @@ def own_store() -> Iterator[None]:
         yield
     finally:
         _TLS.own = saved
+
+
+def mark_witness(builder: ir.IRBuilder, value: ir.Value, space: str, axis: int) -> ir.Value:
+    """``value``, a block-local witness's index on ``axis``, through a tagged ``add 0``.
+
+    Safety:
+        Only the lowering of a block-local witness (``local_index``,
+        ``local_index_2d``, ``block_stride``'s) may call this: the tag tells
+        the compiled-form check that the value names this thread's own element.
+    """
+    out = builder.add(value, ir.Constant(value.type, 0))
+    if isinstance(out, ir.Instruction):
+        out.metadata["ss.witness"] = _node(builder.module, (space, axis))
+    return out
 
 
 def current_loc() -> tuple[str, int] | None:

@@ -45,7 +45,7 @@ from numba.cuda.typing.templates import (
 from . import _localarrays, _outtiles
 from . import _tilebase as tb
 from ._bf16 import is_bf16, stored_element
-from ._provenance import tile_symbol
+from ._provenance import mark_witness, tile_symbol
 from ._cuda import SENTINEL, ThreadIndexType, _const, _make_witness, _reject, _witness_indices
 from ._vec import TILE_ALIGN, element_value, value_type
 
@@ -325,7 +325,8 @@ def _local_witness(space: str, compute: Callable[[ir.IRBuilder], list[ir.Value]]
 
     def typer(typingctx: Any) -> Any:
         def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
-            return _make_witness(context, builder, wty, compute(builder))
+            idx = [mark_witness(builder, v, space, k) for k, v in enumerate(compute(builder))]
+            return _make_witness(context, builder, wty, idx)
 
         return wty(), codegen
 
@@ -435,6 +436,7 @@ def _mint_local(typingctx: Any, tile: Any, r: Any, c: Any) -> Any:
         rr = context.cast(builder, args[1], r, types.intp)
         cc = context.cast(builder, args[2], c, types.intp)
         idx = [cc] if tile.ndim == 1 else [rr, cc]
+        idx = [mark_witness(builder, v, tile.space, k) for k, v in enumerate(idx)]
         # Invariant: the expansion draws r and c from range(start, stop, step)
         # with 0 <= start, step >= 1 and stop at most this very tile's extent
         # (a tile's type carries its static shape; a function has one dynamic

@@ -25,17 +25,25 @@ Two accesses may share an interval when some barrier may be the last before
 both and some barrier (or the exit) the first after both (``_phases``). Two
 accesses of one object *clash* when they may share a barrier interval and
 one of them is a read and the other a write, except a thread's read of its
-*own* element: a load whose address is computed by the same instructions from
-the same values as the address of a witness store (``tile[w] = v``; the
-lowering tags it ``!ss.own`` and ``lowering._irform`` puts a call
-``@__ss.own.K(address)`` before it, which no pass drops). A witness names
-one element per thread, so no other thread's witness store writes it; any
-other write (a fill, an update, an unknown write) clashes with it too. Among
-writes, an atomic update clashes with every non-atomic write, and a witness
-store with every write that is not a witness store or a plain store (the
-stores of ``fill_async``'s scalar runs, ``fill_transposed`` and an
-accumulator's zero-fill, which this check cannot tell apart from each other:
-the source analysis decides those).
+*own* element: a load whose address is computed from block-local witness
+indices alone, by the same instructions as the address of a witness store
+(``tile[w] = v``). The lowering tags both what it trusts: each witness index
+(``!ss.witness``, on an ``add 0``) and each witness store (``!ss.own``);
+``lowering._irform`` turns the first into a call ``@__ss.witness.<space>.<axis>``
+and puts a call ``@__ss.own.K(address)`` before the second, before any pass
+runs: calls no pass drops or folds. A witness names one element per thread in
+every tile of its space, so no other thread's witness store writes it; any
+other write (a fill, an update, an unknown write) clashes with the own read.
+A witness store whose address is not computed from witnesses alone (the name
+may hold a default value on some path) is a plain write.
+
+Among writes, an atomic update clashes with every non-atomic write, and a
+witness store with every other write (a fill's stores give the element to
+another thread). Plain stores are not compared with each other: the stores
+of ``fill_async``'s scalar runs, of ``fill_transposed`` and an accumulator's
+zero-fill are each one thread's own by their lowering, and this check does
+not tell two fills apart (the source analysis refuses two fills of one tile in
+one interval).
 
 ``cp.async`` writes land asynchronously: a copy counts as a write in every
 interval from the one it is issued in up to the one in which the thread
@@ -101,6 +109,7 @@ _PURE = frozenset(
 )
 _FLAGS_RE = re.compile(r"\b(?:inbounds|nuw|nsw|nusw|exact|disjoint|samesign)\s+")
 _SREG = "llvm.nvvm.read.ptx.sreg."
+_WITNESS = "__ss.witness."
 #: The most commits a copy is counted through (``wait_group n`` takes small ``n``).
 _OLD = 64
 _WAIT_GROUP_RE = re.compile(r"cp\.async\.wait_group\s+(\d+)")
@@ -151,7 +160,7 @@ def _clash(a: str, b: str) -> bool:
         return a != b
     if "witness" in (a, b):
         other = b if a == "witness" else a
-        return other in ("async", "other")
+        return other in ("async", "write", "other")
     return False
 
 
@@ -171,11 +180,20 @@ class _Keys:
         done = self.memo.get(value)
         if done is not None:
             return done
+        self.memo[value] = value  # a cycle through phis: the value itself
         ins = self.defs.get(value)
         key = value
         if ins is not None and depth < 48:
-            if ins.opcode == "call" and (ins.callee or "").startswith(_SREG):
-                key = f"sreg:{ins.callee}"
+            callee = ins.callee or ""
+            if ins.opcode == "call" and callee.startswith(_SREG):
+                key = f"sreg:{callee}"
+            elif ins.opcode == "call" and callee.startswith(_WITNESS):
+                key = "witness:" + callee[len(_WITNESS) :]
+            elif ins.opcode == "phi" and ins.incoming:
+                # The same witness on every incoming path (none a constant): that witness.
+                keys = {self.of(v, depth + 1) if v is not None else "%" for v, _ in ins.incoming}
+                if len(keys) == 1 and "%" not in next(iter(keys)):
+                    key = next(iter(keys))
             elif ins.opcode in _PURE:
                 rhs = _FLAGS_RE.sub("", ins.text.split(" = ", 1)[1])
                 key = "(" + _LOCAL_RE.sub(lambda m: self.of(m.group(0), depth + 1), rhs) + ")"
@@ -208,11 +226,16 @@ class _Finder:
         self.prov, _ = _provenance(form)
         self.every = frozenset(o.key for o in objects.values())
         self.keys = _Keys(form)
+        # The addresses of witness stores computed from witnesses alone (a witness that
+        # may be a default value on some path, e.g. a name bound only in a loop that
+        # ran no iteration, leaves a value of its own in the key).
         self.own = {
-            self.keys.of(ins.operands[0])
+            key
             for b in form.blocks
             for ins in b.instrs
             if ins.opcode == "call" and (ins.callee or "").startswith("__ss.own.") and ins.operands
+            for key in [self.keys.of(ins.operands[0])]
+            if "%" not in key and "witness:" in key
         }
 
     def of(self, ptr: str) -> frozenset[str]:
