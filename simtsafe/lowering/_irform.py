@@ -320,9 +320,7 @@ def _mark_own_stores(text: str) -> str:
     return "\n".join(out) + "\n"
 
 
-_WITNESS_LINE = re.compile(
-    r'^(\s*)%"((?:[^"\\]|\\.)*)" = (add (i\d+) .*!ss\.witness !(\d+).*)$'
-)
+_WITNESS_LINE = re.compile(r'^(\s*)%"((?:[^"\\]|\\.)*)" = (add (i\d+) .*!ss\.witness !(\d+).*)$')
 
 
 def _route_witness_markers(text: str) -> str:
@@ -332,7 +330,7 @@ def _route_witness_markers(text: str) -> str:
     if "!ss.witness" not in text:
         return text
     nodes = _metadata(text)
-    decls: dict[tuple[str, str], str] = {}
+    decls: dict[str, str] = {}  # callee -> its type
     out: list[str] = []
     for line in text.splitlines():
         m = _WITNESS_LINE.match(line) if "!ss.witness" in line else None
@@ -341,12 +339,11 @@ def _route_witness_markers(text: str) -> str:
             out.append(line)
             continue
         indent, name, rest, ty = m.group(1), m.group(2), m.group(3), m.group(4)
-        fn = decls.setdefault((ty, f"{items[0]}.{items[1]}"), "")
-        if not fn:
-            fn = decls[(ty, f"{items[0]}.{items[1]}")] = f'@"__ss.witness.{items[0]}.{items[1]}.{ty}"'
+        fn = f'@"__ss.witness.{items[0]}.{items[1]}.{ty}"'
+        decls[fn] = ty
         out.append(f'{indent}%"{name}.ssraw" = {rest}')
         out.append(f'{indent}%"{name}" = call {ty} {fn}({ty} %"{name}.ssraw")')
-    out.extend(f"declare {ty} {fn}({ty})" for (ty, _), fn in decls.items())
+    out.extend(f"declare {ty} {fn}({ty})" for fn, ty in decls.items())
     return "\n".join(out) + "\n"
 
 

@@ -45,8 +45,8 @@ from numba.cuda.typing.templates import (
 from . import _localarrays, _outtiles
 from . import _tilebase as tb
 from ._bf16 import is_bf16, stored_element
-from ._provenance import mark_witness, tile_symbol
 from ._cuda import SENTINEL, ThreadIndexType, _const, _make_witness, _reject, _witness_indices
+from ._provenance import mark_witness, tile_symbol
 from ._vec import TILE_ALIGN, element_value, value_type
 
 __all__ = ["SharedTileType", "builtins"]

@@ -396,13 +396,13 @@ def check_tile_phases(
             by_obj.setdefault(a.obj, []).append(a)
     by_key = {o.key: o for o in objects.values()}
     for key, accesses in by_obj.items():
-        for i, a in enumerate(accesses):
-            for b in accesses[i:]:
-                if not _clash(a.kind, b.kind) or not together(a, b):
+        for i, x in enumerate(accesses):
+            for y in accesses[i:]:
+                if not _clash(x.kind, y.kind) or not together(x, y):
                     continue
-                if a.instr is b.instr and a.kind == b.kind:
+                if x.instr is y.instr and x.kind == y.kind:
                     continue
-                first, second = (a, b) if a.kind in READS or b.kind not in READS else (b, a)
+                first, second = (x, y) if x.kind in READS or y.kind not in READS else (y, x)
                 _raise_clash(kernel, by_key[key], first, second, where, line_of, fallback)
 
 
@@ -472,4 +472,3 @@ def _name_at(filename: str, line: int | None) -> str | None:
         return None
     m = _ASSIGNED_RE.match(linecache.getline(filename, line))
     return m.group(1) if m else None
-
