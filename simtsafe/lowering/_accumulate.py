@@ -45,7 +45,7 @@ from numba.cuda.typing.templates import (
 )
 
 from ._blockgeo import BlockGeometry
-from ._provenance import site
+from ._provenance import site, tile_symbol
 
 __all__ = ["AccumulateType", "SharedAccumulatorType", "builtins"]
 
@@ -364,7 +364,7 @@ def _shared_accumulator_typer(typingctx: Any, n: Any, dtype: Any) -> Any:
         lty = context.get_data_type(elem)
         aty = ir.ArrayType(lty, size)
         gv = cgutils.add_global_variable(
-            builder.module, aty, f"__ss_acc_{next(_names)}", addrspace=3
+            builder.module, aty, f"{tile_symbol('__ss_acc')}_{next(_names)}", addrspace=3
         )
         gv.linkage = "internal"
         gv.initializer = ir.Constant(aty, ir.Undefined)

@@ -19,6 +19,10 @@ Before parsing, a result marked ``!ss.uniform`` by simtsafe's lowering
 declaration ``@__ss.uniform.N``, so that the marker survives SROA (which
 would otherwise replace a marked load by an unmarked phi).
 
+Likewise a store tagged ``!ss.own`` (a witness store into a shared tile) gets a
+call ``@__ss.own.K`` of its address right before it: what the tile phase
+check (``verify._tilephases``) reads as "the thread's own element".
+
 Only this module imports ``llvmlite.binding``; the analysis (``simtsafe.verify``)
 works on the dataclasses below.
 """
@@ -278,6 +282,71 @@ def _opaque(text: str, root: str) -> dict[str, Opaque]:
     return out
 
 
+_OWN_STORE_RE = re.compile(r"^(\s*)store (.*?)((?:, ![-\w.]+ !\d+)+)\s*$")
+_DEF_OPCODE_RE = re.compile(r"^\s*(" + _LOCAL + r") = (\w+)")
+
+
+def _mark_own_stores(text: str) -> str:
+    """Put ``call void @__ss.own.K(ptr %p)`` before each store tagged ``!ss.own``.
+
+    A witness store into a shared tile (``tile[w] = v``) is tagged by the
+    lowering; a call is what no pass strips of its meaning (a store's tags
+    instcombine may drop when it rebuilds it), and its operand stays the
+    store's address, computed by the same instructions. Only a store whose
+    address is a ``getelementptr`` is marked (never an alloca's: the marker
+    would keep SROA from promoting it).
+    """
+    if "!ss.own" not in text:
+        return text
+    opcode = {
+        m.group(1): m.group(2)
+        for line in text.splitlines()
+        if "=" in line
+        for m in [_DEF_OPCODE_RE.match(line)]
+        if m is not None
+    }
+    decls: dict[str, str] = {}
+    out: list[str] = []
+    for line in text.splitlines():
+        m = _OWN_STORE_RE.match(line) if "!ss.own" in line else None
+        parts = split_operands(m.group(2)) if m is not None else []
+        if m is not None and len(parts) >= 2 and "!ss.own" in m.group(3):
+            ptype, _, ptr = parts[1].rpartition(" ")
+            if ptype and opcode.get(ptr) == "getelementptr":
+                fn = decls.setdefault(ptype, f'@"__ss.own.{len(decls)}"')
+                out.append(f"{m.group(1)}call void {fn}({ptype} {ptr})")
+        out.append(line)
+    out.extend(f"declare void {fn}({ptype})" for ptype, fn in decls.items())
+    return "\n".join(out) + "\n"
+
+
+_WITNESS_LINE = re.compile(r'^(\s*)%"((?:[^"\\]|\\.)*)" = (add (i\d+) .*!ss\.witness !(\d+).*)$')
+
+
+def _route_witness_markers(text: str) -> str:
+    """Send each ``!ss.witness`` index through an opaque call ``@__ss.witness.<space>.<axis>``:
+    what the tile phase check reads as "a block-local witness's index" (an ``add 0``
+    instcombine would fold away)."""
+    if "!ss.witness" not in text:
+        return text
+    nodes = _metadata(text)
+    decls: dict[str, str] = {}  # callee -> its type
+    out: list[str] = []
+    for line in text.splitlines():
+        m = _WITNESS_LINE.match(line) if "!ss.witness" in line else None
+        items = nodes.get(int(m.group(5)), ()) if m is not None else ()
+        if m is None or len(items) != 2:
+            out.append(line)
+            continue
+        indent, name, rest, ty = m.group(1), m.group(2), m.group(3), m.group(4)
+        fn = f'@"__ss.witness.{items[0]}.{items[1]}.{ty}"'
+        decls[fn] = ty
+        out.append(f'{indent}%"{name}.ssraw" = {rest}')
+        out.append(f'{indent}%"{name}" = call {ty} {fn}({ty} %"{name}.ssraw")')
+    out.extend(f"declare {ty} {fn}({ty})" for fn, ty in decls.items())
+    return "\n".join(out) + "\n"
+
+
 def _route_uniform_markers(text: str) -> str:
     """Send each ``!ss.uniform`` result through an opaque call that no pass removes."""
     if "!ss.uniform" not in text:
@@ -330,7 +399,13 @@ def _normalize(texts: Sequence[str], root: str, callees: list[str]) -> str:
 
     defined = {_unquote(m.group(1)) for t in texts for m in _DEFINED_RE.finditer(t)}
     prepared = [
-        _mark_calls(_route_uniform_markers(_freeze_intrinsics(_inlinable(t))), defined, callees)
+        _mark_calls(
+            _mark_own_stores(
+                _route_witness_markers(_route_uniform_markers(_freeze_intrinsics(_inlinable(t))))
+            ),
+            defined,
+            callees,
+        )
         for t in texts
     ]
     with _LLVM_LOCK:

@@ -19,7 +19,14 @@ kinds; the PTX is byte-identical, ``tests/ptx/test_provenance_ptx.py``):
   the same in every thread of the scope (``verify`` trusts it only there);
 * ``!ss.gridread !{i32 1}`` -- every instruction a ``simtsafe.grid.read`` emits:
   its global load reads an output that other threads write in other grid
-  phases (``verify`` checks that a grid sync separates them).
+  phases (``verify`` checks that a grid sync separates them);
+* ``!ss.witness !{!"Local1D", i32 axis}`` -- an ``add x, 0`` (folded by NVVM)
+  whose result is a block-local witness's index on ``axis``: the element of a
+  tile that only this thread writes (``verify._tilephases``);
+* ``!ss.own !{i32 1}`` -- every instruction a store into a shared tile through a
+  block-local witness emits (``tile[w] = v``): its address is the thread's own
+  element, which no other thread writes (``verify._tilephases`` lets the thread
+  read that address back in the fill phase).
 
 Two hooks, installed once at import of the CUDA backend: Numba's
 ``CUDALower.lower_inst`` records the statement's location while a function
@@ -40,12 +47,16 @@ from typing import Any
 from llvmlite import ir
 
 __all__ = [
+    "current_loc",
     "current_site",
     "declare_uniform",
     "grid_read",
     "install",
     "mark_built",
+    "mark_witness",
+    "own_store",
     "site",
+    "tile_symbol",
     "user_code",
 ]
 
@@ -125,6 +136,50 @@ def grid_read() -> Iterator[None]:
         _TLS.gridread = saved
 
 
+@contextlib.contextmanager
+def own_store() -> Iterator[None]:
+    """Tag every instruction emitted inside as part of a witness store into a shared tile.
+
+    Safety:
+        Only the lowering of ``tile[w] = v`` with a block-local witness ``w`` of
+        the tile's space may use this: the tag tells the compiled-form check
+        that the address is the storing thread's own element.
+    """
+    saved = getattr(_TLS, "own", False)
+    _TLS.own = True
+    try:
+        yield
+    finally:
+        _TLS.own = saved
+
+
+def mark_witness(builder: ir.IRBuilder, value: ir.Value, space: str, axis: int) -> ir.Value:
+    """``value``, a block-local witness's index on ``axis``, through a tagged ``add 0``.
+
+    Safety:
+        Only the lowering of a block-local witness (``local_index``,
+        ``local_index_2d``, ``block_stride``'s) may call this: the tag tells
+        the compiled-form check that the value names this thread's own element.
+    """
+    out = builder.add(value, ir.Constant(value.type, 0))
+    if isinstance(out, ir.Instruction):
+        out.metadata["ss.witness"] = _node(builder.module, (space, axis))
+    return out
+
+
+def current_loc() -> tuple[str, int] | None:
+    """The (file, line) of the user statement being lowered, if any."""
+    loc = getattr(_TLS, "loc", None)
+    return (str(loc[0]), int(loc[1])) if loc is not None else None
+
+
+def tile_symbol(prefix: str) -> str:
+    """A shared object's symbol prefix with the line that makes it (``_simtsafe_tile_L12``):
+    the compiled-form phase check (``verify._tilephases``) names the object by it."""
+    loc = current_loc()
+    return f"{prefix}_L{loc[1]}" if loc is not None else prefix
+
+
 def declare_uniform(builder: ir.IRBuilder, value: ir.Value, scope: str, ident: int) -> None:
     """State that ``value``, a collective's result, is the same in every thread of ``scope``.
 
@@ -144,6 +199,8 @@ def _tagging_insert(original: Any) -> Any:
             instr.metadata["ss.loc"] = _node(module, loc)
             if getattr(_TLS, "gridread", False):
                 instr.metadata["ss.gridread"] = _node(module, (1,))
+            if getattr(_TLS, "own", False):
+                instr.metadata["ss.own"] = _node(module, (1,))
             where = getattr(_TLS, "site", None)
             if where is not None:
                 instr.metadata["ss.site"] = _node(module, where)

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -34,6 +35,7 @@ from numba.cuda.typing.templates import (
 )
 
 from ._cuda import _const, _reject, _sreg
+from ._provenance import own_store
 
 __all__ = ["HolderType", "NoReturnType", "register_holder"]
 
@@ -201,13 +203,25 @@ def _pointer(
 
 
 def holder_store(
-    context: Any, builder: ir.IRBuilder, ty: HolderType, holder: Any, idx: list[Any], val: Any
+    context: Any,
+    builder: ir.IRBuilder,
+    ty: HolderType,
+    holder: Any,
+    idx: list[Any],
+    val: Any,
+    *,
+    own: bool = False,
 ) -> None:
-    """Store ``val`` at ``idx`` if it is inside the logical shape."""
+    """Store ``val`` at ``idx`` if it is inside the logical shape.
+
+    ``own``: ``idx`` is a block-local witness's, the storing thread's own
+    element; the store is tagged ``!ss.own`` for the compiled-form phase check.
+    """
     data, shape, storage = holder_parts(context, builder, ty, holder)
     with builder.if_then(unsigned_below(builder, idx, shape), likely=True):
         ptr = _pointer(context, builder, data, storage, idx)
-        store_item(context, builder, ty.arr_type, val, ptr)
+        with own_store() if own else contextlib.nullcontext():
+            store_item(context, builder, ty.arr_type, val, ptr)
 
 
 def holder_load(

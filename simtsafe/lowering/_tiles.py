@@ -46,6 +46,7 @@ from . import _localarrays, _outtiles
 from . import _tilebase as tb
 from ._bf16 import is_bf16, stored_element
 from ._cuda import SENTINEL, ThreadIndexType, _const, _make_witness, _reject, _witness_indices
+from ._provenance import mark_witness, tile_symbol
 from ._vec import TILE_ALIGN, element_value, value_type
 
 __all__ = ["SharedTileType", "builtins"]
@@ -163,7 +164,7 @@ def _lower_setitem(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> 
     tty, wty, vty = sig.args
     val = stored_element(context, builder, tty.dtype, vty, args[2])
     idx = _witness_indices(context, builder, wty, args[1])
-    tb.holder_store(context, builder, tty, args[0], idx, val)
+    tb.holder_store(context, builder, tty, args[0], idx, val, own=True)
     return context.get_dummy_value()
 
 
@@ -249,7 +250,7 @@ def _shared_tile(typingctx: Any, shape: Any, dtype: Any, pad: Any = None) -> Any
             shape=tty.storage,
             # bf16: numba-cuda allocates no __nv_bfloat16 array; i16 is the same storage
             dtype=types.int16 if is_bf16(tty.dtype) else tty.dtype,
-            symbol_name=_get_unique_smem_id("_simtsafe_tile"),
+            symbol_name=_get_unique_smem_id(tile_symbol("_simtsafe_tile")),
             addrspace=nvvm.ADDRSPACE_SHARED,
             # 16 bytes: a run of 16 bytes at a multiple of 16 from the start is one
             # ld.shared.v4 (vec.load) or one cp.async.cg (shared.fill_async), and rows of 16
@@ -290,7 +291,7 @@ def _shared_dynamic_tile(typingctx: Any, dtype: Any) -> Any:
             builder,
             shape=(0,),
             dtype=tty.dtype,
-            symbol_name=_get_unique_smem_id(_DYNAMIC_SYMBOL),
+            symbol_name=_get_unique_smem_id(tile_symbol(_DYNAMIC_SYMBOL)),
             addrspace=nvvm.ADDRSPACE_SHARED,
             can_dynsized=True,
         )
@@ -324,7 +325,8 @@ def _local_witness(space: str, compute: Callable[[ir.IRBuilder], list[ir.Value]]
 
     def typer(typingctx: Any) -> Any:
         def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
-            return _make_witness(context, builder, wty, compute(builder))
+            idx = [mark_witness(builder, v, space, k) for k, v in enumerate(compute(builder))]
+            return _make_witness(context, builder, wty, idx)
 
         return wty(), codegen
 
@@ -434,6 +436,7 @@ def _mint_local(typingctx: Any, tile: Any, r: Any, c: Any) -> Any:
         rr = context.cast(builder, args[1], r, types.intp)
         cc = context.cast(builder, args[2], c, types.intp)
         idx = [cc] if tile.ndim == 1 else [rr, cc]
+        idx = [mark_witness(builder, v, tile.space, k) for k, v in enumerate(idx)]
         # Invariant: the expansion draws r and c from range(start, stop, step)
         # with 0 <= start, step >= 1 and stop at most this very tile's extent
         # (a tile's type carries its static shape; a function has one dynamic

@@ -76,6 +76,8 @@ _NO_VALUE = (
     "llvm.assume",
     "llvm.experimental.noalias",
     "__ss.at.",  # call-site markers (lowering._irform)
+    "__ss.own.",  # a witness store's address (lowering._irform); the store follows it
+    "__ss.witness.",  # a block-local witness's index (lowering._irform): the value itself
 )
 _WRITES_DEST = ("llvm.memcpy", "llvm.memmove", "llvm.memset")
 _SREG = "llvm.nvvm.read.ptx.sreg."
@@ -207,6 +209,8 @@ def _provenance(form: FunctionForm) -> tuple[dict[str, frozenset[str]], set[str]
                 new: frozenset[str] = frozenset({ins.result})
             elif ins.callee == "asm" and _COPY_ASM_RE.match(ins.asm or "") and ins.operands:
                 new = prov.get(ins.operands[-1], frozenset())  # a copy: its operand's
+            elif (ins.callee or "").startswith("__ss.witness.") and ins.operands:
+                new = prov.get(ins.operands[-1], frozenset())  # the index itself
             elif ins.opcode == "select":
                 # One of its two values; the condition chooses, it points nowhere.
                 chosen = [prov.get(v, frozenset()) for v in _select_values(ins)]
@@ -510,6 +514,8 @@ class _Solver:
             vl, vwhy = self.use_level(operand, block)
             if vl > args:
                 args, why = vl, vwhy or Reason("operand", ins, via=operand)
+        if name.startswith("__ss.witness."):
+            return args, why  # the witness's index itself (lowering._irform)
         if name.startswith("__ss.uniform."):
             scope, ident = ins.uniform or ("thread", 0)
             declared = SCOPE_LEVEL.get(scope, THREAD)

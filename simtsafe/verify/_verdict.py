@@ -15,7 +15,9 @@ author's responsibility inside ``simtsafe.unsafe`` regions and are refused
 anywhere else (they can only come from a lowering bug).
 
 ``check_grid_phases`` refuses a ``simtsafe.grid.read`` of an output that may
-run in the same grid phase as a write of that output (``_phases``).
+run in the same grid phase as a write of that output (``_phases``), and
+``_tilephases.check_tile_phases`` a read of a shared tile or accumulator that
+may share a barrier interval with another thread's write of it.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from ._divergence import (
 )
 from ._phases import last_syncs
 from ._ranges import InputInfo
+from ._tilephases import check_tile_phases
 
 __all__ = ["SourceInfo", "check_grid_phases", "check_sites", "purity"]
 
@@ -324,7 +327,20 @@ def check_sites(
         if bad:
             _raise_divergent(d, info, loc, api, scope, allowed, members, blocks, bad)
     check_grid_phases(form, info, loc)
+    check_tile_phases(
+        form,
+        info.kernel,
+        _Explainer(d, loc).where,
+        lambda ins: _kernel_line(loc, ins),
+        (info.filename, info.first_line),
+    )
     return d
+
+
+def _kernel_line(loc: _Locator, ins: Instr) -> Frame | None:
+    """Where ``ins`` is in the kernel itself (a helper's instruction: at the call)."""
+    frames = loc.frames(ins)
+    return frames[0][0] if frames else loc.loc_of(ins)
 
 
 def _is_grid_sync(ins: Instr) -> bool:

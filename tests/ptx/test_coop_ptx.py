@@ -250,7 +250,7 @@ def sh(out: DisjointSlice[np.int32], v: In[np.int32]) -> None:
     )
     ptx = mod.sh.ptx(cc=CC)
     _assert_clean(ptx)
-    assert re.search(r"\.shared \.align 16 \.b8 __ss_acc_\d+\[400\]", ptx)
+    assert re.search(r"\.shared \.align 16 \.b8 __ss_acc_\w+\[400\]", ptx)
     assert _count(ptx, "st.shared.u32") == 1  # the zero fill
     assert _count(ptx, "atom.shared.max.s32") == 1
     assert _count(ptx, "atom.shared.min.s32") == 1

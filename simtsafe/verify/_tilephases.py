@@ -1,0 +1,474 @@
+"""Tile phases of a compiled kernel: no thread reads a shared element another writes unordered.
+
+A Tier-1 shared object -- a ``shared.tile`` (its own ``addrspace(3)`` global,
+``_simtsafe_tile_L<line>_N``), the dynamic tile (``_simtsafe_dyntile*``: all of
+them are the one dynamic shared array) or a ``shared.accumulator``
+(``__ss_acc_L<line>_N``) -- is accessed in *barrier intervals*: the code a
+thread runs between two of simtsafe's block barriers (``block.sync``, the
+barriers inside block collectives and ``shared.accumulator``, grid syncs).
+Those barriers are proven block-uniform (``_verdict.check_sites``), so the
+k-th barrier every thread of a block passes is the same instruction, and two
+threads run two instructions at the same time only if both may follow the
+same barrier: ``_phases.last_syncs`` computes, for every instruction, the
+barriers (or the entry) that may be the last one before it.
+
+Accesses are found by pointer provenance (``_divergence.pointer_roots``), on
+what LLVM cannot rename away:
+
+* reads: a ``load``; inline assembly that loads (``ldmatrix``, ``ld.``);
+* writes: a ``store``; an atomic (an *update* of an accumulator);
+  ``cp.async`` (inline assembly; its destination is its first operand); a
+  call or other inline assembly that may write what its operands point to;
+* a read or write whose pointer cannot be followed touches every object.
+
+Two accesses may share an interval when some barrier may be the last before
+both and some barrier (or the exit) the first after both (``_phases``). Two
+accesses of one object *clash* when they may share a barrier interval and
+one of them is a read and the other a write, except a thread's read of its
+*own* element: a load whose address is computed from block-local witness
+indices alone, by the same instructions as the address of a witness store
+(``tile[w] = v``). The lowering tags both what it trusts: each witness index
+(``!ss.witness``, on an ``add 0``) and each witness store (``!ss.own``);
+``lowering._irform`` turns the first into a call ``@__ss.witness.<space>.<axis>``
+and puts a call ``@__ss.own.K(address)`` before the second, before any pass
+runs: calls no pass drops or folds. A witness names one element per thread in
+every tile of its space, so no other thread's witness store writes it; any
+other write (a fill, an update, an unknown write) clashes with the own read.
+A witness store whose address is not computed from witnesses alone (the name
+may hold a default value on some path) is a plain write.
+
+Among writes, an atomic update clashes with every non-atomic write, and a
+witness store with every other write (a fill's stores give the element to
+another thread). Plain stores are not compared with each other: the stores
+of ``fill_async``'s scalar runs, of ``fill_transposed`` and an accumulator's
+zero-fill are each one thread's own by their lowering, and this check does
+not tell two fills apart (the source analysis refuses two fills of one tile in
+one interval).
+
+``cp.async`` writes land asynchronously: a copy counts as a write in every
+interval from the one it is issued in up to the one in which the thread
+waits for it (``cp.async.wait_all``, or ``cp.async.wait_group n`` once ``n``
+or fewer groups were committed after its own; a copy not yet committed is
+covered by ``wait_all`` only). The number of commits since each copy is
+tracked along every path, saturating.
+
+Conservative edges (refused though they may be safe): an own read whose
+address is computed differently from every witness store's (``tile[w]`` is
+the same computation as ``tile[w] = v``; ``tile[w.index + 0]`` may not be);
+recursion or an unknown call in a kernel that uses shared objects.
+"""
+
+from __future__ import annotations
+
+import linecache
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+from .._errors import SafetyError
+from ..lowering._irform import FunctionForm, Instr, split_operands
+from ._divergence import UNKNOWN, _provenance, convergent_scope, written_by
+from ._phases import last_syncs, next_syncs
+
+__all__ = ["check_tile_phases", "shared_objects"]
+
+_TILE = "_simtsafe_tile"
+_DYNAMIC = "_simtsafe_dyntile"
+_ACC = "__ss_acc"
+_LINE_RE = re.compile(r"_L(\d+)_")
+_LOCAL_RE = re.compile(r'%(?:"(?:[^"\\]|\\.)*"|[-a-zA-Z$._][-a-zA-Z$._0-9]*|[0-9]+)')
+#: Opcodes whose result is a function of their operands alone (an address computation).
+_PURE = frozenset(
+    {
+        "getelementptr",
+        "add",
+        "sub",
+        "mul",
+        "shl",
+        "lshr",
+        "ashr",
+        "and",
+        "or",
+        "xor",
+        "udiv",
+        "sdiv",
+        "urem",
+        "srem",
+        "zext",
+        "sext",
+        "trunc",
+        "bitcast",
+        "addrspacecast",
+        "ptrtoint",
+        "inttoptr",
+        "icmp",
+        "select",
+        "extractvalue",
+        "freeze",
+    }
+)
+_FLAGS_RE = re.compile(r"\b(?:inbounds|nuw|nsw|nusw|exact|disjoint|samesign)\s+")
+_SREG = "llvm.nvvm.read.ptx.sreg."
+_WITNESS = "__ss.witness."
+#: The most commits a copy is counted through (``wait_group n`` takes small ``n``).
+_OLD = 64
+_WAIT_GROUP_RE = re.compile(r"cp\.async\.wait_group\s+(\d+)")
+
+READS = ("read", "own")
+
+
+@dataclass(frozen=True)
+class SharedObject:
+    """A Tier-1 shared object of the kernel, as the message names it."""
+
+    key: str  # the global (every dynamic tile: the dynamic prefix)
+    kind: str  # "shared tile", "dynamic shared tile", "accumulator"
+    line: int | None  # where it is made
+
+
+def shared_objects(form: FunctionForm) -> dict[str, SharedObject]:
+    """Global name -> the Tier-1 shared object it is (dynamic tiles all map to one)."""
+    out: dict[str, SharedObject] = {}
+    for name, g in form.globals.items():
+        if g.addrspace != 3:
+            continue
+        m = _LINE_RE.search(name)
+        line = int(m.group(1)) if m else None
+        if name.startswith(_DYNAMIC):
+            out[name] = SharedObject(_DYNAMIC, "dynamic shared tile", line)
+        elif name.startswith(_TILE):
+            out[name] = SharedObject(name, "shared tile", line)
+        elif name.startswith(_ACC):
+            out[name] = SharedObject(name, "accumulator", line)
+    return out
+
+
+@dataclass(frozen=True)
+class Access:
+    instr: Instr
+    obj: str  # SharedObject.key
+    kind: str  # read, own, witness, write, async, update, other
+
+
+def _clash(a: str, b: str) -> bool:
+    if a in READS or b in READS:
+        if a in READS and b in READS:
+            return False
+        read, write = (a, b) if a in READS else (b, a)
+        return not (read == "own" and write == "witness")
+    if "update" in (a, b):
+        return a != b
+    if "witness" in (a, b):
+        other = b if a == "witness" else a
+        return other in ("async", "write", "other")
+    return False
+
+
+def is_block_sync(ins: Instr) -> bool:
+    """One of simtsafe's block barriers (block.sync, a collective's, a grid sync's)."""
+    return ins.site is not None and convergent_scope(ins) in ("block", "grid")
+
+
+class _Keys:
+    """Value numbering of address computations: equal keys, equal values in one thread."""
+
+    def __init__(self, form: FunctionForm) -> None:
+        self.defs = {i.result: i for b in form.blocks for i in b.instrs if i.result}
+        self.memo: dict[str, str] = {}
+
+    def of(self, value: str, depth: int = 0) -> str:
+        done = self.memo.get(value)
+        if done is not None:
+            return done
+        self.memo[value] = value  # a cycle through phis: the value itself
+        ins = self.defs.get(value)
+        key = value
+        if ins is not None and depth < 48:
+            callee = ins.callee or ""
+            if ins.opcode == "call" and callee.startswith(_SREG):
+                key = f"sreg:{callee}"
+            elif ins.opcode == "call" and callee.startswith(_WITNESS):
+                key = "witness:" + callee[len(_WITNESS) :]
+            elif ins.opcode == "phi" and ins.incoming:
+                # The same witness on every incoming path (none a constant): that witness.
+                keys = {self.of(v, depth + 1) if v is not None else "%" for v, _ in ins.incoming}
+                if len(keys) == 1 and "%" not in next(iter(keys)):
+                    key = next(iter(keys))
+            elif ins.opcode in _PURE:
+                rhs = _FLAGS_RE.sub("", ins.text.split(" = ", 1)[1])
+                key = "(" + _LOCAL_RE.sub(lambda m: self.of(m.group(0), depth + 1), rhs) + ")"
+        self.memo[value] = key
+        return key
+
+
+def _call_args(ins: Instr) -> list[str]:
+    """The argument texts of a call (``i64 %x``), after the callee or the asm strings."""
+    text = ins.text
+    start = text.rfind('"(') + 1 if ins.callee == "asm" else text.find("(", text.find("@"))
+    if start <= 0:
+        return []
+    depth, end = 0, len(text)
+    for k in range(start, len(text)):
+        if text[k] == "(":
+            depth += 1
+        elif text[k] == ")":
+            depth -= 1
+            if depth == 0:
+                end = k
+                break
+    return split_operands(text[start + 1 : end])
+
+
+class _Finder:
+    def __init__(self, form: FunctionForm, objects: Mapping[str, SharedObject]) -> None:
+        self.form = form
+        self.objects = objects
+        self.prov, _ = _provenance(form)
+        self.every = frozenset(o.key for o in objects.values())
+        self.keys = _Keys(form)
+        # The addresses of witness stores computed from witnesses alone (a witness that
+        # may be a default value on some path, e.g. a name bound only in a loop that
+        # ran no iteration, leaves a value of its own in the key).
+        self.own = {
+            key
+            for b in form.blocks
+            for ins in b.instrs
+            if ins.opcode == "call" and (ins.callee or "").startswith("__ss.own.") and ins.operands
+            for key in [self.keys.of(ins.operands[0])]
+            if "%" not in key and "witness:" in key
+        }
+
+    def of(self, ptr: str) -> frozenset[str]:
+        p = self.prov.get(ptr, frozenset())
+        return p if p else frozenset({UNKNOWN})
+
+    def objs(self, roots: Iterable[str]) -> frozenset[str]:
+        out: set[str] = set()
+        for r in roots:
+            if r == UNKNOWN:
+                return self.every
+            o = self.objects.get(r)
+            if o is not None:
+                out.add(o.key)
+        return frozenset(out)
+
+    def address(self, ins: Instr) -> frozenset[str]:
+        if ins.pointers:
+            return self.objs(self.of(ins.pointers[-1]))
+        named = [g for g in ins.globals if g in self.form.globals]
+        return self.objs(named) if named else self.every
+
+    def arg_objs(self, args: Iterable[str]) -> frozenset[str]:
+        """What the given argument texts may point to (integers carry their pointer's)."""
+        roots: set[str] = set()
+        for arg in args:
+            for local in _LOCAL_RE.findall(arg):
+                roots |= self.prov.get(local, frozenset())
+            roots |= {g for g in self.objects if f"@{g}" in arg or f'@"{g}"' in arg}
+        return self.objs(roots)
+
+    def accesses(self, ins: Instr) -> list[tuple[str, frozenset[str]]]:
+        op = ins.opcode
+        if op == "load":
+            ptr = ins.pointers[-1] if ins.pointers else None
+            own = ptr is not None and self.keys.of(ptr) in self.own
+            return [("own" if own else "read", self.address(ins))]
+        if op == "store":
+            ptr = ins.pointers[-1] if ins.pointers else None
+            own = ptr is not None and self.keys.of(ptr) in self.own
+            return [("witness" if own else "write", self.address(ins))]
+        if op in ("atomicrmw", "cmpxchg"):
+            return [("update", self.address(ins))]
+        if op != "call" or is_block_sync(ins):
+            return []
+        name = ins.callee or ""
+        if name.startswith("__ss.own."):
+            return []
+        if name == "asm":
+            text = ins.asm or ""
+            if "cp.async.commit" in text or "cp.async.wait" in text:
+                return []
+            args = _call_args(ins)
+            if "cp.async." in text:
+                return [("async", self.arg_objs(args[:1]))]
+            if "ldmatrix" in text or re.search(r"\bld\.", text):
+                return [("read", self.arg_objs(args))]
+            if written_by(ins, self.of):
+                touched = self.arg_objs(args) | self.objs(
+                    g for g in self.objects if g in text
+                )  # a symbol named in the text
+                return [("read", touched), ("other", touched)]
+            return []
+        wrote = written_by(ins, self.of)
+        out: list[tuple[str, frozenset[str]]] = []
+        if wrote:
+            out.append(("other", self.objs(wrote)))
+        if ins.pointers and not name.startswith(_SREG):
+            out.append(("read", self.objs(r for p in ins.pointers for r in self.of(p))))
+        return out
+
+
+def _async_spans(
+    form: FunctionForm, fills: set[int], last: Mapping[int, frozenset[int]]
+) -> dict[int, frozenset[int]]:
+    """``id(cp.async)`` -> the barriers that may open an interval in which its copy may land."""
+    spans: dict[int, set[int]] = {f: set(last[f]) for f in fills}
+    blocks = {b.name: b for b in form.blocks}
+    entry = form.blocks[0].name
+    into: dict[str, frozenset[tuple[int, int]]] = {name: frozenset() for name in blocks}
+    seen: set[str] = set()
+    work = [entry]
+    while work:
+        name = work.pop()
+        seen.add(name)
+        now = into[name]
+        for ins in blocks[name].instrs:
+            text = (ins.asm or "") if ins.callee == "asm" else ""
+            if is_block_sync(ins):
+                for f, _age in now:
+                    spans[f].add(id(ins))
+            elif id(ins) in fills:
+                now = now | {(id(ins), 0)}
+            elif "cp.async.commit_group" in text:
+                now = frozenset((f, min(a + 1, _OLD)) for f, a in now)
+            elif "cp.async.wait_all" in text:
+                now = frozenset()
+            elif (m := _WAIT_GROUP_RE.search(text)) is not None:
+                n = int(m.group(1))
+                now = frozenset((f, a) for f, a in now if a <= n)
+        for succ in blocks[name].terminator.targets:
+            if succ in blocks and (succ not in seen or not now <= into[succ]):
+                into[succ] = into[succ] | now
+                work.append(succ)
+    return {f: frozenset(s) for f, s in spans.items()}
+
+
+Where = Callable[[Instr], str]
+
+
+def check_tile_phases(
+    form: FunctionForm,
+    kernel: str,
+    where: Where,
+    line_of: Callable[[Instr], tuple[str, int] | None],
+    fallback: tuple[str, int],
+) -> None:
+    """Refuse a read of a shared object that may share a barrier interval with another
+    thread's write of it (or two writes that give an element to different threads).
+
+    ``where(ins)``: the instruction's place in words (``line 12 (in helper h, line 3)``);
+    ``line_of(ins)``: its (file, line) in the kernel.
+
+    Raises:
+        SafetyError: ``rule="tile-phase"``, at the read's (or the first write's) line,
+            naming the object, both lines and the fix.
+    """
+    objects = shared_objects(form)
+    if not objects:
+        return
+    finder = _Finder(form, objects)
+    found: list[Access] = []
+    for b in form.blocks:
+        for ins in b.instrs:
+            for kind, objs in finder.accesses(ins):
+                found.extend(Access(ins, o, kind) for o in objs)
+    if not found:
+        return
+    last = last_syncs(form, is_block_sync)
+    after = next_syncs(form, is_block_sync)
+    fills = {id(a.instr) for a in found if a.kind == "async"}
+    spans = _async_spans(form, fills, last) if fills else {}
+
+    def span(a: Access) -> frozenset[int]:
+        return spans[id(a.instr)] if a.kind == "async" else last.get(id(a.instr), frozenset())
+
+    def together(a: Access, b: Access) -> bool:
+        """May ``a`` and ``b`` run in one barrier interval (the same last and next barrier)?"""
+        if not span(a) & span(b):
+            return False
+        if "async" in (a.kind, b.kind):
+            return True  # a copy lands in any interval of its span: no next barrier to compare
+        return bool(after.get(id(a.instr), frozenset()) & after.get(id(b.instr), frozenset()))
+
+    by_obj: dict[str, list[Access]] = {}
+    for a in found:
+        if span(a):  # unreachable code has no interval
+            by_obj.setdefault(a.obj, []).append(a)
+    by_key = {o.key: o for o in objects.values()}
+    for key, accesses in by_obj.items():
+        for i, x in enumerate(accesses):
+            for y in accesses[i:]:
+                if not _clash(x.kind, y.kind) or not together(x, y):
+                    continue
+                if x.instr is y.instr and x.kind == y.kind:
+                    continue
+                first, second = (x, y) if x.kind in READS or y.kind not in READS else (y, x)
+                _raise_clash(kernel, by_key[key], first, second, where, line_of, fallback)
+
+
+_WRITE_WORDS = {
+    "witness": "written through a witness",
+    "write": "written",
+    "async": "filled asynchronously (cp.async)",
+    "update": "updated atomically",
+    "other": "written (by a call or inline assembly)",
+}
+
+
+def _raise_clash(
+    kernel: str,
+    obj: SharedObject,
+    a: Access,
+    b: Access,
+    where: Where,
+    line_of: Callable[[Instr], tuple[str, int] | None],
+    fallback: tuple[str, int],
+) -> None:
+    at = line_of(a.instr) or fallback
+    filename, lineno = at
+    named = _name_at(filename, obj.line)
+    what = f"{obj.kind} {named!r}" if named else obj.kind
+    made = f" (made at line {obj.line})" if obj.line is not None else ""
+    other = line_of(b.instr)
+    if a.kind in READS:
+        how = "read through the thread's own witness" if a.kind == "own" else "read"
+        fix = (
+            "Put simtsafe.block.sync() between the writes and the reads (every thread must "
+            "reach it; in a loop, one after the writes and one after the reads)"
+        )
+        if b.kind == "async":
+            fix = (
+                "Wait for the copies (simtsafe.shared.wait_group(n) or wait_all()), then "
+                "simtsafe.block.sync(), then read"
+            )
+        race = "one thread may read an element while another writes it"
+    else:
+        how = _WRITE_WORDS[a.kind]
+        fix = (
+            "Fill (or update) a shared object one way per interval: put simtsafe.block.sync() "
+            "between the two (after the wait, for an asynchronous fill)"
+        )
+        race = "two threads may write one element"
+    raise SafetyError(
+        f"kernel {kernel!r}: {what}{made} is {how} at {where(a.instr)} and "
+        f"{_WRITE_WORDS[b.kind]} at {where(b.instr)} in the same barrier interval (the "
+        f"compiled code has no simtsafe block barrier between them on some path), so {race}. "
+        f"{fix}",
+        kernel=kernel,
+        rule="tile-phase",
+        filename=filename,
+        lineno=lineno,
+        source_line=linecache.getline(filename, lineno) or None,
+        cause_line=other[1] if other is not None else None,
+    )
+
+
+_ASSIGNED_RE = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=")
+
+
+def _name_at(filename: str, line: int | None) -> str | None:
+    """The name a tile is bound to on the line that makes it (``tile = ss.shared.tile(...)``)."""
+    if line is None:
+        return None
+    m = _ASSIGNED_RE.match(linecache.getline(filename, line))
+    return m.group(1) if m else None
