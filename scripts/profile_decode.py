@@ -25,7 +25,9 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--config", default="0.6b")
     p.add_argument("--context", type=int, default=0)
-    p.add_argument("--only", default="", help="comma-separated launch names to profile (default: all)")
+    p.add_argument(
+        "--only", default="", help="comma-separated launch names to profile (default: all)"
+    )
     a = p.parse_args()
     dec = Decoder(random_weights(a.config), max_len=max(64, a.context + 64))
     dec.set_position(a.context)

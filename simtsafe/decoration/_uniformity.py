@@ -67,6 +67,7 @@ def _thread_geometry(ref: str) -> bool:
     which shares its prefix)."""
     return ref.startswith(_N_GEOMETRY) and not ref.startswith(_U_GEOMETRY)
 
+
 #: Methods of kernel values whose result an atomic decides (an append buffer's slot).
 _ATOMIC_METHODS = frozenset({"claim", "block_claim", "insert", "insert_or_find"})
 #: Methods of kernel values that are block collectives (``buf.block_claim(keep)``: a

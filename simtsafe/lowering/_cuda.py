@@ -52,12 +52,14 @@ from numba.cuda.typing.templates import (
 )
 
 from .._spaces import LOCAL_SPACE_NDIM, SPACE_NDIM, WITNESS_NDIM
-from . import _coop, _provenance
+from . import _coop, _provenance, _unbound
 from ._bf16 import bf16_to_f32, is_bf16, stored_element
 
 # Source lines and collective sites on every instruction of simtsafe functions
 # (the compiled-form checks read them; NVVM ignores them).
 _provenance.install()
+# A simtsafe value that may be unbound where it is used (Numba makes it 0) is refused.
+_unbound.install()
 
 __all__ = ["SENTINEL", "DisjointSliceType", "ThreadIndexType", "builtins", "simtsafe_typing"]
 

@@ -1,0 +1,100 @@
+"""Refuse a simtsafe value that may be unbound where it is used, as Numba compiles it.
+
+Python raises ``UnboundLocalError`` for a name used on a path that never bound it; Numba
+does not. Its SSA pass gives the name a phi with an undefined incoming value, and the phi
+is stripped into an assignment of ``Expr.null()`` -- a zero value -- on that path. For a
+number that is only a wrong value; for a simtsafe value it breaks the proof that value
+carries: a zero witness is the witness of element 0 (which another thread owns), a zero
+output tile is tile 0, a zero shared tile points at the start of shared memory. Every
+spelling of "maybe unbound" (the target of a loop that may run no iteration, a name bound
+under an ``if``, a ``break`` before the binding, a ``try``) reaches lowering as the same
+statement, so the check runs there: in the lowering of every function simtsafe builds,
+an assignment of ``Expr.null()`` to a variable whose type is, or holds, a simtsafe type is
+refused before any code is emitted for it.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+__all__ = ["install", "holds_simtsafe_type"]
+
+#: What the refusal says; the variable's name is filled in.
+MESSAGE = (
+    "simtsafe: `{name}` ({what}) may be unbound where it is used: it is bound on some paths "
+    "only (in a branch, by a loop that may run no iteration, before a `break`), and Numba "
+    "gives a name used where it was never bound the value 0 instead of raising "
+    "UnboundLocalError -- {zero}. Bind it on every path before the use, or use it only "
+    "where it is bound (inside the loop or the branch)"
+)
+
+_ZERO = {
+    "ThreadIndexType": "the witness of element 0, which another thread owns",
+    "OutTileType": "the output tile at the origin, which another thread owns",
+}
+_DEFAULT_ZERO = "a value no simtsafe check made, whose accesses would not be proven"
+
+
+def holds_simtsafe_type(ty: Any) -> Any:
+    """The simtsafe type ``ty`` is or holds (in a tuple, at any depth), else None."""
+    if type(ty).__module__.startswith("simtsafe."):
+        return ty
+    for inner in getattr(ty, "types", ()) or ():
+        found = holds_simtsafe_type(inner)
+        if found is not None:
+            return found
+    return None
+
+
+def _describe(ty: Any) -> tuple[str, str]:
+    kind = type(ty).__name__
+    what = "a witness" if kind == "ThreadIndexType" else f"a simtsafe value of type {ty}"
+    return what, _ZERO.get(kind, _DEFAULT_ZERO)
+
+
+def _check(lower: Any, inst: Any) -> None:
+    from numba.cuda.core import ir
+
+    if not isinstance(inst, ir.Assign):
+        return
+    value = inst.value
+    if not (isinstance(value, ir.Expr) and value.op == "null"):
+        return
+    ty = holds_simtsafe_type(lower.fndesc.typemap.get(inst.target.name))
+    if ty is None:
+        return
+    from numba.cuda.core import errors
+
+    name = inst.target.name.split(".")[0]
+    what, zero = _describe(ty)
+    raise errors.TypingError(MESSAGE.format(name=name, what=what, zero=zero), loc=inst.loc)
+
+
+def _checking_lower_inst(original: Any, built: str) -> Any:
+    def lower_inst(self: Any, inst: Any) -> Any:
+        func = getattr(getattr(self, "func_ir", None), "func_id", None)
+        if getattr(getattr(func, "func", None), built, False):
+            _check(self, inst)
+        return original(self, inst)
+
+    lower_inst.__wrapped__ = original  # type: ignore[attr-defined]
+    return lower_inst
+
+
+_INSTALLED = False
+_INSTALL_LOCK = threading.Lock()
+
+
+def install() -> None:
+    """Install the check on Numba's CUDA lowering (idempotent)."""
+    global _INSTALLED
+    with _INSTALL_LOCK:
+        if _INSTALLED:
+            return
+        from numba.cuda.lowering import CUDALower
+
+        from ._provenance import BUILT
+
+        CUDALower.lower_inst = _checking_lower_inst(CUDALower.lower_inst, BUILT)
+        _INSTALLED = True
