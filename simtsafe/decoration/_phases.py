@@ -35,8 +35,9 @@ the state that flows on (the other threads continue in that interval); a loop is
 stable, so a read at the top of a loop body and a write at its bottom are
 caught across the back edge (``continue`` joins the back edge, ``break`` the
 loop's exit). Within an expression, accesses and barriers count in
-evaluation order, and a barrier under ``and``/``or``/``x if c else y`` is a
-branch. Making an accumulator (zero stores, then a barrier) is a write. Barriers are only allowed under block-uniform
+evaluation order, and a barrier under ``and``/``or``/``x if c else y`` or in a
+later operand of a chained comparison (``a < b < c`` evaluates ``c`` only when
+``a < b``) is a branch. Making an accumulator (zero stores, then a barrier) is a write. Barriers are only allowed under block-uniform
 control flow (``_uniformity``), so every thread crosses the same ones. Raw
 ``cuda.syncthreads()`` inside an unsafe region does not count as a
 barrier here (nothing checks that every thread reaches it).
@@ -339,6 +340,15 @@ class _Analysis:
             return self.joined(
                 self.expr(e.body, state.copy()), self.expr(e.orelse, state.copy()), e
             )
+        if isinstance(e, ast.Compare) and len(e.comparators) > 1:
+            # `a < b < c` evaluates `c` only when `a < b` holds (it is `a < b and b < c`):
+            # every comparator after the first is a branch, like a later operand of `and`.
+            cur = self.expr(e.comparators[0], self.expr(e.left, state))
+            out = cur
+            for value in e.comparators[1:]:
+                cur = self.expr(value, cur.copy())
+                out = self.joined(out, cur, e)
+            return out
         for child in ast.iter_child_nodes(e):
             if isinstance(child, ast.expr | ast.keyword):
                 state = self.expr(child, state)

@@ -67,6 +67,7 @@ def _thread_geometry(ref: str) -> bool:
     which shares its prefix)."""
     return ref.startswith(_N_GEOMETRY) and not ref.startswith(_U_GEOMETRY)
 
+
 #: Methods of kernel values whose result an atomic decides (an append buffer's slot).
 _ATOMIC_METHODS = frozenset({"claim", "block_claim", "insert", "insert_or_find"})
 #: Methods of kernel values that are block collectives (``buf.block_claim(keep)``: a
@@ -440,6 +441,19 @@ class _Analysis:
                 now = self.calls(value, inner)
                 ended = _join(ended, now)
                 inner = self._cond(_after(inner, now), value)
+            return ended
+        if isinstance(e, ast.Compare) and len(e.comparators) > 1:
+            # `a < b < c` is `a < b and b < c`: operand k + 2 runs only where link k held.
+            operands = [e.left, *e.comparators]
+            inner = ctx
+            ended = None
+            for k, value in enumerate(operands):
+                if k >= 2:
+                    link = ast.Compare(operands[k - 2], [e.ops[k - 2]], [operands[k - 1]])
+                    inner = self._cond(inner, ast.copy_location(link, e))
+                now = self.calls(value, inner)
+                ended = _join(ended, now)
+                inner = _after(inner, now)
             return ended
         if isinstance(e, ast.IfExp):
             ended = self.calls(e.test, ctx)

@@ -1,0 +1,61 @@
+"""Kernels of attack round 8 (tensor cores, asynchronous tile fills), as module sources for
+``tests.kernels.load_kernel_module``. Each refused kernel marks the line of its refusal with
+``# BAD``; each has an accepted twin that does the same work safely.
+
+Unless said otherwise a kernel is 1D, one block of 64 threads: ``k(out, a, n)`` with a
+float32 output and input of 64 (or more) elements and an int64 ``n`` (0 in the tests).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CHAINED_ASYNC",
+    "CHAINED_ASYNC_TWIN",
+    "CHAINED_BARRIER",
+    "CHAINED_BARRIER_TWIN",
+    "CHAINED_THREAD_DEPENDENT",
+]
+
+
+def _k(body: str, helpers: str = "") -> str:
+    return (
+        helpers + "@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))\n"
+        "def k(out: DisjointSlice[np.float32], a: In[np.float32], n: np.int64) -> None:\n"
+        "    w = thread.index_1d()\n"
+        "    t = ss.shared.tile(64, np.float32)\n"
+        + "".join(f"    {line}\n" for line in body.strip("\n").splitlines())
+    )
+
+
+_FILL = "for v in thread.block_stride(t):\n    t[v] = a[v.index]\n"
+
+# 1. A barrier in a later operand of a chained comparison: `n < 0 < block.sum(..)` runs the
+#    block.sum (and its barrier) only when n < 0 (a uniform branch: the compiled form is
+#    content). The phase analysis counted the barrier as crossed on every path, so the read
+#    of t[tid + 1] raced with the fill by thread tid + 1 (sim.check: race on shared[1]).
+CHAINED_BARRIER = _k(
+    _FILL + "c = n < 0 < ss.block.sum(np.float32(1.0))\n"
+    "out[w] = t[(cuda.threadIdx.x + 1) % 64] + np.float32(c)  # BAD\n"
+)
+CHAINED_BARRIER_TWIN = _k(
+    _FILL + "s = ss.block.sum(np.float32(1.0))\n"
+    "c = n < 0 < s\n"
+    "out[w] = t[(cuda.threadIdx.x + 1) % 64] + np.float32(c)\n"
+)
+# The same route for the wait of an asynchronous fill: the wait_all runs only when n < 0,
+# so the read after the barrier may read the tile before its copy landed.
+CHAINED_ASYNC = _k(
+    "ss.shared.fill_async(t, a, 0)\n"
+    "ss.shared.commit_group()\n"
+    "c = n < 0 < (ss.shared.wait_all() is None)\n"
+    "ss.block.sync()\n"
+    "out[w] = t[(cuda.threadIdx.x + 1) % 64] + np.float32(c)  # BAD\n"
+)
+CHAINED_ASYNC_TWIN = CHAINED_ASYNC.replace(
+    "c = n < 0 < (ss.shared.wait_all() is None)", "c = (ss.shared.wait_all() is None) < n < 0"
+).replace("  # BAD", "")
+# The source-level uniformity analysis (the simulator's fallback verdict) read a chained
+# comparison's operands as all evaluated; the later one runs only for some threads here.
+CHAINED_THREAD_DEPENDENT = _k(
+    "c = cuda.threadIdx.x < 5 < ss.block.sum(np.float32(1.0))  # BAD\nout[w] = np.float32(c)\n"
+)

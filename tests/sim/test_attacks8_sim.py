@@ -1,0 +1,60 @@
+"""Attack round 8 on the simulator (NUMBA_ENABLE_CUDASIM=1): the same refusals (decoration
+decides the tile phases), the twins run, and sim.check shows the twins clean.
+
+Tests marked "Failed on f92dfcc" failed before this round's fixes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numba import cuda
+
+import simtsafe as ss
+from tests.kernels import attacks8 as K
+from tests.kernels import line_of, load_kernel_module
+
+pytestmark = pytest.mark.sim
+
+
+def _args(n: int = 0) -> tuple[np.ndarray, np.ndarray, np.int64]:
+    return np.zeros(64, np.float32), np.arange(64, dtype=np.float32), np.int64(n)
+
+
+def _run(mod: object, n: int = 0) -> np.ndarray:
+    out, a, nn = _args(n)
+    d_out = cuda.to_device(out)
+    mod.k.prepare(grid=1, block=64)(d_out, cuda.to_device(a), nn)  # type: ignore[attr-defined]
+    return d_out.copy_to_host()
+
+
+def _refused(tmp_path: Path, source: str, fragment: str) -> None:
+    with pytest.raises(ss.SafetyError) as info:
+        _run(load_kernel_module(tmp_path, source))
+    assert info.value.rule == "tile-phase", info.value
+    assert fragment in str(info.value)
+    assert info.value.lineno == line_of(tmp_path, "# BAD")
+
+
+# --------------------------------------------------------------------------- finding 1
+
+
+def test_chained_comparison_barrier_is_refused(tmp_path: Path) -> None:
+    # Failed on f92dfcc: ran, with a race on shared[1] in sim.check's replay.
+    _refused(tmp_path, K.CHAINED_BARRIER, "shared tile `t` is read by index at line")
+
+
+def test_chained_comparison_wait_is_refused(tmp_path: Path) -> None:
+    # Failed on f92dfcc: ran; the copy lands only at the wait, which n = 0 skips.
+    _refused(tmp_path, K.CHAINED_ASYNC, "filled asynchronously at line")
+
+
+@pytest.mark.parametrize("name", ["CHAINED_BARRIER_TWIN", "CHAINED_ASYNC_TWIN"])
+def test_twins_run_and_replay_clean(tmp_path: Path, name: str) -> None:
+    mod = load_kernel_module(tmp_path, getattr(K, name))
+    got = _run(mod)
+    assert np.array_equal(got, (np.arange(64, dtype=np.float32) + 1) % 64)
+    report = ss.sim.check(mod.k, 1, 64, *_args())
+    assert report.ok, report
