@@ -31,7 +31,9 @@ The analysis walks the kernel's control flow: a barrier ends the interval;
 ``if``/``else`` join their states, and a joined state is checked again (one
 thread may take one branch and another thread the other, in the same
 interval); a thread that returns or raises keeps its interval's accesses in
-the state that flows on (the other threads continue in that interval); a loop is walked until its state is
+the state that flows on (the other threads continue in that interval), and the
+statements after a ``return``/``raise``/``break``/``continue`` (or an ``if`` whose
+branches all end so) are not walked: they never run (a barrier there is none); a loop is walked until its state is
 stable, so a read at the top of a loop body and a write at its bottom are
 caught across the back edge (``continue`` joins the back edge, ``break`` the
 loop's exit). Within an expression, accesses and barriers count in
@@ -533,6 +535,10 @@ class _Analysis:
     def block(self, stmts: Sequence[ast.stmt], state: _State) -> _State:
         for s in stmts:
             state = self.stmt(s, state)
+            if not _falls_through(s):
+                # What follows never runs (Python drops it: a barrier there is no barrier);
+                # the state of a thread that returned or raised flows on as it is.
+                break
         return state
 
     def stmt(self, s: ast.stmt, state: _State) -> _State:
@@ -628,6 +634,40 @@ class _Analysis:
         self.discover()
         if self.tiles or self.accs:
             self.block(self.fn.body, _State())
+
+
+def _falls_through(s: ast.stmt) -> bool:
+    """May control reach the statement after ``s``? False only where it surely cannot:
+    after ``return``/``raise``/``break``/``continue``, an ``if`` both of whose branches
+    end so, a ``with`` whose body does, and a ``while`` with a true constant test and no
+    ``break`` of its own."""
+    if isinstance(s, ast.Return | ast.Raise | ast.Break | ast.Continue):
+        return False
+    if isinstance(s, ast.If):
+        return _block_falls_through(s.body) or _block_falls_through(s.orelse)
+    if isinstance(s, ast.With):
+        return _block_falls_through(s.body)
+    if isinstance(s, ast.While):
+        test = s.test
+        forever = isinstance(test, ast.Constant) and bool(test.value)
+        return not forever or _breaks(s.body)
+    return True
+
+
+def _block_falls_through(stmts: Sequence[ast.stmt]) -> bool:
+    return all(_falls_through(s) for s in stmts)
+
+
+def _breaks(stmts: Sequence[ast.stmt]) -> bool:
+    """Does a ``break`` in ``stmts`` leave the loop they are the body of (not an inner one)?"""
+    for s in stmts:
+        if isinstance(s, ast.Break):
+            return True
+        if isinstance(s, ast.If | ast.With) and _breaks(s.body + getattr(s, "orelse", [])):
+            return True
+        if isinstance(s, ast.For | ast.While) and _breaks(s.orelse):
+            return True
+    return False
 
 
 def check_phases(

@@ -14,6 +14,10 @@ __all__ = [
     "CHAINED_BARRIER",
     "CHAINED_BARRIER_TWIN",
     "CHAINED_THREAD_DEPENDENT",
+    "DEAD_AFTER_IF_ELSE",
+    "DEAD_AFTER_RAISE",
+    "DEAD_AFTER_RETURN",
+    "DEAD_TWIN",
 ]
 
 
@@ -58,4 +62,29 @@ CHAINED_ASYNC_TWIN = CHAINED_ASYNC.replace(
 # comparison's operands as all evaluated; the later one runs only for some threads here.
 CHAINED_THREAD_DEPENDENT = _k(
     "c = cuda.threadIdx.x < 5 < ss.block.sum(np.float32(1.0))  # BAD\nout[w] = np.float32(c)\n"
+)
+
+# 2. A barrier in code that never runs: after `return` / `raise` (or an `if` whose branches
+#    both end so) Python drops the statements, but the phase analysis walked them with the
+#    returning thread's state, so the dead barrier ended the interval of thread 0's fill and
+#    the other threads' read of t[0] raced with it (sim.check: a race on shared[0]).
+_THREAD0_FILL = (
+    "if cuda.threadIdx.x == 0:\n"
+    "    for v in thread.block_stride(t):\n"
+    "        t[v] = a[v.index]\n"
+    "    {end}\n"
+    "    ss.block.sync()\n"
+    "out[w] = t[0]  # BAD\n"
+)
+DEAD_AFTER_RETURN = _k(_THREAD0_FILL.format(end="return"))
+DEAD_AFTER_RAISE = _k(_THREAD0_FILL.format(end="raise ValueError('thread 0 stops here')"))
+DEAD_AFTER_IF_ELSE = _k(
+    _THREAD0_FILL.format(end="if n > 0:\n        return\n    else:\n        return")
+)
+DEAD_TWIN = _k(
+    "if cuda.threadIdx.x == 0:\n"
+    "    for v in thread.block_stride(t):\n"
+    "        t[v] = a[v.index]\n"
+    "ss.block.sync()\n"
+    "out[w] = t[0]\n"
 )

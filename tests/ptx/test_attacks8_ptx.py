@@ -70,3 +70,18 @@ def test_source_uniformity_reads_a_chained_comparison_as_a_branch(tmp_path: Path
     assert finding.lineno == line_of(tmp_path, "# BAD")
     with pytest.raises(ss.SafetyError, match="`block.sum` needs every thread of the block"):
         mod.k.ptx(cc=CC)
+
+
+# --------------------------------------------------------------------------- finding 2
+
+
+@pytest.mark.parametrize("name", ["DEAD_AFTER_RETURN", "DEAD_AFTER_RAISE", "DEAD_AFTER_IF_ELSE"])
+def test_a_barrier_after_return_or_raise_is_no_barrier(tmp_path: Path, name: str) -> None:
+    # Failed on f92dfcc: compiled. Python drops the statements after `return`/`raise`, but the
+    # phase analysis walked them: the dead barrier closed thread 0's fill, and the other
+    # threads read t[0] while thread 0 writes it (sim.check: a race on shared[0]).
+    _refused(tmp_path, getattr(K, name), "shared tile `t` is read by index at line", "tile-phase")
+
+
+def test_twin_a_barrier_every_thread_reaches_compiles(tmp_path: Path) -> None:
+    assert "bar.sync" in _compiles(tmp_path, K.DEAD_TWIN)

@@ -58,3 +58,19 @@ def test_twins_run_and_replay_clean(tmp_path: Path, name: str) -> None:
     assert np.array_equal(got, (np.arange(64, dtype=np.float32) + 1) % 64)
     report = ss.sim.check(mod.k, 1, 64, *_args())
     assert report.ok, report
+
+
+# --------------------------------------------------------------------------- finding 2
+
+
+@pytest.mark.parametrize("name", ["DEAD_AFTER_RETURN", "DEAD_AFTER_RAISE", "DEAD_AFTER_IF_ELSE"])
+def test_barrier_after_return_is_refused(tmp_path: Path, name: str) -> None:
+    # Failed on f92dfcc: ran, with a race on shared[0] in sim.check's replay.
+    _refused(tmp_path, getattr(K, name), "shared tile `t` is read by index at line")
+
+
+def test_dead_twin_runs_and_replays_clean(tmp_path: Path) -> None:
+    mod = load_kernel_module(tmp_path, K.DEAD_TWIN)
+    assert np.array_equal(_run(mod), np.zeros(64, np.float32))
+    report = ss.sim.check(mod.k, 1, 64, *_args())
+    assert report.ok, report
