@@ -582,13 +582,16 @@ class _Analysis:
                 state = self.expr(target, state)
             return state
         if isinstance(s, ast.AugAssign):
-            state = self.expr(s.value, state)
             target = s.target
             if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                # Python's order: the index, the read of t[x], then the value (a barrier in
+                # it comes after that read), then the store.
                 state = self.expr(target.slice, state)
-                self.subscript(target, state, store=False)  # `t[x] += v` reads t[x] first
+                self.subscript(target, state, store=False)
+                state = self.expr(s.value, state)
                 self.subscript(target, state, store=True)
                 return state
+            state = self.expr(s.value, state)
             return self.expr(target, state)
         if isinstance(s, ast.AnnAssign):
             if s.value is None:

@@ -9,6 +9,9 @@ float32 output and input of 64 (or more) elements and an int64 ``n`` (0 in the t
 from __future__ import annotations
 
 __all__ = [
+    "AUG_ASYNC",
+    "AUG_ASYNC_TWIN",
+    "AUG_TRANSPOSED",
     "CHAINED_ASYNC",
     "CHAINED_ASYNC_TWIN",
     "CHAINED_BARRIER",
@@ -87,4 +90,33 @@ DEAD_TWIN = _k(
     "        t[v] = a[v.index]\n"
     "ss.block.sync()\n"
     "out[w] = t[0]\n"
+)
+
+# 3. `t[lw] += block.sum(x)`: Python reads t[lw] BEFORE it evaluates the value (and the
+#    barrier in it), then stores. The phase analysis took the value first, so the read of
+#    the thread's "own" element fell after the barrier; but an asynchronous (or transposed)
+#    fill gives element tid to thread tid // 4, whose copy may not have landed (sim.check:
+#    the read of shared[1] races with thread 0's copy landing at its wait).
+AUG_ASYNC = _k(
+    "ss.shared.fill_async(t, a, 0)\n"
+    "ss.shared.commit_group()\n"
+    "ss.shared.wait_all()\n"
+    "lw = thread.local_index()\n"
+    "t[lw] += ss.block.sum(np.float32(1.0))  # BAD\n"
+    "ss.block.sync()\n"
+    "out[w] = t[(cuda.threadIdx.x + 1) % 64]\n"
+)
+AUG_ASYNC_TWIN = AUG_ASYNC.replace(
+    "    ss.shared.wait_all()\n", "    ss.shared.wait_all()\n    ss.block.sync()\n"
+).replace("  # BAD", "")
+AUG_TRANSPOSED = (
+    "@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))\n"
+    "def k(out: DisjointSlice[np.float32], a: In2D[np.float32]) -> None:\n"
+    "    w = thread.index_1d()\n"
+    "    t = ss.shared.tile((8, 8), np.float32)\n"
+    "    ss.shared.fill_transposed(t, a, (0, 0))\n"
+    "    lw = thread.local_index_2d()\n"
+    "    t[lw] += ss.block.sum(np.float32(1.0))  # BAD\n"
+    "    ss.block.sync()\n"
+    "    out[w] = t[cuda.threadIdx.x % 8, cuda.threadIdx.x // 8]\n"
 )

@@ -85,3 +85,21 @@ def test_a_barrier_after_return_or_raise_is_no_barrier(tmp_path: Path, name: str
 
 def test_twin_a_barrier_every_thread_reaches_compiles(tmp_path: Path) -> None:
     assert "bar.sync" in _compiles(tmp_path, K.DEAD_TWIN)
+
+
+# --------------------------------------------------------------------------- finding 3
+
+
+@pytest.mark.parametrize(
+    ("name", "what"),
+    [("AUG_ASYNC", "filled asynchronously at line"), ("AUG_TRANSPOSED", "filled (transposed)")],
+)
+def test_an_augmented_store_reads_before_its_value(tmp_path: Path, name: str, what: str) -> None:
+    # Failed on f92dfcc: compiled. `t[lw] += block.sum(x)` reads t[lw] before the barrier in
+    # its value; the element belongs to another thread under a whole-tile fill.
+    err = _refused(tmp_path, getattr(K, name), "read through a witness at line", "tile-phase")
+    assert what in str(err)
+
+
+def test_twin_a_barrier_before_the_augmented_store_compiles(tmp_path: Path) -> None:
+    assert "cp.async.wait_all" in _compiles(tmp_path, K.AUG_ASYNC_TWIN)

@@ -74,3 +74,20 @@ def test_dead_twin_runs_and_replays_clean(tmp_path: Path) -> None:
     assert np.array_equal(_run(mod), np.zeros(64, np.float32))
     report = ss.sim.check(mod.k, 1, 64, *_args())
     assert report.ok, report
+
+
+# --------------------------------------------------------------------------- finding 3
+
+
+def test_augmented_store_before_its_barrier_is_refused(tmp_path: Path) -> None:
+    # Failed on f92dfcc: ran; sim.check saw the read of t[1] race with thread 0's copy.
+    _refused(tmp_path, K.AUG_ASYNC, "read through a witness at line")
+
+
+def test_augmented_store_twin_runs_and_replays_clean(tmp_path: Path) -> None:
+    mod = load_kernel_module(tmp_path, K.AUG_ASYNC_TWIN)
+    # t[i] = a[i] + 64 (the block's sum of ones); thread i reads t[i + 1].
+    want = (np.arange(64, dtype=np.float32) + 1) % 64 + 64
+    assert np.array_equal(_run(mod), want)
+    report = ss.sim.check(mod.k, 1, 64, *_args())
+    assert report.ok, report
