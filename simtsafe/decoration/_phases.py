@@ -618,7 +618,10 @@ class _Analysis:
             frame = _Frame()
             self.loops.append(frame)
             try:
-                after = self.block(s.body, head.copy())
+                # Each iteration of a `for` first stores the next item into its target,
+                # which may be an element (`for t[w] in ...` writes t[w]).
+                start = self.expr(s.target, head.copy()) if isinstance(s, ast.For) else head
+                after = self.block(s.body, start.copy())
             finally:
                 self.loops.pop()
             back = after

@@ -21,6 +21,8 @@ __all__ = [
     "DEAD_AFTER_RAISE",
     "DEAD_AFTER_RETURN",
     "DEAD_TWIN",
+    "FOR_TARGET",
+    "FOR_TARGET_TWIN",
 ]
 
 
@@ -119,4 +121,22 @@ AUG_TRANSPOSED = (
     "    t[lw] += ss.block.sum(np.float32(1.0))  # BAD\n"
     "    ss.block.sync()\n"
     "    out[w] = t[cuda.threadIdx.x % 8, cuda.threadIdx.x // 8]\n"
+)
+
+# 4. A `for` target that is an element: `for t[lw] in range(3)` stores into t[lw] at every
+#    iteration. The phase analysis never walked a loop's target, so this write in the read
+#    phase went unseen (sim.check: the write of t[1] races with thread 0's read of it).
+FOR_TARGET = _k(
+    _FILL + "ss.block.sync()\n"
+    "lw = thread.local_index()\n"
+    "for t[lw] in range(3):\n"
+    "    pass\n"
+    "out[w] = t[(cuda.threadIdx.x + 1) % 64]  # BAD\n"
+)
+FOR_TARGET_TWIN = _k(
+    "lw = thread.local_index()\n"
+    "for t[lw] in range(3):\n"
+    "    pass\n"
+    "ss.block.sync()\n"
+    "out[w] = t[(cuda.threadIdx.x + 1) % 64]\n"
 )

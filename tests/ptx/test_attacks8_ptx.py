@@ -103,3 +103,15 @@ def test_an_augmented_store_reads_before_its_value(tmp_path: Path, name: str, wh
 
 def test_twin_a_barrier_before_the_augmented_store_compiles(tmp_path: Path) -> None:
     assert "cp.async.wait_all" in _compiles(tmp_path, K.AUG_ASYNC_TWIN)
+
+
+# --------------------------------------------------------------------------- finding 4
+
+
+def test_a_for_target_that_is_a_tile_element_is_a_write(tmp_path: Path) -> None:
+    # Failed on f92dfcc: compiled; `for t[lw] in range(3)` wrote t in its read phase.
+    _refused(tmp_path, K.FOR_TARGET, "shared tile `t` is read by index at line", "tile-phase")
+
+
+def test_twin_a_for_target_write_in_the_fill_phase_compiles(tmp_path: Path) -> None:
+    assert "bar.sync" in _compiles(tmp_path, K.FOR_TARGET_TWIN)

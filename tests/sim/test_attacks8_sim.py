@@ -91,3 +91,18 @@ def test_augmented_store_twin_runs_and_replays_clean(tmp_path: Path) -> None:
     assert np.array_equal(_run(mod), want)
     report = ss.sim.check(mod.k, 1, 64, *_args())
     assert report.ok, report
+
+
+# --------------------------------------------------------------------------- finding 4
+
+
+def test_for_target_write_in_the_read_phase_is_refused(tmp_path: Path) -> None:
+    # Failed on f92dfcc: ran; sim.check saw the loop's stores race with the reads.
+    _refused(tmp_path, K.FOR_TARGET, "shared tile `t` is read by index at line")
+
+
+def test_for_target_twin_runs_and_replays_clean(tmp_path: Path) -> None:
+    mod = load_kernel_module(tmp_path, K.FOR_TARGET_TWIN)
+    assert np.array_equal(_run(mod), np.full(64, 2, np.float32))
+    report = ss.sim.check(mod.k, 1, 64, *_args())
+    assert report.ok, report
