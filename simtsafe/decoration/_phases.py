@@ -202,7 +202,11 @@ class _Analysis:
             ):
                 self.witnesses.add(node.target.id)
         # A witness name is only ever bound to a witness: rebound to anything else
-        # (an int, another value), its subscripts are reads by index.
+        # (an int, another value), or a parameter (an int until a witness is bound to
+        # it: Numba types each binding apart), its subscripts are reads by index.
+        args = self.fn.args
+        params = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+        self.witnesses -= {a.arg for a in params if a is not None}
         for node in ast.walk(self.fn):
             for name in self._bound_names(node):
                 if name in self.witnesses and not self._binds_witness(node):

@@ -23,6 +23,8 @@ __all__ = [
     "DEAD_TWIN",
     "FOR_TARGET",
     "FOR_TARGET_TWIN",
+    "PARAM_WITNESS",
+    "PARAM_WITNESS_TWIN",
 ]
 
 
@@ -139,4 +141,14 @@ FOR_TARGET_TWIN = _k(
     "    pass\n"
     "ss.block.sync()\n"
     "out[w] = t[(cuda.threadIdx.x + 1) % 64]\n"
+)
+
+# 5. A parameter that shares its name with a block-local witness bound later: `t[n]` reads
+#    the element the int parameter n names (another thread's) in the fill phase, but the
+#    phase analysis took `n` for the witness bound below it (Numba types each binding
+#    apart) and counted the read as one of the thread's own element (sim.check: a race on
+#    shared[5] with n = 5).
+PARAM_WITNESS = _k(_FILL + "x = t[n]  # BAD\nn = thread.local_index()\nout[w] = x + t[n]\n")
+PARAM_WITNESS_TWIN = _k(
+    _FILL + "ss.block.sync()\nx = t[n]\nn = thread.local_index()\nout[w] = x + t[n]\n"
 )

@@ -115,3 +115,15 @@ def test_a_for_target_that_is_a_tile_element_is_a_write(tmp_path: Path) -> None:
 
 def test_twin_a_for_target_write_in_the_fill_phase_compiles(tmp_path: Path) -> None:
     assert "bar.sync" in _compiles(tmp_path, K.FOR_TARGET_TWIN)
+
+
+# --------------------------------------------------------------------------- finding 5
+
+
+def test_a_parameter_named_like_a_witness_reads_by_index(tmp_path: Path) -> None:
+    # Failed on f92dfcc: compiled; `t[n]` with the int parameter n counted as an own read.
+    _refused(tmp_path, K.PARAM_WITNESS, "shared tile `t` is read by index at line", "tile-phase")
+
+
+def test_twin_the_parameter_read_in_the_read_phase_compiles(tmp_path: Path) -> None:
+    assert "bar.sync" in _compiles(tmp_path, K.PARAM_WITNESS_TWIN)

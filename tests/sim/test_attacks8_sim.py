@@ -106,3 +106,21 @@ def test_for_target_twin_runs_and_replays_clean(tmp_path: Path) -> None:
     assert np.array_equal(_run(mod), np.full(64, 2, np.float32))
     report = ss.sim.check(mod.k, 1, 64, *_args())
     assert report.ok, report
+
+
+# --------------------------------------------------------------------------- finding 5
+
+
+def test_parameter_named_like_a_witness_is_refused(tmp_path: Path) -> None:
+    # Failed on f92dfcc: ran; sim.check saw t[5] read while thread 5 wrote it.
+    _refused(tmp_path, K.PARAM_WITNESS, "shared tile `t` is read by index at line")
+
+
+def test_parameter_witness_twin_runs_and_replays_clean(tmp_path: Path) -> None:
+    mod = load_kernel_module(tmp_path, K.PARAM_WITNESS_TWIN)
+    out, a, _ = _args()
+    d_out = cuda.to_device(out)
+    mod.k.prepare(grid=1, block=64)(d_out, cuda.to_device(a), np.int64(5))
+    assert np.array_equal(d_out.copy_to_host(), 5 + np.arange(64, dtype=np.float32))
+    report = ss.sim.check(mod.k, 1, 64, out, a, np.int64(5))
+    assert report.ok, report
