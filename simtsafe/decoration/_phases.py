@@ -31,12 +31,15 @@ The analysis walks the kernel's control flow: a barrier ends the interval;
 ``if``/``else`` join their states, and a joined state is checked again (one
 thread may take one branch and another thread the other, in the same
 interval); a thread that returns or raises keeps its interval's accesses in
-the state that flows on (the other threads continue in that interval); a loop is walked until its state is
+the state that flows on (the other threads continue in that interval), and the
+statements after a ``return``/``raise``/``break``/``continue`` (or an ``if`` whose
+branches all end so) are not walked: they never run (a barrier there is none); a loop is walked until its state is
 stable, so a read at the top of a loop body and a write at its bottom are
 caught across the back edge (``continue`` joins the back edge, ``break`` the
 loop's exit). Within an expression, accesses and barriers count in
-evaluation order, and a barrier under ``and``/``or``/``x if c else y`` is a
-branch. Making an accumulator (zero stores, then a barrier) is a write. Barriers are only allowed under block-uniform
+evaluation order, and a barrier under ``and``/``or``/``x if c else y`` or in a
+later operand of a chained comparison (``a < b < c`` evaluates ``c`` only when
+``a < b``) is a branch. Making an accumulator (zero stores, then a barrier) is a write. Barriers are only allowed under block-uniform
 control flow (``_uniformity``), so every thread crosses the same ones. Raw
 ``cuda.syncthreads()`` inside an unsafe region does not count as a
 barrier here (nothing checks that every thread reaches it).
@@ -199,7 +202,11 @@ class _Analysis:
             ):
                 self.witnesses.add(node.target.id)
         # A witness name is only ever bound to a witness: rebound to anything else
-        # (an int, another value), its subscripts are reads by index.
+        # (an int, another value), or a parameter (an int until a witness is bound to
+        # it: Numba types each binding apart), its subscripts are reads by index.
+        args = self.fn.args
+        params = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+        self.witnesses -= {a.arg for a in params if a is not None}
         for node in ast.walk(self.fn):
             for name in self._bound_names(node):
                 if name in self.witnesses and not self._binds_witness(node):
@@ -339,6 +346,15 @@ class _Analysis:
             return self.joined(
                 self.expr(e.body, state.copy()), self.expr(e.orelse, state.copy()), e
             )
+        if isinstance(e, ast.Compare) and len(e.comparators) > 1:
+            # `a < b < c` evaluates `c` only when `a < b` holds (it is `a < b and b < c`):
+            # every comparator after the first is a branch, like a later operand of `and`.
+            cur = self.expr(e.comparators[0], self.expr(e.left, state))
+            out = cur
+            for value in e.comparators[1:]:
+                cur = self.expr(value, cur.copy())
+                out = self.joined(out, cur, e)
+            return out
         for child in ast.iter_child_nodes(e):
             if isinstance(child, ast.expr | ast.keyword):
                 state = self.expr(child, state)
@@ -523,6 +539,10 @@ class _Analysis:
     def block(self, stmts: Sequence[ast.stmt], state: _State) -> _State:
         for s in stmts:
             state = self.stmt(s, state)
+            if not _falls_through(s):
+                # What follows never runs (Python drops it: a barrier there is no barrier);
+                # the state of a thread that returned or raised flows on as it is.
+                break
         return state
 
     def stmt(self, s: ast.stmt, state: _State) -> _State:
@@ -566,13 +586,16 @@ class _Analysis:
                 state = self.expr(target, state)
             return state
         if isinstance(s, ast.AugAssign):
-            state = self.expr(s.value, state)
             target = s.target
             if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                # Python's order: the index, the read of t[x], then the value (a barrier in
+                # it comes after that read), then the store.
                 state = self.expr(target.slice, state)
-                self.subscript(target, state, store=False)  # `t[x] += v` reads t[x] first
+                self.subscript(target, state, store=False)
+                state = self.expr(s.value, state)
                 self.subscript(target, state, store=True)
                 return state
+            state = self.expr(s.value, state)
             return self.expr(target, state)
         if isinstance(s, ast.AnnAssign):
             if s.value is None:
@@ -599,7 +622,10 @@ class _Analysis:
             frame = _Frame()
             self.loops.append(frame)
             try:
-                after = self.block(s.body, head.copy())
+                # Each iteration of a `for` first stores the next item into its target,
+                # which may be an element (`for t[w] in ...` writes t[w]).
+                start = self.expr(s.target, head.copy()) if isinstance(s, ast.For) else head
+                after = self.block(s.body, start.copy())
             finally:
                 self.loops.pop()
             back = after
@@ -618,6 +644,40 @@ class _Analysis:
         self.discover()
         if self.tiles or self.accs:
             self.block(self.fn.body, _State())
+
+
+def _falls_through(s: ast.stmt) -> bool:
+    """May control reach the statement after ``s``? False only where it surely cannot:
+    after ``return``/``raise``/``break``/``continue``, an ``if`` both of whose branches
+    end so, a ``with`` whose body does, and a ``while`` with a true constant test and no
+    ``break`` of its own."""
+    if isinstance(s, ast.Return | ast.Raise | ast.Break | ast.Continue):
+        return False
+    if isinstance(s, ast.If):
+        return _block_falls_through(s.body) or _block_falls_through(s.orelse)
+    if isinstance(s, ast.With):
+        return _block_falls_through(s.body)
+    if isinstance(s, ast.While):
+        test = s.test
+        forever = isinstance(test, ast.Constant) and bool(test.value)
+        return not forever or _breaks(s.body)
+    return True
+
+
+def _block_falls_through(stmts: Sequence[ast.stmt]) -> bool:
+    return all(_falls_through(s) for s in stmts)
+
+
+def _breaks(stmts: Sequence[ast.stmt]) -> bool:
+    """Does a ``break`` in ``stmts`` leave the loop they are the body of (not an inner one)?"""
+    for s in stmts:
+        if isinstance(s, ast.Break):
+            return True
+        if isinstance(s, ast.If | ast.With) and _breaks(s.body + getattr(s, "orelse", [])):
+            return True
+        if isinstance(s, ast.For | ast.While) and _breaks(s.orelse):
+            return True
+    return False
 
 
 def check_phases(

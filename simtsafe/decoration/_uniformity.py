@@ -442,6 +442,19 @@ class _Analysis:
                 ended = _join(ended, now)
                 inner = self._cond(_after(inner, now), value)
             return ended
+        if isinstance(e, ast.Compare) and len(e.comparators) > 1:
+            # `a < b < c` is `a < b and b < c`: operand k + 2 runs only where link k held.
+            operands = [e.left, *e.comparators]
+            inner = ctx
+            ended = None
+            for k, value in enumerate(operands):
+                if k >= 2:
+                    link = ast.Compare(operands[k - 2], [e.ops[k - 2]], [operands[k - 1]])
+                    inner = self._cond(inner, ast.copy_location(link, e))
+                now = self.calls(value, inner)
+                ended = _join(ended, now)
+                inner = _after(inner, now)
+            return ended
         if isinstance(e, ast.IfExp):
             ended = self.calls(e.test, ctx)
             inner = self._cond(_after(ctx, ended), e.test)
