@@ -82,23 +82,22 @@ def compact_block_raw(out: Any, count: Any, x: Any, threshold: np.float32) -> No
         v = x[i] if i < n else threshold
         keep = v > threshold
         votes = cuda.ballot_sync(0xFFFFFFFF, keep)
-        buf = exchange[parity]
         if lane == 0:
-            buf[warp] = np.uint64(cuda.popc(votes))
+            exchange[parity, warp] = np.uint64(cuda.popc(votes))
         cuda.syncthreads()
         prefix = np.uint64(0)
         for j in range(warp):
-            prefix += buf[j]
+            prefix += exchange[parity, j]
         if tid == 0:
             total = np.uint64(0)
             for j in range(WARPS):
-                total += buf[j]
+                total += exchange[parity, j]
             base = np.uint64(0)
             if total > 0:
                 base = cuda.atomic.add(count, 0, total)
-            buf[32] = base
+            exchange[parity, 32] = base
         cuda.syncthreads()
-        slot = buf[32] + prefix + np.uint64(cuda.popc(votes & cuda.lanemask_lt()))
+        slot = exchange[parity, 32] + prefix + np.uint64(cuda.popc(votes & cuda.lanemask_lt()))
         if keep and slot < capacity:
             out[slot] = v
         parity ^= 1  # the next round's barrier orders this round's reads before reuse

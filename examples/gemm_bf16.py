@@ -272,7 +272,8 @@ def to_device_bf16(host: np.ndarray) -> Any:
     """A device copy of a bf16 array: through its uint16 bits (numba-cuda's host copy refuses
     ml_dtypes' dtype in the buffer protocol), viewed back as bf16."""
     host = np.ascontiguousarray(host)
-    return cuda.to_device(host.view(np.uint16)).view(host.dtype)
+    bits: Any = cuda.to_device(host.view(np.uint16))
+    return bits.view(host.dtype)
 
 
 def run(m: int = 300, k: int = 200, n: int = 250) -> bool:
