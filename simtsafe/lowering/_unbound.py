@@ -68,7 +68,24 @@ def _check(lower: Any, inst: Any) -> None:
 
     name = inst.target.name.split(".")[0]
     what, zero = _describe(ty)
-    raise errors.TypingError(MESSAGE.format(name=name, what=what, zero=zero), loc=inst.loc)
+    loc = _first_use(lower.func_ir, inst.target.name) or inst.loc
+    raise errors.TypingError(MESSAGE.format(name=name, what=what, zero=zero), loc=loc)
+
+
+def _first_use(func_ir: Any, var: str) -> Any:
+    """The location of the first statement (by line) that reads ``var``: the null default
+    sits in the function's prologue, the user's line is where the name is used."""
+    from numba.cuda.core import ir
+
+    best = None
+    for block in func_ir.blocks.values():
+        for stmt in block.body:
+            node = stmt.value if isinstance(stmt, ir.Assign) else stmt
+            reads = node.list_vars() if hasattr(node, "list_vars") else ()
+            if any(v.name == var for v in reads) and stmt.loc is not None and stmt.loc.line:
+                if best is None or stmt.loc.line < best.line:
+                    best = stmt.loc
+    return best
 
 
 def _checking_lower_inst(original: Any, built: str) -> Any:
