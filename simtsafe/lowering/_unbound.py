@@ -10,7 +10,8 @@ spelling of "maybe unbound" (the target of a loop that may run no iteration, a n
 under an ``if``, a ``break`` before the binding, a ``try``) reaches lowering as the same
 statement, so the check runs there: in the lowering of every function simtsafe builds,
 an assignment of ``Expr.null()`` to a variable whose type is, or holds, a simtsafe type is
-refused before any code is emitted for it.
+refused before any code is emitted for it (deny by default: only the types in ``HARMLESS``,
+whose zero value reaches no memory, may be unbound).
 """
 
 from __future__ import annotations
@@ -36,9 +37,15 @@ _ZERO = {
 _DEFAULT_ZERO = "a value no simtsafe check made, whose accesses would not be proven"
 
 
+#: simtsafe types whose zero value proves nothing and reaches no memory: a tensor-core
+#: fragment is registers of numbers (a zero fragment only changes the numbers computed).
+HARMLESS = frozenset({"FragmentType"})
+
+
 def holds_simtsafe_type(ty: Any) -> Any:
-    """The simtsafe type ``ty`` is or holds (in a tuple, at any depth), else None."""
-    if type(ty).__module__.startswith("simtsafe."):
+    """The simtsafe type ``ty`` is or holds (in a tuple, at any depth) whose zero value would
+    not be a value simtsafe made (a witness, a tile, a view, an accumulator), else None."""
+    if type(ty).__module__.startswith("simtsafe.") and type(ty).__name__ not in HARMLESS:
         return ty
     for inner in getattr(ty, "types", ()) or ():
         found = holds_simtsafe_type(inner)

@@ -62,6 +62,20 @@ ACCEPTED = {
         "w = thread.index_1d()\nif n > 0:\n    w = thread.index_1d()\nout[w] = np.float32(1.0)"
     ),
     "used-inside-the-loop": _src("for w in thread.grid_stride(out):\n    out[w] = x[w]"),
+    "a-fragment-may-be-unbound": (
+        "@ss.kernel(contract=ss.LaunchContract(domain=2, block=(64, 1, 1)))\n"
+        "def k(c: DisjointSlice2D[np.float32], a: In2D[ss.bfloat16], n: int) -> None:\n"
+        "    ta = ss.shared.tile((16, 16), ss.bfloat16)\n"
+        "    for w in thread.block_stride(ta):\n"
+        "        ta[w] = a[w.row, w.col]\n"
+        "    ss.block.sync()\n"
+        "    o = ss.mma.out_tile(c, 16, 16, 16, 8)\n"
+        "    acc = ss.mma.zeros()\n"
+        "    for i in range(n):\n"
+        "        fa = ss.mma.load_a(ta, (0, 0))\n"
+        "    acc = ss.mma.mma(fa, ss.mma.load_b(ta, (0, 0)), acc)\n"
+        "    ss.mma.store(o, 0, 0, acc)\n"
+    ),
     "a-number-may-be-unbound": _src(
         "for i in range(n):\n"
         "    v = np.float32(i)\n"
