@@ -672,7 +672,8 @@ class _Checker(ast.NodeTransformer):
             problem = f"it has no parameter {unknown[0]!r}" if unknown else str(exc).rstrip(".")
         if problem is None:
             return
-        shown = ref.name if "." in ref.name else f"thread.{ref.name}"
+        thread_api = getattr(ref.obj, "__module__", "") == "simtsafe.thread"
+        shown = f"thread.{ref.name}" if thread_api and "." not in ref.name else ref.name
         form = f"{shown}({', '.join(_param_text(p) for p in params)})"
         required = sum(p.default is p.empty and p.kind is not p.VAR_POSITIONAL for p in params)
         what = (
