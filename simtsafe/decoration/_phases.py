@@ -416,7 +416,10 @@ class _Analysis:
                 e,
                 "shared.wait_group(n) takes one int literal n, 0 <= n <= "
                 f"{_MAX_WAIT} (how many of the newest groups may stay in flight); "
-                "got `" + ast.unparse(e) + "`",
+                "got `" + ast.unparse(e) + "`. A literal, because the decorator proves "
+                "which asynchronous fills have landed from the source before anything is "
+                "compiled: it reads the number written in the call, not a variable's or a "
+                "module constant's value. Write the number itself (`shared.wait_group(1)`)",
                 "tile-phase",
             )
         return arg.value

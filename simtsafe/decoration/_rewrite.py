@@ -624,6 +624,8 @@ class _Checker(ast.NodeTransformer):
                     visited.args[k] = ast.copy_location(view, arg)
                     ast.fix_missing_locations(visited.args[k])
             return visited
+        if ref is not None and ref.kind == "simtsafe":
+            self._check_arguments(node, ref)
         if ref is not None and ref.kind == "simtsafe" and ref.name.endswith(".reduce"):
             self._check_reduce_op(node, ref)
         if ref is not None and ref.kind == "simtsafe" and ref.name == "vec.load":
@@ -644,6 +646,55 @@ class _Checker(ast.NodeTransformer):
             if refused is not None:
                 raise self.fail(node, f"`{ast.unparse(node.func)}`: {refused}", "ufunc")
         return super().generic_visit(node)
+
+    def _check_arguments(self, node: ast.Call, ref: Ref) -> None:
+        """A call of simtsafe's kernel API binds to the documented signature.
+
+        Only an early message at the user's line: the private twin's typer
+        would refuse the call too, but with Python's own ``TypeError`` about
+        an internal function.
+        """
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(
+            k.arg is None for k in node.keywords
+        ):
+            return  # *args / **kwargs: Numba's typing decides
+        try:
+            signature = inspect.signature(ref.obj)
+        except (TypeError, ValueError):
+            return
+        params = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+        names = {p.name for p in params}
+        unknown = [str(k.arg) for k in node.keywords if k.arg not in names]
+        try:
+            signature.bind(*node.args, **{str(k.arg): k.value for k in node.keywords})
+            problem = f"it has no parameter {unknown[0]!r}" if unknown else None
+        except TypeError as exc:
+            problem = f"it has no parameter {unknown[0]!r}" if unknown else str(exc).rstrip(".")
+        if problem is None:
+            return
+        thread_api = getattr(ref.obj, "__module__", "") == "simtsafe.thread"
+        shown = f"thread.{ref.name}" if thread_api and "." not in ref.name else ref.name
+        form = f"{shown}({', '.join(_param_text(p) for p in params)})"
+        required = sum(p.default is p.empty and p.kind is not p.VAR_POSITIONAL for p in params)
+        what = (
+            "no arguments"
+            if not params
+            else f"{required} to {len(params)} arguments"
+            if required < len(params)
+            else f"{required} argument{'s' if required > 1 else ''}"
+        )
+        raise self.fail(
+            node,
+            f"`{ast.unparse(node)}`: {shown} takes {what}, as `{form}`; got "
+            f"{len(node.args)} positional"
+            + (
+                f" and keyword {', '.join(str(k.arg) for k in node.keywords)}"
+                if node.keywords
+                else ""
+            )
+            + f" ({problem}). Call it as `{form}`",
+            "call-arguments",
+        )
 
     def _check_reduce_op(self, node: ast.Call, ref: Ref) -> None:
         op = (
@@ -1069,3 +1120,9 @@ def analyze(
         api_used=frozenset(checker.api_used),
         vec_runs={k: frozenset(v) for k, v in checker.vec_runs.items()},
     )
+
+
+def _param_text(p: inspect.Parameter) -> str:
+    """A parameter as the API documents it: ``v`` or ``inclusive=True`` (no annotation)."""
+    text = ("*" if p.kind is p.VAR_POSITIONAL else "") + p.name
+    return text if p.default is p.empty else f"{text}={p.default!r}"

@@ -164,11 +164,14 @@ def typing_error_classes() -> tuple[type[BaseException], ...]:
     """Numba's typing/lowering error classes (numba-cuda vendors its own copies)."""
     from numba.core import errors as core_errors
 
-    classes: list[type[BaseException]] = [core_errors.TypingError, core_errors.LoweringError]
+    # NotDefinedError: the bytecode reads a name no scope binds (a global read before the
+    # function's own binding of that name, which makes it local throughout).
+    names = ("TypingError", "LoweringError", "NotDefinedError")
+    classes: list[type[BaseException]] = [getattr(core_errors, n) for n in names]
     if not SIMULATOR:
         from numba.cuda.core import errors as cuda_errors
 
-        classes += [cuda_errors.TypingError, cuda_errors.LoweringError]
+        classes += [getattr(cuda_errors, n) for n in names]
     return tuple(classes)
 
 

@@ -52,7 +52,7 @@ from numba.cuda.typing.templates import (
 )
 
 from .._spaces import LOCAL_SPACE_NDIM, SPACE_NDIM, WITNESS_NDIM
-from . import _coop, _provenance, _unbound
+from . import _coop, _provenance, _raises, _unbound
 from ._bf16 import bf16_to_f32, is_bf16, stored_element
 
 # Source lines and collective sites on every instruction of simtsafe functions
@@ -60,6 +60,8 @@ from ._bf16 import bf16_to_f32, is_bf16, stored_element
 _provenance.install()
 # A simtsafe value that may be unbound where it is used (Numba makes it 0) is refused.
 _unbound.install()
+# An assert or raise whose message is known only at run time (numba-cuda cannot lower it).
+_raises.install()
 
 __all__ = ["SENTINEL", "DisjointSliceType", "ThreadIndexType", "builtins", "simtsafe_typing"]
 

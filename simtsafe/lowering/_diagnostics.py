@@ -76,6 +76,30 @@ def _involved(operation: str) -> list[str]:
     return kinds
 
 
+_NOT_DEFINED = re.compile(r"Variable '([^']+)' is not defined")
+
+_UNBOUND_NAME = (
+    "`{name}` has no value where it is read: the function assigns `{name}` later (or "
+    "elsewhere), and a name assigned anywhere in a function is local to the whole function, "
+    "so this line does not read the module's `{name}` (Python raises UnboundLocalError "
+    "here). Give the local variable another name, or bind it before this line"
+)
+
+_RUN_TIME_STRING = (
+    "a kernel cannot build a string at run time (`{operation}`: an f-string or str() of a "
+    "value known only at run time); an assert or raise message must be a constant string. "
+    'Use a string literal (`assert cond, "what went wrong"`); to see the value, write '
+    "it to an output"
+)
+
+
+def _run_time_string(operation: str) -> bool:
+    """Whether Numba failed on building a string from a run-time value (an f-string)."""
+    return operation.startswith(("str(", "format(", "format_value(")) or (
+        operation.startswith("add(") and "Literal[str]" in operation
+    )
+
+
 _VEC_RUN_TIME_N = (
     "vec.load's run length n must be a compile-time int in (2, 4, 8); got a value known only "
     "at run time. Write a literal (vec.load(a, j, 4)) or a global constant"
@@ -101,8 +125,13 @@ def translate_typing_error(exc: BaseException, name: str, filename: str) -> Base
                 lineno = int(match.group(2))
     simtsafe = _SIMTSAFE_LINE.search(text)
     operation = _operation(text)
+    not_defined = _NOT_DEFINED.search(text)
     if simtsafe is not None:
         message = simtsafe.group(1).strip()
+    elif not_defined is not None:
+        message = _UNBOUND_NAME.format(name=not_defined.group(1))
+    elif operation is not None and _run_time_string(operation):
+        message = _RUN_TIME_STRING.format(operation=operation)
     elif operation is not None and operation.startswith("_vec_load("):
         message = _VEC_RUN_TIME_N  # the typer matches a constant n only (lowering/_vec)
     elif operation is not None:

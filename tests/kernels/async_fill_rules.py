@@ -169,6 +169,18 @@ REFUSED: dict[str, tuple[str, str]] = {
         ),
         "shared.wait_group(n) takes one int literal n",
     ),
+    # A module constant too: the phase analysis reads the number written in the call.
+    "wait-count-a-module-constant": (
+        "STAGES = 0\n"
+        + _k(
+            _SIG2,
+            64,
+            _TILE + _FILL + "ss.shared.commit_group()\nss.shared.wait_group(STAGES)  # BAD\n"
+            "ss.block.sync()\n" + _READ,
+        ),
+        "got `ss.shared.wait_group(STAGES)`. A literal, because the decorator proves which "
+        "asynchronous fills have landed from the source before anything is compiled",
+    ),
     "transposed-read-without-a-barrier": (
         TRANSPOSED.replace("    ss.block.sync()\n", "").replace("% 16]\n", "% 16]  # BAD\n"),
         "filled (transposed) at line",
