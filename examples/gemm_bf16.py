@@ -7,23 +7,29 @@ A block of 32 x 8 threads (8 warps) computes a 128 x 128 tile of ``c``; the
 warps form a 2 x 4 grid of 64 x 32 warp tiles, each made of 4 x 4 16 x 8
 accumulators (``simtsafe.mma.out_tile(c, 128, 128, 64, 32)``: the warp's
 rectangle, each lane writing the four elements the MMA gives it). The K axis
-is walked 32 columns at a time:
+is walked 32 columns at a time through two stages of shared tiles, so that the
+copy of stage ``s + 1`` is in flight while stage ``s`` is read:
 
-1. fill phase: the block copies ``a[row0:row0+128, k0:k0+32]`` into the shared
-   tile ``ta`` (128 x 32, rows padded to 40 elements: the 8 rows an ``ldmatrix``
+1. fill: ``shared.fill_async`` copies ``a[row0:row0+128, k0:k0+32]`` into
+   ``ta0`` (128 x 32, rows padded to 40 elements: the 8 rows an ``ldmatrix``
    reads fall in 8 different bank groups) and ``b[k0:k0+32, col0:col0+128]``
-   into ``tb`` (32 x 128, padded to 136), each element by the thread its
-   ``block_stride`` witness names (0 outside the matrices);
-2. ``simtsafe.block.sync()``;
-3. read phase: for each 16-column half, every warp loads its 4 A fragments
+   into ``tb0`` (32 x 128, padded to 136): 16-byte ``cp.async.cg`` runs, two
+   per thread per tile (the padded rows, 80 and 272 bytes, are multiples of 16),
+   0 outside the matrices; ``commit_group()`` closes the stage's group;
+2. the loop body issues the next stage into ``ta1``/``tb1``, then
+   ``wait_group(1)`` (every group but the newest has landed) and
+   ``simtsafe.block.sync()``;
+3. read: for each 16-column half, every warp loads its 4 A fragments
    (``mma.load_a``: ``ldmatrix.x4``) and, one at a time, its 4 B fragments
    (``mma.load_b``: ``ldmatrix.x2.trans``, the tile being k-major), and issues
    16 ``mma.sync.m16n8k16``;
-4. ``simtsafe.block.sync()`` before the next fill.
+4. ``simtsafe.block.sync()`` before the stage's tiles are filled again.
 
-What Tier 1 cannot do here yet: fill the tiles with 16-byte or asynchronous
-copies (``cp.async``); each element is loaded and stored on its own, which
-bounds this schedule well below the tensor cores' peak (docs/tensor_cores.md).
+The body holds two stages (``ta0/tb0`` then ``ta1/tb1``): the phase analysis
+follows tiles by name, so a tile chosen by the stage's parity is refused
+(docs/cooperation.md "Whole-tile fills"). Past ``k``'s end the fills copy
+zeros, so any ``k`` works; a run whose source is not 16-byte aligned (``k`` or
+``n`` not a multiple of 8) is copied element by element.
 
 The raw twin ``gemm_bf16_raw`` (``numba.cuda.jit``, inline PTX through
 ``llvmlite``, no checks) has the same schedule; ``benchmarks/gemm_bf16.py``
