@@ -216,6 +216,11 @@ def _provenance(form: FunctionForm) -> tuple[dict[str, frozenset[str]], set[str]
                 chosen = [prov.get(v, frozenset()) for v in _select_values(ins)]
                 named = frozenset(g for g in ins.globals if g in form.globals)  # select c, @g, %p
                 new = named.union(*chosen)
+            elif ins.opcode == "call" and (ins.callee or "").startswith(_SREG):
+                # A special register (%tid, %ctaid, ...) is a number that points nowhere,
+                # like a constant: an address computed from it and a tile's address is the
+                # tile's (ldmatrix takes an integer address: offset + ptrtoint @tile).
+                new = frozenset()
             elif ins.opcode in ("load", "atomicrmw", "cmpxchg") or (
                 ins.opcode == "call" and not (ins.callee or "").startswith("__ss.uniform.")
             ):

@@ -1,0 +1,175 @@
+"""examples/gemm_bf16.py on the real target (NVVM, no GPU), against its raw twin: the A and B
+tiles filled by ``shared.fill_async`` (16-byte ``cp.async.cg`` runs) two stages deep, read by
+``ldmatrix``; and the compiled-form tile phases telling the two stages' tiles apart when
+``ldmatrix`` takes an integer address (offset from ``%tid`` + ``ptrtoint @tile``)."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+from numba import cuda, types
+
+import simtsafe as ss
+from tests.coop_examples import example
+from tests.kernels import line_of, load_kernel_module
+
+pytestmark = pytest.mark.ptx
+
+CC = (9, 0)
+FILLS = 6  # prologue (A, B) + two stages x (A, B)
+RUN = 8  # bf16 elements per 16-byte run
+
+
+def count(ptx: str, pattern: str) -> int:
+    return len(re.findall(pattern, ptx.split(".entry", 1)[1]))
+
+
+@cache
+def safe() -> str:
+    return str(example("gemm_bf16").gemm_bf16.ptx(cc=CC))
+
+
+@cache
+def raw() -> str:
+    g = example("gemm_bf16")
+    sig = (types.float32[:, ::1], types.uint16[:, ::1], types.uint16[:, ::1])
+    ptx, _ = cuda.compile_ptx(g.gemm_bf16_raw.py_func, sig, cc=CC)
+    return str(ptx)
+
+
+@pytest.mark.parametrize("which", ["safe", "raw"])
+def test_fills_are_cp_async_two_stages_deep(which: str) -> None:
+    ptx = safe() if which == "safe" else raw()
+    assert count(ptx, r"cp\.async\.cg\.shared\.global \[[^]]+\], \[[^]]+\], 16,") == FILLS
+    assert count(ptx, r"cp\.async\.commit_group;") == 3
+    assert count(ptx, r"cp\.async\.wait_group 1;") == 2
+    assert count(ptx, r"cp\.async\.wait_all;") == 1
+    assert count(ptx, r"bar\.sync") == 4
+
+
+@pytest.mark.parametrize("which", ["safe", "raw"])
+def test_the_only_shared_stores_are_the_fills_element_fallback(which: str) -> None:
+    # A run that starts outside the input (past k's end, the last stage) or at a misaligned
+    # source is copied element by element: RUN guarded loads and stores per fill, the only
+    # st.shared / ld.global of the kernel (no witness fill; the epilogue stores to global).
+    ptx = safe() if which == "safe" else raw()
+    assert count(ptx, r"st\.shared\.") == FILLS * RUN
+    assert count(ptx, r"ld\.global\.(?:nc\.)?u16") == FILLS * RUN
+    assert count(ptx, r"st\.global\.f32") >= 4 * 4 * 4  # the accumulators, 16 x 4 per lane
+    assert count(ptx, r"(?:ld|st)\.local") == 0
+
+
+def test_the_raw_twin_has_the_same_tensor_core_work() -> None:
+    for pattern in (
+        r"ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16",
+        r"ldmatrix\.sync\.aligned\.m8n8\.x2\.trans\.shared\.b16",
+        r"mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.bf16\.bf16\.f32",
+    ):
+        assert count(safe(), pattern) == count(raw(), pattern) > 0, pattern
+    # Per warp: 2 stages (the loop body) x 4 x 4 accumulators (the k16 loop is not unrolled).
+    assert count(safe(), r"mma\.sync") == 2 * 4 * 4
+
+
+def test_padded_tiles_are_16_byte_aligned_and_four() -> None:
+    sizes = re.findall(r"\.shared \.align 16 \.b8 _simtsafe_tile\w*\[(\d+)\]", safe())
+    # A: 128 rows of 40 bf16 (32 + pad 8); B: 32 rows of 136 (128 + pad 8); two of each.
+    assert sorted(int(s) for s in sizes) == [32 * 136 * 2] * 2 + [128 * 40 * 2] * 2
+
+
+# ------------------------------------------------------------ the compiled form tells stages apart
+
+_DOUBLE = """BM = 32
+BN = 16
+BK = 16
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=2, block=(64, 1, 1)))
+def k(out: DisjointSlice2D[np.float32], a: In2D[ss.bfloat16], b: In2D[ss.bfloat16]) -> None:
+    ta0 = ss.shared.tile((BM, BK), ss.bfloat16, pad=8)
+    ta1 = ss.shared.tile((BM, BK), ss.bfloat16, pad=8)
+    tb0 = ss.shared.tile((BK, BN), ss.bfloat16, pad=8)
+    tb1 = ss.shared.tile((BK, BN), ss.bfloat16, pad=8)
+    o = ss.mma.out_tile(out, BM, BN, 16, 16)
+    warp = cuda.threadIdx.x // 32
+    r0 = cuda.blockIdx.y * BM
+    c0 = cuda.blockIdx.x * BN
+    acc0 = ss.mma.zeros()
+    acc1 = ss.mma.zeros()
+    ss.shared.fill_async(ta0, a, (r0, 0))
+    ss.shared.fill_async(tb0, b, (0, c0))
+    ss.shared.commit_group()
+    for k0 in range(0, a.shape[1], 2 * BK):
+        ss.shared.fill_async(ta1, a, (r0, k0 + BK))  # FILL
+        ss.shared.fill_async(tb1, b, (k0 + BK, c0))
+        ss.shared.commit_group()
+        ss.shared.wait_group(1)
+        ss.block.sync()
+        fa = ss.mma.load_a(ta0, (warp * 16, 0))  # READ
+        fb0 = ss.mma.load_b(tb0, (0, 0))
+        fb1 = ss.mma.load_b(tb0, (0, 8))
+        acc0 = ss.mma.mma(fa, fb0, acc0)
+        acc1 = ss.mma.mma(fa, fb1, acc1)
+        ss.block.sync()
+        ss.shared.fill_async(ta0, a, (r0, k0 + 2 * BK))
+        ss.shared.fill_async(tb0, b, (k0 + 2 * BK, c0))
+        ss.shared.commit_group()
+        ss.shared.wait_group(1)
+        ss.block.sync()
+        fa = ss.mma.load_a(ta1, (warp * 16, 0))
+        fb0 = ss.mma.load_b(tb1, (0, 0))
+        fb1 = ss.mma.load_b(tb1, (0, 8))
+        acc0 = ss.mma.mma(fa, fb0, acc0)
+        acc1 = ss.mma.mma(fa, fb1, acc1)
+        ss.block.sync()
+    ss.shared.wait_all()
+    ss.mma.store(o, 0, 0, acc0)
+    ss.mma.store(o, 0, 1, acc1)
+"""
+
+
+@pytest.fixture
+def compiled_form_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The source-level phase analysis forgotten: only the compiled form decides."""
+    from simtsafe.decoration import _rewrite
+
+    monkeypatch.setattr(_rewrite, "check_phases", lambda *args, **kwargs: None)
+
+
+def test_double_buffered_ldmatrix_is_accepted_by_the_compiled_form(
+    tmp_path: Path, compiled_form_only: None
+) -> None:
+    # ldmatrix's address is an integer: ptrtoint @ta0 + an offset computed from %tid. The
+    # offset points nowhere (a special register is a number), so the read is of ta0 alone,
+    # not of every tile -- ta1's copies in flight do not clash with it.
+    ptx = load_kernel_module(tmp_path, _DOUBLE).k.ptx(cc=CC)
+    assert count(ptx, r"ldmatrix\.sync\.aligned\.m8n8\.x4") == 2
+
+
+def test_reading_the_stage_in_flight_is_refused_by_the_compiled_form(
+    tmp_path: Path, compiled_form_only: None
+) -> None:
+    source = _DOUBLE.replace(
+        "fa = ss.mma.load_a(ta0, (warp * 16, 0))  # READ",
+        "fa = ss.mma.load_a(ta1, (warp * 16, 0))  # READ",
+    )
+    with pytest.raises(ss.SafetyError) as info:
+        load_kernel_module(tmp_path, source).k.ptx(cc=CC)
+    msg = str(info.value)
+    assert info.value.rule == "tile-phase", msg
+    assert "shared tile 'ta1'" in msg and "filled asynchronously (cp.async)" in msg, msg
+    assert info.value.lineno == line_of(tmp_path, "# READ"), msg
+    assert getattr(info.value, "cause_line", None) == line_of(tmp_path, "# FILL"), msg
+
+
+def test_reading_the_stage_in_flight_is_refused_at_decoration(tmp_path: Path) -> None:
+    source = _DOUBLE.replace(
+        "fa = ss.mma.load_a(ta0, (warp * 16, 0))  # READ",
+        "fa = ss.mma.load_a(ta1, (warp * 16, 0))  # READ",
+    )
+    with pytest.raises(ss.SafetyError) as info:
+        load_kernel_module(tmp_path, source)
+    assert info.value.rule == "tile-phase", str(info.value)
+    assert "ta1" in str(info.value), str(info.value)
