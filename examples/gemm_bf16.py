@@ -48,7 +48,7 @@ from numba import cuda
 from numba.cuda import cgutils
 from numba.cuda import types as nb_types
 from numba.cuda.extending import intrinsic
-from numba.cuda.np.arrayobj import make_array
+from numba.cuda.np.arrayobj import make_array  # pyright: ignore[reportMissingImports]
 
 import simtsafe as ss
 from simtsafe import DisjointSlice2D, In2D

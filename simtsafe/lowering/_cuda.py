@@ -52,16 +52,15 @@ from numba.cuda.typing.templates import (
 )
 
 from .._spaces import LOCAL_SPACE_NDIM, SPACE_NDIM, WITNESS_NDIM
-from . import _coop, _provenance, _raises, _unbound
+from . import _coop, _lowerchecks, _provenance
 from ._bf16 import bf16_to_f32, is_bf16, stored_element
 
 # Source lines and collective sites on every instruction of simtsafe functions
 # (the compiled-form checks read them; NVVM ignores them).
 _provenance.install()
-# A simtsafe value that may be unbound where it is used (Numba makes it 0) is refused.
-_unbound.install()
-# An assert or raise whose message is known only at run time (numba-cuda cannot lower it).
-_raises.install()
+# Statement checks on the typed IR while it is lowered: a simtsafe value that may be unbound
+# where it is used (Numba makes it 0), an exception with a run-time message.
+_lowerchecks.install()
 
 __all__ = ["SENTINEL", "DisjointSliceType", "ThreadIndexType", "builtins", "simtsafe_typing"]
 

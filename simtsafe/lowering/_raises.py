@@ -11,10 +11,9 @@ simtsafe builds, before any code is emitted for it.
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
-__all__ = ["MESSAGE", "install"]
+__all__ = ["MESSAGE", "check"]
 
 #: What the refusal says.
 MESSAGE = (
@@ -26,7 +25,7 @@ MESSAGE = (
 )
 
 
-def _check(inst: Any) -> None:
+def check(lower: Any, inst: Any) -> None:
     from numba.cuda.core import errors, ir
 
     if not isinstance(inst, ir.DynamicRaise | ir.DynamicTryRaise):
@@ -40,32 +39,3 @@ def _check(inst: Any) -> None:
         else "computed in the kernel"
     )
     raise errors.TypingError(MESSAGE.format(what=what, detail=detail), loc=inst.loc)
-
-
-def _checking_lower_inst(original: Any, built: str) -> Any:
-    def lower_inst(self: Any, inst: Any) -> Any:
-        func = getattr(getattr(self, "func_ir", None), "func_id", None)
-        if getattr(getattr(func, "func", None), built, False):
-            _check(inst)
-        return original(self, inst)
-
-    lower_inst.__wrapped__ = original  # type: ignore[attr-defined]
-    return lower_inst
-
-
-_INSTALLED = False
-_INSTALL_LOCK = threading.Lock()
-
-
-def install() -> None:
-    """Install the check on Numba's CUDA lowering (idempotent)."""
-    global _INSTALLED
-    with _INSTALL_LOCK:
-        if _INSTALLED:
-            return
-        from numba.cuda.lowering import CUDALower
-
-        from ._provenance import BUILT
-
-        CUDALower.lower_inst = _checking_lower_inst(CUDALower.lower_inst, BUILT)
-        _INSTALLED = True

@@ -16,10 +16,9 @@ whose zero value reaches no memory, may be unbound).
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
-__all__ = ["install", "holds_simtsafe_type"]
+__all__ = ["check", "holds_simtsafe_type"]
 
 #: What the refusal says; the variable's name is filled in.
 MESSAGE = (
@@ -60,7 +59,7 @@ def _describe(ty: Any) -> tuple[str, str]:
     return what, _ZERO.get(kind, _DEFAULT_ZERO)
 
 
-def _check(lower: Any, inst: Any) -> None:
+def check(lower: Any, inst: Any) -> None:
     from numba.cuda.core import ir
 
     if not isinstance(inst, ir.Assign):
@@ -93,32 +92,3 @@ def _first_use(func_ir: Any, var: str) -> Any:
                 if best is None or stmt.loc.line < best.line:
                     best = stmt.loc
     return best
-
-
-def _checking_lower_inst(original: Any, built: str) -> Any:
-    def lower_inst(self: Any, inst: Any) -> Any:
-        func = getattr(getattr(self, "func_ir", None), "func_id", None)
-        if getattr(getattr(func, "func", None), built, False):
-            _check(self, inst)
-        return original(self, inst)
-
-    lower_inst.__wrapped__ = original  # type: ignore[attr-defined]
-    return lower_inst
-
-
-_INSTALLED = False
-_INSTALL_LOCK = threading.Lock()
-
-
-def install() -> None:
-    """Install the check on Numba's CUDA lowering (idempotent)."""
-    global _INSTALLED
-    with _INSTALL_LOCK:
-        if _INSTALLED:
-            return
-        from numba.cuda.lowering import CUDALower
-
-        from ._provenance import BUILT
-
-        CUDALower.lower_inst = _checking_lower_inst(CUDALower.lower_inst, BUILT)
-        _INSTALLED = True
