@@ -86,7 +86,9 @@ def fill_async(t: SharedTile[T, Local2D], a: In2D[T], origin: tuple[int, int]) -
 def fill_async(t: Any, a: Any, origin: Any) -> None:
     """Start copying ``a[r0 + i, c0 + j]`` into ``t[i, j]`` for every element of the 2D
     tile ``t`` (``origin = (r0, c0)``; a 1D tile: ``a[start + j]`` into ``t[j]``), 0 where
-    ``a`` has no such element, with ``cp.async``.
+    ``a`` has no such element, with ``cp.async``. ``t`` may be the dynamic tile: its
+    length is read at launch, and a last run shorter than 16 bytes is copied element by
+    element.
 
     Each thread copies its own runs (16, 8 or 4 bytes: thread ``tid`` takes runs
     ``tid, tid + T, ...`` of the tile, row by row), so no element has two writers.

@@ -38,7 +38,7 @@ from numba.cuda.core import errors
 from numba.cuda.np.arrayobj import make_array
 
 from . import _tilebase as tb
-from ._fillrule import fill_refusal, run_bytes, wait_refusal
+from ._fillrule import dynamic_run_bytes, fill_refusal, run_bytes, wait_refusal
 
 __all__ = ["builtins"]
 
@@ -49,6 +49,10 @@ _LIMIT = 2**62
 
 def _c(v: int) -> ir.Constant:
     return ir.Constant(_I64, v)
+
+
+def _c1(v: bool) -> ir.Constant:
+    return ir.Constant(ir.IntType(1), int(v))
 
 
 def _origin_types(origin: Any, ndim: int) -> tuple[Any, ...] | None:
@@ -76,7 +80,9 @@ def _type_fill(what: str, t: Any, a: Any, origin: Any) -> tuple[int, tuple[Any, 
     origin_types = _origin_types(origin, t.ndim)
     itemsize = t.dtype.bitwidth // 8 if hasattr(t.dtype, "bitwidth") else 0
     run = None
-    if t.shape is not None and t.storage is not None and itemsize:
+    if t.shape is None and itemsize:  # a dynamic tile: 1D, its length known at launch
+        run = dynamic_run_bytes(itemsize)
+    elif t.shape is not None and t.storage is not None and itemsize:
         if what == "shared.fill_transposed":
             run = run_bytes(t.shape[0], t.shape[0], itemsize)  # a source row: K elements
         else:
@@ -143,11 +149,13 @@ class _Source:
         return b.load(slot)
 
 
-def _runs(builder: ir.IRBuilder, total: int, body: Any) -> None:
-    """``body(k)`` for the runs ``k = tid, tid + T, ... < total`` of this thread."""
+def _runs(builder: ir.IRBuilder, total: Any, body: Any) -> None:
+    """``body(k)`` for the runs ``k = tid, tid + T, ... < total`` (an int or an i64) of
+    this thread."""
     start = tb.linear_tid(builder)
     step = tb.threads_per_block(builder)
-    with cgutils.for_range_slice(builder, start, _c(total), step, _I64) as (k, _):
+    end = _c(total) if isinstance(total, int) else total
+    with cgutils.for_range_slice(builder, start, end, step, _I64) as (k, _):
         body(k)
 
 
@@ -172,9 +180,10 @@ def _fill_async(typingctx: Any, t: Any, a: Any, origin: Any) -> Any:
     size, origin_types = _type_fill("shared.fill_async", t, a, origin)
     itemsize = t.dtype.bitwidth // 8
     n = size // itemsize
-    rows = t.shape[0] if t.ndim == 2 else 1
-    per_row = t.shape[-1] // n
-    storage_row = t.storage[-1]
+    dynamic = t.shape is None
+    rows = 1 if dynamic else t.shape[0] if t.ndim == 2 else 1
+    per_row = 0 if dynamic else t.shape[-1] // n
+    storage_row = 0 if dynamic else t.storage[-1]
 
     def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
         raw = [args[2]] if t.ndim == 1 else cgutils.unpack_tuple(builder, args[2], 2)
@@ -183,14 +192,21 @@ def _fill_async(typingctx: Any, t: Any, a: Any, origin: Any) -> Any:
             for v, ty in zip(raw, origin_types, strict=True)
         ]
         src = _Source(context, builder, a, args[1], origin_vals)
-        data, _, _ = tb.holder_parts(context, builder, t, args[0])
+        data, shape, _ = tb.holder_parts(context, builder, t, args[0])
         mem = context.get_data_type(t.dtype)
         tile = builder.bitcast(data, mem.as_pointer())
+        length = shape[0]  # a dynamic tile's runs: ceil(length / n), the last one partial
 
         def body(k: Any) -> None:
-            i = builder.udiv(k, _c(per_row))
-            j = builder.mul(builder.urem(k, _c(per_row)), _c(n))
-            dst = builder.gep(tile, [builder.add(builder.mul(i, _c(storage_row)), j)])
+            if dynamic:
+                i, j = _c(0), builder.mul(k, _c(n))
+                dst = builder.gep(tile, [j])
+                whole = builder.icmp_unsigned("<=", builder.add(j, _c(n)), length)
+            else:
+                i = builder.udiv(k, _c(per_row))
+                j = builder.mul(builder.urem(k, _c(per_row)), _c(n))
+                dst = builder.gep(tile, [builder.add(builder.mul(i, _c(storage_row)), j)])
+                whole = cgutils.true_bit
             gr = builder.add(src.r0, i)
             gc = builder.add(src.c0, j)
             row_ok = src.row_inside(gr)
@@ -198,6 +214,7 @@ def _fill_async(typingctx: Any, t: Any, a: Any, origin: Any) -> Any:
             first = src.element_pointer(gr, gc)
             misalign = builder.and_(builder.ptrtoint(first, _I64), _c(size - 1))
             fast = builder.and_(start_ok, builder.icmp_unsigned("==", misalign, _c(0)))
+            fast = builder.and_(fast, whole)
             with builder.if_else(fast, likely=True) as (then, otherwise):
                 with then:
                     left = builder.sub(src.cols, gc)  # >= 1 here
@@ -207,9 +224,16 @@ def _fill_async(typingctx: Any, t: Any, a: Any, origin: Any) -> Any:
                 with otherwise:
                     for e in range(n):
                         gce = builder.add(gc, _c(e))
-                        builder.store(src.element(gr, gce, row_ok), builder.gep(dst, [_c(e)]))
+                        in_tile = builder.icmp_unsigned("<", builder.add(j, _c(e)), length)
+                        with builder.if_then(builder.or_(builder.not_(_c1(dynamic)), in_tile)):
+                            value = src.element(gr, gce, row_ok)
+                            builder.store(value, builder.gep(dst, [_c(e)]))
 
-        _runs(builder, rows * per_row, body)
+        if dynamic:
+            total = builder.udiv(builder.add(length, _c(n - 1)), _c(n))
+        else:
+            total = rows * per_row
+        _runs(builder, total, body)
         return context.get_dummy_value()
 
     return types.none(t, a, origin), codegen

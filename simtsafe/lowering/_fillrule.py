@@ -12,10 +12,17 @@ no element has two writers within one fill.
 
 from __future__ import annotations
 
-__all__ = ["MAX_WAIT", "fill_refusal", "run_bytes", "wait_refusal"]
+__all__ = ["MAX_WAIT", "dynamic_run_bytes", "fill_refusal", "run_bytes", "wait_refusal"]
 
 #: ``wait_group(n)``: 0 <= n <= MAX_WAIT (the phase analysis follows ages up to it).
 MAX_WAIT = 7
+
+
+def dynamic_run_bytes(itemsize: int) -> int | None:
+    """The bytes of one copied run of a dynamic (1D) tile, whose length is known only at
+    launch: 16 (the last run may be partial: its elements past the tile are not copied),
+    or None for an element of more than 16 bytes."""
+    return 16 if 0 < itemsize <= 16 and 16 % itemsize == 0 else None
 
 
 def run_bytes(row_elems: int, storage_elems: int, itemsize: int) -> int | None:
@@ -53,7 +60,7 @@ def fill_refusal(
             f"{what}: a shared tile passed to a helper is read-only there; fill tiles in the "
             "kernel that makes them"
         )
-    if dynamic:
+    if dynamic and transposed:
         return (
             f"{what} fills a tile of a static shape (shared.tile); a dynamic tile's length is "
             "known only at launch"

@@ -10,8 +10,8 @@ import pytest
 from numba import cuda
 
 from tests.kernels import load_kernel_module
-from tests.kernels.async_fill_rules import DOUBLE_BUFFER, ONE_STAGE, TRANSPOSED
-from tests.sim.test_async_fill_sim import _run2, _window
+from tests.kernels.async_fill_rules import DOUBLE_BUFFER, DYNAMIC, ONE_STAGE, TRANSPOSED
+from tests.sim.test_async_fill_sim import _run2, _window, run_dynamic
 
 pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("gpu")]
 
@@ -38,3 +38,9 @@ def test_double_buffer_sums_every_stage(tmp_path: Path) -> None:
 def test_transposed_fill(tmp_path: Path, r0: int, c0: int) -> None:
     got = _run2(load_kernel_module(tmp_path, TRANSPOSED), 128, r0, c0)
     np.testing.assert_array_equal(got, _window(r0, c0, 16, 8).T.ravel())
+
+
+@pytest.mark.parametrize(("length", "start"), [(37, 0), (37, 3), (64, 8), (10, 140), (130, 1)])
+def test_dynamic_tile_copies_its_launch_length(tmp_path: Path, length: int, start: int) -> None:
+    got, want = run_dynamic(load_kernel_module(tmp_path, DYNAMIC), length, start)
+    np.testing.assert_array_equal(got, want)

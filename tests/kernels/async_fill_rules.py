@@ -13,11 +13,14 @@ Refused kernels fail at decoration (the tile's phases, ``rule="tile-phase"``) or
   tiles by name, not the parity of a stage number). Thread ``t`` adds ``a[64 s + (t + s) % 64]``.
 * ``TRANSPOSED``: ``k(out, a, r0, c0)`` fills the 8 x 16 tile with ``t[c, r] = a[r0 + r,
   c0 + c]``; thread ``t`` of a 128-thread block writes ``t[t // 16, t % 16]``.
+* ``DYNAMIC``: ``k(out, a, start)`` fills the launch's dynamic tile (its length chosen by
+  ``shared_mem``, any number of floats) from the 1D ``a`` at ``start``; thread ``t`` of a
+  64-thread block writes ``t[t]`` (0 past the tile's end).
 """
 
 from __future__ import annotations
 
-__all__ = ["DOUBLE_BUFFER", "ONE_STAGE", "REFUSED", "TRANSPOSED"]
+__all__ = ["DOUBLE_BUFFER", "DYNAMIC", "ONE_STAGE", "REFUSED", "TRANSPOSED"]
 
 
 def _k(sig: str, block: int, body: str) -> str:
@@ -79,6 +82,17 @@ TRANSPOSED = _k(
     "ss.shared.fill_transposed(t, a, (r0, c0))\n"
     "ss.block.sync()\n"
     "out[w] = t[cuda.threadIdx.x // 16, cuda.threadIdx.x % 16]\n",
+)
+
+DYNAMIC = (
+    "@ss.kernel(contract=ss.LaunchContract(domain=1, block=64, dynamic_shared=(0, 4096)))\n"
+    "def k(out: DisjointSlice[np.float32], a: In[np.float32], start: np.int64) -> None:\n"
+    "    w = thread.index_1d()\n"
+    "    t = ss.shared.dynamic_tile(np.float32)\n"
+    "    ss.shared.fill_async(t, a, start)\n"
+    "    ss.shared.wait_all()\n"
+    "    ss.block.sync()\n"
+    "    out[w] = t[cuda.threadIdx.x]\n"
 )
 
 _ASYNC_READ = "filled asynchronously at line"
@@ -210,6 +224,21 @@ REFUSED: dict[str, tuple[str, str]] = {
             "ss.block.sync()\n" + _READ,
         ),
         "the tile's element type must be the input's",
+    ),
+    # A dynamic tile is 1D: the transposed fill needs a 2D tile of a static shape.
+    "transposed-into-a-dynamic-tile": (
+        DYNAMIC.replace(
+            "    ss.shared.fill_async(t, a, start)\n    ss.shared.wait_all()\n",
+            "    ss.shared.fill_transposed(t, a, (start, start))  # BAD\n",
+        ).replace("a: In[np.float32]", "a: In2D[np.float32]"),
+        "shared.fill_transposed fills a tile of a static shape (shared.tile); a dynamic tile's "
+        "length is known only at launch",
+    ),
+    "dynamic-tile-before-the-wait": (
+        DYNAMIC.replace("    ss.shared.wait_all()\n", "").replace(
+            "t[cuda.threadIdx.x]\n", "t[cuda.threadIdx.x]  # BAD\n"
+        ),
+        _ASYNC_READ,
     ),
     "rows-not-a-multiple-of-4-bytes": (
         _k(

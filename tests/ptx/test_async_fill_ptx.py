@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 
 from tests.kernels import assert_refused, load_kernel_module
-from tests.kernels.async_fill_rules import DOUBLE_BUFFER, ONE_STAGE, REFUSED, TRANSPOSED
+from tests.kernels.async_fill_rules import (
+    DOUBLE_BUFFER,
+    DYNAMIC,
+    ONE_STAGE,
+    REFUSED,
+    TRANSPOSED,
+)
 
 pytestmark = pytest.mark.ptx
 
@@ -82,4 +88,13 @@ def test_transposed_fill_reads_rows_with_vector_loads(tmp_path: Path) -> None:
     ptx, body = _body(tmp_path, TRANSPOSED)
     assert re.findall(r"ld\.global(?:\.nc)?\.v4\.f32", body)
     assert "cp.async" not in body
+    _assembles(ptx)
+
+
+def test_dynamic_tile_copies_16_byte_runs_up_to_the_launch_length(tmp_path: Path) -> None:
+    ptx, body = _body(tmp_path, DYNAMIC)
+    # whole runs: cp.async of 16 bytes; the tile's length is read on the device
+    assert re.findall(r"cp\.async\.cg\.shared\.global \[%\w+\], \[%\w+\], 16, %r\d+;", body)
+    assert "%dynamic_smem_size" in body
+    assert body.count("cp.async.wait_all;") == 1
     _assembles(ptx)

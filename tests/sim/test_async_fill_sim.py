@@ -12,7 +12,13 @@ import pytest
 from numba import cuda
 
 from tests.kernels import assert_refused, load_kernel_module
-from tests.kernels.async_fill_rules import DOUBLE_BUFFER, ONE_STAGE, REFUSED, TRANSPOSED
+from tests.kernels.async_fill_rules import (
+    DOUBLE_BUFFER,
+    DYNAMIC,
+    ONE_STAGE,
+    REFUSED,
+    TRANSPOSED,
+)
 
 pytestmark = pytest.mark.sim
 
@@ -35,9 +41,27 @@ def _run2(mod: Any, threads: int, r0: int, c0: int) -> np.ndarray:
     return out.copy_to_host()
 
 
+def run_dynamic(mod: Any, length: int, start: int) -> tuple[np.ndarray, np.ndarray]:
+    """DYNAMIC with a dynamic tile of ``length`` floats filled from ``A`` (flat) at ``start``:
+    what the 64 threads read, and what they should (``A`` inside, 0 outside ``A`` or the
+    tile)."""
+    flat = A.ravel()
+    out = cuda.to_device(np.full(64, -1, np.float32))
+    mod.k.prepare(grid=1, block=64, shared_mem=4 * length)(
+        out, cuda.to_device(flat), np.int64(start)
+    )
+    want = np.zeros(64, np.float32)
+    for j in range(min(length, 64)):
+        if 0 <= start + j < flat.size:
+            want[j] = flat[start + j]
+    return out.copy_to_host(), want
+
+
 @pytest.mark.parametrize("case", sorted(REFUSED))
 def test_refused(tmp_path: Path, case: str) -> None:
     def act(mod: Any) -> object:
+        if "start: np.int64" in REFUSED[case][0]:
+            return run_dynamic(mod, 37, 0)
         if "n: np.int64" in REFUSED[case][0]:
             out = cuda.to_device(np.zeros(64, np.float32))
             return mod.k.prepare(grid=1, block=64)(out, cuda.to_device(A.ravel()), np.int64(2))
@@ -97,3 +121,11 @@ def test_double_buffer_sums_every_stage(tmp_path: Path) -> None:
 def test_transposed_fill(tmp_path: Path, r0: int, c0: int) -> None:
     got = _run2(load_kernel_module(tmp_path, TRANSPOSED), 128, r0, c0)
     np.testing.assert_array_equal(got, _window(r0, c0, 16, 8).T.ravel())
+
+
+# Lengths that are no multiple of 4 floats (the last run is partial: copied element by
+# element, nothing past the tile), starts misaligned and near the input's end (zeros).
+@pytest.mark.parametrize(("length", "start"), [(37, 0), (37, 3), (64, 8), (10, 140), (130, 1)])
+def test_dynamic_tile_copies_its_launch_length(tmp_path: Path, length: int, start: int) -> None:
+    got, want = run_dynamic(load_kernel_module(tmp_path, DYNAMIC), length, start)
+    np.testing.assert_array_equal(got, want)
