@@ -209,6 +209,32 @@ def _settle(cache: dict[Any, Any], key: Any, value: Any, frozen: bool) -> None:
         cache.pop(key, None)
 
 
+#: Summaries of helpers that are not frozen yet, kept for one outermost analysis: within
+#: it no name is bound anew (the analysis runs start to end on one thread), so a helper's
+#: summary for the same arguments is the same wherever it is asked for. Without it, each
+#: call site re-analyzes the whole helper tree below it (nested helpers: exponential).
+_SESSION = threading.local()
+
+
+class _summary_session:
+    """Open (or join) the summary memo of the outermost analysis on this thread."""
+
+    def __enter__(self) -> None:
+        depth = getattr(_SESSION, "depth", 0)
+        if depth == 0:
+            _SESSION.memo = {}
+        _SESSION.depth = depth + 1
+
+    def __exit__(self, *exc: object) -> None:
+        _SESSION.depth -= 1
+        if _SESSION.depth == 0:
+            _SESSION.memo = None
+
+
+def _session_memo() -> dict[Any, Any] | None:
+    return getattr(_SESSION, "memo", None)
+
+
 def _scope_of(fn: pytypes.FunctionType) -> dict[str, Any]:
     """Globals and closure values of ``fn`` as they are now (closure values shadow globals)."""
     scope = dict(fn.__globals__)
@@ -390,6 +416,17 @@ class Declared:
         seeds: Mapping[str, int] | None = None,
         param_levels: Mapping[str, int] | None = None,
         with_uniformity: bool = False,
+    ) -> Analysis:
+        with _summary_session():
+            return self._analyze_now(scope, strict, seeds, param_levels, with_uniformity)
+
+    def _analyze_now(
+        self,
+        scope: Mapping[str, Any],
+        strict: bool,
+        seeds: Mapping[str, int] | None,
+        param_levels: Mapping[str, int] | None,
+        with_uniformity: bool,
     ) -> Analysis:
         d = self._decl
         return analyze(
@@ -606,12 +643,17 @@ class HelperDeclaration(Declared):
         cache: dict[Any, Any] = self._taint_cache
         if key in cache:
             return cache[key]  # type: ignore[no-any-return]
+        memo = _session_memo()
+        if memo is not None and (id(self), key) in memo:
+            return memo[(id(self), key)]  # type: ignore[no-any-return]
         cache[key] = True  # recursion: assume the worst until known
         params = self._decl.source.params
         named = {params[i]: rank for i, rank in seeds.items() if i < len(params)}
         scope = self._build.scope if self._build is not None else _scope_of(self._decl.py_func)
         analysis = self._analyze(scope, strict=False, seeds=named)
         _settle(cache, key, analysis.returns_raw, frozen)
+        if memo is not None:
+            memo[(id(self), key)] = analysis.returns_raw
         return analysis.returns_raw
 
     def _uniformity(self, levels: tuple[int, ...]) -> UniformitySummary:
@@ -621,6 +663,9 @@ class HelperDeclaration(Declared):
         cache: dict[Any, Any] = self._taint_cache
         if key in cache:
             return cache[key]  # type: ignore[no-any-return]
+        memo = _session_memo()
+        if memo is not None and (id(self), key) in memo:
+            return memo[(id(self), key)]  # type: ignore[no-any-return]
         # Recursion: assume the worst (a thread-dependent result, a barrier inside).
         cache[key] = UniformitySummary(result=2, block_op_line=0, nonuniform_source=True)
         params = self._decl.source.params
@@ -630,6 +675,8 @@ class HelperDeclaration(Declared):
             scope, strict=False, param_levels=named, with_uniformity=True
         ).uniformity
         _settle(cache, key, summary, frozen)
+        if memo is not None:
+            memo[(id(self), key)] = summary
         return summary
 
     def _target(self) -> Any:
