@@ -12,6 +12,13 @@ element and every element outside the array reads as 0. So the read never
 leaves the array, whatever the indices and the alignment (docs/cooperation.md,
 "Vector access").
 
+``vec.load_runs(a, idxs, n)`` is ``vec.load(a, i, n)`` for each index ``i`` of the
+tuple ``idxs`` (ints, or ``(r, j)`` pairs of a 2D input; 1 to 16 of them), as a tuple
+of runs: when every run is whole and aligned, its vector accesses are issued back to
+back, with nothing between them that waits for one (a single ``vec.load`` keeps the
+check of its run between its access and the next one's). It is how a loop keeps
+several 16-byte reads in flight per thread (a GEMV's weight stream).
+
 ``vec.store(t, values)`` writes the ``n`` values into the thread's 1D output
 tile ``t = thread.tile_1d(out, n)`` (the run ``out[g*n : (g+1)*n]`` it owns):
 ONE vector store (``st.global.v2``/``.v4``) when the tile lies inside ``out``
@@ -36,7 +43,7 @@ from ._collective import host_call, kernel_api
 from ._coopviews import OutTile, SharedTile
 from ._views import In, In2D
 
-__all__ = ["load", "store", "store_at"]
+__all__ = ["load", "load_runs", "store", "store_at"]
 
 T = TypeVar("T", bound=np.generic)
 
@@ -59,6 +66,26 @@ def load(a: Any, j: int | tuple[int, int], n: Literal[2, 4, 8]) -> tuple[Any, ..
     ``j = (r, j)``), or of a shared tile in its read phase, as a tuple of ``n`` values;
     elements outside the array (the tile's logical extents) read 0."""
     host_call("vec.load")
+
+
+@overload
+def load_runs(
+    a: In[T], idxs: tuple[int, ...], n: Literal[2, 4, 8]
+) -> tuple[tuple[T, ...], ...]: ...
+@overload
+def load_runs(
+    a: In2D[T], idxs: tuple[tuple[int, int], ...], n: Literal[2, 4, 8]
+) -> tuple[tuple[T, ...], ...]: ...
+@overload
+def load_runs(
+    a: SharedTile[T, Any], idxs: tuple[Any, ...], n: Literal[2, 4, 8]
+) -> tuple[tuple[T, ...], ...]: ...
+@kernel_api("vec.load_runs")
+def load_runs(a: Any, idxs: tuple[Any, ...], n: Literal[2, 4, 8]) -> tuple[tuple[Any, ...], ...]:
+    """``tuple(vec.load(a, i, n) for i in idxs)`` (``idxs``: 1 to 16 indices, each an int or,
+    for a 2D input, a ``(row, j)`` pair); when every run is whole and aligned, the vector
+    loads are issued back to back and all are in flight together."""
+    host_call("vec.load_runs")
 
 
 @kernel_api("vec.store")

@@ -628,7 +628,7 @@ class _Checker(ast.NodeTransformer):
             self._check_arguments(node, ref)
         if ref is not None and ref.kind == "simtsafe" and ref.name.endswith(".reduce"):
             self._check_reduce_op(node, ref)
-        if ref is not None and ref.kind == "simtsafe" and ref.name == "vec.load":
+        if ref is not None and ref.kind == "simtsafe" and ref.name in ("vec.load", "vec.load_runs"):
             self._note_vec_run(node)
         if ref is not None and ref.kind == "ufunc":
             if (

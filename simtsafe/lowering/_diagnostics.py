@@ -132,7 +132,7 @@ def translate_typing_error(exc: BaseException, name: str, filename: str) -> Base
         message = _UNBOUND_NAME.format(name=not_defined.group(1))
     elif operation is not None and _run_time_string(operation):
         message = _RUN_TIME_STRING.format(operation=operation)
-    elif operation is not None and operation.startswith("_vec_load("):
+    elif operation is not None and operation.startswith(("_vec_load(", "_vec_load_runs(")):
         message = _VEC_RUN_TIME_N  # the typer matches a constant n only (lowering/_vec)
     elif operation is not None:
         involved = _involved(operation)

@@ -32,7 +32,7 @@ from numba.cuda.extending import intrinsic
 from numba.cuda.np.arrayobj import make_array
 
 from ._bf16 import bf16_to_f32, is_bf16, stored_element
-from ._vecrule import vec_refusal, vec_store_at_refusal, vec_store_refusal
+from ._vecrule import MAX_RUNS, vec_refusal, vec_store_at_refusal, vec_store_refusal
 
 __all__ = ["TILE_ALIGN", "builtins", "element_value", "value_type"]
 
@@ -71,23 +71,20 @@ def _shared_tile(a: Any) -> Any:
     return a if isinstance(a, SharedTileType) else None
 
 
-@intrinsic
-def _vec_load(typingctx: Any, a: Any, idx: Any, n: Any) -> Any:
+def _source(a: Any, what: str) -> tuple[Any, Any]:
+    """``(tile or None, array type)`` of what ``vec.load`` reads: an input or a shared tile."""
     tile = _shared_tile(a)
     if tile is not None:
-        a = tile.arr_type  # its array (a padded tile's rows are longer: `logical` below)
-    elif not isinstance(a, types.Array):
+        return tile, tile.arr_type  # its array (a padded tile's rows are longer: `_Run`)
+    if not isinstance(a, types.Array):
         raise errors.TypingError(
-            f"simtsafe: vec.load reads an In[...] input array or a shared tile; got {a}"
+            f"simtsafe: {what} reads an In[...] input array or a shared tile; got {a}"
         )
-    if not isinstance(n, types.IntegerLiteral) and isinstance(n, types.Integer):
-        # Numba retries a call with non-literal types after the literal attempt fails: no
-        # match here keeps the literal attempt's message (a non-constant n: the rewrite's).
-        return None
-    itemsize = a.dtype.bitwidth // 8 if hasattr(a.dtype, "bitwidth") else 0
-    refusal = vec_refusal(a.ndim, a.layout == "C", _kind(a.dtype), itemsize, _literal(n))
-    if refusal is not None:
-        raise errors.TypingError("simtsafe: " + refusal)
+    return None, a
+
+
+def _index_types(a: Any, idx: Any, what: str) -> tuple[Any, ...]:
+    """The int types of one run's index: ``(j,)`` (1D) or ``(r, j)`` (2D)."""
     if a.ndim == 1:
         ok = isinstance(idx, types.Integer)
         idx_types: tuple[Any, ...] = (idx,)
@@ -98,40 +95,62 @@ def _vec_load(typingctx: Any, a: Any, idx: Any, n: Any) -> Any:
     if not ok:
         want = "an int j" if a.ndim == 1 else "a pair (row, j) of ints"
         raise errors.TypingError(
-            f"simtsafe: vec.load of a {a.ndim}D input takes {want} as its index; got {idx}"
+            f"simtsafe: {what} of a {a.ndim}D input takes {want} as its index; got {idx}"
         )
-    count: int = _literal(n)  # type: ignore[assignment]
-    nbytes = count * itemsize
-    rt = types.UniTuple(value_type(a.dtype), count)
-    aligned_runs = (
-        tile is not None
-        and tile.storage is not None
-        and nbytes <= TILE_ALIGN
-        and (tile.storage[-1] * itemsize) % nbytes == 0
-    )
+    return idx_types
 
-    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+
+class _Reads:
+    """Runs of ``n`` elements of one array (an input or a shared tile) and how to read them:
+    the typing-time facts, shared by ``vec.load`` and ``vec.load_runs``."""
+
+    def __init__(self, a: Any, n: Any, what: str) -> None:
+        self.tile, self.a = _source(a, what)
+        itemsize = self.a.dtype.bitwidth // 8 if hasattr(self.a.dtype, "bitwidth") else 0
+        refusal = vec_refusal(
+            self.a.ndim, self.a.layout == "C", _kind(self.a.dtype), itemsize, _literal(n), what
+        )
+        if refusal is not None:
+            raise errors.TypingError("simtsafe: " + refusal)
+        self.count: int = _literal(n)  # type: ignore[assignment]
+        self.itemsize = itemsize
+        self.nbytes = self.count * itemsize
+        self.run_type = types.UniTuple(value_type(self.a.dtype), self.count)
+        tile = self.tile
+        # A static tile starts at a multiple of 16 bytes (lowering/_tiles) and its storage
+        # rows are a multiple of the run: every run j starts aligned.
+        self.aligned_runs = (
+            tile is not None
+            and tile.storage is not None
+            and self.nbytes <= TILE_ALIGN
+            and (tile.storage[-1] * itemsize) % self.nbytes == 0
+        )
+
+    def array(self, context: Any, builder: ir.IRBuilder, value: Any) -> Any:
+        if self.tile is not None:
+            value = cgutils.create_struct_proxy(self.tile)(context, builder, value=value).arr
+        return make_array(self.a)(context, builder, value)
+
+
+class _Run:
+    """One run ``[j*n, (j+1)*n)`` (of row ``r``): where it starts, whether it is whole and
+    aligned (``fast``: one vector access), whether it touches the array at all. Indices are
+    compared before any multiplication that could wrap."""
+
+    def __init__(
+        self, context: Any, builder: ir.IRBuilder, reads: _Reads, ary: Any, ints: list[Any]
+    ) -> None:
+        a, tile = reads.a, reads.tile
         intp = context.get_value_type(types.intp)
-        arrval = args[0]
-        if tile is not None:
-            arrval = cgutils.create_struct_proxy(tile)(context, builder, value=args[0]).arr
-        ary = make_array(a)(context, builder, arrval)
         shape = cgutils.unpack_tuple(builder, ary.shape, a.ndim)
         if tile is not None and tile.shape is not None:
             # The tile's logical extents, not its storage's (padding is never read).
             shape = [ir.Constant(intp, d) for d in tile.shape]
-        if a.ndim == 1:
-            raw_idx = [args[1]]
-        else:
-            raw_idx = cgutils.unpack_tuple(builder, args[1], 2)
-        ints = [
-            context.cast(builder, v, t, types.intp) for v, t in zip(raw_idx, idx_types, strict=True)
-        ]
         zero = ir.Constant(intp, 0)
-        nconst = ir.Constant(intp, count)
-        mem = context.get_data_type(a.dtype)
+        nconst = ir.Constant(intp, reads.count)
+        self.mem = mem = context.get_data_type(a.dtype)
         data = builder.bitcast(ary.data, mem.as_pointer())
-        j, length = ints[-1], shape[-1]
+        j, self.length = ints[-1], shape[-1]
         in_row = cgutils.true_bit
         if a.ndim == 2:
             r = ints[0]
@@ -143,59 +162,147 @@ def _vec_load(typingctx: Any, a: Any, idx: Any, n: Any) -> Any:
                 builder.bitcast(data, ir.IntType(8).as_pointer()), [builder.mul(r, stride0)]
             )
             data = builder.bitcast(row, mem.as_pointer())
-        runs = builder.sdiv(length, nconst)  # whole runs in the row (length >= 0)
+        self.data = data
+        runs = builder.sdiv(self.length, nconst)  # whole runs in the row (length >= 0)
         j_ok = builder.and_(in_row, builder.icmp_signed(">=", j, zero))
         whole = builder.and_(j_ok, builder.icmp_signed("<", j, runs))
-        touches = builder.and_(j_ok, builder.icmp_signed("<=", j, runs))  # a partial tail
-        start = builder.mul(j, nconst)  # used only where j <= runs: no wrap
-        first = builder.gep(data, [start])
-        if aligned_runs:
-            # A static tile starts at a multiple of 16 bytes (lowering/_tiles) and its storage
-            # rows are a multiple of the run: every run j starts aligned.
-            fast = whole
+        self.touches = builder.and_(j_ok, builder.icmp_signed("<=", j, runs))  # a partial tail
+        self.start = builder.mul(j, nconst)  # used only where j <= runs: no wrap
+        self.first = builder.gep(data, [self.start])
+        if reads.aligned_runs:
+            self.fast = whole
         else:
-            misalign = builder.and_(builder.ptrtoint(first, intp), ir.Constant(intp, nbytes - 1))
-            fast = builder.and_(whole, builder.icmp_unsigned("==", misalign, zero))
-        slots = [cgutils.alloca_once(builder, mem) for _ in range(count)]
-        with builder.if_else(fast, likely=True) as (then, otherwise):
+            misalign = builder.and_(
+                builder.ptrtoint(self.first, intp), ir.Constant(intp, reads.nbytes - 1)
+            )
+            self.fast = builder.and_(whole, builder.icmp_unsigned("==", misalign, zero))
+
+    def vector(self, builder: ir.IRBuilder, reads: _Reads) -> Any:
+        """The vector load of the whole, aligned run (its elements: ``elements``)."""
+        if reads.itemsize < 4:  # NVPTX splits <8 x half> in two: load 32-bit words
+            words = reads.nbytes // 4
+            wty = ir.IntType(32) if words == 1 else ir.VectorType(ir.IntType(32), words)
+        else:
+            wty = ir.VectorType(self.mem, reads.count)
+        return builder.load(builder.bitcast(self.first, wty.as_pointer()), align=reads.nbytes)
+
+    def elements(self, builder: ir.IRBuilder, reads: _Reads, raw: Any) -> list[Any]:
+        """The run's elements in memory form, out of its vector load ``raw``."""
+        if reads.itemsize < 4:
+            return _split_words(builder, raw, self.mem, reads.count, reads.itemsize)
+        i32 = ir.IntType(32)
+        return [builder.extract_element(raw, ir.Constant(i32, k)) for k in range(reads.count)]
+
+    def one_by_one(self, context: Any, builder: ir.IRBuilder, slots: list[Any]) -> None:
+        """Each element into its slot by a guarded scalar load, 0 outside the array."""
+        intp = context.get_value_type(types.intp)
+        for k, slot in enumerate(slots):
+            builder.store(ir.Constant(self.mem, None), slot)  # 0 outside the array
+            at = builder.add(self.start, ir.Constant(intp, k))
+            inside = builder.and_(self.touches, builder.icmp_signed("<", at, self.length))
+            with builder.if_then(inside):
+                builder.store(builder.load(builder.gep(self.data, [at])), slot)
+
+    def into(self, context: Any, builder: ir.IRBuilder, reads: _Reads, slots: list[Any]) -> None:
+        """The run into ``slots``: one vector access when whole and aligned, else one by one."""
+        with builder.if_else(self.fast, likely=True) as (then, otherwise):
             with then:
-                if itemsize < 4:  # NVPTX splits <8 x half> in two: load 32-bit words
-                    elems = _load_words(builder, first, mem, count, itemsize, nbytes)
-                else:
-                    vty = ir.VectorType(mem, count)
-                    vec = builder.load(builder.bitcast(first, vty.as_pointer()), align=nbytes)
-                    i32 = ir.IntType(32)
-                    elems = [
-                        builder.extract_element(vec, ir.Constant(i32, k)) for k in range(count)
-                    ]
+                elems = self.elements(builder, reads, self.vector(builder, reads))
                 for elem, slot in zip(elems, slots, strict=True):
                     builder.store(elem, slot)
             with otherwise:
-                for k, slot in enumerate(slots):
-                    builder.store(ir.Constant(mem, None), slot)  # 0 outside the array
-                    at = builder.add(start, ir.Constant(intp, k))
-                    inside = builder.and_(touches, builder.icmp_signed("<", at, length))
-                    with builder.if_then(inside):
-                        builder.store(builder.load(builder.gep(data, [at])), slot)
-        values = [element_value(context, builder, a.dtype, builder.load(slot)) for slot in slots]
+                self.one_by_one(context, builder, slots)
+
+
+def _index_ints(context: Any, builder: ir.IRBuilder, a: Any, value: Any, tys: Any) -> list[Any]:
+    raw = [value] if a.ndim == 1 else cgutils.unpack_tuple(builder, value, 2)
+    return [context.cast(builder, v, t, types.intp) for v, t in zip(raw, tys, strict=True)]
+
+
+def _values(context: Any, builder: ir.IRBuilder, reads: _Reads, slots: list[Any]) -> Any:
+    values = [element_value(context, builder, reads.a.dtype, builder.load(s)) for s in slots]
+    return context.make_tuple(builder, reads.run_type, values)
+
+
+@intrinsic
+def _vec_load(typingctx: Any, a: Any, idx: Any, n: Any) -> Any:
+    if not isinstance(n, types.IntegerLiteral) and isinstance(n, types.Integer):
+        # Numba retries a call with non-literal types after the literal attempt fails: no
+        # match here keeps the literal attempt's message (a non-constant n: the rewrite's).
+        _source(a, "vec.load")
+        return None
+    reads = _Reads(a, n, "vec.load")
+    idx_types = _index_types(reads.a, idx, "vec.load")
+
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        ary = reads.array(context, builder, args[0])
+        ints = _index_ints(context, builder, reads.a, args[1], idx_types)
+        run = _Run(context, builder, reads, ary, ints)
+        slots = [cgutils.alloca_once(builder, run.mem) for _ in range(reads.count)]
+        run.into(context, builder, reads, slots)
+        return _values(context, builder, reads, slots)
+
+    return reads.run_type(reads.tile if reads.tile is not None else a, idx, n), codegen
+
+
+@intrinsic
+def _vec_load_runs(typingctx: Any, a: Any, idxs: Any, n: Any) -> Any:
+    """``vec.load_runs(a, idxs, n)``: ``vec.load(a, i, n)`` for each index ``i`` of the tuple
+    ``idxs``; when every run is whole and aligned, all their vector loads are issued in one
+    straight-line block (in flight together), then unpacked; else each run as vec.load."""
+    if not isinstance(n, types.IntegerLiteral) and isinstance(n, types.Integer):
+        _source(a, "vec.load_runs")
+        return None
+    reads = _Reads(a, n, "vec.load_runs")
+    if not isinstance(idxs, types.BaseTuple) or not 1 <= len(idxs) <= MAX_RUNS:
+        raise errors.TypingError(
+            f"simtsafe: vec.load_runs takes a tuple of 1 to {MAX_RUNS} run indices; got {idxs}"
+        )
+    idx_types = [_index_types(reads.a, t, "vec.load_runs") for t in idxs]
+    rt = types.UniTuple(reads.run_type, len(idxs))
+
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        ary = reads.array(context, builder, args[0])
+        packed = cgutils.unpack_tuple(builder, args[1], len(idx_types))
+        runs = [
+            _Run(context, builder, reads, ary, _index_ints(context, builder, reads.a, v, t))
+            for v, t in zip(packed, idx_types, strict=True)
+        ]
+        slots = [
+            [cgutils.alloca_once(builder, run.mem) for _ in range(reads.count)] for run in runs
+        ]
+        every = runs[0].fast
+        for run in runs[1:]:
+            every = builder.and_(every, run.fast)
+        with builder.if_else(every, likely=True) as (then, otherwise):
+            with then:  # every load first, then the unpacking: all in flight together
+                raws = [run.vector(builder, reads) for run in runs]
+                for run, raw, run_slots in zip(runs, raws, slots, strict=True):
+                    elems = run.elements(builder, reads, raw)
+                    for elem, slot in zip(elems, run_slots, strict=True):
+                        builder.store(elem, slot)
+            with otherwise:
+                for run, run_slots in zip(runs, slots, strict=True):
+                    run.into(context, builder, reads, run_slots)
+        values = [_values(context, builder, reads, run_slots) for run_slots in slots]
         return context.make_tuple(builder, rt, values)
 
-    return rt(tile if tile is not None else a, idx, n), codegen
+    return rt(reads.tile if reads.tile is not None else a, idxs, n), codegen
 
 
-def _load_words(
-    builder: ir.IRBuilder, first: Any, mem: Any, count: int, itemsize: int, nbytes: int
-) -> list[Any]:
-    """The run of 1- or 2-byte elements at ``first`` read as 32-bit words (little-endian)."""
+def _split_words(builder: ir.IRBuilder, raw: Any, mem: Any, count: int, itemsize: int) -> list[Any]:
+    """A run of 1- or 2-byte elements loaded as 32-bit words (``raw``: one word or a vector
+    of them), element by element (little-endian)."""
     i32 = ir.IntType(32)
-    words = nbytes // 4
-    wty = i32 if words == 1 else ir.VectorType(i32, words)
-    raw = builder.load(builder.bitcast(first, wty.as_pointer()), align=nbytes)
     bits = ir.IntType(8 * itemsize)
     out = []
     for k in range(count):
         w, shift = divmod(k * itemsize, 4)
-        word = raw if words == 1 else builder.extract_element(raw, ir.Constant(i32, w))
+        word = (
+            raw
+            if isinstance(raw.type, ir.IntType)
+            else builder.extract_element(raw, ir.Constant(i32, w))
+        )
         if shift:
             word = builder.lshr(word, ir.Constant(i32, 8 * shift))
         elem = builder.trunc(word, bits)
@@ -372,6 +479,7 @@ def builtins() -> dict[str, Any]:
     """The ``__ss_vec_*`` names for compiled kernels."""
     return {
         "__ss_vec_load": _vec_load,
+        "__ss_vec_load_runs": _vec_load_runs,
         "__ss_vec_store": _vec_store,
         "__ss_vec_store_at": _vec_store_at,
     }

@@ -14,7 +14,7 @@ import ml_dtypes
 import numpy as np
 
 from .._errors import SafetyError
-from ._vecrule import vec_refusal, vec_store_at_refusal, vec_store_refusal
+from ._vecrule import MAX_RUNS, vec_refusal, vec_store_at_refusal, vec_store_refusal
 
 __all__ = ["builtins"]
 
@@ -64,6 +64,14 @@ def vec_load(a: Any, idx: Any, n: Any) -> tuple[Any, ...]:
         value = arr[(*row, at) if row else at] if inside else zero
         out.append(np.float32(value) if bf16 else value)
     return tuple(out)
+
+
+def vec_load_runs(a: Any, idxs: Any, n: Any) -> tuple[tuple[Any, ...], ...]:
+    """``vec.load(a, i, n)`` for each index of the tuple ``idxs`` (the compiled form issues
+    the vector loads together; the values are the same)."""
+    if not isinstance(idxs, tuple) or not 1 <= len(idxs) <= MAX_RUNS:
+        _reject(f"vec.load_runs takes a tuple of 1 to {MAX_RUNS} run indices; got {idxs!r}")
+    return tuple(vec_load(a, i, n) for i in idxs)
 
 
 def vec_store(t: Any, values: Any) -> None:
@@ -137,6 +145,7 @@ def vec_store_at(raw: Any, j: Any, values: Any) -> None:
 def builtins() -> dict[str, Any]:
     return {
         "__ss_vec_load": vec_load,
+        "__ss_vec_load_runs": vec_load_runs,
         "__ss_vec_store": vec_store,
         "__ss_vec_store_at": vec_store_at,
     }

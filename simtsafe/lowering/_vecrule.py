@@ -4,6 +4,7 @@ simulator."""
 from __future__ import annotations
 
 __all__ = [
+    "MAX_RUNS",
     "VEC_BYTES",
     "VEC_LENGTHS",
     "vec_refusal",
@@ -14,6 +15,8 @@ __all__ = [
 #: Run lengths (elements) and run sizes (bytes) a vector access may have.
 VEC_LENGTHS = (2, 4, 8)
 VEC_BYTES = (4, 8, 16)
+#: The most runs one ``vec.load_runs`` reads.
+MAX_RUNS = 16
 
 
 def vec_refusal(
@@ -37,7 +40,7 @@ def vec_refusal(
             "non-contiguous array. Pass a contiguous copy (np.ascontiguousarray)"
         )
     if kind not in ("f", "i", "u"):
-        verb = "reads" if what == "vec.load" else "writes"
+        verb = "writes" if what.startswith("vec.store") else "reads"
         return f"{what} {verb} float, int and uint elements; got dtype kind {kind!r}"
     if not isinstance(n, int) or isinstance(n, bool) or n not in VEC_LENGTHS:
         return (

@@ -16,7 +16,14 @@ import pytest
 from numba import cuda
 
 from tests.kernels import load_kernel_module
-from tests.kernels.vec_cases import RUNS_SOURCE, gemv_reference, gemv_source, runs_reference
+from tests.kernels.vec_cases import (
+    LOAD_RUNS_SOURCE,
+    RUNS_SOURCE,
+    gemv_reference,
+    gemv_source,
+    runs_reference,
+)
+from tests.sim.test_vec_sim import run_load_runs
 
 pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("gpu")]
 
@@ -99,3 +106,12 @@ def test_vec_store_copies_runs_and_stops_at_the_end(
     np.testing.assert_array_equal(got[offset : offset + size], a)
     np.testing.assert_array_equal(got[:offset], big[:offset])
     np.testing.assert_array_equal(got[offset + size :], big[offset + size :])
+
+
+@pytest.mark.parametrize(("n", "cols"), [(4, 24), (4, 20), (2, 14)])
+@pytest.mark.parametrize(("shift", "step"), [(0, 1), (-1, 2), (2, -1)])
+def test_load_runs_on_device(tmp_path: Path, n: int, cols: int, shift: int, step: int) -> None:
+    got, want = run_load_runs(
+        load_kernel_module(tmp_path, LOAD_RUNS_SOURCE.format(n=n)), n, cols, shift, step
+    )
+    np.testing.assert_array_equal(got, want)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -12,7 +13,15 @@ from numba import cuda
 import simtsafe as ss
 from simtsafe import sim
 from tests.kernels import load_kernel_module
-from tests.kernels.vec_cases import RUNS_SOURCE, gemv_reference, gemv_source, runs_reference
+from tests.kernels.vec_cases import (
+    LOAD_RUNS_REFUSED,
+    LOAD_RUNS_SOURCE,
+    RUNS_SOURCE,
+    gemv_reference,
+    gemv_source,
+    load_runs_reference,
+    runs_reference,
+)
 
 
 @pytest.mark.parametrize(
@@ -117,3 +126,36 @@ def test_bf16_runs_read_as_float32(tmp_path: Path) -> None:
     mod.runs.prepare(grid=1, block=(8, nthreads))(d_out, cuda.to_device(a), np.int64(0))
     want = runs_reference(a.astype(np.float32), 8, nthreads, 0)
     np.testing.assert_array_equal(d_out.copy_to_host(), want)
+
+
+def run_load_runs(mod: Any, n: int, cols: int, shift: int, step: int) -> tuple[Any, Any]:
+    """LOAD_RUNS_SOURCE on a 3 x ``cols`` input of values 1..97, 6 runs a row: what it
+    wrote, and the reference."""
+    a = (np.arange(3 * cols) % 97 + 1).astype(np.float32).reshape(3, cols)
+    nthreads = 6
+    d_out = cuda.to_device(np.full((nthreads, n), -1, np.float32))
+    mod.runs3.prepare(grid=1, block=(n, nthreads))(
+        d_out, cuda.to_device(a), np.int64(shift), np.int64(step)
+    )
+    return d_out.copy_to_host(), load_runs_reference(a, n, nthreads, shift, step)
+
+
+# Rows of whole runs (the launch refuses a row pitch that is no multiple of the run), runs
+# before the row and past it: each run as vec.load would read it.
+@pytest.mark.parametrize(("n", "cols"), [(4, 24), (4, 20), (2, 14)])
+@pytest.mark.parametrize(("shift", "step"), [(0, 0), (0, 1), (-1, 2), (2, -1)])
+def test_load_runs_reads_each_run_as_vec_load(
+    tmp_path: Path, n: int, cols: int, shift: int, step: int
+) -> None:
+    got, want = run_load_runs(
+        load_kernel_module(tmp_path, LOAD_RUNS_SOURCE.format(n=n)), n, cols, shift, step
+    )
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("case", sorted(LOAD_RUNS_REFUSED))
+def test_load_runs_refusals(tmp_path: Path, case: str) -> None:
+    source, message = LOAD_RUNS_REFUSED[case]
+    mod = load_kernel_module(tmp_path, source)
+    with pytest.raises(ss.SafetyError, match=re.escape(message)):
+        run_load_runs(mod, 4, 24, 0, 1)
