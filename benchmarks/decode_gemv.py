@@ -54,8 +54,22 @@ def copy_rate(nbytes: int) -> float:
     return 2 * nbytes / t
 
 
-def bench(kernel: Any, kind: str, rows: int, k: int, split: int, reps: int) -> float:
-    """Seconds per launch, rotating over weight copies."""
+def reference(kind: str, w: np.ndarray, x: np.ndarray, eps: float) -> np.ndarray:
+    """The GEMV's outputs in float64 (norm weights of 1, residual of 0)."""
+    w64 = w.astype(np.float64)
+    x64 = x.astype(np.float64)
+    if kind != "residual":
+        x64 = x64 / np.sqrt(np.mean(x64 * x64) + eps)
+    y = w64 @ x64
+    if kind == "swiglu":
+        g, u = y[: len(y) // 2], y[len(y) // 2 :]
+        y = g / (1 + np.exp(-g)) * u
+    return y
+
+
+def bench(kernel: Any, kind: str, rows: int, k: int, split: int, reps: int) -> tuple[float, float]:
+    """Seconds per launch, rotating over weight copies, and the largest error of the outputs
+    against ``reference``, relative to their largest magnitude."""
     rng = np.random.default_rng(0)
     one = (rng.standard_normal((rows, k), dtype=np.float32) * 0.02).astype(BF16)
     copies = max(1, -(-160 * 2**20 // one.nbytes)) if not ss.SIMULATOR else 1
@@ -86,7 +100,11 @@ def bench(kernel: Any, kind: str, rows: int, k: int, split: int, reps: int) -> f
         launch(*calls[state["i"] % len(calls)])
         state["i"] += 1
 
-    return time_batched(call, reps=reps, batch=2 * len(calls))
+    t = time_batched(call, reps=reps, batch=2 * len(calls))
+    launch(*calls[0])
+    want = reference(kind, one, x.copy_to_host(), float(eps))
+    got = y.copy_to_host().ravel()[: len(want)]
+    return t, float(np.max(np.abs(got - want)) / np.max(np.abs(want)))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -106,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
             for b, split in [(b, sp) for b in bps_list for sp in map(int, a.splits.split(","))]:
                 if outputs % G.rows_per_block(split):
                     continue
-                t = bench(kernels[b][kind], kind, wrows, k, split, a.reps)
+                t, err = bench(kernels[b][kind], kind, wrows, k, split, a.reps)
                 gbps = wrows * (-(-k // 8) * 8) * 2 / t / 1e9
                 rows.append(
                     {
@@ -120,23 +138,26 @@ def main(argv: list[str] | None = None) -> int:
                         "us": t * 1e6,
                         "GBps": gbps,
                         "pct_copy": 100 * gbps * 1e9 / bw,
+                        "rel_err": err,
                     }
                 )
                 print(rows[-1], flush=True)
     head = (
         f"Decode GEMVs (examples/decode/gemv.py) on {device_name()}: weights read once per "
         f"launch from HBM (rotating copies), median of {a.reps} batches; device copy rate "
-        f"{bw / 1e9:.0f} GB/s (read + write)\n\n"
-        "| shape | GEMV | rows x k | blocks/SM | split | us | GB/s of weights | % of copy rate |\n"
-        "|---|---|---|---:|---:|---:|---:|---:|\n"
+        f"{bw / 1e9:.0f} GB/s (read + write); each lane reads a batch of {2 * G.RUNS} "
+        f"16-byte weight runs with one vec.load_runs (gemv.RUNS = {G.RUNS})\n\n"
+        "| shape | GEMV | rows x k | blocks/SM | split | us | GB/s of weights | % of copy rate "
+        "| max error / max |y| |\n"
+        "|---|---|---|---:|---:|---:|---:|---:|---:|\n"
     )
     body = "".join(
         f"| {r['shape']} | {r['gemv']} | {r['rows']}x{r['k']} | {r['blocks_per_sm']} | "
         f"{r['split']}{' *' if r['picked'] else ''} | "
-        f"{r['us']:.2f} | {r['GBps']:.0f} | {r['pct_copy']:.1f} |\n"
+        f"{r['us']:.2f} | {r['GBps']:.0f} | {r['pct_copy']:.1f} | {r['rel_err']:.1e} |\n"
         for r in rows
     )
-    write_results("decode_gemv", {"copy_rate": bw, "rows": rows}, head + body)
+    write_results("decode_gemv", {"copy_rate": bw, "runs": G.RUNS, "rows": rows}, head + body)
     return 0
 
 

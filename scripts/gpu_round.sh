@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call of this round's measurements; every log and result file goes into one
 # tarball $OUT/round-NAME.tgz (the device tool brings back at most 8 files).
-#   scripts/gpu_round.sh NAME STEP...   STEPs: tests gemv decode06 decode4b gemm sgemm irregular
+#   scripts/gpu_round.sh NAME STEP...   STEPs: tests gemv gemv_runs decode06 decode4b gemm sgemm irregular
 #                                      primitives decode06_anchor
 set -uo pipefail
 NAME=$1; shift
@@ -22,6 +22,10 @@ for s in "$@"; do
              tests/gpu/test_coop_examples_gpu.py tests/examples/test_decode.py
            grep -E "FAILED|ERROR|passed|failed" "$OUT/pytest_new.log" | tail -12 ;;
     gemv) run 120 decode_gemv python3 benchmarks/decode_gemv.py; grep "^|" "$OUT/decode_gemv.log" | cut -c1-100 ;;
+    gemv_runs)  # the GEMVs' runs in flight (gemv.RUNS) against their register bound
+      for rb in 2:3 4:3; do r=${rb%:*}; b=${rb#*:}
+        export SIMTSAFE_DECODE_RUNS=$r; run 200 decode_gemv_runs${r}_bps$b python3 benchmarks/decode_gemv.py --blocks-per-sm $b --splits 1,2,4
+        grep "^|" "$OUT/decode_gemv_runs${r}_bps$b.log" | cut -c1-100; done; unset SIMTSAFE_DECODE_RUNS ;;
     decode06) run 130 decode06 python3 benchmarks/decode.py --configs 0.6b --contexts 0,4096 --skip-anchor --tokens 32 --repeats 3
               grep -E "simtsafe graph|us each" "$OUT/decode06.log" ;;
     decode4b) run 170 decode4b python3 benchmarks/decode.py --configs 4b --contexts 0 --skip-anchor --tokens 32 --repeats 3

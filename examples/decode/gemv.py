@@ -22,6 +22,7 @@ Every kernel is Tier 1: ``BlockRow`` outputs (the output viewed as ``(blocks, R)
 from __future__ import annotations
 
 import math
+import os
 from typing import Any
 
 import numpy as np
@@ -56,63 +57,137 @@ def _dot(a, b0, b1):  # type: ignore[no-untyped-def]
 
 
 @ss.device
-def _two_rows(w, ra, rb, h, j0, step):  # type: ignore[no-untyped-def]
-    """This lane's shares of ``W[ra] . h`` and ``W[rb] . h``: runs ``j0, j0 + step, ...`` of
-    the rows, two runs of each row (four 16-byte loads) in flight per iteration; ``h`` a
-    shared tile (runs past its end read 0)."""
-    nv = (w.shape[1] + 7) // 8
-    acc_a = ZERO
-    acc_b = ZERO
-    j = j0
-    while j < nv:
-        j1 = j + step
-        a0 = ss.vec.load(w, (ra, j), 8)
-        a1 = ss.vec.load(w, (ra, j1), 8)
-        b0 = ss.vec.load(w, (rb, j), 8)
-        b1 = ss.vec.load(w, (rb, j1), 8)
-        h0 = ss.vec.load(h, 2 * j, 4)
-        h1 = ss.vec.load(h, 2 * j + 1, 4)
-        h2 = ss.vec.load(h, 2 * j1, 4)
-        h3 = ss.vec.load(h, 2 * j1 + 1, 4)
-        acc_a += _dot(a0, h0, h1) + _dot(a1, h2, h3)
-        acc_b += _dot(b0, h0, h1) + _dot(b1, h2, h3)
-        j = j1 + step
-    return acc_a, acc_b
+def _input_run(h, j):  # type: ignore[no-untyped-def]
+    """The staged input's run ``j`` (``h[8j : 8j + 8]``) as two runs of 4."""
+    return ss.vec.load(h, 2 * j, 4), ss.vec.load(h, 2 * j + 1, 4)
 
 
 @ss.device
-def _four_rows(w, ra, rb, rc, rd, h, j0, step):  # type: ignore[no-untyped-def]
-    """``_two_rows`` for four rows, one run of each in flight per iteration."""
+def _pair_dot(a, b, h, j):  # type: ignore[no-untyped-def]
+    """Runs ``a`` and ``b`` (8 weights each, two rows) times the input's run ``j``."""
+    h0, h1 = _input_run(h, j)
+    return _dot(a, h0, h1), _dot(b, h0, h1)
+
+
+#: Runs of each row a lane keeps in flight (a batch): the pair GEMVs read ``RUNS`` runs of
+#: each of their two rows with one ``vec.load_runs`` (``2 * RUNS`` 16-byte loads issued
+#: back to back), the SwiGLU GEMV half as many of each of its four rows.
+RUNS = int(os.environ.get("SIMTSAFE_DECODE_RUNS", "2"))
+
+
+@ss.device
+def _pair_batch(w, r, j, step):  # type: ignore[no-untyped-def]
+    """Runs ``j, j + step, ...`` (``RUNS`` of them) of rows ``r`` and ``r + 1``: row
+    ``r``'s runs first."""
+    if RUNS == 4:
+        s2 = 2 * step
+        s3 = 3 * step
+        return ss.vec.load_runs(
+            w,
+            (
+                (r, j), (r, j + step), (r, j + s2), (r, j + s3),
+                (r + 1, j), (r + 1, j + step), (r + 1, j + s2), (r + 1, j + s3),
+            ),
+            8,
+        )  # fmt: skip
+    return ss.vec.load_runs(w, ((r, j), (r, j + step), (r + 1, j), (r + 1, j + step)), 8)
+
+
+@ss.device
+def _pair_batch_dot(b, h, j, step):  # type: ignore[no-untyped-def]
+    """``_pair_batch``'s runs ``b`` times the input: the two rows' partial sums."""
+    a0, b0 = _pair_dot(b[0], b[RUNS], h, j)
+    a1, b1 = _pair_dot(b[1], b[RUNS + 1], h, j + step)
+    if RUNS == 4:
+        a2, b2 = _pair_dot(b[2], b[6], h, j + 2 * step)
+        a3, b3 = _pair_dot(b[3], b[7], h, j + 3 * step)
+        return (a0 + a1) + (a2 + a3), (b0 + b1) + (b2 + b3)
+    return a0 + a1, b0 + b1
+
+
+@ss.device
+def _two_rows(w, ra, h, j, step, first):  # type: ignore[no-untyped-def]
+    """The warp's shares of ``W[ra] . h`` and ``W[ra + 1] . h``: the lane's runs ``j, j +
+    step, ...`` of the rows, a batch (``_pair_batch``) in flight at a time; ``first`` the
+    first batch (``_first_batch``, loaded before ``h`` was staged)."""
     nv = (w.shape[1] + 7) // 8
-    acc_a = ZERO
-    acc_b = ZERO
-    acc_c = ZERO
-    acc_d = ZERO
-    j = j0
+    acc_a, acc_b = _pair_batch_dot(first, h, j, step)
+    j += RUNS * step
     while j < nv:
-        a = ss.vec.load(w, (ra, j), 8)
-        b = ss.vec.load(w, (rb, j), 8)
-        c = ss.vec.load(w, (rc, j), 8)
-        d = ss.vec.load(w, (rd, j), 8)
-        h0 = ss.vec.load(h, 2 * j, 4)
-        h1 = ss.vec.load(h, 2 * j + 1, 4)
-        acc_a += _dot(a, h0, h1)
-        acc_b += _dot(b, h0, h1)
-        acc_c += _dot(c, h0, h1)
-        acc_d += _dot(d, h0, h1)
-        j += step
+        b = _pair_batch(w, ra, j, step)
+        da, db = _pair_batch_dot(b, h, j, step)
+        acc_a += da
+        acc_b += db
+        j += RUNS * step
+    return ss.warp.sum(acc_a), ss.warp.sum(acc_b)
+
+
+@ss.device
+def _quad_batch(w, rows, j, step):  # type: ignore[no-untyped-def]
+    """Half a batch of each of the four ``rows``: runs ``j`` (and ``j + step`` when
+    ``RUNS`` is 4) of each, row by row."""
+    r0, r1, r2, r3 = rows
+    if RUNS == 4:
+        return ss.vec.load_runs(
+            w,
+            (
+                (r0, j), (r0, j + step), (r1, j), (r1, j + step),
+                (r2, j), (r2, j + step), (r3, j), (r3, j + step),
+            ),
+            8,
+        )  # fmt: skip
+    return ss.vec.load_runs(w, ((r0, j), (r1, j), (r2, j), (r3, j)), 8)
+
+
+@ss.device
+def _quad_batch_dot(b, h, j, step):  # type: ignore[no-untyped-def]
+    """``_quad_batch``'s runs ``b`` times the input: the four rows' partial sums."""
+    h0, h1 = _input_run(h, j)
+    if RUNS == 4:
+        g0, g1 = _input_run(h, j + step)
+        return (
+            _dot(b[0], h0, h1) + _dot(b[1], g0, g1),
+            _dot(b[2], h0, h1) + _dot(b[3], g0, g1),
+            _dot(b[4], h0, h1) + _dot(b[5], g0, g1),
+            _dot(b[6], h0, h1) + _dot(b[7], g0, g1),
+        )
+    return _dot(b[0], h0, h1), _dot(b[1], h0, h1), _dot(b[2], h0, h1), _dot(b[3], h0, h1)
+
+
+@ss.device
+def _four_rows(w, rows, h, j, step, first):  # type: ignore[no-untyped-def]
+    """``_two_rows`` for the four ``rows``, half a batch of each in flight at a time;
+    ``first`` the first (``_quad_batch``, loaded before ``h`` was staged)."""
+    nv = (w.shape[1] + 7) // 8
+    acc_a, acc_b, acc_c, acc_d = _quad_batch_dot(first, h, j, step)
+    j += RUNS // 2 * step
+    while j < nv:
+        b = _quad_batch(w, rows, j, step)
+        da, db, dc, dd = _quad_batch_dot(b, h, j, step)
+        acc_a += da
+        acc_b += db
+        acc_c += dc
+        acc_d += dd
+        j += RUNS // 2 * step
     return acc_a, acc_b, acc_c, acc_d
 
 
 @ss.device
-def _pair(w, h, width, split):  # type: ignore[no-untyped-def]
-    """The warp's sums over its runs of its pair of rows, in a block that owns ``width``
-    outputs (``split`` warps a pair)."""
+def _lane_runs(width, split):  # type: ignore[no-untyped-def]
+    """The warp's first output row in a block of ``width`` outputs (``split`` warps a
+    pair), this lane's first run and the step between its runs."""
     pairs = width // 2
     wi = ss.warp.broadcast(cuda.threadIdx.x // 32)  # warp-uniform
     r = cuda.blockIdx.x * width + 2 * (wi % pairs)
-    a, b = _two_rows(w, r, r + 1, h, cuda.laneid + 32 * (wi // pairs), 32 * split)
-    return ss.warp.sum(a), ss.warp.sum(b)
+    return r, cuda.laneid + 32 * (wi // pairs), 32 * split
+
+
+@ss.device
+def _first_batch(w, width, split):  # type: ignore[no-untyped-def]
+    """The warp's pair of rows and this lane's runs (``_lane_runs``), and the first batch
+    of each row: issued before the block stages its input, they are in flight meanwhile."""
+    r, j, step = _lane_runs(width, split)
+    return r, j, step, _pair_batch(w, r, j, step)
 
 
 @ss.device
@@ -171,16 +246,20 @@ def gemv_norm(
     """``y = W (x / rms(x) * nw)``, ``y`` viewed as ``(blocks, R)``: block ``b`` owns rows
     ``b*R .. b*R + R - 1``, ``R = 2 * warps / split``; ``split`` warps share each pair of
     rows, each taking every ``split``-th run of them."""
-    h = ss.shared.dynamic_tile(np.float32)  # filled here: a helper only reads a tile
+    r, j, step, first = _first_batch(w, y.shape[1], split)
+    h = ss.shared.dynamic_tile(np.float32)  # x, copied by cp.async
+    ss.shared.fill_async(h, x, 0)
+    ss.shared.wait_all()
+    ss.block.sync()
     sq = ZERO
-    for t in thread.block_stride(h):
-        v = x[t.index] if t.index < x.size else ZERO
+    for t in thread.block_stride(h):  # h = x * nw, the squares of x on the way
+        v = h[t]
         sq += v * v
-        h[t] = v * nw[t.index] if t.index < x.size else ZERO
+        h[t] = v * nw[t.index]
     ss.block.sync()
     scale = _rms_scale(ss.block.sum(sq), x.size, eps)
     pairs = y.shape[1] // 2
-    a, b = _pair(w, h, y.shape[1], split)
+    a, b = _two_rows(w, r, h, j, step, first)
     pa = ss.shared.tile(BLOCK, np.float32)
     pb = ss.shared.tile(BLOCK, np.float32)
     li = thread.local_index()
@@ -202,20 +281,23 @@ def gemv_swiglu(
     """``y[i] = silu(g_i) * u_i``, ``g = W[:n] h``, ``u = W[n:] h``, ``h = x / rms(x) * nw``,
     ``n = y.size``, ``y`` viewed as ``(blocks, R)`` as in ``gemv_norm``: the warps of a
     pair of outputs read their four rows."""
-    h = ss.shared.dynamic_tile(np.float32)  # filled here: a helper only reads a tile
+    n = y.shape[0] * y.shape[1]
+    r, j, step = _lane_runs(y.shape[1], split)
+    rows = (r, r + 1, n + r, n + r + 1)  # gate pair, up pair
+    first = _quad_batch(w, rows, j, step)  # in flight while the block stages x
+    h = ss.shared.dynamic_tile(np.float32)  # x, copied by cp.async
+    ss.shared.fill_async(h, x, 0)
+    ss.shared.wait_all()
+    ss.block.sync()
     sq = ZERO
-    for t in thread.block_stride(h):
-        v = x[t.index] if t.index < x.size else ZERO
+    for t in thread.block_stride(h):  # h = x * nw, the squares of x on the way
+        v = h[t]
         sq += v * v
-        h[t] = v * nw[t.index] if t.index < x.size else ZERO
+        h[t] = v * nw[t.index]
     ss.block.sync()
     scale = _rms_scale(ss.block.sum(sq), x.size, eps)
-    n = y.shape[0] * y.shape[1]
     pairs = y.shape[1] // 2
-    wi = ss.warp.broadcast(cuda.threadIdx.x // 32)
-    r = cuda.blockIdx.x * y.shape[1] + 2 * (wi % pairs)
-    j0 = cuda.laneid + 32 * (wi // pairs)
-    g0, g1, u0, u1 = _four_rows(w, r, r + 1, n + r, n + r + 1, h, j0, 32 * split)
+    g0, g1, u0, u1 = _four_rows(w, rows, h, j, step, first)
     pg0 = ss.shared.tile(BLOCK, np.float32)
     pg1 = ss.shared.tile(BLOCK, np.float32)
     pu0 = ss.shared.tile(BLOCK, np.float32)
@@ -241,12 +323,13 @@ def gemv_residual(
 ) -> None:
     """``y = res + W v``, ``y`` and ``res`` viewed as ``(blocks, R)`` as in ``gemv_norm``;
     ``v`` staged in shared memory."""
-    h = ss.shared.dynamic_tile(np.float32)
-    for t in thread.block_stride(h):
-        h[t] = v[t.index] if t.index < v.size else ZERO
+    r, j, step, first = _first_batch(w, y.shape[1], split)
+    h = ss.shared.dynamic_tile(np.float32)  # v, copied by cp.async
+    ss.shared.fill_async(h, v, 0)
+    ss.shared.wait_all()
     ss.block.sync()
     pairs = y.shape[1] // 2
-    a, b = _pair(w, h, y.shape[1], split)
+    a, b = _two_rows(w, r, h, j, step, first)
     pa = ss.shared.tile(BLOCK, np.float32)
     pb = ss.shared.tile(BLOCK, np.float32)
     li = thread.local_index()
@@ -269,16 +352,20 @@ def lm_head(
 ) -> None:
     """Logits ``W (x / rms(x) * nw)`` (``logits`` viewed as ``(blocks, R)`` as in
     ``gemv_norm``), and stage 1 of the argmax: each block's largest logit and its first row."""
-    h = ss.shared.dynamic_tile(np.float32)  # filled here: a helper only reads a tile
+    r, j, step, first = _first_batch(w, logits.shape[1], split)
+    h = ss.shared.dynamic_tile(np.float32)  # x, copied by cp.async
+    ss.shared.fill_async(h, x, 0)
+    ss.shared.wait_all()
+    ss.block.sync()
     sq = ZERO
-    for t in thread.block_stride(h):
-        v = x[t.index] if t.index < x.size else ZERO
+    for t in thread.block_stride(h):  # h = x * nw, the squares of x on the way
+        v = h[t]
         sq += v * v
-        h[t] = v * nw[t.index] if t.index < x.size else ZERO
+        h[t] = v * nw[t.index]
     ss.block.sync()
     scale = _rms_scale(ss.block.sum(sq), x.size, eps)
     pairs = logits.shape[1] // 2
-    a, b = _pair(w, h, logits.shape[1], split)
+    a, b = _two_rows(w, r, h, j, step, first)
     pa = ss.shared.tile(BLOCK, np.float32)
     pb = ss.shared.tile(BLOCK, np.float32)
     li = thread.local_index()
