@@ -24,6 +24,8 @@ from decode import attention as A  # noqa: E402
 from decode import gemv as G  # noqa: E402
 from decode import kernels as K  # noqa: E402
 
+from tests.ptx.ptx_text import loads_per_block  # noqa: E402
+
 pytestmark = pytest.mark.ptx
 
 CC = (9, 0)
@@ -48,26 +50,12 @@ def ptx() -> dict[str, str]:
     return {n: k.ptx(cc=CC) for n, k in kernels.items()}
 
 
-def _blocks(code: str) -> list[list[str]]:
-    """The kernel's basic blocks (split at labels and after branches)."""
-    blocks: list[list[str]] = [[]]
-    for line in code.split(".entry", 1)[1].splitlines():
-        line = line.strip()
-        if re.match(r"^\$L\w+:", line):
-            blocks.append([])
-        elif line and not line.startswith("//"):
-            blocks[-1].append(line)
-            if re.search(r"\bbra(\.uni)?\b", line):
-                blocks.append([])
-    return blocks
-
-
 @pytest.mark.parametrize("name", ["gemv_norm", "lm_head", "gemv_residual", "gemv_swiglu"])
 def test_gemv_reads_a_batch_of_16_byte_weight_runs_in_one_block(
     ptx: dict[str, str], name: str
 ) -> None:
     code = ptx[name]
-    per_block = [sum(bool(re.match(r"ld\.global\.v4\.u32", i)) for i in b) for b in _blocks(code)]
+    per_block = loads_per_block(code, r"ld\.global\.v4\.u32")
     # the first batch and the loop's: 2 * RUNS loads back to back in one block each
     assert sorted(per_block)[-2:] == [2 * G.RUNS, 2 * G.RUNS], per_block
     assert _count(code, r"ld\.shared\.v4\.f32") >= 2

@@ -18,6 +18,7 @@ import pytest
 import simtsafe as ss
 from tests.kernels import load_kernel_module
 from tests.kernels.vec_cases import LOAD_RUNS_REFUSED, LOAD_RUNS_SOURCE, RUNS_SOURCE, gemv_source
+from tests.ptx.ptx_text import loads_per_block
 
 pytestmark = pytest.mark.ptx
 
@@ -169,25 +170,11 @@ def test_bf16_runs_are_one_16_byte_load_widened_to_float32(tmp_path: Path) -> No
     assert _count(ptx, "call") == 0 and ".local" not in ptx
 
 
-def _blocks(ptx: str) -> list[list[str]]:
-    """The kernel's basic blocks (split at labels and after branches), as instruction lists."""
-    blocks: list[list[str]] = [[]]
-    for line in ptx.split(".entry", 1)[1].splitlines():
-        line = line.strip()
-        if re.match(r"^\$L\w+:", line):
-            blocks.append([])
-        elif line and not line.startswith("//"):
-            blocks[-1].append(line)
-            if re.search(r"\bbra(\.uni)?\b", line):
-                blocks.append([])
-    return blocks
-
-
 def test_load_runs_issues_its_vector_loads_in_one_block(tmp_path: Path) -> None:
     """The three runs' loads sit in one straight-line block (ptxas may issue them back to
     back: all in flight together); each run also keeps its own checked path."""
     ptx: str = load_kernel_module(tmp_path, LOAD_RUNS_SOURCE.format(n=4)).runs3.ptx(cc=CC)
-    loads = [sum(bool(re.match(r"ld\.global\.v4\.f32", i)) for i in b) for b in _blocks(ptx)]
+    loads = loads_per_block(ptx, r"ld\.global\.v4\.f32")
     assert max(loads) == 3, loads
     # the path taken when some run is not whole and aligned: each run as vec.load
     assert _count(ptx, r"ld\.global\.v4\.f32") == 6
@@ -203,7 +190,7 @@ def test_single_vec_loads_keep_a_check_between_their_accesses(tmp_path: Path) ->
         "    r2 = ss.vec.load(a, (2, j), 4)",
     )
     ptx: str = load_kernel_module(tmp_path, src).runs3.ptx(cc=CC)
-    loads = [sum(bool(re.match(r"ld\.global\.v4\.f32", i)) for i in b) for b in _blocks(ptx)]
+    loads = loads_per_block(ptx, r"ld\.global\.v4\.f32")
     assert max(loads) == 1 and sum(loads) == 3, loads
 
 
