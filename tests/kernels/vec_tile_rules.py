@@ -9,7 +9,7 @@ its sum: runs past a row's 64 logical columns (into the padding) read 0.
 
 from __future__ import annotations
 
-__all__ = ["ACCEPTED", "REFUSED", "SHIFT"]
+__all__ = ["ACCEPTED", "ACCEPTED_RUNS", "REFUSED", "SHIFT"]
 
 SHIFT = 10  # thread t reads run t // 8 + 10: threads 48..63 read runs 16, 17, past the 64 columns
 
@@ -37,6 +37,11 @@ ACCEPTED = _k(
     + "out[w] = r[0] + r[1] + r[2] + r[3]\n"
 )
 
+#: ACCEPTED with its run read by vec.load_runs (a tuple of one run): the same values.
+ACCEPTED_RUNS = ACCEPTED.replace("r = ss.vec.load(t, (", "(r,) = ss.vec.load_runs(t, ((").replace(
+    f" + {SHIFT}), 4)", f" + {SHIFT}),), 4)"
+)
+
 #: case -> (kernel source, fragment of the refusal)
 REFUSED: dict[str, tuple[str, str]] = {
     "read-in-the-fill-phase": (
@@ -53,6 +58,20 @@ REFUSED: dict[str, tuple[str, str]] = {
             + "out[w] = r[1]"
         ),
         "shared tile `t` is read by index at line",
+    ),
+    "runs-read-in-the-fill-phase": (
+        _k(
+            _FILL + "rs = ss.vec.load_runs(t, ((0, 1), (1, cuda.threadIdx.x % 16)), 4)  # BAD\n"
+            "out[w] = rs[1][0]"
+        ),
+        "shared tile `t` is read by index at line",
+    ),
+    "runs-of-a-thread-private-array": (
+        _k(
+            "p = cuda.local.array(8, np.float32)\n"
+            "rs = ss.vec.load_runs(p, (0, 1), 4)  # BAD\nout[w] = rs[0][0]"
+        ),
+        "vec.load_runs reads an In[...] input array or a shared tile",
     ),
     "a-thread-private-array": (
         _k("p = cuda.local.array(8, np.float32)\nr = ss.vec.load(p, 0, 4)  # BAD\nout[w] = r[0]"),

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.kernels import assert_refused, load_kernel_module
-from tests.kernels.vec_tile_rules import ACCEPTED, REFUSED
+from tests.kernels.vec_tile_rules import ACCEPTED, ACCEPTED_RUNS, REFUSED
 
 pytestmark = pytest.mark.ptx
 
@@ -27,3 +27,9 @@ def test_a_run_of_a_padded_tile_is_one_shared_vector_load(tmp_path: Path) -> Non
     # element path's four loads of an in-range run into one v4 load, on its own branch.
     loads = re.findall(r"ld\.shared\.\S+", body)
     assert set(loads) == {"ld.shared.v4.f32"} and len(loads) <= 2, loads
+
+
+def test_load_runs_of_a_tile_compiles_to_shared_vector_loads(tmp_path: Path) -> None:
+    body = load_kernel_module(tmp_path, ACCEPTED_RUNS).k.ptx(cc=CC).split(".entry", 1)[1]
+    loads = re.findall(r"ld\.shared\.\S+", body)
+    assert "ld.shared.v4.f32" in loads and ".local" not in body, loads

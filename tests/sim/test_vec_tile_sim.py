@@ -11,7 +11,7 @@ import pytest
 from numba import cuda
 
 from tests.kernels import assert_refused, load_kernel_module
-from tests.kernels.vec_tile_rules import ACCEPTED, REFUSED, SHIFT
+from tests.kernels.vec_tile_rules import ACCEPTED, ACCEPTED_RUNS, REFUSED, SHIFT
 
 pytestmark = pytest.mark.sim
 
@@ -36,7 +36,8 @@ def test_refused(tmp_path: Path, case: str) -> None:
     assert_refused(tmp_path, *REFUSED[case], _run)
 
 
-def test_runs_of_the_tile_and_zeros_past_its_rows(tmp_path: Path) -> None:
-    got = _run(load_kernel_module(tmp_path, ACCEPTED))
+@pytest.mark.parametrize("source", [ACCEPTED, ACCEPTED_RUNS], ids=["load", "load_runs"])
+def test_runs_of_the_tile_and_zeros_past_its_rows(tmp_path: Path, source: str) -> None:
+    got = _run(load_kernel_module(tmp_path, source))
     np.testing.assert_array_equal(got, expected())
     assert not got[48:].any()  # runs 16, 17: past the 64 logical columns (the padding)
