@@ -107,6 +107,7 @@ _ASYNC_PHASE = {
     "own-element-read-back": True,
     "transposed-read-without-a-barrier": False,
     "transposed-and-witness-fill": False,
+    "dynamic-tile-before-the-wait": True,
 }
 
 
@@ -156,6 +157,7 @@ def test_async_fill_twins_are_accepted_by_the_compiled_form(
     [
         (vec_tile_rules, "read-in-the-fill-phase"),
         (vec_tile_rules, "fill-after-the-read"),
+        (vec_tile_rules, "runs-read-in-the-fill-phase"),
         (mma_rules, "load-in-the-fill-phase"),
         (mma_rules, "fill-after-the-load-without-a-barrier"),
     ],
@@ -174,6 +176,18 @@ def test_vec_and_mma_twins_are_accepted_by_the_compiled_form(
     tmp_path: Path, rules: object, compiled_form_only: None
 ) -> None:
     load_kernel_module(tmp_path, rules.ACCEPTED).k.ptx(cc=CC)  # type: ignore[attr-defined]
+
+
+def test_load_runs_twin_is_accepted_by_the_compiled_form(
+    tmp_path: Path, compiled_form_only: None
+) -> None:
+    load_kernel_module(tmp_path, vec_tile_rules.ACCEPTED_RUNS).k.ptx(cc=CC)
+
+
+def test_dynamic_fill_twin_is_accepted_by_the_compiled_form(
+    tmp_path: Path, compiled_form_only: None
+) -> None:
+    load_kernel_module(tmp_path, fills.DYNAMIC).k.ptx(cc=CC)
 
 
 # ------------------------------------------------------------------ what the source misses
