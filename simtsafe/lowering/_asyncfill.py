@@ -105,6 +105,17 @@ def _type_fill(what: str, t: Any, a: Any, origin: Any) -> tuple[int, tuple[Any, 
     return run, origin_types
 
 
+def _origin_value(context: Any, builder: ir.IRBuilder, v: Any, ty: Any) -> Any:
+    """An origin as int64. An unsigned 64-bit value of 2**62 or more becomes ``_LIMIT`` (out
+    of range: the fill reads nothing, every element 0) rather than wrapping to a negative
+    number that would read the input's first elements."""
+    value = context.cast(builder, v, ty, types.int64)
+    if isinstance(ty, types.Integer) and not ty.signed and ty.bitwidth == 64:
+        big = builder.icmp_unsigned(">=", v, ir.Constant(v.type, _LIMIT))
+        value = builder.select(big, _c(_LIMIT), value)
+    return value
+
+
 class _Source:
     """The input's rows, its row pointer and guarded element loads."""
 
@@ -188,8 +199,7 @@ def _fill_async(typingctx: Any, t: Any, a: Any, origin: Any) -> Any:
     def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
         raw = [args[2]] if t.ndim == 1 else cgutils.unpack_tuple(builder, args[2], 2)
         origin_vals = [
-            context.cast(builder, v, ty, types.int64)
-            for v, ty in zip(raw, origin_types, strict=True)
+            _origin_value(context, builder, v, ty) for v, ty in zip(raw, origin_types, strict=True)
         ]
         src = _Source(context, builder, a, args[1], origin_vals)
         data, shape, _ = tb.holder_parts(context, builder, t, args[0])
@@ -250,8 +260,7 @@ def _fill_transposed(typingctx: Any, t: Any, a: Any, origin: Any) -> Any:
     def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
         raw = cgutils.unpack_tuple(builder, args[2], 2)
         origin_vals = [
-            context.cast(builder, v, ty, types.int64)
-            for v, ty in zip(raw, origin_types, strict=True)
+            _origin_value(context, builder, v, ty) for v, ty in zip(raw, origin_types, strict=True)
         ]
         src = _Source(context, builder, a, args[1], origin_vals)
         data, _, _ = tb.holder_parts(context, builder, t, args[0])

@@ -20,7 +20,7 @@ import numpy as np
 
 from .._errors import SafetyError
 from . import _simrt
-from ._fillrule import fill_refusal, run_bytes, wait_refusal
+from ._fillrule import dynamic_run_bytes, fill_refusal, run_bytes, wait_refusal
 
 __all__ = ["builtins"]
 
@@ -71,7 +71,9 @@ def _check(what: str, t: Any, a: Any, origin: Any) -> tuple[int, tuple[int, int]
         ndim == 2 and isinstance(origin, tuple) and len(origin) == 2 and all(map(_is_int, origin))
     )
     itemsize = t._arr.dtype.itemsize
-    if what == "shared.fill_transposed":
+    if t._dynamic:  # 16-byte runs up to the launch length, the last one partial
+        run = dynamic_run_bytes(itemsize)
+    elif what == "shared.fill_transposed":
         run = run_bytes(t._shape[0], t._shape[0], itemsize) if ndim == 2 else 4
     else:
         run = run_bytes(t._shape[-1], t._arr.shape[-1], itemsize)
@@ -82,7 +84,7 @@ def _check(what: str, t: Any, a: Any, origin: Any) -> tuple[int, tuple[int, int]
     refusal = fill_refusal(
         what,
         tile_ndim=ndim,
-        dynamic=False,
+        dynamic=t._dynamic,
         readonly=t._readonly,
         source=source,
         source_ndim=len(arr.shape) if source == "input" else 0,
@@ -117,11 +119,11 @@ def fill_async(t: Any, a: Any, origin: Any) -> None:
     size, (r0, c0) = _check("shared.fill_async", t, a, origin)
     n = size // t._arr.dtype.itemsize
     rows = t._shape[0] if len(t._shape) == 2 else 1
-    per_row = t._shape[-1] // n
+    per_row = -(-t._shape[-1] // n)  # a dynamic tile's last run may be partial
     copies = _copies()
     for k in _runs(rows * per_row):
         i, j = divmod(k, per_row)
-        for e in range(n):
+        for e in range(min(n, t._shape[-1] - j * n)):
             idx = (i, j * n + e) if len(t._shape) == 2 else (j * n + e,)
             copies.open.append((t, idx, a, (r0 + i, c0 + j * n + e)))
 

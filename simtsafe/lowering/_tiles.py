@@ -294,6 +294,11 @@ def _shared_dynamic_tile(typingctx: Any, dtype: Any) -> Any:
             symbol_name=_get_unique_smem_id(tile_symbol(_DYNAMIC_SYMBOL)),
             addrspace=nvvm.ADDRSPACE_SHARED,
             can_dynsized=True,
+            # 16 bytes, as a static tile: shared.fill_async copies 16-byte runs to
+            # multiples of 16 from the start (cp.async.cg needs its destination aligned).
+            alignment=max(
+                TILE_ALIGN, tty.dtype.bitwidth // 8 if hasattr(tty.dtype, "bitwidth") else 0
+            ),
         )
         return tile._getvalue()
 

@@ -140,19 +140,24 @@ class _Holder:
 class SimSharedTile(_Holder):
     """A block's shared tile: filled through block-local witnesses, read with them or ints."""
 
-    __slots__ = ("_readonly", "_space")
+    __slots__ = ("_dynamic", "_readonly", "_space")
     _what = "shared tile"
 
     def __init__(
-        self, arr: Any, shape: tuple[int, ...] | None = None, readonly: bool = False
+        self,
+        arr: Any,
+        shape: tuple[int, ...] | None = None,
+        readonly: bool = False,
+        dynamic: bool = False,
     ) -> None:
         super().__init__(arr, shape)
         self._space = _TILE_SPACE[len(self._shape)]
         self._readonly = readonly
+        self._dynamic = dynamic  # the launch's dynamic shared memory (its length at launch)
 
     def read_view(self) -> SimSharedTile:
         """The read-only view a helper receives (``__ss_tile_read``)."""
-        return SimSharedTile(self._arr, self._shape, readonly=True)
+        return SimSharedTile(self._arr, self._shape, readonly=True, dynamic=self._dynamic)
 
     def __setitem__(self, w: Any, value: Any) -> None:
         if self._readonly:
@@ -326,7 +331,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
 
     def shared_dynamic_tile(dtype: Any) -> SimSharedTile:
         site = _caller_site("shared.dynamic_tile()")
-        return SimSharedTile(_dynamic_array(_as_dtype(dtype), site))
+        return SimSharedTile(_dynamic_array(_as_dtype(dtype), site), dynamic=True)
 
     def local_array(shape: Any, dtype: Any, alignment: Any = None) -> SimLocalArray:
         dims = _static_shape(shape, "cuda.local.array(shape, dtype)")

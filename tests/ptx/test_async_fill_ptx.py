@@ -98,3 +98,21 @@ def test_dynamic_tile_copies_16_byte_runs_up_to_the_launch_length(tmp_path: Path
     assert "%dynamic_smem_size" in body
     assert body.count("cp.async.wait_all;") == 1
     _assembles(ptx)
+
+
+def test_the_dynamic_tile_is_16_byte_aligned(tmp_path: Path) -> None:
+    """cp.async.cg writes 16 bytes at multiples of 16 from the tile's start: the dynamic tile
+    of 1-byte elements is declared 16-byte aligned, as static tiles are."""
+    src = DYNAMIC.replace("np.float32", "np.int8")
+    ptx, _ = _body(tmp_path, src)
+    assert re.search(r"\.extern \.shared \.align 16 \.b8 _simtsafe_dyntile", ptx), ptx[:2000]
+    _assembles(ptx)
+
+
+def test_an_unsigned_start_past_2_62_is_out_of_range(tmp_path: Path) -> None:
+    """An unsigned 64-bit start is compared, unsigned, with 2**62 before it is used as an
+    int64 (no wrap to a negative start); a signed start has no such compare."""
+    _, unsigned = _body(tmp_path, DYNAMIC.replace("start: np.int64", "start: np.uint64"))
+    _, signed = _body(tmp_path, DYNAMIC)
+    assert str(2**62) in unsigned
+    assert str(2**62) not in signed

@@ -41,27 +41,35 @@ def _run2(mod: Any, threads: int, r0: int, c0: int) -> np.ndarray:
     return out.copy_to_host()
 
 
-def run_dynamic(mod: Any, length: int, start: int) -> tuple[np.ndarray, np.ndarray]:
-    """DYNAMIC with a dynamic tile of ``length`` floats filled from ``A`` (flat) at ``start``:
-    what the 64 threads read, and what they should (``A`` inside, 0 outside ``A`` or the
-    tile)."""
-    flat = A.ravel()
-    out = cuda.to_device(np.full(64, -1, np.float32))
-    mod.k.prepare(grid=1, block=64, shared_mem=4 * length)(
-        out, cuda.to_device(flat), np.int64(start)
-    )
-    want = np.zeros(64, np.float32)
-    for j in range(min(length, 64)):
-        if 0 <= start + j < flat.size:
-            want[j] = flat[start + j]
+def run_dynamic(
+    mod: Any, length: int, start: Any, dtype: Any = np.float32, shared_mem: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """DYNAMIC (its element type ``dtype``, see ``dynamic_source``) with a dynamic tile of
+    ``length`` elements (``shared_mem`` bytes: by default ``length`` whole elements) filled
+    from ``A`` (flat) at ``start``: what the 64 threads read, and what they should (``A``
+    inside, 0 outside ``A`` or the tile)."""
+    flat = A.ravel().astype(dtype)
+    size = np.dtype(dtype).itemsize
+    out = cuda.to_device(np.full(64, -1, dtype))
+    nbytes = size * length if shared_mem is None else shared_mem
+    mod.k.prepare(grid=1, block=64, shared_mem=nbytes)(out, cuda.to_device(flat), start)
+    want = np.zeros(64, dtype)
+    for j in range(min(nbytes // size, 64)):
+        if 0 <= int(start) + j < flat.size:
+            want[j] = flat[int(start) + j]
     return out.copy_to_host(), want
+
+
+def dynamic_source(dtype: str, start_type: str = "np.int64") -> str:
+    """DYNAMIC with elements of ``np.<dtype>`` and a start of ``start_type``."""
+    return DYNAMIC.replace("np.float32", f"np.{dtype}").replace("np.int64", start_type)
 
 
 @pytest.mark.parametrize("case", sorted(REFUSED))
 def test_refused(tmp_path: Path, case: str) -> None:
     def act(mod: Any) -> object:
         if "start: np.int64" in REFUSED[case][0]:
-            return run_dynamic(mod, 37, 0)
+            return run_dynamic(mod, 37, np.int64(0))
         if "n: np.int64" in REFUSED[case][0]:
             out = cuda.to_device(np.zeros(64, np.float32))
             return mod.k.prepare(grid=1, block=64)(out, cuda.to_device(A.ravel()), np.int64(2))
@@ -127,5 +135,29 @@ def test_transposed_fill(tmp_path: Path, r0: int, c0: int) -> None:
 # element, nothing past the tile), starts misaligned and near the input's end (zeros).
 @pytest.mark.parametrize(("length", "start"), [(37, 0), (37, 3), (64, 8), (10, 140), (130, 1)])
 def test_dynamic_tile_copies_its_launch_length(tmp_path: Path, length: int, start: int) -> None:
-    got, want = run_dynamic(load_kernel_module(tmp_path, DYNAMIC), length, start)
+    got, want = run_dynamic(load_kernel_module(tmp_path, DYNAMIC), length, np.int64(start))
+    np.testing.assert_array_equal(got, want)
+
+
+# Tiles of 1-, 2- and 8-byte elements whose bytes are no multiple of 4 or 16 (the last run
+# partial; shared_mem past a whole element ignored), as the compiled form copies them.
+@pytest.mark.parametrize(
+    ("dtype", "shared_mem", "start"),
+    [("int8", 5, 0), ("int8", 37, 3), ("float16", 7, 1), ("float16", 10, 140), ("float64", 12, 2)],
+)
+def test_dynamic_tile_of_small_or_large_elements(
+    tmp_path: Path, dtype: str, shared_mem: int, start: int
+) -> None:
+    mod = load_kernel_module(tmp_path, dynamic_source(dtype))
+    got, want = run_dynamic(mod, 0, np.int64(start), getattr(np, dtype), shared_mem)
+    np.testing.assert_array_equal(got, want)
+
+
+# An unsigned start past 2**63 is far outside the input: every element 0 (the compiled form
+# once cast it to a negative start and read the input's first elements).
+@pytest.mark.parametrize("start", [2**64 - 4, 2**63, 2**62])
+def test_dynamic_tile_from_a_huge_unsigned_start_is_zero(tmp_path: Path, start: int) -> None:
+    mod = load_kernel_module(tmp_path, dynamic_source("float32", "np.uint64"))
+    got, want = run_dynamic(mod, 16, np.uint64(start))
+    assert not want.any()
     np.testing.assert_array_equal(got, want)
