@@ -10,8 +10,17 @@ import pytest
 from numba import cuda
 
 from tests.kernels import load_kernel_module
-from tests.kernels.async_fill_rules import DOUBLE_BUFFER, DYNAMIC, ONE_STAGE, TRANSPOSED
-from tests.sim.test_async_fill_sim import _run2, _window, dynamic_source, run_dynamic
+from tests.kernels.async_fill_rules import DOUBLE_BUFFER, ONE_STAGE, TRANSPOSED
+
+# The simulator's dynamic-tile cases, collected here too: run on the device (this module's
+# marks), against the same expected values.
+from tests.sim.test_async_fill_sim import (  # noqa: F401
+    _run2,
+    _window,
+    test_dynamic_tile_copies_its_launch_length,
+    test_dynamic_tile_from_a_huge_unsigned_start_is_zero,
+    test_dynamic_tile_of_small_or_large_elements,
+)
 
 pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("gpu")]
 
@@ -38,28 +47,3 @@ def test_double_buffer_sums_every_stage(tmp_path: Path) -> None:
 def test_transposed_fill(tmp_path: Path, r0: int, c0: int) -> None:
     got = _run2(load_kernel_module(tmp_path, TRANSPOSED), 128, r0, c0)
     np.testing.assert_array_equal(got, _window(r0, c0, 16, 8).T.ravel())
-
-
-@pytest.mark.parametrize(("length", "start"), [(37, 0), (37, 3), (64, 8), (10, 140), (130, 1)])
-def test_dynamic_tile_copies_its_launch_length(tmp_path: Path, length: int, start: int) -> None:
-    got, want = run_dynamic(load_kernel_module(tmp_path, DYNAMIC), length, np.int64(start))
-    np.testing.assert_array_equal(got, want)
-
-
-@pytest.mark.parametrize(
-    ("dtype", "shared_mem", "start"),
-    [("int8", 5, 0), ("int8", 37, 3), ("float16", 7, 1), ("float16", 10, 140), ("float64", 12, 2)],
-)
-def test_dynamic_tile_of_small_or_large_elements(
-    tmp_path: Path, dtype: str, shared_mem: int, start: int
-) -> None:
-    mod = load_kernel_module(tmp_path, dynamic_source(dtype))
-    got, want = run_dynamic(mod, 0, np.int64(start), getattr(np, dtype), shared_mem)
-    np.testing.assert_array_equal(got, want)
-
-
-@pytest.mark.parametrize("start", [2**64 - 4, 2**63, 2**62])
-def test_dynamic_tile_from_a_huge_unsigned_start_is_zero(tmp_path: Path, start: int) -> None:
-    mod = load_kernel_module(tmp_path, dynamic_source("float32", "np.uint64"))
-    got, want = run_dynamic(mod, 16, np.uint64(start))
-    np.testing.assert_array_equal(got, want)
