@@ -4,14 +4,16 @@ per block in shared memory.
 A batch-1 GEMV reads each weight once, so its speed is the bytes it keeps in flight. The
 schedule here:
 
-* the block first stages its input vector in a dynamic shared tile (``h``), fused with the
-  RMSNorm where the GEMV has one (``h = x * nw``, the block's sum of squares gives the
-  scale): the main loop then reads only weights from global memory, and the input as
-  ``ld.shared.v4`` runs;
+* the block first copies its input vector into the dynamic shared tile ``h``
+  (``shared.fill_async``), then, where the GEMV has an RMSNorm, folds its weight in
+  (``h = x * nw``) in the pass that sums the squares for the scale: the main loop then reads
+  only weights from global memory, and the input as ``ld.shared.v4`` runs;
 * a pair of output rows is read by ``split`` warps of the block, each taking every
-  ``split``-th run of the two rows: each lane keeps four 16-byte weight loads in flight (two
-  runs of each row), and the two rows share every input run it reads; a matrix of few rows
-  takes a larger split, so that every multiprocessor gets blocks (``pick_split``);
+  ``split``-th run of the two rows: each lane reads a batch of ``2 * RUNS`` 16-byte weight
+  runs (``RUNS`` of each row) with one ``vec.load_runs``, so that they are all in flight
+  together (one ``vec.load`` a run would wait for each before the next), and the two rows
+  share every input run it reads; a matrix of few rows takes a larger split, so that every
+  multiprocessor gets blocks (``pick_split``);
 * the warps' sums meet in shared tiles, and the block writes its rows;
 * ``blocks_per_sm`` in the contract bounds the registers so that enough warps are resident.
 
@@ -71,8 +73,13 @@ def _pair_dot(a, b, h, j):  # type: ignore[no-untyped-def]
 
 #: Runs of each row a lane keeps in flight (a batch): the pair GEMVs read ``RUNS`` runs of
 #: each of their two rows with one ``vec.load_runs`` (``2 * RUNS`` 16-byte loads issued
-#: back to back), the SwiGLU GEMV half as many of each of its four rows.
+#: back to back), the SwiGLU GEMV half as many of each of its four rows. 2 or 4; the
+#: environment variable is for the benchmark's sweep (scripts/gpu_round.sh ``gemv_runs``).
 RUNS = int(os.environ.get("SIMTSAFE_DECODE_RUNS", "2"))
+if RUNS not in (2, 4):
+    raise ValueError(
+        f"SIMTSAFE_DECODE_RUNS must be 2 or 4 (runs of a row a lane reads at once), got {RUNS}"
+    )
 
 
 @ss.device
