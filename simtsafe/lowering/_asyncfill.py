@@ -51,10 +51,6 @@ def _c(v: int) -> ir.Constant:
     return ir.Constant(_I64, v)
 
 
-def _c1(v: bool) -> ir.Constant:
-    return ir.Constant(ir.IntType(1), int(v))
-
-
 def _origin_types(origin: Any, ndim: int) -> tuple[Any, ...] | None:
     if ndim == 1:
         return (origin,) if isinstance(origin, types.Integer) else None
@@ -160,6 +156,32 @@ class _Source:
         return b.load(slot)
 
 
+def _copy_element(
+    builder: ir.IRBuilder,
+    src: _Source,
+    dst: Any,
+    gr: Any,
+    gc: Any,
+    e: int,
+    row_ok: Any,
+    j: Any,
+    length: Any,
+    dynamic: bool,
+) -> None:
+    """Element ``e`` of a run by a plain load and store (0 outside the input); in a dynamic
+    tile only where the tile has it (``j + e < length``)."""
+
+    def copy() -> None:
+        value = src.element(gr, builder.add(gc, _c(e)), row_ok)
+        builder.store(value, builder.gep(dst, [_c(e)]))
+
+    if not dynamic:
+        copy()
+        return
+    with builder.if_then(builder.icmp_unsigned("<", builder.add(j, _c(e)), length)):
+        copy()
+
+
 def _runs(builder: ir.IRBuilder, total: Any, body: Any) -> None:
     """``body(k)`` for the runs ``k = tid, tid + T, ... < total`` (an int or an i64) of
     this thread."""
@@ -233,11 +255,7 @@ def _fill_async(typingctx: Any, t: Any, a: Any, origin: Any) -> Any:
                     _cp_async(builder, dst, first, size, nbytes)
                 with otherwise:
                     for e in range(n):
-                        gce = builder.add(gc, _c(e))
-                        in_tile = builder.icmp_unsigned("<", builder.add(j, _c(e)), length)
-                        with builder.if_then(builder.or_(builder.not_(_c1(dynamic)), in_tile)):
-                            value = src.element(gr, gce, row_ok)
-                            builder.store(value, builder.gep(dst, [_c(e)]))
+                        _copy_element(builder, src, dst, gr, gc, e, row_ok, j, length, dynamic)
 
         if dynamic:
             total = builder.udiv(builder.add(length, _c(n - 1)), _c(n))
