@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call of this round's measurements; every log and result file goes into one
 # tarball $OUT/round-NAME.tgz (the device tool brings back at most 8 files).
-#   scripts/gpu_round.sh NAME STEP...   STEPs: tests gemv gemv_runs decode06 decode4b gemm sgemm irregular
+#   scripts/gpu_round.sh NAME STEP...   STEPs: tests gemv gemv_runs decode06 decode4b decode4096 gemm sgemm irregular hash
 #                                      primitives decode06_anchor
 set -uo pipefail
 NAME=$1; shift
@@ -33,7 +33,14 @@ for s in "$@"; do
     gemm) run 100 gemm_bf16 python3 benchmarks/gemm_bf16.py; tail -12 "$OUT/gemm_bf16.log" ;;
     sgemm) run 160 sgemm_variants python3 benchmarks/sgemm_variants.py --n 4096 --reps 10; tail -14 "$OUT/sgemm_variants.log" ;;
     irregular) run 60 irregular python3 benchmarks/irregular.py --parts compaction --reps 20; grep "^|" "$OUT/irregular.log" ;;
+    hash) run 150 irregular_hash python3 benchmarks/irregular.py --parts hash,tsdf --reps 20; grep "^|" "$OUT/irregular_hash.log" ;;
     primitives) run 330 primitives python3 benchmarks/primitives.py; tail -16 "$OUT/primitives.log" ;;
+    decode4096)  # the anchor writes the 0.6b checkpoint at its first (only) context
+      run 280 decode06_c4096 python3 benchmarks/decode.py --configs 0.6b --contexts 4096 --anchor .anchors/decode_anchor.py --tokens 64 --repeats 3 \
+        --anchor-args "--variants eager,cuda_graph,compile --compile-modes reduce-overhead --compile-timeout 140 --deadline 240"
+      grep -E "^\| 0.6b" "$OUT/decode06_c4096.log"
+      run 200 decode4b_c4096 python3 benchmarks/decode.py --configs 4b --contexts 4096 --skip-anchor --tokens 32 --repeats 3
+      grep -E "simtsafe graph|us each" "$OUT/decode4b_c4096.log" ;;
     decode06_anchor) run 280 decode06_anchor python3 benchmarks/decode.py --configs 0.6b --contexts 0 --anchor .anchors/decode_anchor.py --tokens 64 --repeats 3 \
                        --anchor-args "--variants eager,cuda_graph,compile --compile-modes reduce-overhead --compile-timeout 140 --deadline 240"
                      grep -E "^\| 0.6b" "$OUT/decode06_anchor.log" ;;
