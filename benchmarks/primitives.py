@@ -15,8 +15,11 @@ through CuPy's ``RawKernel``) and the same probe written with simtsafe
 (Tier 1, ``vec.load``). Extra rows (``variant ...``) are schedules of the
 same code with other launch parameters, kept for tuning; ``candidate ...``
 rows are other schedules, measured beside the current ones before one
-replaces them: for the scan, ``_scan_kernels._make_scan_warp`` (the
-look-back by one warp, a sweep of threads x runs per tile,
+replaces them. For the scan: other parameters of the library's schedule
+(``_scan_kernels._make_scan_staged``: threads x runs per tile, register caps,
+``SCAN_STAGED``), the previous schedule (``variant raw, old schedule``: the
+figures in results/primitives.md before issue 20's tuning), and
+``_make_scan_warp`` (the look-back by one warp with the runs in registers,
 ``SCAN_CANDIDATES``); for the histogram, ``histogram_vec_x4`` (four 16-byte
 runs in flight per step, Tier 1).
 
