@@ -15,8 +15,11 @@ through CuPy's ``RawKernel``) and the same probe written with simtsafe
 (Tier 1, ``vec.load``). Extra rows (``variant ...``) are schedules of the
 same code with other launch parameters, kept for tuning; ``candidate ...``
 rows are other schedules, measured beside the current ones before one
-replaces them: for the scan, ``_scan_kernels._make_scan_warp`` (the
-look-back by one warp, a sweep of threads x runs per tile,
+replaces them. For the scan: other parameters of the library's schedule
+(``_scan_kernels._make_scan_staged``: threads x runs per tile, register caps,
+``SCAN_STAGED``), the previous schedule (``variant raw, old schedule``: the
+figures in results/primitives.md before issue 20's tuning), and
+``_make_scan_warp`` (the look-back by one warp with the runs in registers,
 ``SCAN_CANDIDATES``); for the histogram, ``histogram_vec_x4`` (four 16-byte
 runs in flight per step, Tier 1).
 
@@ -345,21 +348,29 @@ def sum_raw(total, partial, x):  # type: ignore[no-untyped-def]
 # ------------------------------------------------------------------ primitives
 
 
-#: Candidate scan schedules measured beside the library's (``sk._make_scan_warp`` options):
-#: threads per block, 16-byte runs per lane (a tile is threads * runs * 4 elements),
-#: max_registers (ptxas, sm_90: 256 x 4 uses 64 registers, 4 blocks/SM; 48 gives 5 with a
-#: 44-byte spill; 128 x 8 uses 93, 5 blocks/SM; 256 x 8 uses 102, 2 blocks/SM), and
-#: nanoseconds of backoff before a look-back retry.
+#: Other parameters of the library's schedule (``sk._make_scan_staged``: the tile staged in
+#: shared memory by cp.async, the look-back by one warp): threads per block, 16-byte runs per
+#: lane (a tile is threads * runs * 4 elements, threads * runs * 16 bytes of shared memory),
+#: max_registers. Registers from nvJitLink (CUDA 13, sm_90), int32 / float32, and blocks per
+#: SM (64K registers, 228 KB of shared memory): the library's 256 x 8 capped at 48: 48 / 48,
+#: 5 blocks (160 KB of tiles); uncapped: 56 / 48, 4 / 5 blocks; capped at 40: 40 (int32 with
+#: an 8-12 byte spill), 6 blocks; 128 x 8: 56 / 48, 9 / 10 blocks; 128 x 16: 77, 6 blocks
+#: (192 KB of tiles, 768 threads); 256 x 4: 48, 5 blocks (80 KB).
+SCAN_STAGED: list[dict[str, int]] = [
+    {"threads": 256, "runs": 8},
+    {"threads": 256, "runs": 8, "max_registers": 40},
+    {"threads": 128, "runs": 8},
+    {"threads": 128, "runs": 16},
+    {"threads": 256, "runs": 4, "max_registers": 48},
+]
+#: Schedules with the runs held in registers (``sk._make_scan_warp``: the look-back by one warp
+#: as the library's, no shared tile), to tell the staging's share from the look-back's:
+#: 256 x 4 uses 64 registers (4 blocks/SM), 128 x 8 uses 93 (5 blocks/SM) (ptxas 13.0, sm_90).
 SCAN_CANDIDATES: list[dict[str, int]] = [
     {"threads": 256, "runs": 4},
-    {"threads": 256, "runs": 4, "max_registers": 48},
-    {"threads": 256, "runs": 4, "backoff": 64},
     {"threads": 128, "runs": 8},
-    {"threads": 128, "runs": 8, "max_registers": 80},
-    {"threads": 256, "runs": 8},
-    {"threads": 128, "runs": 4},
 ]
-#: Persistent variants of the library's kernel (blocks per SM, max_registers); measured at
+#: Persistent variants of the old schedule (blocks per SM, max_registers); measured at
 #: 32-34% of the copy ceiling (benchmarks/results/primitives.md), so only one is kept.
 SCAN_PERSISTENT: list[tuple[int, int | None]] = [(4, None)]
 
@@ -392,11 +403,11 @@ def bench_scan(b: Bench, log2n: int, dtype: type) -> None:
     def raw_of(
         kernel: Any, grid: int = 0, schedule: Any = None
     ) -> Callable[[], tuple[Callable[[], None], Callable[[], bool]]]:
-        """Launches of ``kernel`` (the library's tile walk) or of a candidate ``schedule``
-        (``sk._make_scan_warp``: its own block size and tile)."""
+        """Launches of ``kernel`` (the library's schedule) or of another ``schedule``
+        (an ``sk.Schedule``: its own kernel, block size, tile and shared memory)."""
         if schedule is not None:
             kernel, block, tile, shared = schedule
-        else:
+        else:  # the library's kernel
             block, tile, shared = sk.BLOCK, sk.TILE, sk.SLOT_BYTES
         tiles = -(-n // tile)
 
@@ -427,22 +438,37 @@ def bench_scan(b: Bench, log2n: int, dtype: type) -> None:
     _scan._SCRATCH.clear()
     b.run(prim, SAFE, safe, nbytes=nbytes, batch=10)
     b.run(prim, RAW, raw_of(sk.SCAN[np.dtype(dtype)]), nbytes=nbytes, batch=10)
-    for regs in (48, 40):
-        variant = sk._make_scan(np.dtype(dtype), max_registers=regs)
-        label = f"variant raw, max_registers={regs}"
-        b.run(prim, label, raw_of(variant), nbytes=nbytes, batch=10)
-    # Candidate schedules (sk._make_scan_warp): the look-back by one warp (no block barrier per
-    # retry, only unpublished words read again), threads x runs of 16 bytes per lane.
+    dt = np.dtype(dtype)
+    # The library's schedule with other parameters (sk._make_scan_staged).
+    for cfg in SCAN_STAGED:
+        label = "variant raw, staged, " + ", ".join(f"{k} {v}" for k, v in cfg.items())
+        b.run(prim, label, raw_of(None, schedule=sk._make_scan_staged(dt, **cfg)),
+              nbytes=nbytes, batch=10)  # fmt: skip
+    # The old schedule (the library's until issue 20's tuning: runs in registers, the look-back
+    # by threads 0..31 with block-wide reductions), as measured in primitives.md before.
+    for regs in (None, 48):
+        options = {} if regs is None else {"max_registers": regs}
+        old = sk.Schedule(
+            sk._make_scan(dt, **options), sk.OLD_BLOCK, sk.OLD_TILE, sk.OLD_SLOT_BYTES
+        )
+        label = "variant raw, old schedule (256 x 16 in registers, block look-back)" + (
+            f", max_registers={regs}" if regs else ""
+        )
+        b.run(prim, label, raw_of(None, schedule=old), nbytes=nbytes, batch=10)
+    # The look-back by one warp with the runs in registers (sk._make_scan_warp).
     for cfg in SCAN_CANDIDATES:
         label = "candidate raw, warp look-back, " + ", ".join(f"{k} {v}" for k, v in cfg.items())
-        schedule = sk._make_scan_warp(np.dtype(dtype), **cfg)
+        schedule = sk._make_scan_warp(dt, **cfg)
         b.run(prim, label, raw_of(None, schedule=schedule), nbytes=nbytes, batch=10)
     for per_sm, regs in SCAN_PERSISTENT:
         options = {} if regs is None else {"max_registers": regs}
-        variant = sk._make_scan(np.dtype(dtype), persistent=True, **options)
-        grid = min(-(-n // sk.TILE), per_sm * _sms())
-        label = f"variant raw, persistent {per_sm} blocks/SM" + (f", regs {regs}" if regs else "")
-        b.run(prim, label, raw_of(variant, grid), nbytes=nbytes, batch=10)
+        variant = sk._make_scan(dt, persistent=True, **options)
+        old = sk.Schedule(variant, sk.OLD_BLOCK, sk.OLD_TILE, sk.OLD_SLOT_BYTES)
+        grid = min(-(-n // sk.OLD_TILE), per_sm * _sms())
+        label = f"variant raw, old schedule persistent {per_sm} blocks/SM" + (
+            f", regs {regs}" if regs else ""
+        )
+        b.run(prim, label, raw_of(None, grid, old), nbytes=nbytes, batch=10)
     if torch is not None and not ss.SIMULATOR:
         tx = torch.as_tensor(x, device="cuda")
         tout = torch.empty(n, dtype=tx.dtype, device="cuda")

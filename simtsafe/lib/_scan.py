@@ -13,6 +13,7 @@ import numpy as np
 
 from .._errors import ArgumentTypeError
 from ..host._contract import cover
+from ..host._limits import device_limits
 from ._common import ScratchCache, array_arg, check_device, check_disjoint, check_same_size
 from ._common import launch_stream as _launch_stream
 
@@ -25,7 +26,7 @@ _HINT = (
     "word). Convert it, e.g. x.astype(np.float32), or scan the int32 values"
 )
 _SCRATCH = ScratchCache()
-_MIN_TILES = 64  # the smallest status array: 64 tiles (2**18 elements)
+_MIN_TILES = 64  # the smallest status array: 64 tiles
 
 
 def _kernels() -> ModuleType:
@@ -38,9 +39,11 @@ def inclusive_scan(out: Any, x: Any, *, stream: Any = None) -> None:
     """Inclusive prefix sum: ``out[i] = x[0] + x[1] + ... + x[i]``, in one pass over ``x``.
 
     A single-pass scan with decoupled look-back (Merrill & Garland): each
-    block of 256 threads scans a tile of 4096 elements and finds the sum of
-    the tiles before it from the status words its predecessors publish, so
-    ``x`` is read once and ``out`` written once. Integer sums wrap like
+    block of 256 threads copies a tile of 8192 elements into shared memory
+    (``cp.async``), scans it and finds the sum of the tiles before it from
+    the status words its predecessors publish, so ``x`` is read once and
+    ``out`` written once. (On a GPU older than compute capability 8.0, which
+    has no ``cp.async``, blocks scan tiles of 4096 elements held in registers.) Integer sums wrap like
     ``numpy.cumsum(x, dtype=x.dtype)``, exactly. float32 sums are added in
     tile and warp order, not left to right, so they differ from
     ``numpy.cumsum`` in rounding; and a tile adds whatever its predecessors
@@ -86,7 +89,11 @@ def inclusive_scan(out: Any, x: Any, *, stream: Any = None) -> None:
     if n == 0:
         return
     sk = _kernels()
-    tiles = -(-n // sk.TILE)
+    if device_limits().compute_capability >= (8, 0):
+        kernel, block, tile, shared = sk.SCAN[xa.dtype], sk.BLOCK, sk.TILE, sk.SLOT_BYTES
+    else:  # no cp.async: the schedule that keeps the tile in registers
+        kernel, block, tile, shared = sk.scan_before_sm80(xa.dtype)
+    tiles = -(-n // tile)
     s = _launch_stream(stream, [out, x])
     scratch = _SCRATCH.get(device, s)
     with scratch.lock:  # reset and scan enqueued together (see Scratch)
@@ -106,9 +113,7 @@ def inclusive_scan(out: Any, x: Any, *, stream: Any = None) -> None:
         )
         scan = scratch.launch(
             ("scan", xa.dtype, tiles),
-            lambda: sk.SCAN[xa.dtype].prepare(
-                grid=tiles, block=sk.BLOCK, shared_mem=sk.SLOT_BYTES, stream=s
-            ),
+            lambda: kernel.prepare(grid=tiles, block=block, shared_mem=shared, stream=s),
         )
         reset(status, ctl, np.int64(tiles))
         scan(out, x, status, ctl)

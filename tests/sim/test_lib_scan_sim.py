@@ -58,12 +58,18 @@ def test_several_tiles_match_numpy(dtype: type) -> None:
     _close(out.copy_to_host(), x)
 
 
-@pytest.mark.parametrize("n", [sk.TILE, sk.TILE + 1])
-def test_tile_edges(n: int) -> None:
-    x = _data(n, np.int32, seed=n)
-    out = cuda.to_device(np.zeros(n, np.int32))
-    ss.lib.inclusive_scan(out, cuda.to_device(x))
-    _close(out.copy_to_host(), x)
+@pytest.mark.parametrize("dtype", [np.int32, np.float32])
+@pytest.mark.parametrize("n", [sk.TILE - 1, sk.TILE, sk.TILE + 1, 3 * sk.TILE + 4093])
+def test_tile_edges(n: int, dtype: type) -> None:
+    """A tile short by one element, a whole tile, one element over, several tiles and an odd
+    tail (its last 16-byte run partial): the staged copy reads 0 past the end, nothing is
+    written past it."""
+    x = _data(n, dtype, seed=n)
+    big = cuda.to_device(np.full(n + 4, -3, dtype))
+    ss.lib.inclusive_scan(big[:n], cuda.to_device(x))
+    got = big.copy_to_host()
+    _close(got[:n], x)
+    assert (got[n:] == -3).all()  # nothing written past out's end
 
 
 @pytest.mark.filterwarnings("ignore:overflow encountered in scalar add:RuntimeWarning")
@@ -218,12 +224,12 @@ def test_persistent_variant_matches_numpy(dtype: type) -> None:
     """benchmarks/primitives.py's persistent variant: two blocks take the five tiles in turn
     (on the simulator the first block takes them all), each taking its next number early."""
     kernel = sk._make_scan(np.dtype(dtype), persistent=True)
-    n = 4 * sk.TILE + 77
+    n = 4 * sk.OLD_TILE + 77
     x = _data(n, dtype, seed=8)
     report = ss.sim.check(
-        kernel, 2, sk.BLOCK,
+        kernel, 2, sk.OLD_BLOCK,
         np.zeros(n, dtype), x, np.zeros(5, np.uint64), np.zeros(1, np.int32),
-        shared_mem=sk.SLOT_BYTES,
+        shared_mem=sk.OLD_SLOT_BYTES,
     )  # fmt: skip
     assert report.ok, report
     _close(report.outputs["out"], x)

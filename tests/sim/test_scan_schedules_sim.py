@@ -130,3 +130,79 @@ def test_bad_schedules_are_refused() -> None:
         sk._make_scan_warp(np.dtype(np.int32), threads=100)
     with pytest.raises(ValueError, match="runs 0"):
         sk._make_scan_warp(np.dtype(np.int32), runs=0)
+
+
+# --------------------------------------------------------------------------- the staged schedule
+
+#: The library's schedule (``_make_scan_staged``) with small tiles: 64 threads x 2 runs (512
+#: elements, the look-back warp is warp 1), 128 x 1.
+STAGED = [{"threads": 64, "runs": 2}, {"threads": 128, "runs": 1}]
+
+
+def _staged_sizes(tile: int) -> list[int]:
+    return [1, tile - 1, tile + 1, 3 * tile + 7]  # ... several tiles and an odd tail
+
+
+@pytest.mark.parametrize("cfg", STAGED, ids=str)
+@pytest.mark.parametrize("dtype", [np.int32, np.float32])
+def test_staged_sizes_match_numpy(cfg: dict[str, int], dtype: type) -> None:
+    s = sk._make_scan_staged(np.dtype(dtype), **cfg)
+    rng = np.random.default_rng(5)
+    for n in _staged_sizes(s.tile):
+        x = rng.integers(-50, 50, n).astype(dtype)
+        tiles = -(-n // s.tile)
+        padded = np.concatenate([x, np.full(3, 9, dtype)])  # out's view is followed by 3 guards
+        out = cuda.to_device(np.full(n + 3, -3, dtype))
+        with ss.unsafe(
+            "SAFETY: the schedule's block size and shared memory, a block per tile; out[:n] "
+            "and x are distinct arrays of n elements, status has a word per tile"
+        ):
+            s.kernel.unchecked[tiles, s.block, 0, s.shared](
+                out[:n],
+                cuda.to_device(padded)[:n],
+                cuda.to_device(np.zeros(tiles, np.uint64)),
+                cuda.to_device(np.zeros(1, np.int32)),
+            )
+        got = out.copy_to_host()
+        want = np.cumsum(x, dtype=np.float64 if dtype is np.float32 else dtype)
+        np.testing.assert_array_equal(got[:n], want.astype(dtype), err_msg=f"n={n}")
+        assert (got[n:] == -3).all(), n  # nothing written past out (x's next elements unread)
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered in scalar add:RuntimeWarning")
+def test_staged_int32_sums_wrap_across_tiles() -> None:
+    """The running sum passes 2**31 inside tiles and in the look-back's sums of aggregates."""
+    s = sk._make_scan_staged(np.dtype(np.int32), threads=64, runs=2)
+    n = 3 * s.tile + 7
+    x = np.full(n, 2**30 + 3, np.int32)
+    report = ss.sim.check(
+        s.kernel, 4, s.block,
+        np.zeros(n, np.int32), x, np.zeros(4, np.uint64), np.zeros(1, np.int32),
+        shared_mem=s.shared,
+    )  # fmt: skip
+    assert report.ok, report
+    np.testing.assert_array_equal(report.outputs["out"], np.cumsum(x, dtype=np.int32))
+
+
+def test_staged_lookback_over_crafted_words() -> None:
+    """Tile 40 of the small staged schedule: three aggregates down to a prefix."""
+    s = sk._make_scan_staged(np.dtype(np.float32), threads=64, runs=2)
+    t = 40
+    status = np.zeros(t + 1, np.uint64)
+    status[t - 4] = _word(sk.PREFIX, 2.5, np.float32)
+    for j in range(t - 3, t):
+        status[j] = _word(sk.AGGREGATE, 0.5, np.float32)
+    x = np.zeros((t + 1) * s.tile, np.float32)
+    x[t * s.tile : t * s.tile + 3] = (1.0, 2.0, 4.0)
+    got, after = _launch(s, x, status, t, 1)
+    assert after[t] == _word(sk.PREFIX, 4.0 + 7.0, np.float32)
+    np.testing.assert_array_equal(after[:t], status[:t])
+    np.testing.assert_array_equal(got[t * s.tile : t * s.tile + 4], [5.0, 7.0, 11.0, 11.0])
+    assert (got[: t * s.tile] == 7).all()
+
+
+def test_bad_staged_schedules_are_refused() -> None:
+    with pytest.raises(ValueError, match="threads 48"):
+        sk._make_scan_staged(np.dtype(np.int32), threads=48)
+    with pytest.raises(ValueError, match="40 KiB"):
+        sk._make_scan_staged(np.dtype(np.int32), threads=512, runs=8)
