@@ -18,10 +18,11 @@
 
 The probe: ``slot = hash(k) % capacity`` (``hash``: MurmurHash3's 32- or
 64-bit finalizer of the key's bits), then ``slot + 1``, ... wrapping, at most
-``capacity`` slots. At each slot a volatile load of the key (a key never
-changes once set, so a stale read of another key is exact); if it is ``k``
-the key is found; if it is ``EMPTY``, a ``cmpxchg`` from ``EMPTY`` to ``k``:
-success inserts, an old value of ``k`` finds, another key probes on. After
+``capacity`` slots. At each slot a weak load of the key (``ld.global``, the
+raw twin's load, L1-cached: a key never changes once set, so a stale read of
+another key is exact, and a stale ``EMPTY`` only leads to the swap); if it is
+``k`` the key is found; if it is ``EMPTY``, a ``cmpxchg`` from ``EMPTY`` to
+``k``: success inserts, an old value of ``k`` finds, another key probes on. After
 ``capacity`` slots, or for the key ``EMPTY`` itself, or an empty table, the
 insert failed: one atomic add on the failure counter, which the host reads
 (``simtsafe.inserted``).
