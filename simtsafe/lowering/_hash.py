@@ -18,10 +18,11 @@
 
 The probe: ``slot = hash(k) % capacity`` (``hash``: MurmurHash3's 32- or
 64-bit finalizer of the key's bits), then ``slot + 1``, ... wrapping, at most
-``capacity`` slots. At each slot a volatile load of the key (a key never
-changes once set, so a stale read of another key is exact); if it is ``k``
-the key is found; if it is ``EMPTY``, a ``cmpxchg`` from ``EMPTY`` to ``k``:
-success inserts, an old value of ``k`` finds, another key probes on. After
+``capacity`` slots. At each slot a weak load of the key (``ld.global``, the
+raw twin's load, L1-cached: a key never changes once set, so a stale read of
+another key is exact, and a stale ``EMPTY`` only leads to the swap); if it is
+``k`` the key is found; if it is ``EMPTY``, a ``cmpxchg`` from ``EMPTY`` to
+``k``: success inserts, an old value of ``k`` finds, another key probes on. After
 ``capacity`` slots, or for the key ``EMPTY`` itself, or an empty table, the
 insert failed: one atomic add on the failure counter, which the host reads
 (``simtsafe.inserted``).
@@ -340,21 +341,32 @@ for _ty in (HashTableType, HashValuesType):
 # --------------------------------------------------------------------------- lowering: probes
 
 
-class _VolatileLoad(ir.LoadInstr):
-    """``load volatile``: llvmlite's builder has no volatile flag (NVVM: ``ld.volatile``)."""
+def _peek(builder: ir.IRBuilder, ptr: ir.Value) -> ir.Value:
+    """The key at ``ptr`` read by a weak ``ld.global`` (inline PTX): what the raw twin reads.
 
-    def descr(self, buf: list[str]) -> None:
-        [ptr] = self.operands
-        buf.append(
-            f"load volatile {self.type}, {ptr.type} {ptr.get_reference()}"
-            f"{self._stringify_metadata(leading_comma=True)}\n"
-        )
-
-
-def _volatile_load(builder: ir.IRBuilder, ptr: ir.Value) -> ir.Value:
-    instr = _VolatileLoad(builder.block, ptr)
-    builder._insert(instr)
-    return instr
+    Other threads swap keys in during the launch, so this read races with their
+    compare-and-swaps. In LLVM's memory model (NVVM's optimizer) a plain ``load``
+    in a race may be ``undef``, and NVVM lowers every ``load atomic`` (even
+    ``unordered``) and ``load volatile`` to ``ld.volatile``, which bypasses L1: a
+    round trip to L2 for each probed slot, where consecutive slots of a probe
+    share a cache line. The PTX memory model, which does not require data-race
+    freedom, defines the weak load: it returns the value of some write to the
+    slot -- ``EMPTY`` or the slot's one key, since a slot changes only once, by
+    the compare-and-swap. Inline assembly keeps NVVM from reasoning about the
+    read, so what the PTX model says is what runs. A stale ``EMPTY`` (the line
+    cached before another thread's swap) only sends the call to the
+    compare-and-swap, whose result decides; a key read is the slot's for the
+    rest of the launch.
+    """
+    ity = ptr.type.pointee
+    width = ity.width
+    gptr = builder.addrspacecast(ptr, ity.as_pointer(1))
+    asm = ir.InlineAsm(
+        ir.FunctionType(ity, [gptr.type]),
+        f"ld.global.u{width} $0, [$1];",
+        f"={'r' if width == 32 else 'l'},l",
+    )
+    return builder.call(asm, [gptr])
 
 
 def _mix(builder: ir.IRBuilder, key: ir.Value) -> ir.Value:
@@ -392,6 +404,15 @@ def _probe(
 
     ``insert``: claim an ``EMPTY`` slot with a compare-and-swap; otherwise (a
     read-only table) an ``EMPTY`` slot ends the search: the key is absent.
+
+    The loop carries the slot alone and leaves by one test per probe: each
+    probe ends with ``seen``, the key the slot holds for the rest of the
+    launch as far as this call knows (the peek, or the compare-and-swap's old
+    value where the peek saw ``EMPTY``: ``EMPTY`` again only if the swap
+    succeeded). ``seen == key``: found; ``seen == EMPTY``: inserted (a
+    lookup: absent); another key: the next slot, until the probe is back at
+    the home slot (``capacity`` slots probed: failed). The outcome is
+    decided once, from the last ``seen``, after the loop.
     """
     ary = make_array(arrty)(context, builder, arr)
     cap = cgutils.unpack_tuple(builder, ary.shape, 1)[0]
@@ -403,63 +424,57 @@ def _probe(
         builder.icmp_unsigned("!=", key, empty), builder.icmp_unsigned("!=", cap, _c64(0))
     )
     with builder.if_then(usable, likely=True):
-        slot = cgutils.alloca_once_value(builder, builder.urem(_mix(builder, key), cap))
-        left = cgutils.alloca_once_value(builder, cap)
-        head = builder.append_basic_block("ss.probe.head")
+        home = builder.urem(_mix(builder, key), cap)
+        slot = cgutils.alloca_once_value(builder, home)
+        seen = cgutils.alloca_once_value(builder, empty)
         body = builder.append_basic_block("ss.probe.body")
+        judge = builder.append_basic_block("ss.probe.judge")
         nxt = builder.append_basic_block("ss.probe.next")
         done = builder.append_basic_block("ss.probe.done")
-        builder.branch(head)
-        builder.position_at_end(head)
-        builder.cbranch(builder.icmp_unsigned("!=", builder.load(left), _c64(0)), body, done)
+        builder.branch(body)
 
         builder.position_at_end(body)
-        s = builder.load(slot)  # Invariant: s < cap
+        s = builder.load(slot)  # Invariant: s < cap (home = h % cap; step wraps at cap)
         ptr = cgutils.get_item_pointer2(
             context, builder, ary.data, [cap], [stride], arrty.layout, [s], wraparound=False
         )
-        cur = _volatile_load(builder, ptr) if insert else builder.load(ptr)
-
-        def finish(state: int) -> None:
-            builder.store(ir.Constant(_I8, state), outcome)
-            builder.store(s, found_at)
-            builder.branch(done)
-
-        is_key = builder.append_basic_block("ss.probe.key")
-        not_key = builder.append_basic_block("ss.probe.notkey")
-        builder.cbranch(builder.icmp_unsigned("==", cur, key), is_key, not_key)
-        builder.position_at_end(is_key)
-        finish(_FOUND)
-        builder.position_at_end(not_key)
-        is_empty = builder.icmp_unsigned("==", cur, empty)
+        cur = _peek(builder, ptr) if insert else builder.load(ptr)
+        builder.store(cur, seen)
         if insert:
             swap = builder.append_basic_block("ss.probe.cas")
-            builder.cbranch(is_empty, swap, nxt)
+            builder.cbranch(builder.icmp_unsigned("==", cur, empty), swap, judge)
             builder.position_at_end(swap)
+            # Invariant: a slot leaves EMPTY once, by the one swap that returns EMPTY.
             pair = builder.cmpxchg(ptr, empty, key, "monotonic", "monotonic")
-            old = builder.extract_value(pair, 0)
-            won = builder.append_basic_block("ss.probe.won")
-            lost = builder.append_basic_block("ss.probe.lost")
-            builder.cbranch(builder.extract_value(pair, 1), won, lost)
-            builder.position_at_end(won)
-            finish(_INSERTED)
-            builder.position_at_end(lost)
-            taken = builder.append_basic_block("ss.probe.taken")
-            builder.cbranch(builder.icmp_unsigned("==", old, key), taken, nxt)
-            builder.position_at_end(taken)
-            finish(_FOUND)
-        else:
-            absent = builder.append_basic_block("ss.probe.absent")
-            builder.cbranch(is_empty, absent, nxt)
-            builder.position_at_end(absent)
-            builder.branch(done)
+            builder.store(builder.extract_value(pair, 0), seen)
+        builder.branch(judge)
+
+        builder.position_at_end(judge)
+        got = builder.load(seen)
+        stop = builder.or_(
+            builder.icmp_unsigned("==", got, key), builder.icmp_unsigned("==", got, empty)
+        )
+        builder.cbranch(stop, done, nxt)
 
         builder.position_at_end(nxt)
         step = builder.add(s, _c64(1))
-        builder.store(builder.select(builder.icmp_unsigned("==", step, cap), _c64(0), step), slot)
-        builder.store(builder.sub(builder.load(left), _c64(1)), left)
-        builder.branch(head)
+        step = builder.select(builder.icmp_unsigned("==", step, cap), _c64(0), step)
+        builder.store(step, slot)
+        builder.cbranch(builder.icmp_unsigned("!=", step, home), body, done)
+
         builder.position_at_end(done)
+        got = builder.load(seen)
+        hit = builder.icmp_unsigned("==", got, key)
+        free = builder.icmp_unsigned("==", got, empty)
+        state = builder.select(
+            hit,
+            ir.Constant(_I8, _FOUND),
+            builder.select(
+                free, ir.Constant(_I8, _INSERTED if insert else _FAILED), ir.Constant(_I8, _FAILED)
+            ),
+        )
+        builder.store(state, outcome)
+        builder.store(s, found_at)
     return builder.load(outcome), builder.load(found_at)
 
 

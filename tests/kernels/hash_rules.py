@@ -109,7 +109,8 @@ REFUSED: dict[str, tuple[str, str]] = {
             "w = thread.index_1d()\ns = keys.insert(np.uint32(7))\nvals[s] = 1.0\n"
             "if s.index < 10:\n    ss.block.sync()  # BAD"
         ),
-        "a value computed in a loop that threads leave at different iterations",
+        # The witness is valid only where this thread's compare-and-swap won.
+        "depends on the result of an atomic",
     ),
     "barrier-steered-by-insert-or-find": (
         source("i = keys.insert_or_find(np.uint32(7))\nif i > 3:\n    ss.block.sync()  # BAD"),

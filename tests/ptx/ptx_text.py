@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["basic_blocks", "loads_per_block"]
+__all__ = ["basic_blocks", "innermost_loop", "loads_per_block"]
 
 
 def basic_blocks(ptx: str) -> list[list[str]]:
@@ -24,3 +24,28 @@ def basic_blocks(ptx: str) -> list[list[str]]:
 def loads_per_block(ptx: str, pattern: str) -> list[int]:
     """How many instructions of each basic block start with ``pattern`` (a regex)."""
     return [sum(bool(re.match(pattern, i)) for i in b) for b in basic_blocks(ptx)]
+
+
+def innermost_loop(ptx: str, pattern: str) -> list[str]:
+    """The instructions of the innermost loop around the instruction matching ``pattern``.
+
+    The loop is the shortest span from a label ``L`` above the instruction to a branch
+    back to ``L`` below it (the kernel's first match of ``pattern``); labels, comments and
+    inline-assembly markers are left out.
+    """
+    lines = [line.strip() for line in ptx.split(".entry", 1)[1].splitlines()]
+    at = next(n for n, line in enumerate(lines) if re.match(pattern, line))
+    labels = {m.group(1): n for n, line in enumerate(lines) if (m := re.match(r"^(\$L\w+):", line))}
+    best: tuple[int, int] | None = None
+    for n in range(at + 1, len(lines)):
+        m = re.search(r"\bbra(?:\.uni)?\s+(\$L\w+);", lines[n])
+        start = labels.get(m.group(1), len(lines)) if m else len(lines)
+        if start < at and (best is None or n - start < best[1] - best[0]):
+            best = (start, n)
+    if best is None:
+        raise ValueError(f"no loop around {pattern!r}")
+    return [
+        line
+        for line in lines[best[0] : best[1] + 1]
+        if line and not line.startswith("//") and not re.match(r"^\$L\w+:", line)
+    ]

@@ -1,8 +1,9 @@
 """Hash tables on the real target (NVVM, no GPU): the rules, and what an insert compiles to.
 
 Every rule of tests/kernels/hash_rules.py is refused with its message at its
-line, and its accepted twin compiles. An insert is a loop of one volatile
-key load and, at an empty slot, one ``atom.global.cas``; a failure adds one
+line, and its accepted twin compiles. An insert is a loop of one weak
+key load (``ld.global``, as the raw twin's) and, at an empty slot, one
+``atom.global.cas``; a failure adds one
 to the counter; the store through the witness is bounds-checked. A lookup
 (``hashing.find``) has plain loads and no atomic.
 """
@@ -17,6 +18,7 @@ import pytest
 import simtsafe as ss
 from tests.kernels import line_of, load_kernel_module
 from tests.kernels.hash_rules import ACCEPTED, REFUSED
+from tests.ptx.ptx_text import innermost_loop
 
 pytestmark = pytest.mark.ptx
 
@@ -67,7 +69,9 @@ def _count(ptx: str, pattern: str) -> int:
 def test_an_insert_is_one_load_and_one_cas_per_probe(tmp_path: Path, key: str, bits: int) -> None:
     mod = load_kernel_module(tmp_path, _ONE.replace("KEY", key))
     ptx = mod.k.ptx(cc=CC)
-    assert _count(ptx, rf"^\s*ld\.volatile\.global\.u{bits}") == 1
+    probe = innermost_loop(ptx, rf"^atom\.global\.cas\.b{bits}")
+    assert [i.split()[0] for i in probe if i.startswith("ld.")] == [f"ld.global.u{bits}"]
+    assert "ld.volatile" not in ptx
     assert _count(ptx, rf"^\s*atom\.global\.cas\.b{bits}") == 1
     assert _count(ptx, r"^\s*atom\.global\.add\.u64") == 1  # a failed insert, counted
     assert _count(ptx, r"^\s*st\.global\.f32") == 1
