@@ -6,8 +6,9 @@
 
 | row | what |
 |---|---|
-| simtsafe | examples/gemm_bf16.py ``gemm_bf16`` (Tier 1: ``simtsafe.mma``), c float32 |
+| simtsafe | examples/gemm_bf16.py ``gemm_bf16`` (Tier 1: ``simtsafe.mma``), c float32: four 16-deep cp.async stages |
 | raw | the same schedule, ``numba.cuda.jit`` with inline PTX (``gemm_bf16_raw``), c float32 |
+| simtsafe 2x32 stages, raw 2x32 stages | the previous schedule (two 32-deep stages), benchmarks/_gemm_bf16_2stage.py |
 | torch.matmul (cuBLAS) | ``torch.matmul(a, b)``, bf16 out (cuBLAS' own choice of kernel) |
 | triton | a bf16 matmul written here (block 128 x 128 x 32, fp32 accumulation), c float32 |
 
@@ -85,18 +86,26 @@ def _triton_matmul() -> Any:
     return launch
 
 
-def _example() -> Any:
-    """examples/gemm_bf16.py (this script has the same name: loaded by path)."""
+def _load(name: str, path: Path) -> Any:
+    """A module loaded by path (this script has the example's name)."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location(
-        "gemm_bf16_example", ROOT / "examples" / "gemm_bf16.py"
-    )
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules["gemm_bf16_example"] = module
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def _example() -> Any:
+    """examples/gemm_bf16.py."""
+    return _load("gemm_bf16_example", ROOT / "examples" / "gemm_bf16.py")
+
+
+def _previous() -> Any:
+    """The previous schedule (two 32-deep stages), benchmarks/_gemm_bf16_2stage.py."""
+    return _load("gemm_bf16_2stage", Path(__file__).resolve().parent / "_gemm_bf16_2stage.py")
 
 
 def main() -> None:
@@ -131,16 +140,22 @@ def main() -> None:
             got = c.copy_to_host() if hasattr(c, "copy_to_host") else np.asarray(c)
             return bool(np.allclose(got, want, rtol=1e-4, atol=1e-3))
 
-    def safe() -> tuple[Callable[[], None], Callable[[], bool]]:
-        c = cuda.device_array((m, n), np.float32)
-        launch = g.gemm_bf16.prepare(grid=g.grid_for(m, n), block=g.BLOCK)
-        return (lambda: launch(c, d_a, d_b)), (lambda: close(c))
+    def safe_of(mod: Any) -> Make:
+        def make() -> tuple[Callable[[], None], Callable[[], bool]]:
+            c = cuda.device_array((m, n), np.float32)
+            launch = mod.gemm_bf16.prepare(grid=mod.grid_for(m, n), block=mod.BLOCK)
+            return (lambda: launch(c, d_a, d_b)), (lambda: close(c))
 
-    def raw() -> tuple[Callable[[], None], Callable[[], bool]]:
-        c = cuda.device_array((m, n), np.float32)
-        ra, rb = d_a.view(np.uint16), d_b.view(np.uint16)
-        kernel = g.gemm_bf16_raw[g.grid_for(m, n), g.BLOCK]
-        return (lambda: kernel(c, ra, rb)), (lambda: close(c))
+        return make
+
+    def raw_of(mod: Any) -> Make:
+        def make() -> tuple[Callable[[], None], Callable[[], bool]]:
+            c = cuda.device_array((m, n), np.float32)
+            ra, rb = d_a.view(np.uint16), d_b.view(np.uint16)
+            kernel = mod.gemm_bf16_raw[mod.grid_for(m, n), mod.BLOCK]
+            return (lambda: kernel(c, ra, rb)), (lambda: close(c))
+
+        return make
 
     def cublas() -> tuple[Callable[[], None], Callable[[], bool]]:
         out = torch.empty((m, n), dtype=torch.bfloat16, device="cuda")
@@ -153,9 +168,14 @@ def main() -> None:
         out = torch.empty((m, n), dtype=torch.float32, device="cuda")
         return (lambda: fn(t_a, t_b, out)), (lambda: close(out))
 
-    makers: dict[str, Make] = {"simtsafe": safe}
+    makers: dict[str, Make] = {"simtsafe": safe_of(g)}
     if not ss.SIMULATOR:
-        makers["raw"] = raw
+        makers["raw"] = raw_of(g)
+    if not smoke:
+        previous = _previous()
+        makers["simtsafe 2x32 stages"] = safe_of(previous)
+        if not ss.SIMULATOR:
+            makers["raw 2x32 stages"] = raw_of(previous)
     if torch_ok:
         makers["torch.matmul (cuBLAS)"] = cublas
         makers["triton"] = triton_row
@@ -196,6 +216,11 @@ def main() -> None:
         )
     if raw_row and raw_row.get("tflops") and safe_row.get("tflops"):
         lines += ["", f"simtsafe/raw speed: {safe_row['tflops'] / raw_row['tflops']:.3f}"]
+    old_safe = next((r for r in rows if r["impl"] == "simtsafe 2x32 stages"), None)
+    old_raw = next((r for r in rows if r["impl"] == "raw 2x32 stages"), None)
+    if old_safe and old_raw and old_safe.get("tflops") and old_raw.get("tflops"):
+        ratio = old_safe["tflops"] / old_raw["tflops"]
+        lines.append(f"simtsafe/raw speed, 2x32 stages: {ratio:.3f}")
     payload = {"size": [m, k, n], "device": name, "rows": rows}
     bars = {r["impl"]: r["tflops"] for r in rows if "tflops" in r}
     write_results("gemm_bf16", payload, "\n".join(lines), bars, "TFLOP/s")

@@ -16,7 +16,7 @@ from typing import Any
 from llvmlite import ir
 from numba.cuda import nvvmutils
 
-__all__ = ["BlockGeometry", "exact_block"]
+__all__ = ["BlockGeometry", "bound_sreg", "exact_block"]
 
 _I32 = ir.IntType(32)
 _FULL = 0xFFFFFFFF
@@ -49,6 +49,39 @@ def exact_block(builder: ir.IRBuilder) -> tuple[int, int, int] | None:
     if len(found) != 3:
         return None
     return (found["reqntidx"], found["reqntidy"], found["reqntidz"])
+
+
+_SREG = "llvm.nvvm.read.ptx.sreg."
+
+
+def bound_sreg(builder: ir.IRBuilder, instr: ir.Instruction) -> None:
+    """Give a ``%tid``/``%ntid`` read in a kernel with ``.reqntid`` its ``!range``.
+
+    Called for every instruction inserted (``_provenance``'s hook), so that the
+    reads Numba itself emits (``cuda.threadIdx.y``, ``cuda.blockDim.x``) are
+    bounded too: ``tid`` in ``[0, n)``, ``ntid`` in ``[n, n + 1)`` (a constant
+    to LLVM). Bounds checks that the block shape decides then fold (a warp
+    tile's rows ``(threadIdx.y // 4) * 64 + 48 + 15 < 128`` with ``blockDim.y
+    == 8``), as clang does for CUDA C++ with ``__launch_bounds__``.
+
+    Safety: ``.reqntid`` makes the driver refuse a launch with any other
+    block (and ``prepare`` refuses it before), so the registers hold values in
+    these ranges whenever the kernel runs.
+    """
+    if not isinstance(instr, ir.CallInstr):
+        return
+    name = getattr(instr.callee, "name", "")
+    if not name.startswith(_SREG) or name[-2:] not in (".x", ".y", ".z"):
+        return
+    reg = name[len(_SREG) : -2]
+    if reg not in ("tid", "ntid"):
+        return
+    dims = exact_block(builder)
+    if dims is None:
+        return
+    n = dims["xyz".index(name[-1])]
+    low, high = (0, n) if reg == "tid" else (n, n + 1)
+    instr.set_metadata("range", builder.module.add_metadata([_c32(low), _c32(high)]))
 
 
 class BlockGeometry:

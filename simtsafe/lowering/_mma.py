@@ -19,7 +19,8 @@ Soundness (docs/tensor_cores.md):
 
 * **No shared access outside the tile.** A run is *valid* when its row is
   inside the tile's logical rows, its 8 columns inside the logical columns,
-  its first column a multiple of 8 and its address a multiple of 16; a lane
+  its first column a multiple of 8 (its address is then a multiple of 16:
+  tiles start at a multiple of 16 and rows are multiples of 16 bytes); a lane
   whose run is not valid gives the tile's first 16 bytes instead (tiles are
   16-byte aligned and a tile ldmatrix reads has at least 8 elements per row:
   refused at typing otherwise), and every lane zeroes the halves it received
@@ -60,6 +61,7 @@ from ._cuda import SENTINEL, DisjointSliceType, _const, _reject, _sreg
 from ._outtiles import _make, _OutTileModel, element_store
 from ._provenance import site
 from ._tiles import SharedTileType
+from ._vec import TILE_ALIGN
 
 __all__ = ["FragmentType", "MmaOutTileType", "builtins"]
 
@@ -138,6 +140,8 @@ def _check_tile(tile: Any, api: str) -> str:
         )
     rows, cols = tile.shape
     pitch = cols + tile.pad
+    # _Runs.run's alignment proof: every static tile starts at a multiple of 16 bytes.
+    assert TILE_ALIGN % 16 == 0
     if cols < 8 or (2 * pitch) % 16:
         raise _reject(
             f"mma.{api} reads rows of 8 elements (16 bytes, 16-byte aligned): the tile needs at "
@@ -177,12 +181,17 @@ class _Runs:
         self.last_col = _const(tty.shape[1] - 7)  # a run starts below it (cols >= 8)
 
     def run(self, row: ir.Value, col: ir.Value) -> tuple[ir.Value, ir.Value]:
-        """(valid?, shared address) of the run at (row, col); the tile's start if not valid."""
+        """(valid?, shared address) of the run at (row, col); the tile's start if not valid.
+
+        Proof that a valid run's address is a multiple of 16 (no run-time test
+        needed): the tile starts at a multiple of 16 (``TILE_ALIGN``), a row is
+        ``2 * pitch`` bytes, a multiple of 16 (``_check_tile``), and the run's
+        first column is a multiple of 8 (tested), i.e. 16 bytes.
+        """
         b = self.builder
         addr = b.add(self.base, b.shl(b.add(b.mul(row, self.pitch), col), _const(1)))
         ok = b.and_(b.icmp_unsigned("<", row, self.rows), b.icmp_unsigned("<", col, self.last_col))
         ok = b.and_(ok, b.icmp_unsigned("==", b.and_(col, _const(7)), _const(0)))
-        ok = b.and_(ok, b.icmp_unsigned("==", b.and_(addr, _const(15)), _const(0)))
         return ok, b.select(ok, addr, self.base)
 
 

@@ -32,7 +32,10 @@ Two hooks, installed once at import of the CUDA backend: Numba's
 ``CUDALower.lower_inst`` records the statement's location while a function
 built by simtsafe is lowered, and llvmlite's ``IRBuilder._insert`` copies the
 current tags onto each new instruction. Both are thread-local and cost one
-attribute lookup per instruction elsewhere.
+attribute lookup per instruction elsewhere. The second also bounds the
+``%tid``/``%ntid`` reads of a kernel with ``.reqntid`` (``_blockgeo.bound_sreg``:
+Numba's own ``cuda.threadIdx`` included), which is not provenance but needs the
+same place: every instruction as it is inserted.
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from llvmlite import ir
+
+from ._blockgeo import bound_sreg
 
 __all__ = [
     "current_loc",
@@ -209,6 +214,7 @@ def _tagging_insert(original: Any) -> Any:
                 if opcall is not None and isinstance(instr, ir.CallInstr):
                     instr.metadata["ss.opcall"] = _node(module, (opcall,))
         original(self, instr)
+        bound_sreg(self, instr)
 
     _insert.__wrapped__ = original  # type: ignore[attr-defined]
     return _insert
