@@ -77,7 +77,7 @@ def _capacity(items: Any) -> int:
     return int(facts.shape[0])
 
 
-def _claimed(counter: Any) -> int:
+def _claimed(counter: Any, what: str = "append counter", counted: str = "claims") -> int:
     facts = array_facts_of(counter)
     if facts is None or facts.typestr != np.dtype(np.uint64).str or facts.shape != (1,):
         got = type(counter).__name__ if facts is None else f"{facts.typestr} {facts.shape}"
@@ -89,10 +89,10 @@ def _claimed(counter: Any) -> int:
     value = int(to_host(counter)[0])
     if value >= COUNT_LIMIT:
         raise CapacityExceeded(
-            f"the append counter holds {value}, at or past 2**63: it was not reset before the "
-            "launch (or started there) and its claims wrapped around, so the number of claims "
-            "is lost and dropped items cannot be counted. Reset it with simtsafe.counter() "
-            "before each launch that fills the buffer from its start",
+            f"the {what} holds {value}, at or past 2**63: it was not reset before the "
+            f"launch (or started there) and its {counted} wrapped around, so the number of "
+            f"{counted} is lost and dropped items cannot be counted. Reset it with "
+            "simtsafe.counter() before each launch that fills the buffer from its start",
             actual=value,
             limit=COUNT_LIMIT,
             dropped=-1,
@@ -223,7 +223,7 @@ def insert_result(keys: Any, failed: Any) -> InsertResult:
             type, or ``failed`` is not a one-element ``uint64`` device array.
     """
     host = _keys_host(keys)
-    n_failed = _claimed(failed)
+    n_failed = _claimed(failed, "hash table's failure counter", "failed inserts")
     return InsertResult(occupied=int((host != _empty(host.dtype)).sum()), failed=n_failed)
 
 

@@ -162,9 +162,10 @@ def _make_scan(dt: np.dtype[Any], *, persistent: bool = False, **options: Any) -
                 taken = cuda.atomic.add(ctl.unchecked, 0, 1)
         tile = block.broadcast(taken)
         # Tiles past the data or the status words (more blocks than tiles, a counter not
-        # reset) are not processed: every index below stays inside x, out and status.
+        # reset, or one started below 0) are not processed: every index below stays inside
+        # x, out and status.
         limit = min((x.size + OLD_TILE - 1) // OLD_TILE, status.size)
-        while tile < limit:
+        while tile >= 0 and tile < limit:  # a counter started below 0: nothing either
             nxt = np.int32(0)
             if PERSISTENT:
                 with unsafe(
@@ -203,8 +204,8 @@ def _make_scan(dt: np.dtype[Any], *, persistent: bool = False, **options: Any) -
                 "SAFETY: vals and bits are the same dynamic shared memory (the contract's "
                 "OLD_BLOCK * 4 bytes, one 4-byte slot per thread); thread t writes and reads only "
                 "slot t, so no other thread touches it. The last thread alone writes status[tile] "
-                "(tile < status.size, checked above; no other block has this tile number) with one "
-                "64-bit atomic exchange: flag and value are one word, readers see both or neither."
+                "(0 <= tile < status.size, checked above; no other block has this tile number) "
+                "with one 64-bit atomic exchange: flag and value are one word, readers see both or neither."
             ):
                 vals = cuda.shared.array(0, DTYPE)
                 bits = cuda.shared.array(0, U32)
@@ -349,7 +350,9 @@ def _make_scan_warp(
                 taken = cuda.atomic.add(ctl.unchecked, 0, 1)
         tile: Any = block.broadcast(taken)
         limit = min((x.size + TL - 1) // TL, status.size)
-        if tile < limit:  # tiles past the data or the status words: nothing to do
+        # Tiles past the data or the status words, or below 0 (a counter that did not start at
+        # 0: the contract cannot require its value): nothing to do.
+        if tile >= 0 and tile < limit:
             # 1. runs r, r + 32, ... of the warp's chunk: each load instruction of a warp
             #    reads 512 bytes in a row.
             r = tile * (BLK * RNS) + wid * (32 * RNS) + lane
@@ -376,7 +379,7 @@ def _make_scan_warp(
                 "< tile <= status.size, each with an atomic (a relaxed read that sees each "
                 "64-bit word whole; two atomics never race); j < 0 stands for a prefix of 0 "
                 "before tile 0. "
-                "Thread LAST alone writes status[tile] (tile < status.size, checked above; no "
+                "Thread LAST alone writes status[tile] (0 <= tile < status.size, checked above; no "
                 "other block has this tile number), each time with one 64-bit atomic exchange: "
                 "flag and value are one word, readers see both or neither. Thread LAST alone "
                 "writes xs[0] before the barrier below; every thread reads it after."
@@ -525,7 +528,9 @@ def _make_scan_staged(
                 taken = cuda.atomic.add(ctl.unchecked, 0, 1)
         tile: Any = block.broadcast(taken)
         limit = min((x.size + TL - 1) // TL, status.size)
-        if tile < limit:  # tiles past the data or the status words: nothing to do
+        # Tiles past the data or the status words, or below 0 (a counter that did not start at
+        # 0: the contract cannot require its value): nothing to do.
+        if tile >= 0 and tile < limit:
             # 2. The whole tile into shared memory, 16-byte cp.async runs (0 past x's end).
             t = shared.tile(TL, DT)
             shared.fill_async(t, x, tile * TL)
@@ -548,7 +553,7 @@ def _make_scan_staged(
                 "slot l alone. It reads status words j = end - 32 + lane < tile <= "
                 "status.size, each with an atomic (a relaxed read that sees each 64-bit word "
                 "whole; two atomics never race); j < 0 stands for a prefix of 0 before tile 0. "
-                "Thread LAST alone writes status[tile] (tile < status.size, checked above; no "
+                "Thread LAST alone writes status[tile] (0 <= tile < status.size, checked above; no "
                 "other block has this tile number), each time with one 64-bit atomic exchange: "
                 "flag and value are one word, readers see both or neither. Thread LAST alone "
                 "writes xs[0] before the barrier below; every thread reads it after."

@@ -47,6 +47,7 @@ from numba.cuda.typing.templates import (
     signature,
 )
 
+from ._append import _mark_past_top
 from ._bf16 import is_bf16, stored_element
 from ._cuda import (
     SENTINEL,
@@ -494,7 +495,10 @@ def _count_failure(
     with builder.if_then(
         builder.and_(failed, builder.icmp_unsigned("!=", n, _c64(0))), likely=False
     ):
-        builder.atomic_rmw("add", ctr.data, _c64(1), "monotonic")
+        old = builder.atomic_rmw("add", ctr.data, _c64(1), "monotonic")
+        # As an append counter: one found at or past 2**63 (a start value) may wrap past
+        # 2**64 and read as a small count; its top bit, set now, makes the host refuse it.
+        _mark_past_top(builder, ctr.data, old)
 
 
 def _table_key(

@@ -97,7 +97,10 @@ class SimHashTable:
         k = _key_of(key, np.dtype(self._keys.dtype), f"{self._param}.{what}(k)")
         outcome, slot = probe(self._keys, k, True)
         if outcome == _FAILED and self._counter.shape[0] > 0:
-            _simrt.atomic(self._counter, 0, "add", lambda v: v + np.uint64(1))
+            with np.errstate(over="ignore"):  # as the device: the counter wraps, then is marked
+                old = int(_simrt.atomic(self._counter, 0, "add", lambda v: v + np.uint64(1)))
+            if old >= 2**63:  # a start value there: mark the counter (as the device does)
+                _simrt.atomic(self._counter, 0, "or", lambda v: v | np.uint64(1 << 63))
         return outcome, slot
 
     def insert(self, key: Any) -> SimWitness:

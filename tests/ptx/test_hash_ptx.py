@@ -74,6 +74,8 @@ def test_an_insert_is_one_load_and_one_cas_per_probe(tmp_path: Path, key: str, b
     assert "ld.volatile" not in ptx
     assert _count(ptx, rf"^\s*atom\.global\.cas\.b{bits}") == 1
     assert _count(ptx, r"^\s*atom\.global\.add\.u64") == 1  # a failed insert, counted
+    # ... and a counter found at or past 2**63 marked with its top bit (it may wrap)
+    assert _count(ptx, r"^\s*atom\.global\.or\.b64") == 1
     assert _count(ptx, r"^\s*st\.global\.f32") == 1
     body = ptx[ptx.index(".entry") :]
     assert "call" not in body

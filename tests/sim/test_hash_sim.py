@@ -265,3 +265,30 @@ def test_the_host_helpers_check_their_arguments() -> None:
         ss.insert_result(cuda.to_device(np.zeros(4, np.float32)), ss.counter())
     assert ss.hash_lookup(np.full(4, -1, np.int32), 3) == -1
     assert (ss.empty_keys(3, np.int64).copy_to_host() == -1).all()
+
+
+# ----------------------------------------------------------------------------- attack: counter wrap
+
+
+def _fill_one_slot(mod: Any, start: int) -> Any:
+    """Two distinct keys into a table of one slot (one insert fails); the counter at ``start``."""
+    d_keys, d_nf = ss.empty_keys(1, np.uint32), cuda.to_device(np.array([start], np.uint64))
+    q = cuda.to_device(np.array([3, 4], np.uint32))
+    mod.k.prepare(grid=1, block=32)(d_keys, cuda.to_device(np.full(1, -7)), d_nf, q)
+    return d_keys, d_nf
+
+
+def test_a_failure_counter_that_wraps_is_refused_by_the_host(tables: Any) -> None:
+    """A counter not reset at 2**64 - 1 used to read 0 after the failed insert (wrapped), so
+    ``inserted`` reported a full table as a success; the failure now marks its top bit."""
+    d_keys, d_nf = _fill_one_slot(tables, 2**64 - 1)
+    with pytest.raises(ss.CapacityExceeded, match=r"failure counter holds \d+, at or past 2\*\*63"):
+        ss.inserted(d_keys, d_nf)
+
+
+def test_a_failure_counter_from_zero_counts_the_failed_insert(tables: Any) -> None:
+    """The twin from 0: one failed insert, counted and reported."""
+    d_keys, d_nf = _fill_one_slot(tables, 0)
+    assert ss.insert_result(d_keys, d_nf) == ss.InsertResult(occupied=1, failed=1)
+    with pytest.raises(ss.CapacityExceeded, match="1 inserts into the hash table failed"):
+        ss.inserted(d_keys, d_nf)

@@ -310,3 +310,34 @@ def test_a_refused_launch_leaves_the_output_poisoned() -> None:
     with pytest.raises(ss.RequiresViolation):
         ss.lib.inclusive_scan(out, cuda.to_device(np.ones(9, np.int32)))
     assert (out.copy_to_host() == -99).all()
+
+
+# --------------------------------------------------------------------------- attack: the counter
+
+
+@pytest.mark.parametrize("start", [-100, -1])
+def test_a_counter_started_below_zero_touches_nothing(start: int) -> None:
+    """The contract asks only ``ctl.size >= 1``: a checked launch whose counter starts below 0
+    used to publish at ``status[tile]`` with ``tile < 0`` (Numba's atomics wrap a negative
+    index once: ``-100 + 64`` is still before the array). Such a tile is now not processed."""
+    n = 100
+    backing = cuda.to_device(np.zeros(128, np.uint64))
+    status = backing[64:]  # 64 words; the 64 before them stand for other memory
+    out = cuda.to_device(np.full(n, 7, np.int32))
+    launch = sk.SCAN[np.dtype(np.int32)].prepare(grid=1, block=sk.BLOCK, shared_mem=sk.SLOT_BYTES)
+    ctl = cuda.to_device(np.array([start], np.int32))
+    launch(out, cuda.to_device(np.ones(n, np.int32)), status, ctl)
+    assert not backing.copy_to_host().any()
+    assert (out.copy_to_host() == 7).all()
+
+
+def test_a_counter_started_at_zero_scans_the_same_launch() -> None:
+    """The twin of the test above: the same launch from a counter at 0 scans."""
+    n = 100
+    status = cuda.to_device(np.zeros(64, np.uint64))
+    out = cuda.to_device(np.full(n, 7, np.int32))
+    launch = sk.SCAN[np.dtype(np.int32)].prepare(grid=1, block=sk.BLOCK, shared_mem=sk.SLOT_BYTES)
+    ctl = cuda.to_device(np.zeros(1, np.int32))
+    launch(out, cuda.to_device(np.ones(n, np.int32)), status, ctl)
+    np.testing.assert_array_equal(out.copy_to_host(), np.arange(1, n + 1, dtype=np.int32))
+    assert status.copy_to_host()[0] == (sk.PREFIX << 32) | n
