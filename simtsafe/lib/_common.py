@@ -45,9 +45,27 @@ __all__ = [
 
 #: Prepared launches kept per scratch (one per kernel and grid); the oldest goes first.
 _LAUNCHES_KEPT = 16
-#: Streams (with their scratch) kept per library launch; the oldest goes first. Its arrays
-#: are freed by Numba's deferred deallocation, which waits for the device.
+#: Streams (with their scratch) kept per library launch; the oldest goes first, once its
+#: stream has finished (``retire``).
 _STREAMS_KEPT = 8
+
+
+def retire(stream: Any) -> None:
+    """Wait until ``stream`` has run everything enqueued on it, before the last reference
+    to scratch it uses is dropped.
+
+    Numba's own allocator frees with ``cuMemFree``, which waits for the device; an external
+    memory manager (CuPy's or RMM's pool plugged into Numba) may hand the memory to another
+    allocation at once, while a scan on ``stream`` still writes it. Scratch is dropped
+    rarely (a ninth stream, a status array outgrown), so waiting costs little.
+    """
+    wait = getattr(stream, "synchronize", None)
+    if wait is not None:
+        wait()
+    else:  # a stream given as a bare handle: wait for the whole device
+        from numba import cuda
+
+        cuda.synchronize()
 
 
 @dataclass(frozen=True)
@@ -280,10 +298,17 @@ class ScratchCache:
             found = self._by_stream.get(key)
             if found is None:
                 while len(self._by_stream) >= _STREAMS_KEPT:
-                    self._by_stream.pop(next(iter(self._by_stream)))
+                    oldest, dropped = self._by_stream.pop(next(iter(self._by_stream)))
+                    with dropped.lock:
+                        retire(oldest)
                 found = self._by_stream[key] = (stream, Scratch())
             return found[1]
 
     def clear(self) -> None:
-        """Drop every scratch array and prepared launch (tests; memory pressure)."""
-        self._by_stream.clear()
+        """Drop every scratch array and prepared launch (tests; memory pressure), each once
+        its stream has finished."""
+        with self._lock:
+            for stream, scratch in self._by_stream.values():
+                with scratch.lock:
+                    retire(stream)
+            self._by_stream.clear()

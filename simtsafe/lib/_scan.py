@@ -14,7 +14,7 @@ import numpy as np
 from .._errors import ArgumentTypeError
 from ..host._contract import cover
 from ..host._limits import device_limits
-from ._common import ScratchCache, array_arg, check_device, check_disjoint, check_same_size
+from ._common import ScratchCache, array_arg, check_device, check_disjoint, check_same_size, retire
 from ._common import launch_stream as _launch_stream
 
 __all__ = ["inclusive_scan"]
@@ -101,6 +101,8 @@ def inclusive_scan(out: Any, x: Any, *, stream: Any = None) -> None:
         if status is None or status.size < tiles:
             from numba import cuda
 
+            if status is not None:
+                retire(s)  # the outgrown array may still be read by a scan in flight
             status = scratch.arrays["status"] = cuda.device_array(
                 max(_MIN_TILES, 1 << (tiles - 1).bit_length()), np.uint64
             )

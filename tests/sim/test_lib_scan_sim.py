@@ -10,7 +10,7 @@ import pytest
 from numba import cuda
 
 import simtsafe as ss
-from simtsafe.lib import _scan
+from simtsafe.lib import _common, _scan
 from simtsafe.lib import _scan_kernels as sk
 
 pytestmark = pytest.mark.sim
@@ -112,6 +112,34 @@ def test_a_stream_gets_its_own_scratch() -> None:
     ss.lib.inclusive_scan(out, cuda.to_device(x))
     assert len(_scan._SCRATCH._by_stream) == 2
     _close(out.copy_to_host(), x)
+
+
+def test_scratch_is_dropped_only_once_its_stream_has_finished(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Attack review: under an external memory manager a dropped array may be reused at
+    once, so a ninth stream's scratch and an outgrown status array wait for the stream that
+    may still use them; the scratch kept is not waited for."""
+    _scan._SCRATCH.clear()
+    waited: list[object] = []
+    monkeypatch.setattr(_common, "retire", waited.append)
+    monkeypatch.setattr(_scan, "retire", waited.append)
+    x = _data(100, np.int32)
+    out = cuda.to_device(np.zeros(100, np.int32))
+    streams = [cuda.stream() for _ in range(_common._STREAMS_KEPT + 1)]
+    for st in streams[:-1]:
+        ss.lib.inclusive_scan(out, cuda.to_device(x), stream=st)
+    assert waited == []  # eight streams kept, none dropped
+    ss.lib.inclusive_scan(out, cuda.to_device(x), stream=streams[-1])
+    assert waited == [streams[0]]  # the oldest, dropped once it has finished
+    waited.clear()
+    (scratch,) = [sc for st, sc in _scan._SCRATCH._by_stream.values() if st is streams[-1]]
+    scratch.arrays["status"] = cuda.device_array(0, np.uint64)  # outgrown by any scan
+    ss.lib.inclusive_scan(out, cuda.to_device(x), stream=streams[-1])
+    assert waited == [streams[-1]]
+    assert scratch.arrays["status"].size >= 1
+    _close(out.copy_to_host(), x)
+    _scan._SCRATCH.clear()
 
 
 def test_a_graph_records_the_reset_and_the_scan() -> None:
