@@ -266,7 +266,7 @@ def test_persistent_variant_matches_numpy(dtype: type) -> None:
 
 def test_check_of_the_reset_kernel() -> None:
     report = ss.sim.check(
-        sk.reset_scratch, 1, sk.BLOCK,
+        sk.reset_scratch, -(-200 // sk.BLOCK), sk.BLOCK,
         np.full(300, 9, np.uint64), np.full(1, 4, np.int32), np.int64(200),
     )  # fmt: skip
     assert report.ok, report
