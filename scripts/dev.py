@@ -24,23 +24,40 @@ PY = VENV / "bin" / "python"
 STAMP = VENV / ".simtsafe-stamp"
 CONSTRAINTS = ROOT / "requirements" / "constraints.txt"
 
-#: Test layers: (title, pytest arguments, extra environment).
+#: The uniformity differential: the longest single test (generated kernels, in a process pool),
+#: a layer of its own so that the other layers' CPU time is spread around it.
+DIFFERENTIAL = "tests/ptx/test_uniformity_differential.py"
+#: The decode application's tests, run beside the first half of the simulator's tests: the two
+#: halves then take about the same time (the other examples run in the second half).
+DECODE_EXAMPLES = ["tests/examples/test_decode.py", "tests/examples/test_attacks9_decode.py"]
+
+#: Test layers: (title, pytest arguments, extra environment). They run side by side, one
+#: process each, on a machine with two or more CPUs (CI has two); each test runs in exactly one.
 LAYERS = [
     (
         "unit, PTX (NVVM, no GPU), typing, GPU (skipped without a device), examples on GPU",
-        ["tests", "--ignore=tests/sim"],
+        ["tests", "--ignore=tests/sim", f"--ignore={DIFFERENTIAL}"],
         {},
     ),
-    # The simulator's tests, in two halves by file name (one process per CI core once the
-    # first layer is done): rules, launches, examples.
     (
-        "simulator (NUMBA_ENABLE_CUDASIM=1), tests/sim/test_[a-l]*",
-        ["tests/sim", "--ignore-glob=tests/sim/test_[m-z]*"],
+        "the uniformity differential (generated kernels, CUDA target and simulator)",
+        [DIFFERENTIAL],
+        {},
+    ),
+    # The simulator's tests, in two halves by file name, with the examples.
+    (
+        "simulator (NUMBA_ENABLE_CUDASIM=1), tests/sim/test_[a-l]* and the decode example",
+        ["tests/sim", *DECODE_EXAMPLES, "--ignore-glob=tests/sim/test_[m-z]*"],
         {"NUMBA_ENABLE_CUDASIM": "1"},
     ),
     (
-        "simulator (NUMBA_ENABLE_CUDASIM=1), tests/sim/test_[m-z]* and the examples",
-        ["tests/sim", "tests/examples", "--ignore-glob=tests/sim/test_[a-l]*"],
+        "simulator (NUMBA_ENABLE_CUDASIM=1), tests/sim/test_[m-z]* and the other examples",
+        [
+            "tests/sim",
+            "tests/examples",
+            "--ignore-glob=tests/sim/test_[a-l]*",
+            *(f"--ignore={path}" for path in DECODE_EXAMPLES),
+        ],
         {"NUMBA_ENABLE_CUDASIM": "1"},
     ),
 ]

@@ -35,9 +35,9 @@ from __future__ import annotations
 
 import ast
 import builtins as _py_builtins
-import copy
 import inspect
 import linecache
+import pickle
 import textwrap
 import types
 from collections.abc import Callable, Mapping, Sequence
@@ -951,6 +951,17 @@ class _Checker(ast.NodeTransformer):
         return None
 
 
+def _copy_tree(node: ast.FunctionDef) -> ast.FunctionDef:
+    """Deep-copy a parsed function: the nodes and positions ``copy.deepcopy`` gives.
+
+    Every analysis copies the tree twice, and every decoration and compile analyses;
+    a pickle round trip is about four times faster than ``copy.deepcopy`` on a tree.
+    """
+    copied = pickle.loads(pickle.dumps(node, protocol=pickle.HIGHEST_PROTOCOL))
+    assert isinstance(copied, ast.FunctionDef)
+    return copied
+
+
 def analyze(
     source: Source,
     *,
@@ -997,7 +1008,7 @@ def analyze(
     Raises:
         SafetyError: the function breaks a rule; the message names the line.
     """
-    fn_node = copy.deepcopy(source.node)
+    fn_node = _copy_tree(source.node)
     env = _Env(
         kernel=kernel,
         kind=kind,
@@ -1026,7 +1037,7 @@ def analyze(
     checker._tile_names()  # before the walk rewrites the makers
     new_body = _flatten([checker.visit(stmt) for stmt in fn_node.body])
     # Taint runs over an untouched copy (the walk above rewrote fn_node in place).
-    original = copy.deepcopy(source.node)
+    original = _copy_tree(source.node)
     original.decorator_list = []  # decorators and annotations run on the host, not here
     original.returns = None
     for a in original.args.args:

@@ -1,9 +1,13 @@
 """The compiled-form uniformity check against simtsafe.sim.check, on generated kernels.
 
-At least 2,000 seeded kernels per run (``SIMTSAFE_DIFF_KERNELS`` sets the
-count; the seeds are fixed): no kernel the static check accepts may show a
-divergent barrier or warp collective when replayed. Needs the CUDA target's
-typing (no GPU, no NVVM); runs in a few processes.
+1,000 seeded kernels in CI, the first 1,000 seeds of the full run's 2,000
+(``SIMTSAFE_DIFF_KERNELS=2000`` runs them all, as the recorded run in
+benchmarks/results/uniformity_differential.json did; any count works, the seeds
+are fixed): no kernel the static check accepts may show a divergent barrier or
+warp collective when replayed. Needs the CUDA target's typing (no GPU, no
+NVVM); runs in a few processes. The count is CI time: each kernel is typed and
+lowered for the CUDA target and replayed on the simulator, about a quarter of a
+CPU-second, and the 2,000 were a fifth of the whole suite's CPU time.
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ from tests.kernels.differential import run, summarize
 
 pytestmark = pytest.mark.skipif(ss.SIMULATOR, reason="needs the CUDA target's compiler")
 
-KERNELS = int(os.environ.get("SIMTSAFE_DIFF_KERNELS", "2000"))
+#: CI's count; ``SIMTSAFE_DIFF_KERNELS=2000`` is the full run (docs/install.md).
+KERNELS = int(os.environ.get("SIMTSAFE_DIFF_KERNELS", "1000"))
 FIRST_SEED = 160_000
 
 
