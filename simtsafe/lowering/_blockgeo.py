@@ -3,8 +3,9 @@
 Threads are numbered linearly, ``x + bdx * (y + bdy * z)``; a warp is 32
 consecutive linear threads. When the kernel's contract fixes the block,
 the kernel carries ``.reqntid`` (emitted by ``__ss_require_block`` as its
-first statement), the driver refuses any other block shape, and the block
-dimensions here are constants: LLVM then folds the warp count, the lanes
+first statement), every checked launch has that block (``prepare`` refuses
+any other; the driver refuses most others, not a one-thread block), and the
+block dimensions here are constants: LLVM then folds the warp count, the lanes
 present and the masks (a block of a multiple of 32 threads has no partial
 warp path at all) and unrolls the loops over the warps.
 """
@@ -31,7 +32,7 @@ def exact_block(builder: ir.IRBuilder) -> tuple[int, int, int] | None:
 
     Invariant: ``reqntid{x,y,z}`` annotations are added only by
     ``_cuda._require_block`` for the kernel function itself, from the
-    contract's exact block; the driver refuses a launch with another block.
+    contract's exact block, which every checked launch has (``prepare``).
     In a device helper (another LLVM function) there is none.
     """
     module: Any = builder.module
@@ -64,9 +65,14 @@ def bound_sreg(builder: ir.IRBuilder, instr: ir.Instruction) -> None:
     tile's rows ``(threadIdx.y // 4) * 64 + 48 + 15 < 128`` with ``blockDim.y
     == 8``), as clang does for CUDA C++ with ``__launch_bounds__``.
 
-    Safety: ``.reqntid`` makes the driver refuse a launch with any other
-    block (and ``prepare`` refuses it before), so the registers hold values in
-    these ranges whenever the kernel runs.
+    Safety: ``prepare`` refuses a launch with any other block, so the
+    registers hold values in these ranges in every checked launch (Tiers 1
+    and 2). ``.reqntid`` makes the driver refuse most other blocks too, but not
+    all: a one-thread block ``(1, 1, 1)`` was seen to launch (docs/safety.md),
+    and then ``ntid`` is outside its range. That launch is only possible
+    unchecked (``kernel.unchecked`` inside ``simtsafe.unsafe``, or Numba's own
+    launch of the compiled function): Tier 3, where nothing is promised and
+    docs/safety.md says the folded checks are gone.
     """
     if not isinstance(instr, ir.CallInstr):
         return
