@@ -156,7 +156,13 @@ def test_safe_example_has_the_raw_twins_global_traffic(module: str, safe: str, r
     skip_if_not_lowered(module)
     s, r = safe_ptx(module, safe), raw_ptx(raw)
     for op in ("ld.global", "st.global", "atom.global"):
-        assert count(s, op) == count(r, op), f"{safe}: {op} safe {count(s, op)} raw {count(r, op)}"
+        # No more global accesses than the raw twin. Fewer static instructions are allowed:
+        # the safe kernel's thread-index reads carry the exact block's ranges, so a loop the
+        # raw twin unrolls for any block (the histogram's flush, `for b in range(tid, 256,
+        # blockDim.x)`: 4 unrolled + 1 in the tail) is one iteration for 256 threads.
+        assert 0 < count(s, op) <= count(r, op) or count(s, op) == count(r, op) == 0, (
+            f"{safe}: {op} safe {count(s, op)} raw {count(r, op)}"
+        )
 
 
 def test_safe_sgemm_inner_loop_matches_the_raw_twin() -> None:
