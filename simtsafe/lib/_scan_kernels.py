@@ -77,9 +77,9 @@ SLOT_BYTES = LOOK_SLOTS * 4  # the library kernel's dynamic shared memory
 MAX_REGISTERS = 48
 
 #: The old schedule (``_make_scan``), measured by benchmarks/primitives.py.
-OLD_BLOCK = 256
+OLD_BLOCK = 64 if SIMULATOR else 256  # as BLOCK: 64 on the simulator
 OLD_RUNS = 4
-OLD_TILE = OLD_BLOCK * OLD_RUNS * RUN  # 4096
+OLD_TILE = OLD_BLOCK * OLD_RUNS * RUN  # 4096 (1024 on the simulator)
 OLD_SLOT_BYTES = OLD_BLOCK * 4  # one 4-byte punning slot per thread
 
 #: Flags of a tile's status word (its high 32 bits).
