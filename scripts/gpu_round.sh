@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call of this round's measurements; every log and result file goes into one
 # tarball $OUT/round-NAME.tgz (the device tool brings back at most 8 files).
-#   scripts/gpu_round.sh NAME STEP...   STEPs: tests gemv gemv_runs decode06 decode4b decode4096 gemm sgemm irregular hash scan
+#   scripts/gpu_round.sh NAME STEP...   STEPs: tests latency gemv gemv_runs decode06 decode4b decode06_4096 decode4b_4096 gemm sgemm irregular hash scan
 #                                      primitives decode06_anchor
 set -uo pipefail
 NAME=$1; shift
@@ -16,11 +16,9 @@ run() {  # each step re-packs the tarball, so a call cut short still brings back
 }
 for s in "$@"; do
   case $s in
-    tests) run 150 pytest_new python3 -m pytest -n 12 -v -p no:cacheprovider -p no:benchmark \
-             tests/gpu/test_async_fill_gpu.py tests/gpu/test_block_claim_gpu.py tests/gpu/test_gemm_bf16_gpu.py \
-             tests/gpu/test_vec_tile_gpu.py tests/gpu/test_tiles_gpu.py tests/gpu/test_atomic_gpu.py \
-             tests/gpu/test_coop_examples_gpu.py tests/examples/test_decode.py
-           grep -E "FAILED|ERROR|passed|failed" "$OUT/pytest_new.log" | tail -12 ;;
+    tests) run 220 pytest_gpu python3 -m pytest -n 12 -q -p no:cacheprovider -p no:benchmark tests/gpu tests/examples/test_decode.py
+           grep -E "FAILED|ERROR|passed|failed" "$OUT/pytest_gpu.log" | tail -12 ;;
+    latency) run 120 launch_latency python3 benchmarks/launch_latency.py --launches 5000 --rounds 3; grep "^|" "$OUT/launch_latency.log" | cut -c1-110 ;;
     gemv) run 120 decode_gemv python3 benchmarks/decode_gemv.py; grep "^|" "$OUT/decode_gemv.log" | cut -c1-100 ;;
     gemv_runs)  # the GEMVs' runs in flight (gemv.RUNS) against their register bound
       for rb in 2:3 4:3; do r=${rb%:*}; b=${rb#*:}
@@ -36,11 +34,11 @@ for s in "$@"; do
     hash) run 150 irregular_hash python3 benchmarks/irregular.py --parts hash,tsdf --reps 20; grep "^|" "$OUT/irregular_hash.log" ;;
     primitives) run 330 primitives python3 benchmarks/primitives.py; tail -16 "$OUT/primitives.log" ;;
     scan) run 200 primitives_scan python3 benchmarks/primitives.py --parts scan; grep -E "^\| scan" "$OUT/primitives_scan.log" ;;
-    decode4096)  # the anchor writes the 0.6b checkpoint at its first (only) context
+    decode06_4096)  # the anchor writes the 0.6b checkpoint at its first (only) context
       run 280 decode06_c4096 python3 benchmarks/decode.py --configs 0.6b --contexts 4096 --anchor .anchors/decode_anchor.py --tokens 64 --repeats 3 \
         --anchor-args "--variants eager,cuda_graph,compile --compile-modes reduce-overhead --compile-timeout 140 --deadline 240"
-      grep -E "^\| 0.6b" "$OUT/decode06_c4096.log"
-      run 200 decode4b_c4096 python3 benchmarks/decode.py --configs 4b --contexts 4096 --skip-anchor --tokens 32 --repeats 3
+      grep -E "^\| 0.6b" "$OUT/decode06_c4096.log" ;;
+    decode4b_4096) run 200 decode4b_c4096 python3 benchmarks/decode.py --configs 4b --contexts 4096 --skip-anchor --tokens 32 --repeats 3
       grep -E "simtsafe graph|us each" "$OUT/decode4b_c4096.log" ;;
     decode06_anchor) run 280 decode06_anchor python3 benchmarks/decode.py --configs 0.6b --contexts 0 --anchor .anchors/decode_anchor.py --tokens 64 --repeats 3 \
                        --anchor-args "--variants eager,cuda_graph,compile --compile-modes reduce-overhead --compile-timeout 140 --deadline 240"
