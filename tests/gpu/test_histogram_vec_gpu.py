@@ -1,5 +1,6 @@
 """examples/histogram_vec.py on a real device (skipped without one): uniform, skewed and constant
-bytes at sizes with every kind of tail, misaligned views, against numpy's bincount."""
+bytes at sizes with every kind of tail, views on and off the 16-byte grid, against numpy's
+bincount."""
 
 from __future__ import annotations
 
@@ -37,8 +38,27 @@ def test_matches_bincount(kind: str, n: int) -> None:
     np.testing.assert_array_equal(got, np.bincount(data, minlength=256))
 
 
-@pytest.mark.parametrize("shift", [1, 2, 3, 5])
-def test_misaligned_views(shift: int) -> None:
+@pytest.mark.parametrize("shift", [1, 2, 3, 4, 5])
+def test_a_view_off_the_16_byte_grid_is_refused_before_the_launch(shift: int) -> None:
+    """The words are read in 16-byte runs: a view starting off a 16-byte boundary is refused at
+    launch, naming the kernel, the input, the pointer and the fix; the counts stay untouched."""
+    import simtsafe as ss
+
     data = _data("uniform", 2**20 + 9).astype(np.uint8)
-    got = _hist(cuda.to_device(data)[shift:])
-    np.testing.assert_array_equal(got, np.bincount(data[shift:], minlength=256))
+    ex = example("histogram_vec")
+    counts = cuda.to_device(np.zeros(ex.NBINS, np.uint32))
+    d_view = cuda.to_device(data)[shift:]
+    launch = ex.histogram_vec.prepare(grid=ex.grid_blocks(), block=ex.BLOCK)
+    with pytest.raises(ss.ArgumentTypeError) as err:
+        launch(counts, ex.as_words(d_view), d_view)
+    msg = str(err.value)
+    assert "kernel 'histogram_vec' reads input 'words' in 16-byte runs" in msg, msg
+    assert "is not a multiple of 16" in msg and "copy it" in msg, msg
+    assert not counts.copy_to_host().any()
+
+
+def test_a_view_on_the_16_byte_grid_is_counted() -> None:
+    """The accepted twin: a view starting 16 bytes in."""
+    data = _data("uniform", 2**20 + 9).astype(np.uint8)
+    got = _hist(cuda.to_device(data)[16:])
+    np.testing.assert_array_equal(got, np.bincount(data[16:], minlength=256))

@@ -72,7 +72,7 @@ def test_many_calls_reuse_the_scratch() -> None:
 def test_misaligned_views() -> None:
     x = _data(2**20 + 3, np.float32, seed=3)
     d_x = cuda.to_device(x)
-    big = cuda.to_device(np.full(x.size + 1, -1, np.float32))
+    big = cuda.to_device(np.full(x.size, -1, np.float32))  # big[1:-1]: as many as x[2:]
     ss.lib.inclusive_scan(big[1:-1], d_x[2:])
     got = big.copy_to_host()
     _check(got[1:-1], x[2:])
@@ -117,16 +117,17 @@ def test_lookback_walks_many_windows() -> None:
 
 @pytest.mark.parametrize("dtype", [np.int32, np.float32])
 def test_persistent_variant(dtype: type) -> None:
-    """The benchmark's persistent variant: a grid of 4 blocks per SM takes 2**24 elements' tiles."""
+    """The benchmark's persistent variant (the pre-8.0 schedule's): a grid of 4 blocks per SM
+    takes 2**24 elements' tiles."""
     n = 2**24 + 5
     x = _data(n, dtype, seed=9)
-    tiles = -(-n // sk.TILE)
+    tiles = -(-n // sk.OLD_TILE)
     kernel = sk._make_scan(np.dtype(dtype), persistent=True)
     blocks = 4 * cuda.get_current_device().MULTIPROCESSOR_COUNT
     out = cuda.device_array(n, dtype)
     status = cuda.to_device(np.zeros(tiles, np.uint64))
     ctl = cuda.to_device(np.zeros(1, np.int32))
-    kernel.prepare(grid=blocks, block=sk.BLOCK, shared_mem=sk.SLOT_BYTES)(
+    kernel.prepare(grid=blocks, block=sk.OLD_BLOCK, shared_mem=sk.OLD_SLOT_BYTES)(
         out, cuda.to_device(x), status, ctl
     )
     _check(out.copy_to_host(), x)
