@@ -17,6 +17,11 @@ from ._provenance import mark_built
 
 __all__ = ["SIMULATOR", "builtins", "mark_built", "numba_type", "simtsafe_typing"]
 
+if SIMULATOR:  # every simulated launch, simtsafe's or a raw twin's: no busy loop (_simsched)
+    from ._simsched import install as _install_scheduler
+
+    _install_scheduler()
+
 
 @cache
 def _builtins(proven_domain: int | None) -> tuple[tuple[str, Any], ...]:
