@@ -27,6 +27,15 @@ CONSTRAINTS = ROOT / "requirements" / "constraints.txt"
 #: The uniformity differential: the longest single test (generated kernels, in a process pool),
 #: a layer of its own so that the other layers' CPU time is spread around it.
 DIFFERENTIAL = "tests/ptx/test_uniformity_differential.py"
+#: Tests that spend their time in subprocesses of their own (the CI gate over the examples,
+#: fresh-process cache probes, mypy / pyright / pre-commit runs): they run beside the
+#: differential, so that the four layers end at about the same time on two CPUs.
+SUBPROCESS_TESTS = [
+    "tests/typing",
+    "tests/ptx/test_check_gate_ptx.py",
+    "tests/ptx/test_cache_ptx.py",
+    "tests/ptx/test_precommit_hook_ptx.py",
+]
 #: The decode application's tests, run beside the first half of the simulator's tests: the two
 #: halves then take about the same time (the other examples run in the second half).
 DECODE_EXAMPLES = ["tests/examples/test_decode.py", "tests/examples/test_attacks9_decode.py"]
@@ -35,13 +44,19 @@ DECODE_EXAMPLES = ["tests/examples/test_decode.py", "tests/examples/test_attacks
 #: process each, on a machine with two or more CPUs (CI has two); each test runs in exactly one.
 LAYERS = [
     (
-        "unit, PTX (NVVM, no GPU), typing, GPU (skipped without a device), examples on GPU",
-        ["tests", "--ignore=tests/sim", f"--ignore={DIFFERENTIAL}"],
+        "unit, PTX (NVVM, no GPU), GPU (skipped without a device), examples on GPU",
+        [
+            "tests",
+            "--ignore=tests/sim",
+            f"--ignore={DIFFERENTIAL}",
+            *(f"--ignore={path}" for path in SUBPROCESS_TESTS),
+        ],
         {},
     ),
     (
-        "the uniformity differential (generated kernels, CUDA target and simulator)",
-        [DIFFERENTIAL],
+        "the uniformity differential (generated kernels, CUDA target and simulator); typing, "
+        "the CI gate, the cache and pre-commit probes (subprocesses)",
+        [DIFFERENTIAL, *SUBPROCESS_TESTS],
         {},
     ),
     # The simulator's tests, in two halves by file name, with the examples.
