@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call of this round's measurements; every log and result file goes into one
 # tarball $OUT/round-NAME.tgz (the device tool brings back at most 8 files).
-#   scripts/gpu_round.sh NAME STEP...   STEPs: tests latency gemv gemv_runs decode06 decode4b decode06_4096 decode4b_4096 gemm sgemm irregular hash scan
+#   scripts/gpu_round.sh NAME STEP...   STEPs: tests tests_decode slots latency gemv gemv_runs decode06 decode4b decode06_4096 decode4b_4096 gemm sgemm irregular hash scan
 #                                      primitives decode06_anchor
 set -uo pipefail
 NAME=$1; shift
@@ -18,6 +18,16 @@ for s in "$@"; do
   case $s in
     tests) run 220 pytest_gpu python3 -m pytest -n 12 -q -p no:cacheprovider -p no:benchmark tests/gpu tests/examples/test_decode.py
            grep -E "FAILED|ERROR|passed|failed" "$OUT/pytest_gpu.log" | tail -12 ;;
+    tests_decode) run 150 pytest_decode python3 -m pytest -n 8 -q -p no:cacheprovider -p no:benchmark tests/gpu/test_lib_gpu.py \
+                    tests/gpu/test_histogram_vec_gpu.py tests/examples/test_decode.py
+                  grep -E "FAILED|ERROR|passed|failed" "$OUT/pytest_decode.log" | tail -12 ;;
+    slots)  # the attention's chunk slots per KV head (attention.SLOTS) at context 4096, 0.6b and 4b
+      for sl in 32 64; do export SIMTSAFE_DECODE_SLOTS=$sl
+        run 130 decode06_c4096_slots$sl python3 benchmarks/decode.py --configs 0.6b --contexts 4096 --skip-anchor --tokens 32 --repeats 3
+        grep -E "simtsafe graph|attention|combine" "$OUT/decode06_c4096_slots$sl.log" | head -4; done
+      export SIMTSAFE_DECODE_SLOTS=32
+      run 170 decode4b_c4096_slots32 python3 benchmarks/decode.py --configs 4b --contexts 0,4096 --skip-anchor --tokens 32 --repeats 3
+      grep -E "simtsafe graph|attention|combine" "$OUT/decode4b_c4096_slots32.log"; unset SIMTSAFE_DECODE_SLOTS ;;
     latency) run 120 launch_latency python3 benchmarks/launch_latency.py --launches 5000 --rounds 3; grep "^|" "$OUT/launch_latency.log" | cut -c1-110 ;;
     gemv) run 120 decode_gemv python3 benchmarks/decode_gemv.py; grep "^|" "$OUT/decode_gemv.log" | cut -c1-100 ;;
     gemv_runs)  # the GEMVs' runs in flight (gemv.RUNS) against their register bound

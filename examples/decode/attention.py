@@ -1,9 +1,12 @@
 """Decode attention on the GPU: a warp per cached position, its lanes over the head's
 dimensions, an online softmax per warp, the block's warps merged in a shared tile.
 
-Block ``b`` takes KV head ``kh = b % kv_heads`` over positions ``[c*CHUNK, c*CHUNK + CHUNK)``
-(``c = b // kv_heads``) up to the position ``pos`` read on the device, for the ``group``
-query heads of ``kh`` (at most ``GMAX``). Lane ``l`` holds the dimensions ``4l .. 4l + 3``
+Block ``b`` takes KV head ``kh = b % kv_heads`` over chunk ``c = b // kv_heads`` of the
+positions ``0 .. pos`` (``pos`` read on the device), for the ``group`` query heads of ``kh``
+(at most ``GMAX``). The grid has a fixed number of chunk slots (``grid.x // kv_heads``); the
+chunk length grows with the position (``chunk_len``: at least ``CHUNK``, else the positions
+spread over all the slots), so that one grid (one CUDA graph) keeps every block busy at a
+long context and leaves all but the first chunk idle at a short one. Lane ``l`` holds the dimensions ``4l .. 4l + 3``
 of each query head (``hdp <= 128``). Warp ``w`` takes the chunk's positions ``w, w + WARPS,
 ...``, four in flight per iteration: it loads a 8-byte run of K and of V per lane, the
 scores come from ``ss.warp.sum`` of the lanes' partial dot products, and each head keeps a
@@ -20,6 +23,7 @@ barrier and read after it.
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 from numba import cuda
@@ -34,8 +38,14 @@ NEG_INF = F32(-np.inf)
 
 #: Warps per block.
 WARPS = 4
-#: Positions per block.
+#: The least positions a block takes (a chunk at a short context).
 CHUNK = 16 if ss.SIMULATOR else 32
+#: Chunk slots of the grid (``Decoder`` takes at most this many): blocks per KV head. The
+#: simulator's two slots make a context past ``2 * CHUNK`` take longer chunks. The
+#: environment variable is for the benchmark's sweep.
+SLOTS = 2 if ss.SIMULATOR else int(os.environ.get("SIMTSAFE_DECODE_SLOTS", "32"))
+#: A chunk's length is a multiple of this: the warps' four positions in flight each.
+_CHUNK_STEP = 16
 #: Query heads per KV head one launch takes.
 GMAX = 4
 #: Rows of the merge tile: 4 accumulator elements per head, then the maxima, then the sums.
@@ -47,6 +57,15 @@ BLOCK = 32 * WARPS
 
 _Z4 = (ZERO, ZERO, ZERO, ZERO)
 _S0 = (NEG_INF, ZERO, ZERO, ZERO, ZERO, ZERO)
+
+
+@ss.device
+def chunk_len(p, slots):  # type: ignore[no-untyped-def]
+    """Positions of a chunk when ``0 .. p`` spread over ``slots`` chunks: at least ``CHUNK``,
+    a multiple of ``_CHUNK_STEP``, and ``slots * chunk_len > p`` (every position in a slot)."""
+    per = (p + slots) // slots  # ceil((p + 1) / slots)
+    per = (per + _CHUNK_STEP - 1) // _CHUNK_STEP * _CHUNK_STEP
+    return max(per, CHUNK)
 
 
 @ss.device
@@ -150,10 +169,11 @@ def attention(
     wid = ss.warp.broadcast(cuda.threadIdx.x // 32)  # the warp-uniform warp number
     p = pos[0]
     kh = b % kv_heads
-    start = (b // kv_heads) * CHUNK
+    length = chunk_len(p, cuda.gridDim.x // kv_heads)
+    start = (b // kv_heads) * length
     if start > p:
         return  # the whole block: this chunk is past the position
-    n = min(CHUNK, p + 1 - start)  # positions of this chunk to attend
+    n = min(length, p + 1 - start)  # positions of this chunk to attend
     ng = min(GMAX, group - g0)  # query heads of this launch
     nr = hdp // 4  # runs of 4 per head row
     act = lane < nr

@@ -37,7 +37,7 @@ from numba import cuda
 import simtsafe as ss
 from simtsafe import BlockRow, Columns, DisjointSlice, In, In2D, PerBlock, thread
 
-from .attention import CHUNK, _pick4
+from .attention import _pick4, chunk_len
 from .gemv import _dot, _rms_scale, _silu_mul
 
 BF16 = ss.bfloat16
@@ -53,8 +53,8 @@ _SIM = ss.SIMULATOR
 THREAD_BLOCK = 64
 #: Threads per block of the chunk merge.
 COMBINE_BLOCK = 64 if _SIM else 256
-#: Chunks the merge can take: max_len <= MAX_CHUNKS * CHUNK.
-MAX_CHUNKS = 2048
+#: Chunks the merge can take (``attention.SLOTS`` is at most this).
+MAX_CHUNKS = 256
 #: Threads of the final argmax block.
 FINISH_BLOCK = 32 if _SIM else 1024
 #: The largest padded head dimension the kernels take (attention: a run of 4 per lane of a
@@ -330,13 +330,15 @@ def combine(
     group: int,
 ) -> None:
     """Block ``h`` (a query head): ``o[h] = sum_c w_c opart_c / sum_c w_c`` over the chunks
-    ``c <= pos // CHUNK``, ``w_c = l_c exp(m_c - max_c m_c)`` (flash-decoding's merge)."""
+    ``c`` holding a position (``c * chunk_len <= pos``), ``w_c = l_c exp(m_c - max_c m_c)``
+    (flash-decoding's merge)."""
     h = cuda.blockIdx.x
     t = cuda.threadIdx.x
     kh = h // group
     g = h % group
     hdp = o.shape[1]
-    nc = min(pos[0] // CHUNK + 1, opart.shape[0] // kv_heads)
+    slots = opart.shape[0] // kv_heads  # the attention's grid.x // kv_heads
+    nc = min(pos[0] // chunk_len(pos[0], slots) + 1, slots)
     m = NEG_INF
     for c in range(t, nc, COMBINE_BLOCK):
         m = max(m, ml[c * kv_heads + kh, g])

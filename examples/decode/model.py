@@ -84,10 +84,8 @@ class Decoder:
             gemv = "thread" if ss.SIMULATOR else "warp"
         if gemv not in ("warp", "thread"):
             raise ValueError(f"gemv={gemv!r}: expected 'warp' or 'thread'")
-        if not 1 <= max_len <= K.MAX_CHUNKS * K.CHUNK:
-            raise ValueError(
-                f"max_len {max_len} outside [1, {K.MAX_CHUNKS * K.CHUNK}] (kernels.MAX_CHUNKS * CHUNK)"
-            )
+        if max_len < 1:
+            raise ValueError(f"max_len {max_len}: a cache holds at least one position")
         self.gemv = gemv
         self.max_len = max_len
         hd = c.head_dim
@@ -108,7 +106,8 @@ class Decoder:
                     f"the GPU GEMVs take two rows a warp and stage their input in at most "
                     f"{G.MAX_STAGED} B of shared memory: {odd or ''} odd, input {staged} B"
                 )
-        self.nchunks = -(-max_len // K.CHUNK)
+        # chunk slots of the attention's grid: a long context spreads over all of them
+        self.nchunks = min(-(-max_len // A.CHUNK), A.SLOTS, K.MAX_CHUNKS)
         nh, nkv, g = c.heads, c.kv_heads, c.group
 
         # weights, once

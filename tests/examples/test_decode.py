@@ -3,7 +3,8 @@ loader, the command line, and the kernels whose edge cases the model does not re
 
 Runs on the simulator (the simulator layer) or on a GPU (the examples layer with a
 device): shapes are tiny, and the simulator takes smaller blocks and attention chunks
-(``kernels.CHUNK``), so a context of ``CHUNK + 3`` exercises the multi-chunk merge either way.
+(``attention.CHUNK``, ``attention.SLOTS``), so a context of ``CHUNK + 3`` exercises the
+multi-chunk merge and one of ``SLOTS * CHUNK + 5`` chunks longer than ``CHUNK`` either way.
 
 Tolerance: the device and the reference both compute in float32 and round cached K/V to
 bf16; they differ by the order of float32 additions and by rare one-step bf16 roundings of
@@ -72,7 +73,7 @@ def test_graph_replay_matches_the_reference() -> None:
 
 def test_padded_shapes_long_context_and_many_heads_per_kv_head() -> None:
     w = random_weights(ODD, seed=2)
-    context = K.CHUNK + 3
+    context = A.CHUNK + 3
     dec = Decoder(w, max_len=context + 2)
     assert dec.nchunks == 2 and dec.hdp == 16
     names = [launch.name for launch in dec.launches]
@@ -80,6 +81,19 @@ def test_padded_shapes_long_context_and_many_heads_per_kv_head() -> None:
     assert "L0.combine" in names
     got, logits = _decode(dec, [7, 2], 1, context=context)  # launch by launch, no graph
     want, ref = Reference(w, context + 2).generate([7, 2], 1, context=context)
+    assert got == want
+    assert _err(logits, ref) < TOL
+
+
+def test_a_long_context_spreads_over_every_chunk_slot() -> None:
+    """Past ``SLOTS * CHUNK`` positions a chunk is longer than ``CHUNK`` (``chunk_len``): the
+    grid keeps its ``SLOTS`` chunks per KV head, and every position is still attended once."""
+    w = random_weights(SMALL, seed=4)
+    context = A.SLOTS * A.CHUNK + 5
+    dec = Decoder(w, max_len=context + 3)
+    assert dec.nchunks == A.SLOTS
+    got, logits = _decode(dec, [6, 1], 2, context=context)
+    want, ref = Reference(w, context + 3).generate([6, 1], 2, context=context)
     assert got == want
     assert _err(logits, ref) < TOL
 
