@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call of this round's measurements; every log and result file goes into one
 # tarball $OUT/round-NAME.tgz (the device tool brings back at most 8 files).
-#   scripts/gpu_round.sh NAME STEP...   STEPs: tests tests_decode slots latency gemv gemv_runs decode06 decode4b decode06_4096 decode4b_4096 gemm sgemm irregular hash scan
+#   scripts/gpu_round.sh NAME STEP...   STEPs: tests tests_decode slots attn latency gemv gemv_runs decode06 decode4b decode06_4096 decode4b_4096 gemm sgemm irregular hash scan
 #                                      primitives decode06_anchor
 set -uo pipefail
 NAME=$1; shift
@@ -28,6 +28,11 @@ for s in "$@"; do
       export SIMTSAFE_DECODE_SLOTS=32
       run 170 decode4b_c4096_slots32 python3 benchmarks/decode.py --configs 4b --contexts 0,4096 --skip-anchor --tokens 32 --repeats 3
       grep -E "simtsafe graph|attention|combine" "$OUT/decode4b_c4096_slots32.log"; unset SIMTSAFE_DECODE_SLOTS ;;
+    attn)  # the decode at context 4096 (and 4b at 0), the attention's default schedule
+      run 110 decode06_c4096 python3 benchmarks/decode.py --configs 0.6b --contexts 4096 --skip-anchor --tokens 32 --repeats 3
+      grep -E "simtsafe graph|attention|combine" "$OUT/decode06_c4096.log" | head -4
+      run 170 decode4b_c0_c4096 python3 benchmarks/decode.py --configs 4b --contexts 0,4096 --skip-anchor --tokens 32 --repeats 3
+      grep -E "simtsafe graph|attention|combine" "$OUT/decode4b_c0_c4096.log" ;;
     latency) run 120 launch_latency python3 benchmarks/launch_latency.py --launches 5000 --rounds 3; grep "^|" "$OUT/launch_latency.log" | cut -c1-110 ;;
     gemv) run 120 decode_gemv python3 benchmarks/decode_gemv.py; grep "^|" "$OUT/decode_gemv.log" | cut -c1-100 ;;
     gemv_runs)  # the GEMVs' runs in flight (gemv.RUNS) against their register bound

@@ -6,9 +6,10 @@ positions ``0 .. pos`` (``pos`` read on the device), for the ``group`` query hea
 (at most ``GMAX``). The grid has a fixed number of chunk slots (``grid.x // kv_heads``); the
 chunk length grows with the position (``chunk_len``: at least ``CHUNK``, else the positions
 spread over all the slots), so that one grid (one CUDA graph) keeps every block busy at a
-long context and leaves all but the first chunk idle at a short one. Lane ``l`` holds the dimensions ``4l .. 4l + 3``
-of each query head (``hdp <= 128``). Warp ``w`` takes the chunk's positions ``w, w + WARPS,
-...``, four in flight per iteration: it loads a 8-byte run of K and of V per lane, the
+long context and leaves all but the first chunk idle at a short one. Lane ``l`` holds the
+dimensions ``4l .. 4l + 3`` of each query head (``hdp <= 128``). Warp ``w`` takes the chunk's positions ``w, w + WARPS,
+...``, four in flight per iteration: each lane reads the four positions' 8-byte runs of K
+with one ``vec.load_runs`` (the loads in flight together), then those of V, the
 scores come from ``ss.warp.sum`` of the lanes' partial dot products, and each head keeps a
 running maximum, exp-sum and weighted V (flash-decoding's online softmax). The warps'
 states meet in a shared tile; the block writes its row of ``opart`` (each head's output
@@ -179,10 +180,12 @@ def attention(
     act = lane < nr
     col = kh * nr + lane  # this lane's run of the cache rows
     qr = (kh * group + g0) * nr + lane  # its run of head g0 of q
-    q0 = ss.vec.load(q, qr, 4) if act else _Z4
-    q1 = ss.vec.load(q, qr + nr, 4) if act and ng > 1 else _Z4
-    q2 = ss.vec.load(q, qr + 2 * nr, 4) if act and ng > 2 else _Z4
-    q3 = ss.vec.load(q, qr + 3 * nr, 4) if act and ng > 3 else _Z4
+    # the four heads' runs in flight together (heads past ``ng`` are read and never used)
+    q0, q1, q2, q3 = ss.vec.load_runs(q, (qr, qr + nr, qr + 2 * nr, qr + 3 * nr), 4)
+    q0 = q0 if act else _Z4  # an idle lane's dot products are 0
+    q1 = q1 if act else _Z4
+    q2 = q2 if act else _Z4
+    q3 = q3 if act else _Z4
     st0 = _S0
     st1 = _S0
     st2 = _S0
@@ -196,14 +199,20 @@ def attention(
         ok2 = j2 < n
         ok3 = j3 < n
         r = start + j
-        k0 = ss.vec.load(kc, (r, col), 4) if act else _Z4
-        v0 = ss.vec.load(vc, (r, col), 4) if act else _Z4
-        k1 = ss.vec.load(kc, (r + WARPS, col), 4) if act and ok1 else _Z4
-        v1 = ss.vec.load(vc, (r + WARPS, col), 4) if act and ok1 else _Z4
-        k2 = ss.vec.load(kc, (r + 2 * WARPS, col), 4) if act and ok2 else _Z4
-        v2 = ss.vec.load(vc, (r + 2 * WARPS, col), 4) if act and ok2 else _Z4
-        k3 = ss.vec.load(kc, (r + 3 * WARPS, col), 4) if act and ok3 else _Z4
-        v3 = ss.vec.load(vc, (r + 3 * WARPS, col), 4) if act and ok3 else _Z4
+        # the four positions' K runs in flight together, then their V runs (one vec.load
+        # each would wait for each run before issuing the next); a position past ``n`` is
+        # read (a row of the cache, or zeros past its end) and masked below
+        runs = ((r, col), (r + WARPS, col), (r + 2 * WARPS, col), (r + 3 * WARPS, col))
+        k0, k1, k2, k3 = ss.vec.load_runs(kc, runs, 4)
+        v0, v1, v2, v3 = ss.vec.load_runs(vc, runs, 4)
+        k0 = k0 if act else _Z4  # an idle lane reads another head's columns: 0 instead
+        k1 = k1 if act else _Z4
+        k2 = k2 if act else _Z4
+        k3 = k3 if act else _Z4
+        v0 = v0 if act else _Z4
+        v1 = v1 if act and ok1 else _Z4  # the score is -inf there: e * v must be 0
+        v2 = v2 if act and ok2 else _Z4
+        v3 = v3 if act and ok3 else _Z4
         st0 = _head(st0, q0, k0, k1, k2, k3, v0, v1, v2, v3, ok1, ok2, ok3, scale)
         if ng > 1:
             st1 = _head(st1, q1, k0, k1, k2, k3, v0, v1, v2, v3, ok1, ok2, ok3, scale)
