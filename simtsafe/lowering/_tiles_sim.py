@@ -35,8 +35,13 @@ def _int_index(i: Any, ndim: int, plain: bool = False) -> tuple[int, ...] | None
     """``i`` as a tuple of ints if it is an int (1D) or a tuple of ``ndim`` ints."""
     if ndim == 1 and _is_int(i):
         return (int(i),)
-    if isinstance(i, tuple) and len(i) == ndim and all(_is_int(v) for v in i):
-        return tuple(int(v) for v in i)
+    if isinstance(i, tuple) and len(i) == ndim:
+        if ndim == 2:  # the common case, without generators (the simulator's hot path)
+            a, b = i
+            if _is_int(a) and _is_int(b):
+                return (int(a), int(b))
+        elif all(_is_int(v) for v in i):
+            return tuple(int(v) for v in i)
     if plain:
         return None
     # An index loaded from memory no thread wrote (simtsafe.sim.check): a use, reported
@@ -63,6 +68,8 @@ def _type_name(i: Any) -> str:
 
 
 def _inside(shape: tuple[int, ...], idx: tuple[int, ...]) -> bool:
+    if len(idx) == 2 and len(shape) == 2:  # the common case, without a generator
+        return 0 <= idx[0] < shape[0] and 0 <= idx[1] < shape[1]
     return all(0 <= i < n for i, n in zip(idx, shape, strict=True))
 
 
