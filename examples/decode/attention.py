@@ -7,10 +7,10 @@ positions ``0 .. pos`` (``pos`` read on the device), for the ``group`` query hea
 chunk length grows with the position (``chunk_len``: at least ``CHUNK``, else the positions
 spread over all the slots), so that one grid (one CUDA graph) keeps every block busy at a
 long context and leaves all but the first chunk idle at a short one. Lane ``l`` holds the
-dimensions ``4l .. 4l + 3`` of each query head (``hdp <= 128``). Warp ``w`` takes the chunk's positions ``w, w + WARPS,
-...``, four in flight per iteration: each lane reads the four positions' 8-byte runs of K
-with one ``vec.load_runs`` (the loads in flight together), then those of V, the
-scores come from ``ss.warp.sum`` of the lanes' partial dot products, and each head keeps a
+dimensions ``4l .. 4l + 3`` of each query head (``hdp <= 128``). Warp ``w`` takes the
+chunk's positions ``w, w + WARPS, ...``, four in flight per iteration: each lane reads the
+four positions' 8-byte runs of K with one ``vec.load_runs`` (the loads in flight
+together), then those of V, the scores come from ``ss.warp.sum`` of the lanes' partial dot products, and each head keeps a
 running maximum, exp-sum and weighted V (flash-decoding's online softmax). The warps'
 states meet in a shared tile; the block writes its row of ``opart`` (each head's output
 normalized by the chunk's exp-sum) and of ``ml`` (the chunk's maximum and exp-sum per head),
@@ -46,7 +46,7 @@ CHUNK = 16 if ss.SIMULATOR else 32
 #: environment variable is for the benchmark's sweep.
 SLOTS = 2 if ss.SIMULATOR else int(os.environ.get("SIMTSAFE_DECODE_SLOTS", "32"))
 #: A chunk's length is a multiple of this: the warps' four positions in flight each.
-_CHUNK_STEP = 16
+_CHUNK_STEP = 4 * WARPS
 #: Query heads per KV head one launch takes.
 GMAX = 4
 #: Rows of the merge tile: 4 accumulator elements per head, then the maxima, then the sums.
@@ -63,7 +63,9 @@ _S0 = (NEG_INF, ZERO, ZERO, ZERO, ZERO, ZERO)
 @ss.device
 def chunk_len(p, slots):  # type: ignore[no-untyped-def]
     """Positions of a chunk when ``0 .. p`` spread over ``slots`` chunks: at least ``CHUNK``,
-    a multiple of ``_CHUNK_STEP``, and ``slots * chunk_len > p`` (every position in a slot)."""
+    a multiple of ``_CHUNK_STEP``, and ``slots * chunk_len > p`` (every position in a slot).
+    A grid of fewer blocks than KV heads has no whole slot: it counts as one."""
+    slots = max(slots, 1)
     per = (p + slots) // slots  # ceil((p + 1) / slots)
     per = (per + _CHUNK_STEP - 1) // _CHUNK_STEP * _CHUNK_STEP
     return max(per, CHUNK)

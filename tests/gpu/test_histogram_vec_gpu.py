@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from numba import cuda
 
+import simtsafe as ss
 from tests.coop_examples import example
 
 pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("gpu")]
@@ -42,8 +43,6 @@ def test_matches_bincount(kind: str, n: int) -> None:
 def test_a_view_off_the_16_byte_grid_is_refused_before_the_launch(shift: int) -> None:
     """The words are read in 16-byte runs: a view starting off a 16-byte boundary is refused at
     launch, naming the kernel, the input, the pointer and the fix; the counts stay untouched."""
-    import simtsafe as ss
-
     data = _data("uniform", 2**20 + 9).astype(np.uint8)
     ex = example("histogram_vec")
     counts = cuda.to_device(np.zeros(ex.NBINS, np.uint32))
