@@ -285,6 +285,20 @@ def profile_kernels(dec: Decoder, start: int, tok0: int, reps: int) -> list[dict
         g["us"] += t * 1e6
         if kind in _WEIGHT_ARG:
             g["weight_bytes"] += launch.args[_WEIGHT_ARG[kind]].nbytes
+    # The same launches inside the step's graph: each kind's launches captured alone, in
+    # order, as one graph (no host launch between them; the gap between graph nodes kept).
+    for kind, g in groups.items():
+        mine = [la for la in dec.launches if la.name.split(".", 1)[-1].split("[")[0] == kind]
+        dec.set_position(start)
+        dec.set_token(tok0)
+        try:
+            with ss.graph() as sub:
+                for launch in mine:
+                    launch()
+            g["graph_us"] = time_gpu(sub.replay, reps=reps, warmup=2) * 1e6
+            g["graph_us_per_launch"] = g["graph_us"] / len(mine)
+        except Exception as exc:  # a diagnostic: keep the launched-alone figures
+            g["graph_error"] = f"{type(exc).__name__}: {exc}"[:200]
     dec.set_position(start)
     out = list(groups.values())
     for g in out:
@@ -386,7 +400,8 @@ def bench_pair(
             for g in res["kernels"]:
                 rate = f", {g['weight_GBps']:.0f} GB/s of weights" if "weight_GBps" in g else ""
                 print(
-                    f"    {g['kernel']:16s} x{g['launches']:3d}: {g['us_per_launch']:8.2f} us each{rate}"
+                    f"    {g['kernel']:16s} x{g['launches']:3d}: {g['us_per_launch']:8.2f} us each"
+                    f" ({_fmt(g.get('graph_us_per_launch'), '.2f')} in a graph of them){rate}"
                 )
         except Exception as exc:  # a diagnostic: never the run's failure
             res["kernels_error"] = f"{type(exc).__name__}: {exc}"[:300]
@@ -491,15 +506,18 @@ def table(results: list[dict[str, Any]]) -> str:
             lines += [
                 "",
                 f"Device time per kernel kind, {r['config']} context {r['context']} (launched "
-                "alone, median of 20):",
+                "alone, median of 20; and the kind's launches of one step replayed as one graph "
+                "of them alone, median of 20):",
                 "",
-                "| kernel | launches/token | us each | us/token | GB/s of weights |",
-                "|---|---:|---:|---:|---:|",
+                "| kernel | launches/token | us each | us/token | GB/s of weights "
+                "| us each in a graph | us/token in a graph |",
+                "|---|---:|---:|---:|---:|---:|---:|",
             ]
             for g in r["kernels"]:
                 lines.append(
                     f"| {g['kernel']} | {g['launches']} | {g['us_per_launch']:.2f} | "
-                    f"{g['us']:.1f} | {_fmt(g.get('weight_GBps'), '.0f')} |"
+                    f"{g['us']:.1f} | {_fmt(g.get('weight_GBps'), '.0f')} | "
+                    f"{_fmt(g.get('graph_us_per_launch'), '.2f')} | {_fmt(g.get('graph_us'), '.1f')} |"
                 )
     lines += [
         "",

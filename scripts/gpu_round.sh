@@ -2,7 +2,7 @@
 # One device call of this round's measurements; every log and result file goes into one
 # tarball $OUT/round-NAME.tgz (the device tool brings back at most 8 files).
 #   scripts/gpu_round.sh NAME STEP...   STEPs: tests tests_decode slots attn latency gemv gemv_runs decode06 decode4b decode06_4096 decode4b_4096 gemm sgemm irregular hash scan
-#                                      primitives decode06_anchor
+#                                      primitives decode06_anchor pdl histogram
 set -uo pipefail
 NAME=$1; shift
 FINAL=${OUT:-benchmarks/results}
@@ -49,6 +49,8 @@ for s in "$@"; do
     hash) run 150 irregular_hash python3 benchmarks/irregular.py --parts hash,tsdf --reps 20; grep "^|" "$OUT/irregular_hash.log" ;;
     primitives) run 330 primitives python3 benchmarks/primitives.py; tail -16 "$OUT/primitives.log" ;;
     scan) run 200 primitives_scan python3 benchmarks/primitives.py --parts scan; grep -E "^\| scan" "$OUT/primitives_scan.log" ;;
+    pdl) run 90 pdl_probe python3 benchmarks/pdl_probe.py; grep -E "^\||copy|chain" "$OUT/pdl_probe.log" ;;
+    histogram) run 150 primitives_histogram python3 benchmarks/primitives.py --parts histogram; grep -E "^\| histogram" "$OUT/primitives_histogram.log" ;;
     decode06_4096)  # the anchor writes the 0.6b checkpoint at its first (only) context
       run 280 decode06_c4096 python3 benchmarks/decode.py --configs 0.6b --contexts 4096 --anchor .anchors/decode_anchor.py --tokens 64 --repeats 3 \
         --anchor-args "--variants eager,cuda_graph,compile --compile-modes reduce-overhead --compile-timeout 140 --deadline 240"
