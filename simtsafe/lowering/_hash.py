@@ -393,27 +393,16 @@ def _mix(builder: ir.IRBuilder, key: ir.Value) -> ir.Value:
     return builder.xor(h, builder.lshr(h, c(33)))
 
 
-def _probe(
-    context: Any,
-    builder: ir.IRBuilder,
-    arrty: Any,
-    arr: Any,
-    key: ir.Value,
-    insert: bool,
+def _lookup_probe(
+    context: Any, builder: ir.IRBuilder, arrty: Any, arr: Any, key: ir.Value
 ) -> tuple[ir.Value, ir.Value]:
-    """Linear probing for ``key`` (an iN of the key type): (outcome i8, slot i64).
+    """Linear probing for ``key`` in a read-only table: (outcome i8, slot i64).
 
-    ``insert``: claim an ``EMPTY`` slot with a compare-and-swap; otherwise (a
-    read-only table) an ``EMPTY`` slot ends the search: the key is absent.
-
-    The loop carries the slot alone and leaves by one test per probe: each
-    probe ends with ``seen``, the key the slot holds for the rest of the
-    launch as far as this call knows (the peek, or the compare-and-swap's old
-    value where the peek saw ``EMPTY``: ``EMPTY`` again only if the swap
-    succeeded). ``seen == key``: found; ``seen == EMPTY``: inserted (a
-    lookup: absent); another key: the next slot, until the probe is back at
-    the home slot (``capacity`` slots probed: failed). The outcome is
-    decided once, from the last ``seen``, after the loop.
+    The loop carries the slot alone and leaves by one test per probe: the key
+    (found) or ``EMPTY`` (absent); another key: the next slot, until the probe
+    is back at the home slot (``capacity`` slots probed: absent). The outcome
+    is decided once, after the loop. (No atomic in the loop, so ptxas sees no
+    spin loop here: no ``YIELD``; measured as fast as the raw twin's lookup.)
     """
     ary = make_array(arrty)(context, builder, arr)
     cap = cgutils.unpack_tuple(builder, ary.shape, 1)[0]
@@ -428,10 +417,9 @@ def _probe(
         home = builder.urem(_mix(builder, key), cap)
         slot = cgutils.alloca_once_value(builder, home)
         seen = cgutils.alloca_once_value(builder, empty)
-        body = builder.append_basic_block("ss.probe.body")
-        judge = builder.append_basic_block("ss.probe.judge")
-        nxt = builder.append_basic_block("ss.probe.next")
-        done = builder.append_basic_block("ss.probe.done")
+        body = builder.append_basic_block("ss.find.body")
+        nxt = builder.append_basic_block("ss.find.next")
+        done = builder.append_basic_block("ss.find.done")
         builder.branch(body)
 
         builder.position_at_end(body)
@@ -439,19 +427,8 @@ def _probe(
         ptr = cgutils.get_item_pointer2(
             context, builder, ary.data, [cap], [stride], arrty.layout, [s], wraparound=False
         )
-        cur = _peek(builder, ptr) if insert else builder.load(ptr)
-        builder.store(cur, seen)
-        if insert:
-            swap = builder.append_basic_block("ss.probe.cas")
-            builder.cbranch(builder.icmp_unsigned("==", cur, empty), swap, judge)
-            builder.position_at_end(swap)
-            # Invariant: a slot leaves EMPTY once, by the one swap that returns EMPTY.
-            pair = builder.cmpxchg(ptr, empty, key, "monotonic", "monotonic")
-            builder.store(builder.extract_value(pair, 0), seen)
-        builder.branch(judge)
-
-        builder.position_at_end(judge)
-        got = builder.load(seen)
+        got = builder.load(ptr)
+        builder.store(got, seen)
         stop = builder.or_(
             builder.icmp_unsigned("==", got, key), builder.icmp_unsigned("==", got, empty)
         )
@@ -464,19 +441,99 @@ def _probe(
         builder.cbranch(builder.icmp_unsigned("!=", step, home), body, done)
 
         builder.position_at_end(done)
-        got = builder.load(seen)
-        hit = builder.icmp_unsigned("==", got, key)
-        free = builder.icmp_unsigned("==", got, empty)
-        state = builder.select(
-            hit,
-            ir.Constant(_I8, _FOUND),
-            builder.select(
-                free, ir.Constant(_I8, _INSERTED if insert else _FAILED), ir.Constant(_I8, _FAILED)
-            ),
+        hit = builder.icmp_unsigned("==", builder.load(seen), key)
+        builder.store(
+            builder.select(hit, ir.Constant(_I8, _FOUND), ir.Constant(_I8, _FAILED)), outcome
         )
-        builder.store(state, outcome)
         builder.store(s, found_at)
     return builder.load(outcome), builder.load(found_at)
+
+
+def _insert_probe(
+    context: Any, builder: ir.IRBuilder, arrty: Any, arr: Any, key: ir.Value
+) -> tuple[ir.Value, ir.Value]:
+    """Linear probing for ``key`` (an iN of the key type), inserting: (outcome i8, slot i64).
+
+    The loop has the raw twin's shape (``benchmarks/irregular.py``,
+    ``examples/tsdf/raw.py``): it carries the slot and a count of the slots
+    left, and leaves the moment a probe decides -- the peek sees the key
+    (found), the compare-and-swap of an ``EMPTY`` slot returns ``EMPTY``
+    (inserted) or the key (found) -- each exit edge bringing its outcome as a
+    constant. Another key: the next slot, wrapping at ``capacity``, until
+    ``capacity`` slots are probed (failed). A counted loop, not one that ends
+    back at the home slot: with the atomic inside, ptxas takes a loop it cannot
+    count for a possible spin loop and puts a ``YIELD`` (a forward-progress
+    point) into every probe, which the raw twin's loop does not have
+    (tests/ptx/test_hash_probe_ptx.py).
+
+    The slot returned is the last one probed (``SENTINEL`` for the key
+    ``EMPTY`` or an empty table); it means something only with the outcome
+    ``_INSERTED`` or ``_FOUND``, which the callers select on.
+    """
+    ary = make_array(arrty)(context, builder, arr)
+    cap = cgutils.unpack_tuple(builder, ary.shape, 1)[0]
+    stride = cgutils.unpack_tuple(builder, ary.strides, 1)[0]
+    empty = ir.Constant(key.type, -1)
+    usable = builder.and_(
+        builder.icmp_unsigned("!=", key, empty), builder.icmp_unsigned("!=", cap, _c64(0))
+    )
+    entry = builder.block
+    pre = builder.append_basic_block("ss.probe.home")
+    body = builder.append_basic_block("ss.probe.body")
+    miss = builder.append_basic_block("ss.probe.miss")
+    swap = builder.append_basic_block("ss.probe.cas")
+    lost = builder.append_basic_block("ss.probe.lost")
+    nxt = builder.append_basic_block("ss.probe.next")
+    done = builder.append_basic_block("ss.probe.done")
+    builder.cbranch(usable, pre, done)
+
+    builder.position_at_end(pre)
+    home = builder.urem(_mix(builder, key), cap)
+    builder.branch(body)
+
+    builder.position_at_end(body)
+    s = builder.phi(_I64, name="ss.probe.slot")  # Invariant: s < cap (home = h % cap, wraps)
+    left = builder.phi(_I64, name="ss.probe.left")  # slots not yet probed, s included
+    s.add_incoming(home, pre)
+    left.add_incoming(cap, pre)
+    ptr = cgutils.get_item_pointer2(
+        context, builder, ary.data, [cap], [stride], arrty.layout, [s], wraparound=False
+    )
+    cur = _peek(builder, ptr)
+    builder.cbranch(builder.icmp_unsigned("==", cur, key), done, miss)
+
+    builder.position_at_end(miss)
+    builder.cbranch(builder.icmp_unsigned("==", cur, empty), swap, nxt)
+
+    builder.position_at_end(swap)
+    # Invariant: a slot leaves EMPTY once, by the one swap that returns EMPTY.
+    old = builder.extract_value(builder.cmpxchg(ptr, empty, key, "monotonic", "monotonic"), 0)
+    builder.cbranch(builder.icmp_unsigned("==", old, empty), done, lost)
+
+    builder.position_at_end(lost)  # another call swapped first: its key, perhaps ours
+    builder.cbranch(builder.icmp_unsigned("==", old, key), done, nxt)
+
+    builder.position_at_end(nxt)
+    step = builder.add(s, _c64(1))
+    step = builder.select(builder.icmp_unsigned("==", step, cap), _c64(0), step)
+    rest = builder.sub(left, _c64(1))
+    s.add_incoming(step, nxt)
+    left.add_incoming(rest, nxt)
+    builder.cbranch(builder.icmp_unsigned("!=", rest, _c64(0)), body, done)
+
+    builder.position_at_end(done)
+    outcome = builder.phi(_I8, name="ss.probe.outcome")
+    slot = builder.phi(_I64, name="ss.probe.at")
+    for state, at, block in (
+        (_FAILED, _c64(SENTINEL), entry),  # the key EMPTY, or an empty table
+        (_FOUND, s, body),  # the peek saw the key
+        (_INSERTED, s, swap),  # this call's swap filled the slot
+        (_FOUND, s, lost),  # another call's swap put the key there
+        (_FAILED, s, nxt),  # capacity slots probed: the table is full
+    ):
+        outcome.add_incoming(ir.Constant(_I8, state), block)
+        slot.add_incoming(at, block)
+    return outcome, slot
 
 
 def _c64(v: int) -> ir.Constant:
@@ -511,8 +568,8 @@ def _table_key(
 def _lower_insert(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
     tty, kty = sig.args
     arr = _arr(context, builder, tty, args[0])
-    outcome, slot = _probe(
-        context, builder, tty.arr_type, arr, _table_key(context, builder, tty, kty, args[1]), True
+    outcome, slot = _insert_probe(
+        context, builder, tty.arr_type, arr, _table_key(context, builder, tty, kty, args[1])
     )
     _count_failure(context, builder, tty, args[0], outcome)
     won = builder.icmp_unsigned("==", outcome, ir.Constant(_I8, _INSERTED))
@@ -525,8 +582,8 @@ def _lower_insert(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> A
 def _lower_insert_or_find(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
     tty, kty = sig.args
     arr = _arr(context, builder, tty, args[0])
-    outcome, slot = _probe(
-        context, builder, tty.arr_type, arr, _table_key(context, builder, tty, kty, args[1]), True
+    outcome, slot = _insert_probe(
+        context, builder, tty.arr_type, arr, _table_key(context, builder, tty, kty, args[1])
     )
     _count_failure(context, builder, tty, args[0], outcome)
     failed = builder.icmp_unsigned("==", outcome, ir.Constant(_I8, _FAILED))
@@ -605,7 +662,7 @@ def _find(typingctx: Any, keys: Any, key: Any) -> Any:
 
     def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
         k = context.cast(builder, args[1], key, keys.dtype)
-        outcome, slot = _probe(context, builder, keys, args[0], k, False)
+        outcome, slot = _lookup_probe(context, builder, keys, args[0], k)
         found = builder.icmp_unsigned("==", outcome, ir.Constant(_I8, _FOUND))
         return _make_witness(context, builder, wty, [builder.select(found, slot, _c64(SENTINEL))])
 

@@ -109,12 +109,17 @@ REFUSED: dict[str, tuple[str, str]] = {
             "w = thread.index_1d()\ns = keys.insert(np.uint32(7))\nvals[s] = 1.0\n"
             "if s.index < 10:\n    ss.block.sync()  # BAD"
         ),
-        # The witness is valid only where this thread's compare-and-swap won.
-        "depends on the result of an atomic",
+        # The witness is valid only where this thread's compare-and-swap won (the source
+        # check names the atomic; the compiled form the branch on the swap's result that
+        # picks the probe's exit).
+        "control flow here is thread-dependent",
     ),
     "barrier-steered-by-insert-or-find": (
         source("i = keys.insert_or_find(np.uint32(7))\nif i > 3:\n    ss.block.sync()  # BAD"),
-        "a value computed in a loop that threads leave at different iterations",
+        # The source-level check (the simulator) names the probe loop's exit; the compiled
+        # form, where the probe leaves by one of several exits (its outcome a phi of
+        # them), names the branch that picked the exit. Both refuse the barrier.
+        "control flow here is thread-dependent",
     ),
 }
 
