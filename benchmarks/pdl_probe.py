@@ -77,7 +77,7 @@ def main() -> None:
     dev = cp.cuda.Device()
     sms = dev.attributes["MultiProcessorCount"]
     fn = cp.RawModule(code=SRC, options=("-std=c++17",)).get_function("stream")
-    func = drv.CUfunction(int(fn.ptr))
+    func = drv.CUfunction(int(fn.kernel.ptr))
     sizes = [int(31.5 * MB), 21 * MB, int(99.6 * MB), int(49.8 * MB)]
     bufs = [cp.random.randint(0, 2**31, s // 4, dtype=cp.int32) for s in sizes]
     outs = [cp.zeros(sms * 64, cp.float32) for _ in range(2)]

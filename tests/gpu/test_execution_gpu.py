@@ -78,6 +78,13 @@ def test_two_streams_stale_without_ordering_right_with_it(ordering: str) -> None
     cuda.synchronize()
     produce = scale.prepare(grid=GRID, block=128, stream=s1)
     consume = scale.prepare(grid=GRID, block=128, stream=s2)
+    # compiled and checked before the spin starts: otherwise, on a busy host, the spin can
+    # end before the producer is enqueued and the 'off' case reads b after all (seen with
+    # the GPU suite run 12 processes wide on an H200)
+    x, y = _filled(0), _filled(0)
+    produce(y, x, np.float32(1))
+    consume(x, y, np.float32(1))
+    cuda.synchronize()
     with ss.unsafe("SAFETY: the 'off' case demonstrates the race simtsafe prevents"):
         settings = ss.configure(ordering=ordering)
     with settings:
