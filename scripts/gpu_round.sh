@@ -2,7 +2,7 @@
 # One device call of this round's measurements; every log and result file goes into one
 # tarball $OUT/round-NAME.tgz (the device tool brings back at most 8 files).
 #   scripts/gpu_round.sh NAME STEP...   STEPs: tests tests_decode slots attn latency gemv gemv_runs decode06 decode4b decode06_4096 decode4b_4096 gemm sgemm irregular hash scan
-#                                      primitives decode06_anchor pdl histogram direct
+#                                      primitives decode06_anchor pdl histogram
 set -uo pipefail
 NAME=$1; shift
 FINAL=${OUT:-benchmarks/results}
@@ -49,16 +49,6 @@ for s in "$@"; do
     hash) run 150 irregular_hash python3 benchmarks/irregular.py --parts hash,tsdf --reps 20; grep "^|" "$OUT/irregular_hash.log" ;;
     primitives) run 330 primitives python3 benchmarks/primitives.py; tail -16 "$OUT/primitives.log" ;;
     scan) run 200 primitives_scan python3 benchmarks/primitives.py --parts scan; grep -E "^\| scan" "$OUT/primitives_scan.log" ;;
-    direct)  # the GEMVs' input staged in shared memory (default) or read directly, 4b at context 0
-      export SIMTSAFE_DECODE_INPUT=direct; run 150 pytest_direct python3 -m pytest -n 8 -q -p no:cacheprovider -p no:benchmark tests/examples/test_decode.py
-      grep -E "FAILED|ERROR|passed|failed" "$OUT/pytest_direct.log" | tail -6
-      unset SIMTSAFE_DECODE_INPUT; run 170 decode4b_staged python3 benchmarks/decode.py --configs 4b --contexts 0 --skip-anchor --tokens 32 --repeats 3
-      grep -E "simtsafe graph|us each" "$OUT/decode4b_staged.log"
-      for bps in 3 2; do
-        export SIMTSAFE_DECODE_INPUT=direct SIMTSAFE_DECODE_BPS=$bps; run 170 decode4b_direct_bps$bps python3 benchmarks/decode.py --configs 4b --contexts 0 --skip-anchor --tokens 32 --repeats 3
-        grep -E "simtsafe graph|us each" "$OUT/decode4b_direct_bps$bps.log"; done
-      export SIMTSAFE_DECODE_BPS=2; run 130 decode06_direct python3 benchmarks/decode.py --configs 0.6b --contexts 0 --skip-anchor --tokens 32 --repeats 3 --ref-steps 4
-      grep -E "simtsafe graph|us each|numpy reference" "$OUT/decode06_direct.log"; unset SIMTSAFE_DECODE_INPUT SIMTSAFE_DECODE_BPS ;;
     pdl) run 90 pdl_probe python3 benchmarks/pdl_probe.py; grep -E "^\||copy|chain" "$OUT/pdl_probe.log" ;;
     histogram) run 150 primitives_histogram python3 benchmarks/primitives.py --parts histogram; grep -E "^\| histogram" "$OUT/primitives_histogram.log" ;;
     decode06_4096)  # the anchor writes the 0.6b checkpoint at its first (only) context

@@ -43,9 +43,8 @@ NO_INDEX = np.int32(2**31 - 1)
 BLOCK = 64 if ss.SIMULATOR else 256
 #: Output rows per warp.
 ROWS = 2
-#: Blocks of BLOCK threads resident per multiprocessor the registers are bounded for (the
-#: environment variable is for the benchmark's sweep).
-BLOCKS_PER_SM = int(os.environ.get("SIMTSAFE_DECODE_BPS", "3"))
+#: Blocks of BLOCK threads resident per multiprocessor the registers are bounded for.
+BLOCKS_PER_SM = 3
 #: Bytes of the staged input: up to 12288 float32 (the intermediate size of the shapes here
 #: is at most 9728).
 MAX_STAGED = 49152
@@ -396,217 +395,6 @@ def lm_head(
     bidx[lb] = first
 
 
-# ---------------------------------------------------------------- input read directly
-# The same GEMVs without the staged input: each lane reads the input's runs it needs from
-# global memory (``vec.load_runs``; the block's warps read the same runs, so all but the
-# first read hit L1), and an RMSNorm's sum of squares comes from the runs each warp read,
-# added up with the row sums after the main loop. No barrier before the main loop: a block
-# streams its weights from its first instruction (SIMTSAFE_DECODE_INPUT=direct).
-
-
-@ss.device
-def _normed_run(x, nw, j):  # type: ignore[no-untyped-def]
-    """``x[8j : 8j + 8] * nw[8j : 8j + 8]`` as two runs of 4, and the squares of that run of
-    ``x`` summed (elements past the end read 0)."""
-    x0, x1 = ss.vec.load_runs(x, (2 * j, 2 * j + 1), 4)
-    n0, n1 = ss.vec.load_runs(nw, (2 * j, 2 * j + 1), 4)
-    h0 = (x0[0] * n0[0], x0[1] * n0[1], x0[2] * n0[2], x0[3] * n0[3])
-    h1 = (x1[0] * n1[0], x1[1] * n1[1], x1[2] * n1[2], x1[3] * n1[3])
-    sq = (x0[0] * x0[0] + x0[1] * x0[1] + x0[2] * x0[2] + x0[3] * x0[3]) + (
-        x1[0] * x1[0] + x1[1] * x1[1] + x1[2] * x1[2] + x1[3] * x1[3]
-    )
-    return h0, h1, sq
-
-
-@ss.device
-def _normed_pair_dot(a, b, x, nw, j):  # type: ignore[no-untyped-def]
-    h0, h1, sq = _normed_run(x, nw, j)
-    return _dot(a, h0, h1), _dot(b, h0, h1), sq
-
-
-@ss.device
-def _normed_batch_dot(bt, x, nw, j, step):  # type: ignore[no-untyped-def]
-    """``_pair_batch_dot`` with the input normed on the way: two rows' sums and the squares."""
-    a0, b0, s0 = _normed_pair_dot(bt[0], bt[RUNS], x, nw, j)
-    a1, b1, s1 = _normed_pair_dot(bt[1], bt[RUNS + 1], x, nw, j + step)
-    if RUNS == 4:
-        a2, b2, s2 = _normed_pair_dot(bt[2], bt[6], x, nw, j + 2 * step)
-        a3, b3, s3 = _normed_pair_dot(bt[3], bt[7], x, nw, j + 3 * step)
-        return (a0 + a1) + (a2 + a3), (b0 + b1) + (b2 + b3), (s0 + s1) + (s2 + s3)
-    return a0 + a1, b0 + b1, s0 + s1
-
-
-@ss.device
-def _normed_two_rows(w, ra, x, nw, j, step, first):  # type: ignore[no-untyped-def]
-    """``_two_rows`` over ``x * nw`` read directly, and the warp's sum of squares of x."""
-    nv = (w.shape[1] + 7) // 8
-    acc_a, acc_b, acc_s = _normed_batch_dot(first, x, nw, j, step)
-    j += RUNS * step
-    while j < nv:
-        b = _pair_batch(w, ra, j, step)
-        da, db, ds = _normed_batch_dot(b, x, nw, j, step)
-        acc_a += da
-        acc_b += db
-        acc_s += ds
-        j += RUNS * step
-    return ss.warp.sum(acc_a), ss.warp.sum(acc_b), ss.warp.sum(acc_s)
-
-
-@ss.device
-def _normed_quad_dot(b, x, nw, j, step):  # type: ignore[no-untyped-def]
-    """``_quad_batch_dot`` with the input normed on the way: the four rows' partial sums
-    and the squares of the input's runs."""
-    h0, h1, s = _normed_run(x, nw, j)
-    if RUNS == 4:
-        g0, g1, s2 = _normed_run(x, nw, j + step)
-        return (
-            _dot(b[0], h0, h1) + _dot(b[1], g0, g1),
-            _dot(b[2], h0, h1) + _dot(b[3], g0, g1),
-            _dot(b[4], h0, h1) + _dot(b[5], g0, g1),
-            _dot(b[6], h0, h1) + _dot(b[7], g0, g1),
-        ), s + s2
-    return (_dot(b[0], h0, h1), _dot(b[1], h0, h1), _dot(b[2], h0, h1), _dot(b[3], h0, h1)), s
-
-
-@ss.device
-def _normed_four_rows(w, rows, x, nw, j, step, first):  # type: ignore[no-untyped-def]
-    """``_four_rows`` over ``x * nw`` read directly, and the lane's sum of squares of x."""
-    nv = (w.shape[1] + 7) // 8
-    d, acc_s = _normed_quad_dot(first, x, nw, j, step)
-    acc_a, acc_b, acc_c, acc_d = d
-    j += RUNS // 2 * step
-    while j < nv:
-        b = _quad_batch(w, rows, j, step)
-        d, ds = _normed_quad_dot(b, x, nw, j, step)
-        acc_a += d[0]
-        acc_b += d[1]
-        acc_c += d[2]
-        acc_d += d[3]
-        acc_s += ds
-        j += RUNS // 2 * step
-    return acc_a, acc_b, acc_c, acc_d, acc_s
-
-
-def gemv_norm_direct(
-    y: DisjointSlice[np.float32, BlockRow],
-    w: In2D[BF16],
-    x: In[np.float32],
-    nw: In[np.float32],
-    eps: np.float32,
-    split: int,
-) -> None:
-    """``gemv_norm`` with the input read directly (no staging, no barrier before the
-    loop); the sum of squares of ``x`` from the runs the pair's warps read."""
-    r, j, step, first = _first_batch(w, y.shape[1], split)
-    pairs = y.shape[1] // 2
-    a, b, sq = _normed_two_rows(w, r, x, nw, j, step, first)
-    pa = ss.shared.tile(BLOCK, np.float32)
-    pb = ss.shared.tile(BLOCK, np.float32)
-    ps = ss.shared.tile(BLOCK, np.float32)
-    li = thread.local_index()
-    pa[li] = a
-    pb[li] = b
-    ps[li] = sq
-    ss.block.sync()
-    for wr in thread.block_row(y):
-        scale = _rms_scale(_gather(ps, ps, wr.col, pairs, split), x.size, eps)
-        y[wr] = _gather(pa, pb, wr.col, pairs, split) * scale
-
-
-def gemv_swiglu_direct(
-    y: DisjointSlice[np.float32, BlockRow],
-    w: In2D[BF16],
-    x: In[np.float32],
-    nw: In[np.float32],
-    eps: np.float32,
-    split: int,
-) -> None:
-    """``gemv_swiglu`` with the input read directly, as ``gemv_norm_direct``."""
-    n = y.shape[0] * y.shape[1]
-    r, j, step = _lane_runs(y.shape[1], split)
-    rows = (r, r + 1, n + r, n + r + 1)  # gate pair, up pair
-    first = _quad_batch(w, rows, j, step)
-    g0, g1, u0, u1, sq = _normed_four_rows(w, rows, x, nw, j, step, first)
-    pg0 = ss.shared.tile(BLOCK, np.float32)
-    pg1 = ss.shared.tile(BLOCK, np.float32)
-    pu0 = ss.shared.tile(BLOCK, np.float32)
-    pu1 = ss.shared.tile(BLOCK, np.float32)
-    ps = ss.shared.tile(BLOCK, np.float32)
-    li = thread.local_index()
-    pg0[li] = ss.warp.sum(g0)
-    pg1[li] = ss.warp.sum(g1)
-    pu0[li] = ss.warp.sum(u0)
-    pu1[li] = ss.warp.sum(u1)
-    ps[li] = ss.warp.sum(sq)
-    ss.block.sync()
-    pairs = y.shape[1] // 2
-    for wr in thread.block_row(y):
-        scale = _rms_scale(_gather(ps, ps, wr.col, pairs, split), x.size, eps)
-        gate = _gather(pg0, pg1, wr.col, pairs, split) * scale
-        up = _gather(pu0, pu1, wr.col, pairs, split) * scale
-        y[wr] = _silu_mul(gate, up)
-
-
-def gemv_residual_direct(
-    y: DisjointSlice[np.float32, BlockRow],
-    w: In2D[BF16],
-    v: In[np.float32],
-    res: In2D[np.float32],
-    split: int,
-) -> None:
-    """``gemv_residual`` with ``v`` read directly."""
-    r, j, step, first = _first_batch(w, y.shape[1], split)
-    pairs = y.shape[1] // 2
-    a, b = _two_rows(w, r, v, j, step, first)
-    pa = ss.shared.tile(BLOCK, np.float32)
-    pb = ss.shared.tile(BLOCK, np.float32)
-    li = thread.local_index()
-    pa[li] = a
-    pb[li] = b
-    ss.block.sync()
-    for wr in thread.block_row(y):
-        y[wr] = res[wr] + _gather(pa, pb, wr.col, pairs, split)
-
-
-def lm_head_direct(
-    logits: DisjointSlice[np.float32, BlockRow],
-    bval: DisjointSlice[np.float32, PerBlock],
-    bidx: DisjointSlice[np.int32, PerBlock],
-    w: In2D[BF16],
-    x: In[np.float32],
-    nw: In[np.float32],
-    eps: np.float32,
-    split: int,
-) -> None:
-    """``lm_head`` with the input read directly, as ``gemv_norm_direct``."""
-    r, j, step, first = _first_batch(w, logits.shape[1], split)
-    pairs = logits.shape[1] // 2
-    a, b, sq = _normed_two_rows(w, r, x, nw, j, step, first)
-    pa = ss.shared.tile(BLOCK, np.float32)
-    pb = ss.shared.tile(BLOCK, np.float32)
-    ps = ss.shared.tile(BLOCK, np.float32)
-    li = thread.local_index()
-    pa[li] = a
-    pb[li] = b
-    ps[li] = sq
-    ss.block.sync()
-    best = NEG_INF
-    row = NO_INDEX
-    for wr in thread.block_row(logits):
-        scale = _rms_scale(_gather(ps, ps, wr.col, pairs, split), x.size, eps)
-        v = _gather(pa, pb, wr.col, pairs, split) * scale
-        logits[wr] = v
-        i = cuda.blockIdx.x * logits.shape[1] + wr.col
-        if i < w.shape[0] and v > best:
-            best = v
-            row = np.int32(i)
-    m = ss.block.max(best)
-    first = ss.block.min(row if best == m else NO_INDEX)
-    lb = thread.block_leader()
-    bval[lb] = m
-    bidx[lb] = first
-
-
 #: Gate rows, then as many up rows.
 _REQ_SWIGLU = [*_REQ_NORM[:2], *_REQ_SPLIT, "w.shape[0] == 2 * y.shape[0] * y.shape[1]"]
 _REQ_RESIDUAL = [
@@ -633,32 +421,15 @@ _BODIES = {
     "residual": (gemv_residual, "y", _REQ_RESIDUAL),
     "lm_head": (lm_head, "logits", _REQ_HEAD),
 }
-_DIRECT_BODIES = {
-    "norm": (gemv_norm_direct, "y", _REQ_NORM),
-    "swiglu": (gemv_swiglu_direct, "y", _REQ_SWIGLU),
-    "residual": (gemv_residual_direct, "y", _REQ_RESIDUAL),
-    "lm_head": (lm_head_direct, "logits", _REQ_HEAD),
-}
-#: How the GEMVs read their input: "staged" (in shared memory) or "direct" (from global
-#: memory, no barrier before the main loop). The environment variable is for the sweep.
-INPUT = os.environ.get("SIMTSAFE_DECODE_INPUT", "staged")
-if INPUT not in ("staged", "direct"):
-    raise ValueError(f"SIMTSAFE_DECODE_INPUT must be staged or direct, got {INPUT!r}")
 
 
-def variants(blocks_per_sm: int, direct: bool = INPUT == "direct") -> dict[str, Any]:
+def variants(blocks_per_sm: int) -> dict[str, Any]:
     """The four kernels with their registers bounded for ``blocks_per_sm`` resident blocks
     (benchmarks/decode_gemv.py sweeps it; the module's names take ``BLOCKS_PER_SM``)."""
-    bodies = _DIRECT_BODIES if direct else _BODIES
     return {
         kind: ss.kernel(contract=_contract(covers, requires, blocks_per_sm))(body)
-        for kind, (body, covers, requires) in bodies.items()
+        for kind, (body, covers, requires) in _BODIES.items()
     }
-
-
-def staged_bytes(n_in: int) -> int:
-    """Dynamic shared memory a GEMV over an input of ``n_in`` takes."""
-    return 0 if INPUT == "direct" else 4 * n_in
 
 
 _DEFAULT = variants(BLOCKS_PER_SM)

@@ -196,7 +196,7 @@ class Decoder:
                     "lm_head": G.lm_head,
                 }[kind]
                 view = y.reshape(-1, per)
-                launch = prep(kernel, G.grid(rows, split), G.BLOCK, G.staged_bytes(n_in))
+                launch = prep(kernel, G.grid(rows, split), G.BLOCK, 4 * n_in)
                 return launch, (view, *args, split)
             kernel = {
                 "norm": K.gemv_norm_thread,
