@@ -18,10 +18,11 @@ rows are other schedules, measured beside the current ones before one
 replaces them. For the scan: other parameters of the library's schedule
 (``_scan_kernels._make_scan_staged``: threads x runs per tile, register caps,
 ``SCAN_STAGED``), the previous schedule (``variant raw, old schedule``: the
-figures in results/primitives.md before issue 20's tuning), and
-``_make_scan_warp`` (the look-back by one warp with the runs in registers,
-``SCAN_CANDIDATES``); for the histogram, ``histogram_vec_x4`` (four 16-byte
-runs in flight per step, Tier 1).
+figures in results/primitives.md before issue 20's tuning; also its
+persistent variant); the look-back by one warp with the runs in registers
+(``candidate raw, warp look-back`` in results/primitives_scan_h100.md) was
+measured there and removed. For the histogram, ``histogram_vec_x4`` (four
+16-byte runs in flight per step, Tier 1).
 
 Timing as benchmarks/coop.py: CUDA events around a batch of calls, after
 warm-up; before each batch a one-thread kernel keeps the GPU busy while the
@@ -363,13 +364,6 @@ SCAN_STAGED: list[dict[str, int]] = [
     {"threads": 128, "runs": 16},
     {"threads": 256, "runs": 4, "max_registers": 48},
 ]
-#: Schedules with the runs held in registers (``sk._make_scan_warp``: the look-back by one warp
-#: as the library's, no shared tile), to tell the staging's share from the look-back's:
-#: 256 x 4 uses 64 registers (4 blocks/SM), 128 x 8 uses 93 (5 blocks/SM) (ptxas 13.0, sm_90).
-SCAN_CANDIDATES: list[dict[str, int]] = [
-    {"threads": 256, "runs": 4},
-    {"threads": 128, "runs": 8},
-]
 #: Persistent variants of the old schedule (blocks per SM, max_registers); measured at
 #: 32-34% of the copy ceiling (benchmarks/results/primitives.md), so only one is kept.
 SCAN_PERSISTENT: list[tuple[int, int | None]] = [(4, None)]
@@ -455,11 +449,6 @@ def bench_scan(b: Bench, log2n: int, dtype: type) -> None:
             f", max_registers={regs}" if regs else ""
         )
         b.run(prim, label, raw_of(None, schedule=old), nbytes=nbytes, batch=10)
-    # The look-back by one warp with the runs in registers (sk._make_scan_warp).
-    for cfg in SCAN_CANDIDATES:
-        label = "candidate raw, warp look-back, " + ", ".join(f"{k} {v}" for k, v in cfg.items())
-        schedule = sk._make_scan_warp(dt, **cfg)
-        b.run(prim, label, raw_of(None, schedule=schedule), nbytes=nbytes, batch=10)
     for per_sm, regs in SCAN_PERSISTENT:
         options = {} if regs is None else {"max_registers": regs}
         variant = sk._make_scan(dt, persistent=True, **options)

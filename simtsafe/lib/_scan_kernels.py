@@ -35,7 +35,7 @@ separate words with fences: not built.
 The scratch (``status`` zeroed for the tiles of the launch, ``ctl[0] = 0``) is reset by
 ``reset_scratch`` on the same stream before every scan (``simtsafe.lib._scan``).
 
-Other schedules, kept for benchmarks/primitives.py to measure beside the library's:
+Another schedule, kept for benchmarks/primitives.py to measure beside the library's:
 
 - ``_make_scan`` (the library's until issue 20's tuning; ``OLD_TILE = 256 x 16``): each
   lane loads four 16-byte runs into registers, the look-back by threads 0..31 with
@@ -43,7 +43,10 @@ Other schedules, kept for benchmarks/primitives.py to measure beside the library
   whose blocks take tile after tile, each taking its next tile number while it works on the
   current one. Waits still end: a block finishes its current tile, which waits only for
   smaller numbers, before it starts the next.
-- ``_make_scan_warp``: the runs in registers, the look-back by one warp (as the library's).
+
+A third, the runs in registers with the look-back by one warp (as the library's), measured
+87.4% / 92.8% of the copy ceiling for int32 on an H100 (256 x 4 / 128 x 8;
+benchmarks/results/primitives_scan_h100.md) and was removed.
 """
 
 from functools import cache
@@ -283,176 +286,6 @@ class Schedule(NamedTuple):
     shared: int  # dynamic shared memory bytes
 
 
-def _make_scan_warp(
-    dt: np.dtype[Any],
-    *,
-    threads: int = 256,
-    runs: int = 4,
-    backoff: int = 0,
-    **options: Any,
-) -> Schedule:
-    """The single-pass scan with a warp-only look-back: candidate schedules (benchmarks).
-
-    The same tile walk as ``_make_scan`` (a tile number from the counter, warp-striped
-    16-byte runs, run sums scanned per warp, the warps' totals by ``block.scan``), with:
-
-    - ``runs`` 16-byte runs per lane (``4 * runs`` elements per thread; ``_make_scan``
-      has 4), held in a thread-private array that the compiler keeps in registers
-      (constant indices; tests/ptx checks that no local memory is used), and ``threads``
-      per block: a tile is ``threads * runs * 4`` elements;
-    - the look-back done by the last warp alone (its lane 31 holds the tile's
-      aggregate): the 32 status words read at once, ``warp.max`` and ``warp.sum`` in
-      place of the block-wide reductions, so a retry costs no block barrier; the
-      exclusive prefix reaches the other warps through one shared word and one
-      ``block.sync()``;
-    - a retry reads again only the words that had nothing published (``INVALID``): a
-      published word is final or only changes from a tile's aggregate to its prefix, and
-      each read is an atomic read-modify-write, which the L2 serializes with every other
-      access to the word, so a spinning warp no longer hammers its 32 predecessors;
-    - ``backoff`` nanoseconds of ``nanosleep`` before a retry (0: none).
-
-    The waits end for the reasons ``_make_scan`` gives (tile numbers in start order).
-    """
-    DT = dt.type  # noqa: N806 - the element type, a constructor
-    DTYPE = dt  # noqa: N806 - for shared-array declarations
-    if threads % 32 or not 64 <= threads <= 1024 or runs < 1:
-        raise ValueError(f"threads {threads} (a multiple of 32, 64..1024), runs {runs} (>= 1)")
-    BLK = threads  # noqa: N806 - compile-time constants
-    RNS = runs  # noqa: N806
-    ITEMS = runs * RUN  # noqa: N806 - elements per thread
-    TL = threads * ITEMS  # noqa: N806 - elements per tile
-    LAST = threads - 1  # noqa: N806 - the look-back warp's lane 31
-    LOOKER = threads // 32 - 1  # noqa: N806 - the look-back warp
-    BACKOFF = backoff  # noqa: N806
-    requires = [
-        "out.size == x.size",
-        "ctl.size >= 1",
-        f"status.size * {TL} >= x.size",
-        f"grid.x * {TL} >= x.size",
-    ]
-
-    @kernel(
-        contract=LaunchContract(domain=1, block=BLK, dynamic_shared=BLK * 4, requires=requires),
-        **options,
-    )
-    def scan_tiles_warp(
-        out: DisjointSlice[DT],  # type: ignore[valid-type]  # the factory's element type
-        x: In[DT],  # type: ignore[valid-type]
-        status: DisjointSlice[np.uint64],
-        ctl: DisjointSlice[np.int32],
-    ) -> None:
-        tid = cuda.threadIdx.x
-        lane = tid % 32
-        wid = tid // 32
-        taken = np.int32(0)
-        with unsafe(
-            "SAFETY: thread 0 of each block alone adds 1 to ctl[0] (ctl.size >= 1 by the "
-            "contract) and keeps the old value: an atomic, so the blocks get the tile numbers "
-            "0, 1, 2, ... once each, in the order they reach this line"
-        ):
-            if tid == 0:
-                taken = cuda.atomic.add(ctl.unchecked, 0, 1)
-        tile: Any = block.broadcast(taken)
-        limit = min((x.size + TL - 1) // TL, status.size)
-        # Tiles past the data or the status words, or below 0 (a counter that did not start at
-        # 0: the contract cannot require its value): nothing to do.
-        if tile >= 0 and tile < limit:
-            # 1. runs r, r + 32, ... of the warp's chunk: each load instruction of a warp
-            #    reads 512 bytes in a row.
-            r = tile * (BLK * RNS) + wid * (32 * RNS) + lane
-            v = cuda.local.array(ITEMS, DTYPE)
-            for j in range(RNS):
-                t: tuple[Any, ...] = load_run(x, r + 32 * j)
-                v[4 * j] = t[0]
-                v[4 * j + 1] = t[1]
-                v[4 * j + 2] = t[2]
-                v[4 * j + 3] = t[3]
-            # 2. pre[j]: the sum of the warp's chunk before run j of this lane.
-            pre = cuda.local.array(RNS, DTYPE)
-            wsum = DT(0)
-            for j in range(RNS):
-                s = DT(DT(v[4 * j] + v[4 * j + 1]) + DT(v[4 * j + 2] + v[4 * j + 3]))
-                pre[j] = DT(wsum + DT(warp.scan(s) - s))
-                wsum = DT(wsum + warp.sum(s))
-            upto = block.scan(wsum if lane == 0 else DT(0))  # warps 0..wid; the tile's in LAST
-            excl = DT(0)
-            with unsafe(
-                "SAFETY: vals and bits are the same dynamic shared memory (the contract's "
-                "block * 4 bytes, one 4-byte slot per thread); thread t writes and reads only "
-                "slot t. The look-back warp (the last) reads status words j = end - 32 + lane "
-                "< tile <= status.size, each with an atomic (a relaxed read that sees each "
-                "64-bit word whole; two atomics never race); j < 0 stands for a prefix of 0 "
-                "before tile 0. "
-                "Thread LAST alone writes status[tile] (0 <= tile < status.size, checked above; no "
-                "other block has this tile number), each time with one 64-bit atomic exchange: "
-                "flag and value are one word, readers see both or neither. Thread LAST alone "
-                "writes xs[0] before the barrier below; every thread reads it after."
-            ):
-                vals = cuda.shared.array(0, DTYPE)
-                bits = cuda.shared.array(0, U32)
-                xs = cuda.shared.array(1, DTYPE)
-                if (
-                    warp.broadcast(wid) == LOOKER
-                ):  # (a warp collective: warp-uniform to the analysis)
-                    # 3. Publish the aggregate (tile 0: its inclusive prefix).
-                    if tid == LAST:
-                        vals[tid] = upto
-                        flag = AGGREGATE if tile > 0 else PREFIX
-                        word = (np.uint64(flag) << np.uint64(32)) | np.uint64(bits[tid])
-                        cuda.atomic.exch(status.unchecked, tile, word)
-                    # 4. Look back, 32 tiles at a time, this warp alone.
-                    end = tile
-                    word = np.uint64(0)
-                    again = True  # this lane's word is read (again): new window, or unpublished
-                    while end > 0:
-                        j = end - WINDOW + lane
-                        if again:
-                            word = np.uint64(PREFIX) << np.uint64(32)
-                            if j >= 0:
-                                word = cuda.atomic.or_(status.unchecked, j, np.uint64(0))
-                        state = word >> np.uint64(32)
-                        again = state == INVALID
-                        bits[tid] = np.uint32(word & np.uint64(LOW))
-                        val = vals[tid]
-                        key = 0  # 0: an aggregate; 2k+1: a prefix at lane k; 2k+2: nothing yet
-                        if state == PREFIX:
-                            key = 2 * lane + 1
-                        elif state == INVALID:
-                            key = 2 * lane + 2
-                        top = warp.max(key)
-                        if top == 0 or top % 2 == 1:  # nothing missing above the nearest prefix
-                            first = (top - 1) // 2 if top > 0 else 0
-                            excl = DT(excl + warp.sum(val if lane >= first else DT(0)))
-                            if top > 0:
-                                break  # reached an inclusive prefix
-                            end -= WINDOW
-                            again = True
-                        elif BACKOFF > 0:
-                            cuda.nanosleep(BACKOFF)
-                    # 5. Publish the inclusive prefix; hand the exclusive one to the block.
-                    if tid == LAST:
-                        xs[0] = excl
-                        if tile > 0:
-                            vals[tid] = DT(excl + upto)
-                            word = (np.uint64(PREFIX) << np.uint64(32)) | np.uint64(bits[tid])
-                            cuda.atomic.exch(status.unchecked, tile, word)
-            block.sync()
-            with unsafe("SAFETY: xs[0] was written by thread LAST before the barrier above"):
-                excl = xs[0]
-            # 6. This lane's runs: the tile's prefix + the warp's + the run's in the warp.
-            base = DT(excl + DT(upto - wsum))
-            with unsafe("SAFETY: out.unchecked is passed to store_run, whose reason applies"):
-                for j in range(RNS):
-                    store_run(
-                        out.unchecked,
-                        r + 32 * j,
-                        DT(base + pre[j]),
-                        (v[4 * j], v[4 * j + 1], v[4 * j + 2], v[4 * j + 3]),
-                    )
-
-    return Schedule(scan_tiles_warp, threads, TL, threads * 4)
-
-
 def _make_scan_staged(
     dt: np.dtype[Any], *, threads: int = 256, runs: int = 8, **options: Any
 ) -> Schedule:
@@ -472,9 +305,13 @@ def _make_scan_staged(
        (``ld.shared.v4``, no bank conflict) and keeps only, per run, the sum of the warp's
        chunk before it (``warp.scan``, ``warp.sum``); the warps' totals by ``block.scan``;
     4. the last warp publishes the tile's aggregate (lane 31), looks back 32 tiles at a time
-       and publishes the inclusive prefix, as ``_make_scan_warp`` (no block barrier per
-       retry, only unpublished words read again); the exclusive prefix reaches the other
-       warps through one shared word and a barrier;
+       and publishes the inclusive prefix: the 32 status words read at once, ``warp.max``
+       and ``warp.sum`` in place of block-wide reductions (no block barrier per retry), a
+       retry reading again only the words that had nothing published (a published word is
+       final or only changes from a tile's aggregate to its prefix; each read is an atomic
+       read-modify-write, which the L2 serializes with every other access to the word, so
+       a spinning warp does not hammer its 32 predecessors); the exclusive prefix
+       reaches the other warps through one shared word and a barrier;
     5. each lane reads its runs from the shared tile again and writes the running sums
        (``st.global.v4`` per run when ``out`` is 16-byte aligned).
 

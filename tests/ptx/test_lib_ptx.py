@@ -97,21 +97,25 @@ def test_every_unsafe_region_states_a_reason() -> None:
         assert region.reason.startswith("SAFETY: ") and len(region.reason) > 60, region
 
 
-#: (schedule options, 16-byte runs per lane): the candidates benchmarks/primitives.py measures.
-SCHEDULES = [({"threads": 256, "runs": 4}, 4), ({"threads": 128, "runs": 8}, 8)]
+#: Other parameters of the library's schedule, as benchmarks/primitives.py builds them.
+STAGED = [{"threads": 256, "runs": 4}, {"threads": 128, "runs": 8}]
 
 
-@pytest.mark.parametrize(("cfg", "runs"), SCHEDULES, ids=str)
-def test_warp_lookback_schedules_keep_runs_in_registers(cfg: dict[str, int], runs: int) -> None:
-    """The candidate schedules: one 16-byte load and store per run, the thread-private array
-    of runs in registers (no local memory), the protocol's atomics."""
-    s = sk._make_scan_warp(np.dtype(np.float32), **cfg)
+@pytest.mark.parametrize("cfg", STAGED, ids=str)
+def test_staged_variants_copy_and_write_16_byte_runs(cfg: dict[str, int]) -> None:
+    """Other threads x runs of the staged schedule: one 16-byte copy loop, each run read from
+    the shared tile twice and written once as 16 bytes, nothing in local memory, the
+    protocol's atomics and no fence."""
+    s = sk._make_scan_staged(np.dtype(np.float32), **cfg)
     ptx = s.kernel.ptx(cc=CC)
     body = ptx.split(".entry", 1)[1]
+    runs = cfg["runs"]
     assert f".reqntid {cfg['threads']}, 1, 1" in ptx
-    assert _count(body, r"^\s*ld\.global\.v4\.") == runs
+    assert _count(body, r"cp\.async\.") == 2  # the copy (in the fill loop) and wait_all
+    assert _count(body, r"^\s*ld\.shared\.v4\.") == 2 * runs
     assert _count(body, r"^\s*st\.global\.v4\.") == runs
-    assert "ld.local" not in body and "st.local" not in body
+    assert _count(body, r"^\s*ld\.global\.v") == 0
+    assert ".local" not in body
     assert _count(body, r"atom\.global\.add\.u32") == 1
     assert _count(body, r"atom\.global\.exch\.b64") == 2
     assert _count(body, r"atom\.global\.or\.b64") == 1
@@ -128,8 +132,8 @@ def test_old_schedule_reads_and_writes_16_byte_runs() -> None:
     assert "cp.async" not in body
 
 
-def test_warp_lookback_schedule_passes_the_gate() -> None:
-    s = sk._make_scan_warp(np.dtype(np.int32), threads=128, runs=8)
+def test_staged_variant_passes_the_gate() -> None:
+    s = sk._make_scan_staged(np.dtype(np.int32), threads=128, runs=8)
     assert ss.check_kernel(s.kernel) == []
     for region in s.kernel.unsafe_regions:
         assert region.reason.startswith("SAFETY: ") and len(region.reason) > 60, region
