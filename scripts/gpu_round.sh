@@ -2,7 +2,7 @@
 # One device call of this round's measurements; every log and result file goes into one
 # tarball $OUT/round-NAME.tgz (the device tool brings back at most 8 files).
 #   scripts/gpu_round.sh NAME STEP...   STEPs: tests tests_decode slots attn latency gemv gemv_runs decode06 decode4b decode06_4096 decode4b_4096 gemm sgemm irregular hash scan
-#                                      primitives decode06_anchor pdl histogram
+#                                      primitives decode06_anchor pdl histogram ncu attn_warps
 set -uo pipefail
 NAME=$1; shift
 FINAL=${OUT:-benchmarks/results}
@@ -49,6 +49,18 @@ for s in "$@"; do
     hash) run 150 irregular_hash python3 benchmarks/irregular.py --parts hash,tsdf --reps 20; grep "^|" "$OUT/irregular_hash.log" ;;
     primitives) run 330 primitives python3 benchmarks/primitives.py; tail -16 "$OUT/primitives.log" ;;
     scan) run 200 primitives_scan python3 benchmarks/primitives.py --parts scan; grep -E "^\| scan" "$OUT/primitives_scan.log" ;;
+    ncu)  # Nsight Compute on the 4b step's small kernels and GEMVs, where the image has it
+      { command -v ncu nsys; nvidia-smi -q | grep -iE "product name|clocks" | head -4; } >"$OUT/tools.log" 2>&1; cat "$OUT/tools.log"
+      if command -v ncu >/dev/null; then
+        run 400 ncu_decode4b ncu -k 'regex:attention|qk_rope|gemv_norm|gemv_residual' --launch-skip 60 --launch-count 8 \
+          --section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats --section SchedulerStats \
+          python3 benchmarks/decode.py --configs 4b --contexts 0 --skip-anchor --tokens 4 --repeats 1 --ref-steps 0
+        grep -E "attention|qk_rope|gemv_|Duration|Memory Throughput|Achieved Occupancy|Stall|Warp Cycles Per Issued" "$OUT/ncu_decode4b.log" | head -120
+      fi ;;
+    attn_warps)  # the attention's warps per block, 4b at context 0 (the in-graph profile)
+      for aw in 4 8; do export SIMTSAFE_DECODE_ATTN_WARPS=$aw
+        run 170 decode4b_attn_warps$aw python3 benchmarks/decode.py --configs 4b --contexts 0 --skip-anchor --tokens 32 --repeats 3
+        grep -E "simtsafe graph|attention|qk_rope" "$OUT/decode4b_attn_warps$aw.log"; done; unset SIMTSAFE_DECODE_ATTN_WARPS ;;
     pdl) run 90 pdl_probe python3 benchmarks/pdl_probe.py; grep -E "^\||copy|chain" "$OUT/pdl_probe.log" ;;
     histogram) run 150 primitives_histogram python3 benchmarks/primitives.py --parts histogram; grep -E "^\| histogram" "$OUT/primitives_histogram.log" ;;
     decode06_4096)  # the anchor writes the 0.6b checkpoint at its first (only) context

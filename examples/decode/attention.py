@@ -37,8 +37,8 @@ F32 = np.float32
 ZERO = F32(0.0)
 NEG_INF = F32(-np.inf)
 
-#: Warps per block.
-WARPS = 4
+#: Warps per block (the environment variable is for the benchmark's sweep).
+WARPS = int(os.environ.get("SIMTSAFE_DECODE_ATTN_WARPS", "4"))
 #: The least positions a block takes (a chunk at a short context).
 CHUNK = 16 if ss.SIMULATOR else 32
 #: Chunk slots of the grid (``Decoder`` takes at most this many): blocks per KV head. The
