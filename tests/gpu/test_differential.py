@@ -15,6 +15,7 @@ it by the contract.
 from __future__ import annotations
 
 import collections
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -123,7 +124,10 @@ def test_prepare_agrees_with_the_driver(kernel: ss.Kernel, grid, block, shmem) -
     )
 
 
-def test_report_counts() -> None:
-    """Prints the agreement counts (run last in this module)."""
+@pytest.fixture(scope="module", autouse=True)
+def _report_counts() -> Iterator[None]:
+    """Prints the agreement counts when the module's tests in this process are done (with
+    pytest-xdist a test of its own could run in a process where no example ran; Hypothesis
+    already fails a property whose examples are all filtered out)."""
+    yield
     print("\ndifferential counts (prepare/driver):", dict(sorted(COUNTS.items())))
-    assert sum(COUNTS.values()) > 0
