@@ -121,6 +121,40 @@ REFUSED: dict[str, tuple[str, str]] = {
         # them), names the branch that picked the exit. Both refuse the barrier.
         "control flow here is thread-dependent",
     ),
+    # Attack round on the counted probe (5c96bb3): each insert result reaching a barrier
+    # through a loop's exit, a flag carried over iterations, or a trip count.
+    "barrier-in-a-loop-left-on-an-insert": (
+        source(
+            "for i in range(4):\n    s = keys.insert(np.uint32(7 + i))\n"
+            "    if s.in_bounds(vals):\n        break\n    ss.block.sync()  # BAD"
+        ),
+        "control flow here is thread-dependent",
+    ),
+    "barrier-in-a-loop-left-when-an-insert-fails": (
+        source(
+            "for i in range(4):\n    ss.block.sync()  # BAD\n"
+            "    j = keys.insert_or_find(np.uint32(i))\n    if j < 0:\n        break"
+        ),
+        "control flow here is thread-dependent",
+    ),
+    "barrier-steered-by-a-flag-of-inserts": (
+        source(
+            "done = False\nfor i in range(4):\n    s = keys.insert(np.uint32(i))\n"
+            "    done = done or s.in_bounds(vals)\nif done:\n    ss.block.sync()  # BAD"
+        ),
+        "control flow here is thread-dependent",
+    ),
+    "barrier-trip-count-from-insert-or-find": (
+        source(
+            "i = keys.insert_or_find(np.uint32(7))\nfor j in range(i):\n    ss.block.sync()  # BAD"
+        ),
+        "control flow here is thread-dependent",
+    ),
+    "witness-broadcast-to-the-warp": (
+        source(_in_loop("s = keys.insert(q[w])\nt = ss.warp.broadcast(s)  # BAD\nvals[t] = x[w]")),
+        "warp.broadcast(v) takes a number (an int, float or bool scalar); got "
+        "ThreadIndex[Inserted[keys]]",
+    ),
 }
 
 #: case -> accepted twin (inserts every key of q into keys with its value from x)
@@ -141,6 +175,28 @@ ACCEPTED: dict[str, str] = {
             "s = keys.insert(q[w])\nvals[s] = x[w]\ni = keys.insert_or_find(q[w])\n"
             "o[w] = np.float32(i)"
         )
+    ),
+    # Twins of the attack round's refusals: the barrier is reached by every thread.
+    "barrier-after-a-loop-left-on-an-insert": source(
+        _in_loop(
+            "for i in range(4):\n    s = keys.insert(q[w])\n    if s.in_bounds(vals):\n"
+            "        vals[s] = x[w]\n        break"
+        )
+        + "ss.block.sync()"
+    ),
+    "barrier-outside-a-flag-of-inserts": source(
+        "w = thread.index_1d()\ndone = False\nfor i in range(4):\n"
+        "    if not done and w.in_bounds(q):\n        s = keys.insert(q[w])\n"
+        "        vals[s] = x[w]\n        done = s.in_bounds(vals)\n    ss.block.sync()"
+    ),
+    "barrier-trip-count-from-a-block-max-of-slots": source(
+        "w = thread.index_1d()\ni = -1\nif w.in_bounds(q):\n    s = keys.insert(q[w])\n"
+        "    vals[s] = x[w]\n    i = keys.insert_or_find(q[w])\nt = ss.block.max(i)\n"
+        "for j in range(t % 3):\n    ss.block.sync()"
+    ),
+    "warp-broadcast-of-a-value": source(
+        "w = thread.index_1d()\nm = ss.warp.broadcast(np.float32(1))\nif w.in_bounds(q):\n"
+        "    s = keys.insert(q[w])\n    vals[s] = x[w] * m"
     ),
     "collective-after-the-insert": source(
         "w = thread.index_1d()\nif w.in_bounds(q):\n    s = keys.insert(q[w])\n"

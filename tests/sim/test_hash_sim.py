@@ -292,3 +292,61 @@ def test_a_failure_counter_from_zero_counts_the_failed_insert(tables: Any) -> No
     assert ss.insert_result(d_keys, d_nf) == ss.InsertResult(occupied=1, failed=1)
     with pytest.raises(ss.CapacityExceeded, match="1 inserts into the hash table failed"):
         ss.inserted(d_keys, d_nf)
+
+
+# --------------------------------------------------------------- one writer per value slot
+
+_TWICE = """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=(32, 1, 1), tables={
+    "keys": {"values": ["vals"], "failed": "nf"}}))
+def k(keys: ss.HashTable[np.uint32], vals: ss.HashValues[np.int64], nf: ss.Counter,
+      q: In[np.uint32]) -> None:
+    for w in thread.grid_stride(q):
+        s = keys.insert(q[w])
+        vals[s] = vals[s] + w.index + 1  # read, then write: a second writer would race
+        again = keys.insert(q[w])  # the same key by the same call: found, an invalid witness
+        vals[again] = -1000
+"""
+
+
+@pytest.mark.parametrize(
+    ("cap", "q"),
+    [
+        (8, [7] * 64),  # one key by every thread
+        (1, [7] * 64),  # ... into one slot
+        (1, [7, 8] * 32),  # two keys, one slot: every call of the second key fails
+        (0, [7, 8, 9]),  # no slot: every insert fails
+        (4, [0xFFFFFFFF, 5, 0xFFFFFFFF]),  # the EMPTY key
+        (16, list(range(16)) * 4),  # load factor 1.0, each key 4 times
+        (16, list(range(17))),  # one key past capacity
+    ],
+)
+def test_one_writer_per_value_slot_and_every_failure_counted(
+    tmp_path: Path, cap: int, q: list[int]
+) -> None:
+    # Attack round on the counted probe (5c96bb3): against a sequential model, every
+    # slot's value is one inserting call's (never a sum, never the second insert's), and
+    # each failed call is counted (both inserts of a failing key fail).
+    mod = load_kernel_module(tmp_path, _TWICE)
+    keys_in = np.array(q, np.uint32)
+    d_keys, d_nf = ss.empty_keys(cap, np.uint32), ss.counter()
+    d_vals = cuda.to_device(np.zeros(cap, np.int64))
+    prep = mod.k.prepare(grid=2, block=32)
+    args = (d_keys, d_vals, d_nf, cuda.to_device(keys_in))
+    assert ss.sim.check(prep, *args).ok
+    prep(*args)
+    stored: set[int] = set()
+    failed = 0
+    for key in q:  # the model: any order of the calls stores the same keys
+        if key == EMPTY32 or (key not in stored and len(stored) == cap):
+            failed += 1
+        else:
+            stored.add(key)
+    r = ss.insert_result(d_keys, d_nf)
+    assert (r.occupied, r.failed) == (len(stored), 2 * failed)
+    keys, vals = d_keys.copy_to_host(), d_vals.copy_to_host()
+    for slot in range(cap):
+        if keys[slot] == EMPTY32:
+            assert vals[slot] == 0
+        else:
+            assert keys_in[vals[slot] - 1] == keys[slot]  # one call's w.index + 1
