@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["basic_blocks", "innermost_loop", "loads_per_block"]
+__all__ = ["basic_blocks", "innermost_loop", "loads_per_block", "loop_span"]
 
 
 def basic_blocks(ptx: str) -> list[list[str]]:
@@ -26,12 +26,10 @@ def loads_per_block(ptx: str, pattern: str) -> list[int]:
     return [sum(bool(re.match(pattern, i)) for i in b) for b in basic_blocks(ptx)]
 
 
-def innermost_loop(ptx: str, pattern: str) -> list[str]:
-    """The instructions of the innermost loop around the instruction matching ``pattern``.
-
-    The loop is the shortest span from a label ``L`` above the instruction to a branch
-    back to ``L`` below it (the kernel's first match of ``pattern``); labels, comments and
-    inline-assembly markers are left out.
+def loop_span(ptx: str, pattern: str) -> tuple[list[str], set[str]]:
+    """The lines of the innermost loop around the instruction matching ``pattern`` (the
+    kernel's first match), as ``innermost_loop`` finds it, and the labels inside it: the
+    shortest span from a label ``L`` above the instruction to a branch back to ``L`` below.
     """
     lines = [line.strip() for line in ptx.split(".entry", 1)[1].splitlines()]
     at = next(n for n, line in enumerate(lines) if re.match(pattern, line))
@@ -44,8 +42,16 @@ def innermost_loop(ptx: str, pattern: str) -> list[str]:
             best = (start, n)
     if best is None:
         raise ValueError(f"no loop around {pattern!r}")
+    span = lines[best[0] : best[1] + 1]
+    return span, {m.group(1) for line in span if (m := re.match(r"^(\$L\w+):", line))}
+
+
+def innermost_loop(ptx: str, pattern: str) -> list[str]:
+    """The instructions of the innermost loop around the instruction matching ``pattern``
+    (``loop_span``); labels, comments and inline-assembly markers are left out."""
+    span, _ = loop_span(ptx, pattern)
     return [
         line
-        for line in lines[best[0] : best[1] + 1]
+        for line in span
         if line and not line.startswith("//") and not re.match(r"^\$L\w+:", line)
     ]

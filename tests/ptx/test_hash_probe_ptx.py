@@ -23,7 +23,7 @@ import pytest
 from numba import cuda
 
 from simtsafe.lowering._compat import assume_compute_capability
-from tests.ptx.ptx_text import innermost_loop
+from tests.ptx.ptx_text import innermost_loop, loop_span
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -70,22 +70,6 @@ def test_the_probe_loop_is_the_raw_twins(name: str) -> None:
     assert len(safe) <= len(raw), "\n".join(safe)
 
 
-def _loop_span(ptx: str, pattern: str) -> tuple[list[str], set[str]]:
-    """The innermost loop around ``pattern`` (as ``innermost_loop``) and the labels inside it."""
-    lines = [line.strip() for line in ptx.split(".entry", 1)[1].splitlines()]
-    at = next(n for n, line in enumerate(lines) if re.match(pattern, line))
-    labels = {m.group(1): n for n, line in enumerate(lines) if (m := re.match(r"^(\$L\w+):", line))}
-    best: tuple[int, int] | None = None
-    for n in range(at + 1, len(lines)):
-        m = re.search(r"\bbra(?:\.uni)?\s+(\$L\w+);", lines[n])
-        start = labels.get(m.group(1), len(lines)) if m else len(lines)
-        if start < at and (best is None or n - start < best[1] - best[0]):
-            best = (start, n)
-    assert best is not None
-    span = lines[best[0] : best[1] + 1]
-    return span, {m.group(1) for line in span if (m := re.match(r"^(\$L\w+):", line))}
-
-
 def _exits(span: list[str], inside: set[str]) -> int:
     """Branches from the loop to a label outside it (the back edge excluded)."""
     targets = (re.search(r"\bbra(?:\.uni)?\s+(\$L\w+);", line) for line in span[:-1])
@@ -102,8 +86,8 @@ def test_the_probe_loop_is_counted_and_leaves_where_it_decides(name: str) -> Non
     # range() does, and leaves at each decision: the peek's hit, the swap won, the swap
     # lost to the same key.
     safe_ptx, raw_ptx = _ptx(name)
-    safe, inside = _loop_span(safe_ptx, _CAS)
-    raw, raw_inside = _loop_span(raw_ptx, _CAS)
+    safe, inside = loop_span(safe_ptx, _CAS)
+    raw, raw_inside = loop_span(raw_ptx, _CAS)
     assert _exits(safe, inside) >= 3
     assert _exits(safe, inside) >= _exits(raw, raw_inside)
     back = re.match(r"^@(%p\d+)\s+bra(?:\.uni)?\s+\$L\w+;", safe[-1])
