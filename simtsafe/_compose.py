@@ -244,6 +244,7 @@ class Kernel(KernelDeclaration, Generic[P]):
             first_line=node.lineno,
             last_line=node.end_lineno or node.lineno,
             unsafe=tuple(regions),
+            block=self.contract.block if self.contract is not None else None,
             inputs=tuple(
                 (
                     p.name,

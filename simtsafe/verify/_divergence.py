@@ -11,7 +11,10 @@ threads). A value's level is the join of
 
 * its *sources*: kernel arguments and ``ntid``/``nctaid`` are GRID;
   ``ctaid`` is BLOCK; ``tid``, ``laneid``, clocks, any other special
-  register, results of atomics, inline assembly and unknown calls are THREAD;
+  register, results of atomics, inline assembly and unknown calls are THREAD,
+  except the thread's warp within its block where the contract's exact block
+  makes it so (``warp_index``): ``tid.x >> k`` (k >= 5), ``tid.y``, ``tid.z``
+  are WARP;
   a load is THREAD unless it reads memory nothing writes during the launch
   at an address of a lower level: constant memory, or an input's data that
   no store, atomic or unknown code can reach, read at a constant offset the
@@ -35,7 +38,9 @@ thread of S reaches it, or none does.
 
 from __future__ import annotations
 
+import math
 import re
+import struct
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -56,10 +61,13 @@ __all__ = [
     "callee_scope",
     "convergent_scope",
     "pointer_roots",
+    "warp_uniform_axes",
     "written_by",
 ]
 
 GRID, BLOCK, WARP, THREAD = 0, 1, 2, 3
+#: A block shape (x, y, z).
+Dim3 = tuple[int, int, int]
 LEVEL_NAMES = ("grid-uniform", "block-uniform", "warp-uniform", "thread-dependent")
 #: ``coalesced``: the participants are the lanes that make the call together, by
 #: construction (``activemask``: an append buffer's aggregated claim), so any control
@@ -292,13 +300,182 @@ def pointer_roots(form: FunctionForm) -> Callable[[str], frozenset[str]]:
 # --------------------------------------------------------------------------- levels
 
 
-def _sreg_level(name: str) -> int:
+def _sreg_level(name: str, block: Dim3 | None = None) -> int:
     reg = name[len(_SREG) :]
     if reg.startswith(_GRID_SREGS):
         return GRID
     if reg.startswith(_BLOCK_SREGS):
         return BLOCK
+    if reg in ("tid.y", "tid.z") and reg[-1] in warp_uniform_axes(block):
+        return WARP
     return THREAD  # tid, laneid, warpid, lanemask, clocks, smid...
+
+
+# --------------------------------------------------------------------------- warp index
+
+
+def warp_uniform_axes(block: Dim3 | None) -> str:
+    """The axes ``a`` for which ``tid.a // 32`` (``"x"``) or ``tid.a`` itself (``"y"``,
+    ``"z"``) is the same in every lane of a warp, in every launch with ``block``.
+
+    A warp is 32 consecutive linear thread ids, ``x + bx * (y + by * z)``, starting at
+    a multiple of 32. With ``bx % 32 == 0`` each warp lies inside one row: one ``y`` and
+    ``z``, and ``x`` runs over ``[32 q, 32 q + 32)``, so ``x >> k`` (k >= 5) is one
+    value. With ``by * bz == 1`` the linear id is ``x`` itself: the same. With
+    ``bx * by % 32 == 0`` each warp lies inside one ``z`` plane. Without an exact
+    block (``None``) nothing is known: ``""``.
+    """
+    if block is None:
+        return ""
+    bx, by, bz = block
+    axes = ""
+    if bx % 32 == 0 or by * bz == 1:
+        axes += "x"
+    if bx % 32 == 0:
+        axes += "y"
+    if bx * by % 32 == 0:
+        axes += "z"
+    return axes
+
+
+_LOCAL_RE = r"(%[-\w.$]+|%\"[^\"]+\")"
+_INT_BINOP_RE = re.compile(
+    r"^(?:lshr|ashr|udiv|sdiv|and|add|sub)\s+(?:(?:exact|nuw|nsw|disjoint)\s+)*i(\d+)\s+"
+    + _LOCAL_RE
+    + r",\s*(-?\d+)$"
+)
+_ICMP_RE = re.compile(r"^icmp\s+(?:samesign\s+)?([a-z]+)\s+i(\d+)\s+" + _LOCAL_RE + r",\s*(-?\d+)$")
+_FP_BINOP_RE = re.compile(
+    r"^(?:fmul|fdiv)\s+(?:[a-z]+\s+)*(?:float|double)\s+" + _LOCAL_RE + r",\s*(\S+)$"
+)
+
+
+def _body(ins: Instr) -> str:
+    """The instruction's text after ``%r = `` and before its metadata."""
+    text = ins.text.partition(" = ")[2] if ins.result is not None else ins.text
+    return text.split(", !", 1)[0].strip()
+
+
+def _fp_constant(text: str) -> float | None:
+    try:
+        if text.startswith("0x") and len(text) == 18:  # a double's bits, as LLVM prints them
+            return float(struct.unpack(">d", bytes.fromhex(text[2:]))[0])
+        return float(text)
+    except ValueError:
+        return None
+
+
+class WarpIndex:
+    """Values the same in every lane of a warp because they are ``tid.x`` over 32 or more.
+
+    Only where ``"x"`` is in ``warp_uniform_axes(block)``: within a warp ``tid.x`` then
+    lies in one *aligned run* ``[32 q, 32 q + 32)``. ``tid.x`` is in ``[0, bx)`` with
+    ``bx <= 1024`` (no device allows more).
+
+    * *Copies* of ``tid.x`` (``copy``): ``tid.x`` through ``zext``, ``sext`` and ``trunc``
+      to 16 bits or more, each of which keeps a value in ``[0, 1024)``: non-negative.
+    * *Aligned* values (``aligned``): copies, and an aligned value through ``zext``,
+      ``sext``, ``trunc`` (to 5 bits or more) or ``add``/``sub`` of a constant multiple of
+      32. Within a warp they lie in one aligned run of the type's values, read unsigned
+      or signed alike (2**w and 2**(w-1) are multiples of 32, so no run straddles a wrap
+      or the sign change).
+
+    One value in every lane of the warp (``warp_uniform``):
+
+    * ``lshr``/``ashr`` of an aligned value by a constant k with 5 <= k < width,
+      ``udiv`` by a constant 2**k (k >= 5): the run's common high bits;
+      ``sdiv`` of a copy by 2**k (k >= 5): on a non-negative value it is ``udiv``;
+    * ``and`` of an aligned value with a constant whose low 5 bits are 0;
+    * ``icmp`` of an aligned value with a constant that does not split a run:
+      ``ult``/``uge``/``slt``/``sge`` K with K % 32 == 0, ``ule``/``ugt``/``sle``/``sgt``
+      K with (K + 1) % 32 == 0 (what LLVM makes of ``tid.x // 32 == c``);
+    * ``fptosi``/``fptoui`` of ``fmul X, 2**-k`` or ``fdiv X, 2**k`` (k >= 5), where X
+      is ``uitofp``/``sitofp`` of a copy into ``float`` or ``double``: X is ``tid.x``
+      exactly (< 2**24), scaling by a power of two is exact, and truncating a
+      non-negative number is ``tid.x >> k`` (``int(threadIdx.x / 32)``).
+    """
+
+    def __init__(self, defs: Mapping[str, Instr], block: Dim3 | None) -> None:
+        self.defs = defs
+        self.on = "x" in warp_uniform_axes(block)
+
+    def _walk(self, name: str, shifts: bool) -> bool:
+        for _depth in range(16):
+            ins = self.defs.get(name)
+            if ins is None or (ins.opcode != "call" and len(ins.operands) != 1):
+                return False
+            op = ins.opcode
+            if op == "call":
+                return ins.callee == _SREG + "tid.x" and not ins.operands
+            if op == "trunc":
+                to = _body(ins).rpartition(" to ")[2]
+                least = 5 if shifts else 16
+                if not (to.startswith("i") and to[1:].isdigit() and int(to[1:]) >= least):
+                    return False
+            elif op in ("add", "sub") and shifts:
+                m = _INT_BINOP_RE.match(_body(ins))
+                if m is None or m.group(2) != ins.operands[0] or int(m.group(3)) % 32:
+                    return False
+            elif op not in ("zext", "sext"):
+                return False
+            name = ins.operands[0]
+        return False
+
+    def copy(self, name: str) -> bool:
+        return self._walk(name, shifts=False)
+
+    def aligned(self, name: str) -> bool:
+        return self._walk(name, shifts=True)
+
+    def warp_uniform(self, ins: Instr) -> bool:
+        if not self.on or len(ins.operands) != 1:
+            return False
+        op = ins.opcode
+        if op in ("lshr", "ashr", "udiv", "sdiv", "and"):
+            m = _INT_BINOP_RE.match(_body(ins))
+            if m is None or m.group(2) != ins.operands[0]:
+                return False
+            width, c = int(m.group(1)), int(m.group(3))
+            if op == "sdiv":
+                return c >= 32 and c & (c - 1) == 0 and self.copy(m.group(2))
+            if not self.aligned(m.group(2)):
+                return False
+            if op in ("lshr", "ashr"):
+                return 5 <= c < width
+            if op == "and":
+                return c & 31 == 0
+            return c >= 32 and c & (c - 1) == 0
+        if op == "icmp":
+            m = _ICMP_RE.match(_body(ins))
+            if m is None or m.group(3) != ins.operands[0] or not self.aligned(m.group(3)):
+                return False
+            pred, k = m.group(1), int(m.group(4))
+            if pred in ("ult", "uge", "slt", "sge"):
+                return k % 32 == 0
+            return pred in ("ule", "ugt", "sle", "sgt") and (k + 1) % 32 == 0
+        if op in ("fptosi", "fptoui"):
+            scaled = self.defs.get(ins.operands[0])
+            if scaled is None or scaled.opcode not in ("fmul", "fdiv"):
+                return False
+            m = _FP_BINOP_RE.match(_body(scaled))
+            if m is None or len(scaled.operands) != 1 or m.group(1) != scaled.operands[0]:
+                return False
+            c = _fp_constant(m.group(2))
+            if c is None or c <= 0:
+                return False
+            scale = c if scaled.opcode == "fdiv" else 1 / c
+            k = math.frexp(scale)[1] - 1
+            if scale != 2.0**k or k < 5:
+                return False
+            conv = self.defs.get(m.group(1))
+            return (
+                conv is not None
+                and conv.opcode in ("uitofp", "sitofp")
+                and len(conv.operands) == 1
+                and _body(conv).rpartition(" to ")[2] in ("float", "double")
+                and self.copy(conv.operands[0])
+            )
+        return False
 
 
 #: Sizes in bytes of the scalar types a proven-in-range read may load.
@@ -362,8 +539,10 @@ class _Solver:
         graph: Graph,
         trust_memory: bool = True,
         readable: Mapping[str, InputInfo] | None = None,
+        block: Dim3 | None = None,
     ) -> None:
         self.trust_memory = trust_memory
+        self.block = block
         self.d = Divergence(form, graph)
         d = self.d
         d.readable = dict(readable or {})
@@ -375,6 +554,7 @@ class _Solver:
                     d.def_block[ins.result] = b.name
         self.prov, written = _provenance(form)
         self.ranges = Ranges(form, graph, d.defs, d.def_block, d.readable)
+        self.warp_index = WarpIndex(d.defs, block)
         # Constant memory (address space 4): nothing writes it during a launch, wherever
         # a read in it lands. Any other memory is trusted only where a read is proven in
         # range (``in_range``): out of range, a read may land in an array being written.
@@ -437,6 +617,10 @@ class _Solver:
             return self.call_level(ins, block)
         if op in ("atomicrmw", "cmpxchg"):
             return THREAD, Reason("atomic", ins)
+        if self.warp_index.warp_uniform(ins):
+            # a pure function of tid.x alone (no phi on the way): its level is WARP
+            # wherever tid.x was read
+            return WARP, Reason("warp-id", ins)
         lv, why = GRID, None
         for operand in ins.operands:
             vl, vwhy = self.use_level(operand, block)
@@ -529,8 +713,9 @@ class _Solver:
                 return args, why
             return declared, Reason("collective", ins)
         if name.startswith(_SREG):
-            lv = _sreg_level(name)
-            return lv, (Reason("thread-id" if lv == THREAD else "block-id", ins) if lv else None)
+            lv = _sreg_level(name, self.block)
+            kind = {BLOCK: "block-id", WARP: "warp-id", THREAD: "thread-id"}.get(lv)
+            return lv, (Reason(kind, ins) if kind else None)
         if name.startswith(("__ss.nvvm.ldg", "__ss.nvvm.ldu")):
             ptr = ins.pointers[-1] if ins.pointers else None
             roots = self.prov.get(ptr, frozenset()) if ptr else frozenset()
@@ -606,6 +791,7 @@ def analyze(
     *,
     trust_memory: bool = True,
     readable: Mapping[str, InputInfo] | None = None,
+    block: Dim3 | None = None,
 ) -> Divergence:
     """Levels of every value and block of ``form``.
 
@@ -618,10 +804,13 @@ def analyze(
             unchecked store there may land in any array, so no load is uniform.
         readable: the inputs whose reads may be trusted, by data pointer
             (``"%a.4"``). Without an entry, no read of a parameter is uniform.
+        block: the exact block shape every launch has (the contract's ``block``,
+            which ``prepare`` enforces), or None: what makes the thread's warp
+            within its block warp-uniform (``warp_uniform_axes``).
     """
     succs = {b.name: b.terminator.targets for b in form.blocks}
     graph = Graph.build(form.blocks[0].name, succs)
-    solver = _Solver(form, graph, trust_memory, readable)
+    solver = _Solver(form, graph, trust_memory, readable, block)
     solver.site_purity = dict(site_purity or {})
     if graph.irreducible:  # not produced from Python source; refuse to guess
         d = solver.d

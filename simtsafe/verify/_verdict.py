@@ -66,6 +66,8 @@ class SourceInfo:
     #: (name, element size, elements the contract guarantees, scalar parameters it
     #: keeps at most the input's size) of every 1D input
     inputs: tuple[tuple[str, int, int, tuple[str, ...]], ...] = ()
+    #: the contract's exact block (every checked launch has it), or None
+    block: tuple[int, int, int] | None = None
 
     def readable(self, form: FunctionForm) -> dict[str, InputInfo]:
         """The inputs by data pointer in ``form`` (Numba passes an array ``a`` as ``%a.0`` ...
@@ -253,6 +255,8 @@ class _Explainer:
             )
         words = {
             "thread-id": "the thread's index (threadIdx, a lane id, a witness)",
+            "warp-id": "the thread's warp within its block (threadIdx.x // 32, or threadIdx.y "
+            "or .z where the block's rows are whole warps), the same in a warp only",
             "block-id": "blockIdx",
             "load": "a value loaded from memory (written during the launch, or at a "
             "thread-dependent address)",
@@ -285,7 +289,13 @@ def check_sites(
         SafetyError: ``rule="uniformity"``, at the collective's line, naming the
             line of the branch (or early exit) that makes control flow divergent.
     """
-    d = analyze(form, site_purity, trust_memory=not info.unsafe, readable=info.readable(form))
+    d = analyze(
+        form,
+        site_purity,
+        trust_memory=not info.unsafe,
+        readable=info.readable(form),
+        block=info.block,
+    )
     loc = _Locator(d, info)
     sites: dict[int, list[tuple[str, Instr]]] = {}
     raw_barriers: list[tuple[str, Instr]] = []
@@ -499,7 +509,9 @@ def _raise_divergent(
         f"reach it a different number of times. Move the call out of that branch or loop "
         f"(compute per-thread values first, then call it in every thread), make the condition "
         + (
-            "warp-uniform (a warp collective's result, scalar parameters, blockIdx)"
+            "warp-uniform (a warp collective's result, scalar parameters, blockIdx, the warp's "
+            "number `threadIdx.x // 32` where the contract's exact block has rows of whole "
+            "warps, block.x % 32 == 0, or one row)"
             if allowed == WARP
             else "uniform (scalar parameters, shapes, blockIdx, a block collective's result)"
         )

@@ -1,0 +1,251 @@
+"""The warp's number within its block is warp-uniform where the contract's block makes it so.
+
+A warp is 32 consecutive linear thread ids (x fastest). With the contract's
+exact block one row long (``block.y * block.z == 1``) or made of whole-warp
+rows (``block.x % 32 == 0``), ``threadIdx.x // 32`` (``>> 5``, ``// 64``,
+``& ~31``...) is one value in every lane of a warp, so a warp collective under
+a branch on it is accepted; ``threadIdx.y`` is too where ``block.x % 32 == 0``.
+Anything else stays thread-dependent: a block shape whose warps straddle rows,
+a contract without an exact block, ``(threadIdx.x + 1) // 32``, ``// 16``, a
+lane id; and a block barrier needs more than a warp-uniform branch.
+
+Shared by tests/ptx (``ptx()``: the compiled-form verdict) and tests/sim (the
+simulator's compile worker gives the same verdict, then the accepted twin
+runs). Each refusal asserts the rule, a fragment of the message, the
+collective's line (``# BAD``) and the condition's (``# COND``);
+``simtsafe.sim.check`` replays both twins: the accepted one never diverges,
+and the refused ones that really diverge are shown to.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import simtsafe as ss
+from tests.kernels import line_of, load_kernel_module, run_or_compile
+
+F32 = np.float32
+WARP_SKIPS = "`warp.sum` needs every thread of the warp to reach it"
+THREAD_IDX = "the thread's index (threadIdx, a lane id, a witness)"
+
+
+def kernel_1d(cond: str, contract: str = "block=256", op: str = "ss.warp.sum(v)") -> str:
+    return f"""
+@ss.kernel(contract=ss.LaunchContract(domain=1, {contract}))
+def k(out: DisjointSlice[np.float32], a: In[np.float32], n: int) -> None:
+    i = thread.index_1d()
+    v = ss.warp.sum(a[i])
+    if {cond}:  # COND
+        v = {op}  # BAD
+    out[i] = v
+"""
+
+
+def kernel_2d(cond: str, block: str) -> str:
+    return f"""
+@ss.kernel(contract=ss.LaunchContract(domain=2, block={block}))
+def k(out: DisjointSlice2D[np.float32], a: In2D[np.float32], n: int) -> None:
+    w = thread.index_2d()
+    v = a[w]
+    if {cond}:  # COND
+        v = ss.warp.sum(v)  # BAD
+    out[w] = v
+"""
+
+
+def _compile(kernel: ss.Kernel, block: tuple[int, int, int]) -> None:  # type: ignore[type-arg]
+    if ss.SIMULATOR:
+        kernel.prepare(grid=(1, 1), block=block)
+    else:
+        kernel.ptx()
+
+
+def refused(
+    tmp_path: Path, source: str, block: tuple[int, int, int], *fragments: str
+) -> ss.SafetyError:
+    mod = load_kernel_module(tmp_path, source)
+    with pytest.raises(ss.SafetyError) as info:
+        _compile(mod.k, block)
+    exc = info.value
+    assert exc.rule == "uniformity", (exc.rule, str(exc))
+    for fragment in fragments:
+        assert fragment in str(exc), str(exc)
+    assert exc.lineno == line_of(tmp_path, "# BAD"), (exc.lineno, str(exc))
+    assert f"line {line_of(tmp_path, '# COND')}" in str(exc), str(exc)
+    return exc
+
+
+def _args(block: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray, int]:
+    if block[1] * block[2] == 1:
+        a = np.arange(block[0], dtype=F32) % 5
+    else:
+        a = (np.arange(block[0] * block[1], dtype=F32) % 5).reshape(block[1], block[0])
+    return np.zeros_like(a), a, 3
+
+
+def replay(kernel: ss.Kernel, block: tuple[int, int, int]) -> ss.sim.CheckReport:  # type: ignore[type-arg]
+    grid = (1, 1) if block[1] > 1 else 1
+    return ss.sim.check(kernel, grid, block, *_args(block))
+
+
+def accepted(tmp_path: Path, source: str, block: tuple[int, int, int]) -> np.ndarray | None:
+    """Compiles (PTX) or launches (simulator); ``sim.check`` finds no divergence."""
+    mod = load_kernel_module(tmp_path, source)
+    _compile(mod.k, block)
+    report = replay(mod.k, block)
+    assert report.ok, report
+    grid = (1, 1) if block[1] > 1 else 1
+    res = run_or_compile(mod.k, grid, block, *_args(block))
+    return None if res is None else res[0]
+
+
+def diverges(tmp_path: Path, source: str, block: tuple[int, int, int]) -> None:
+    """What the static check refuses really runs a warp collective in part of a warp."""
+    (tmp_path / "replay").mkdir()
+    mod = load_kernel_module(tmp_path / "replay", source)
+    kinds = {f.kind for f in replay(mod.k, block).findings}
+    assert "warp_mask" in kinds, kinds
+
+
+# ------------------------------------------------------------ the block reduction
+
+
+REDUCTION = """
+@ss.kernel(contract=ss.LaunchContract(domain=1, {contract}))
+def k(out: DisjointSlice[np.float32], a: In[np.float32], n: int) -> None:
+    i = thread.index_1d()
+    wid = cuda.threadIdx.x // 32
+    lane = cuda.threadIdx.x % 32
+    v = ss.warp.sum(a[i])
+    if wid == 0:  # COND
+        v = ss.warp.sum(v + np.float32(lane))  # BAD
+    out[i] = v
+"""
+
+
+def test_block_reduction_warp_zero(tmp_path: Path) -> None:
+    out = accepted(tmp_path, REDUCTION.format(contract="block=256"), (256, 1, 1))
+    if out is not None:
+        a = np.arange(256, dtype=F32) % 5
+        warp_sums = a.reshape(8, 32).sum(axis=1)
+        expect = np.repeat(warp_sums, 32)
+        expect[:32] = 32 * warp_sums[0] + np.arange(32).sum()
+        np.testing.assert_allclose(out, expect)
+
+
+def test_block_reduction_without_an_exact_block(tmp_path: Path) -> None:
+    # max_threads bounds the block, not its shape: the warp number is not known to be
+    # the same across a warp (nothing tells the analysis block.y == 1)
+    refused(
+        tmp_path,
+        REDUCTION.format(contract="max_threads=256"),
+        (256, 1, 1),
+        WARP_SKIPS,
+        THREAD_IDX,
+        "threadIdx.x // 32` where the contract's exact block",
+    )
+
+
+# ------------------------------------------------------------ spellings of the warp number
+
+
+@pytest.mark.parametrize(
+    "cond",
+    [
+        "cuda.threadIdx.x // 32 == 0",
+        "cuda.threadIdx.x >> 5 == 1",
+        "np.int32(cuda.threadIdx.x) // 32 == 0",
+        "int(cuda.threadIdx.x / 32) == 2",
+        "(cuda.threadIdx.x // 32) * 32 + 7 == 39",
+        "cuda.threadIdx.x // 64 == 1",
+        "cuda.threadIdx.x & ~31 == 64",
+        "cuda.threadIdx.x // 32 < n",
+    ],
+)
+def test_warp_number_spellings(tmp_path: Path, cond: str) -> None:
+    accepted(tmp_path, kernel_1d(cond), (256, 1, 1))
+
+
+@pytest.mark.parametrize(
+    "cond",
+    [
+        "(cuda.threadIdx.x + 1) // 32 == 0",
+        "cuda.threadIdx.x // 16 == 0",
+        "cuda.threadIdx.x // 48 == 0",
+        "cuda.threadIdx.x // n == 0",
+        "cuda.threadIdx.x % 32 == 0",
+        "cuda.laneid == 0",
+        "(cuda.threadIdx.x * 3) >> 5 == 0",
+        "int(cuda.threadIdx.x / 16) == 0",
+    ],
+)
+def test_not_the_warp_number(tmp_path: Path, cond: str) -> None:
+    source = kernel_1d(cond)
+    refused(tmp_path, source, (256, 1, 1), WARP_SKIPS, THREAD_IDX)
+    diverges(tmp_path, source, (256, 1, 1))
+
+
+def test_one_row_block_of_a_partial_warp(tmp_path: Path) -> None:
+    # one row: the linear id is threadIdx.x, whatever block.x is
+    accepted(tmp_path, kernel_1d("cuda.threadIdx.x // 32 == 1", "block=48"), (48, 1, 1))
+
+
+# ------------------------------------------------------------ block shapes
+
+
+def test_rows_of_whole_warps(tmp_path: Path) -> None:
+    accepted(tmp_path, kernel_2d("cuda.threadIdx.x // 32 == 0", "(64, 2, 1)"), (64, 2, 1))
+
+
+def test_rows_that_split_a_warp(tmp_path: Path) -> None:
+    # block.x = 48: the second warp is x 32..47 of row 0 and x 0..15 of row 1
+    source = kernel_2d("cuda.threadIdx.x // 32 == 0", "(48, 2, 1)")
+    refused(tmp_path, source, (48, 2, 1), WARP_SKIPS, THREAD_IDX)
+    diverges(tmp_path, source, (48, 2, 1))
+
+
+def test_thread_y_with_rows_of_whole_warps(tmp_path: Path) -> None:
+    accepted(tmp_path, kernel_2d("cuda.threadIdx.y == 1", "(64, 2, 1)"), (64, 2, 1))
+
+
+def test_thread_y_with_rows_shorter_than_a_warp(tmp_path: Path) -> None:
+    source = kernel_2d("cuda.threadIdx.y == 1", "(16, 4, 1)")
+    refused(tmp_path, source, (16, 4, 1), WARP_SKIPS, THREAD_IDX)
+    diverges(tmp_path, source, (16, 4, 1))
+
+
+# ------------------------------------------------------------ block scope needs more
+
+
+def test_block_collective_under_the_warp_number(tmp_path: Path) -> None:
+    refused(
+        tmp_path,
+        kernel_1d("cuda.threadIdx.x // 32 == 0", op="ss.block.sum(v)"),
+        (256, 1, 1),
+        "`block.sum` needs every thread of the block to reach it",
+        "control flow here is warp-uniform",
+        "the thread's warp within its block",
+    )
+
+
+def test_block_barrier_under_the_warp_number(tmp_path: Path) -> None:
+    source = """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=256))
+def k(out: DisjointSlice[np.float32], a: In[np.float32], n: int) -> None:
+    i = thread.index_1d()
+    wid = cuda.threadIdx.x >> 5
+    if wid == 0:  # COND
+        ss.block.sync()  # BAD
+    out[i] = a[i]
+"""
+    refused(
+        tmp_path,
+        source,
+        (256, 1, 1),
+        "`block.sync` needs every thread of the block to reach it",
+        "control flow here is warp-uniform",
+    )
+
