@@ -1076,6 +1076,7 @@ def analyze(
             param_levels=dict(param_levels) if param_levels is not None else {},
             fail=checker.fail,
             kernel=kernel,
+            block=exact_block if kind == "kernel" else None,
         )
 
     def may_be_helper(e: ast.expr) -> bool:

@@ -7,7 +7,15 @@ collectives (``sum``, ``max``, ``min``, ``reduce``, ``broadcast``), and what is
 computed from those alone. *Warp-uniform* (W): also the results of warp
 collectives. Everything else is *non-uniform* (N): ``threadIdx``, ``laneid``,
 ``cuda.grid``, witnesses and their coordinates, anything loaded from memory,
-scans, and any value assigned under non-uniform control flow.
+scans, and any value assigned under non-uniform control flow. A kernel whose
+contract pins the block (``block``) also has warp-uniform thread indices,
+where every warp of that block shape makes them so (``verify._divergence``'s
+``warp_uniform_axes``, the same rule as the compiled form): the warp's number
+``threadIdx.x // 2**k``, ``threadIdx.x >> k``, ``int(threadIdx.x / 2**k)``
+(k >= 5), ``threadIdx.x & m`` (``m % 32 == 0``), with ``threadIdx.x`` spelled
+directly, through ``int``/``np.int32``..., or as a local assigned only that;
+``threadIdx.y`` where block.x % 32 == 0; ``threadIdx.z`` where block.x *
+block.y % 32 == 0.
 
 Control flow is uniform at a statement when every enclosing ``if``/``while``
 condition and ``for`` trip count is, and no ``return`` (anywhere before it),
@@ -27,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._errors import SafetyError
+from ..verify._divergence import warp_uniform_axes
 
 __all__ = ["BLOCK_OPS", "GRID_OPS", "WARP_OPS", "UniformitySummary", "check_uniformity"]
 
@@ -121,8 +130,11 @@ class _Analysis:
         param_levels: dict[str, int],
         fail: Callable[[ast.AST, str, str], SafetyError],
         kernel: str,
+        block: tuple[int, int, int] | None = None,
     ) -> None:
         self.fn = fn
+        self.warp_axes = warp_uniform_axes(block)
+        self.tid_names = _tid_x_names(fn, ref_name) if "x" in self.warp_axes else frozenset()
         self.ref_name = ref_name
         self.helper_of = helper_of
         self.helper_summary = helper_summary
@@ -145,6 +157,9 @@ class _Analysis:
             return self.levels.get(e.id, U)
         ref = self.ref_name(e) if isinstance(e, ast.Attribute | ast.Name) else None
         if ref is not None:
+            if ref in ("cuda.threadIdx.y", "cuda.threadIdx.z") and ref[-1] in self.warp_axes:
+                self.summary.nonuniform_source = True
+                return W
             if _thread_geometry(ref):
                 self.summary.nonuniform_source = True
                 return N
@@ -159,6 +174,9 @@ class _Analysis:
                 return max(self.expr(base), self.expr(e.slice))
             self.summary.nonuniform_source = True
             return N  # loaded data
+        if self.warp_number(e):
+            self.summary.nonuniform_source = True
+            return W
         if isinstance(e, ast.Call):
             return self.call(e)
         if isinstance(e, ast.Tuple | ast.List | ast.Set):
@@ -180,6 +198,51 @@ class _Analysis:
         if isinstance(e, ast.Slice):
             return max(self.expr(e.lower), self.expr(e.upper), self.expr(e.step))
         return N
+
+    def tid_x(self, e: ast.expr) -> bool:
+        """``e`` is ``threadIdx.x`` itself: spelled so, converted to an integer type, or a
+        local assigned nothing else."""
+        for _depth in range(8):
+            if isinstance(e, ast.Name) and e.id in self.tid_names:
+                return True
+            if isinstance(e, ast.Attribute | ast.Name) and self.ref_name(e) == "cuda.threadIdx.x":
+                return True
+            if not (isinstance(e, ast.Call) and len(e.args) == 1 and not e.keywords):
+                return False
+            if self.ref_name(e.func) not in _INT_CASTS:
+                return False
+            e = e.args[0]
+        return False
+
+    def warp_number(self, e: ast.expr) -> bool:
+        """``e`` is the same in every lane of a warp because it is ``threadIdx.x`` over 32
+        or more (with the contract's block making ``threadIdx.x // 32`` warp-uniform)."""
+        if "x" not in self.warp_axes:
+            return False
+        if isinstance(e, ast.Call) and len(e.args) == 1 and not e.keywords:
+            if self.ref_name(e.func) in _INT_CASTS and isinstance(e.args[0], ast.BinOp):
+                inner = e.args[0]
+                c = _int_constant(inner.right)
+                return (
+                    isinstance(inner.op, ast.Div)
+                    and c is not None
+                    and c >= 32
+                    and c & (c - 1) == 0
+                    and self.tid_x(inner.left)
+                )
+            return False
+        if not isinstance(e, ast.BinOp) or not self.tid_x(e.left):
+            return False
+        c = _int_constant(e.right)
+        if c is None:
+            return False
+        if isinstance(e.op, ast.FloorDiv):
+            return c >= 32 and c & (c - 1) == 0
+        if isinstance(e.op, ast.RShift):
+            return 5 <= c < 64
+        if isinstance(e.op, ast.BitAnd):
+            return c & 31 == 0
+        return False
 
     def arg_levels(self, e: ast.Call) -> tuple[int, ...]:
         """The levels of a helper call's arguments, parameter by parameter.
@@ -567,6 +630,58 @@ class _Analysis:
         return self.summary
 
 
+#: Conversions that keep ``threadIdx.x`` (in [0, 1024)) as it is.
+_INT_CASTS = frozenset(
+    {"int", "np.int16", "np.int32", "np.int64", "np.uint16", "np.uint32", "np.uint64", "np.intp"}
+)
+
+
+def _int_constant(e: ast.expr) -> int | None:
+    """An int literal (``32``, ``~31``, ``-32``), else None."""
+    if isinstance(e, ast.Constant) and type(e.value) is int:
+        return e.value
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Invert | ast.USub):
+        inner = _int_constant(e.operand)
+        if inner is None:
+            return None
+        return ~inner if isinstance(e.op, ast.Invert) else -inner
+    return None
+
+
+def _tid_x_names(fn: ast.FunctionDef, ref_name: Callable[[ast.expr], str | None]) -> frozenset[str]:
+    """Locals bound only by ``name = cuda.threadIdx.x`` (possibly converted to an integer
+    type): each holds ``threadIdx.x`` wherever it is read."""
+
+    def plain(e: ast.expr) -> bool:
+        for _depth in range(8):
+            if isinstance(e, ast.Attribute | ast.Name) and ref_name(e) == "cuda.threadIdx.x":
+                return True
+            if not (isinstance(e, ast.Call) and len(e.args) == 1 and not e.keywords):
+                return False
+            if ref_name(e.func) not in _INT_CASTS:
+                return False
+            e = e.args[0]
+        return False
+
+    good: set[str] = set()
+    bad: set[str] = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+    simple: set[int] = set()  # the Name targets of ``name = value``, judged by their value
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name):
+                simple.add(id(target))
+                (good if plain(node.value) else bad).add(target.id)
+    for node in ast.walk(fn):
+        if id(node) in simple:
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            bad.add(node.id)  # any other binding: a tuple target, a loop variable, walrus...
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            bad.update(node.names)
+    return frozenset(good - bad)
+
+
 def _after(ctx: _Ctx, ended: _Ctx | None) -> _Ctx:
     """The control context once some threads may have ended under ``ended``."""
     return ended if ended is not None and ended.level > ctx.level else ctx
@@ -609,6 +724,7 @@ def check_uniformity(
     param_levels: dict[str, int],
     fail: Callable[[ast.AST, str, str], SafetyError],
     kernel: str,
+    block: tuple[int, int, int] | None = None,
 ) -> UniformitySummary:
     """Check every barrier and collective of ``fn``; return the function's summary.
 
@@ -621,6 +737,8 @@ def check_uniformity(
         param_levels: the uniformity of each parameter (kernels: all uniform).
         fail: builds the SafetyError for a node.
         kernel: the function's name, for messages.
+        block: a kernel's exact block (its contract's, which every checked launch
+            has), or None: what makes the warp's number warp-uniform.
 
     The first barrier or collective under control flow it cannot prove
     uniform is recorded as the summary's ``finding`` (``rule="uniformity"``,
@@ -634,4 +752,5 @@ def check_uniformity(
         param_levels=param_levels,
         fail=fail,
         kernel=kernel,
+        block=block,
     ).run()

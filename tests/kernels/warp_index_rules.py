@@ -249,3 +249,55 @@ def k(out: DisjointSlice[np.float32], a: In[np.float32], n: int) -> None:
         "control flow here is warp-uniform",
     )
 
+
+# ------------------------------------------------------------ the source-level analysis agrees
+
+
+@pytest.mark.parametrize(
+    ("cond", "contract", "uniform"),
+    [
+        ("cuda.threadIdx.x // 32 == 0", "block=256", True),
+        ("cuda.threadIdx.x >> 5 == 1", "block=256", True),
+        ("np.int32(cuda.threadIdx.x) // 32 == 0", "block=256", True),
+        ("int(cuda.threadIdx.x / 32) == 2", "block=256", True),
+        ("cuda.threadIdx.x & ~31 == 64", "block=256", True),
+        ("tx // 64 == 1", "block=256", True),
+        ("cuda.threadIdx.x // 32 == 1", "block=48", True),
+        ("cuda.threadIdx.x // 32 == 0", "max_threads=256", False),
+        ("(cuda.threadIdx.x + 1) // 32 == 0", "block=256", False),
+        ("cuda.threadIdx.x // 16 == 0", "block=256", False),
+        ("cuda.threadIdx.x % 32 == 0", "block=256", False),
+        ("cuda.laneid == 0", "block=256", False),
+        ("ty // 32 == 0", "block=256", False),  # ty is reassigned: not threadIdx.x alone
+    ],
+)
+def test_source_level_verdict(tmp_path: Path, cond: str, contract: str, uniform: bool) -> None:
+    # what decides where no compiled form can be made (the simulator without the CUDA
+    # compiler): it accepts the same warp numbers as the compiled form
+    source = kernel_1d(cond, contract).replace(
+        "    i = thread.index_1d()\n",
+        "    i = thread.index_1d()\n    tx = cuda.threadIdx.x\n    ty = cuda.threadIdx.x\n"
+        "    ty += 1\n",
+    )
+    mod = load_kernel_module(tmp_path, source)
+    finding = mod.k.source_uniformity().finding
+    if uniform:
+        assert finding is None, finding
+    else:
+        assert finding is not None and finding.rule == "uniformity"
+        assert finding.lineno == line_of(tmp_path, "# BAD"), finding
+
+
+def test_source_level_block_op_under_the_warp_number(tmp_path: Path) -> None:
+    source = kernel_1d("cuda.threadIdx.x // 32 == 0", op="ss.block.sum(v)")
+    mod = load_kernel_module(tmp_path, source)
+    finding = mod.k.source_uniformity().finding
+    assert finding is not None and finding.lineno == line_of(tmp_path, "# BAD"), finding
+
+
+def test_source_level_thread_y(tmp_path: Path) -> None:
+    good = load_kernel_module(tmp_path, kernel_2d("cuda.threadIdx.y == 1", "(64, 2, 1)"))
+    assert good.k.source_uniformity().finding is None
+    (tmp_path / "bad").mkdir()
+    bad = load_kernel_module(tmp_path / "bad", kernel_2d("cuda.threadIdx.y == 1", "(16, 4, 1)"))
+    assert bad.k.source_uniformity().finding is not None
