@@ -13,8 +13,8 @@ threads). A value's level is the join of
   ``ctaid`` is BLOCK; ``tid``, ``laneid``, clocks, any other special
   register, results of atomics, inline assembly and unknown calls are THREAD,
   except the thread's warp within its block where the contract's exact block
-  makes it so (``warp_index``): ``tid.x >> k`` (k >= 5), ``tid.y``, ``tid.z``
-  are WARP;
+  makes it so (``WarpIndex``): ``tid.x >> k`` (k >= 5) and its kin,
+  ``tid.y``, ``tid.z`` are WARP;
   a load is THREAD unless it reads memory nothing writes during the launch
   at an address of a lower level: constant memory, or an input's data that
   no store, atomic or unknown code can reach, read at a constant offset the
