@@ -460,10 +460,10 @@ class WarpIndex:
             m = _FP_BINOP_RE.match(_body(scaled))
             if m is None or len(scaled.operands) != 1 or m.group(1) != scaled.operands[0]:
                 return False
-            c = _fp_constant(m.group(2))
-            if c is None or c <= 0:
+            factor = _fp_constant(m.group(2))
+            if factor is None or factor <= 0:
                 return False
-            scale = c if scaled.opcode == "fdiv" else 1 / c
+            scale = factor if scaled.opcode == "fdiv" else 1 / factor
             k = math.frexp(scale)[1] - 1
             if scale != 2.0**k or k < 5:
                 return False
