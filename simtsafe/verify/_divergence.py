@@ -375,7 +375,7 @@ class WarpIndex:
     * *Copies* of ``tid.x`` (``copy``): ``tid.x`` through ``zext``, ``sext`` and ``trunc``
       to 16 bits or more, each of which keeps a value in ``[0, 1024)``: non-negative.
     * *Aligned* values (``aligned``): copies, and an aligned value through ``zext``,
-      ``sext``, ``trunc`` (to 5 bits or more) or ``add``/``sub`` of a constant multiple of
+      ``sext``, ``trunc`` (to 6 bits or more) or ``add``/``sub`` of a constant multiple of
       32. Within a warp they lie in one aligned run of the type's values, read unsigned
       or signed alike (2**w and 2**(w-1) are multiples of 32, so no run straddles a wrap
       or the sign change).
@@ -409,7 +409,9 @@ class WarpIndex:
                 return ins.callee == _SREG + "tid.x" and not ins.operands
             if op == "trunc":
                 to = _body(ins).rpartition(" to ")[2]
-                least = 5 if shifts else 16
+                # 6 bits at least: the sign bit's weight 2**(w-1) must be a multiple of 32
+                # (an i5 run [0, 32) is [-16, 16) read signed: it straddles the sign change)
+                least = 6 if shifts else 16
                 if not (to.startswith("i") and to[1:].isdigit() and int(to[1:]) >= least):
                     return False
             elif op in ("add", "sub") and shifts:

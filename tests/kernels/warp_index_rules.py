@@ -180,12 +180,75 @@ def test_warp_number_spellings(tmp_path: Path, cond: str) -> None:
         "cuda.laneid == 0",
         "(cuda.threadIdx.x * 3) >> 5 == 0",
         "int(cuda.threadIdx.x / 16) == 0",
+        # attacks: a compare one past a run's end, a modulus that is not a power of two,
+        # a bound from an argument
+        "cuda.threadIdx.x <= 32",
+        "cuda.threadIdx.x % 48 < 32",
+        "cuda.threadIdx.x < n",
     ],
 )
 def test_not_the_warp_number(tmp_path: Path, cond: str) -> None:
     source = kernel_1d(cond)
     refused(tmp_path, source, (256, 1, 1), WARP_SKIPS, THREAD_IDX)
     diverges(tmp_path, source, (256, 1, 1))
+
+
+@pytest.mark.parametrize(
+    "cond",
+    [
+        "cuda.threadIdx.x <= 31",
+        "cuda.threadIdx.x % 64 < 32",
+        "((cuda.threadIdx.x ^ 16) >> 5) == 0",
+        "cuda.threadIdx.x - 32 < 0",
+    ],
+)
+def test_warp_number_as_llvm_folds_it(tmp_path: Path, cond: str) -> None:
+    # the twins of the attacks above: instcombine turns each into a run-boundary compare
+    # (or a shift by 5) of tid.x, which the compiled form accepts, and sim.check agrees
+    accepted(tmp_path, kernel_1d(cond), (256, 1, 1))
+
+
+def test_trunc_to_five_bits_is_not_aligned() -> None:
+    # tid.x truncated to i5 covers all of i5 in every warp: read signed it is [-16, 16),
+    # straddling the sign change, so a signed compare or a sext then shift splits the warp;
+    # truncated to i6 it stays in one run of 32 read signed or unsigned
+    from simtsafe.lowering._irform import compiled_form
+    from simtsafe.verify._divergence import WarpIndex
+
+    ir = """
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+declare void @use(i1, i32, i1, i32)
+define void @k() {
+entry:
+  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %n5 = trunc i32 %t to i5
+  %c5 = icmp slt i5 %n5, 0
+  %s5 = sext i5 %n5 to i32
+  %h5 = lshr i32 %s5, 5
+  %n6 = trunc i32 %t to i6
+  %c6 = icmp slt i6 %n6, 0
+  %s6 = sext i6 %n6 to i32
+  %h6 = lshr i32 %s6, 5
+  call void @use(i1 %c5, i32 %h5, i1 %c6, i32 %h6)
+  ret void
+}
+"""
+    form = compiled_form([ir], "k")
+    defs = {i.result: i for b in form.blocks for i in b.instrs if i.result}
+    verdict = WarpIndex(defs, (256, 1, 1)).warp_uniform
+    assert not verdict(defs["%c5"]) and not verdict(defs["%h5"])
+    assert verdict(defs["%c6"]) and verdict(defs["%h6"])
+
+    def signed(x: int, bits: int) -> int:
+        v = x % 2**bits
+        return v - 2**bits if v >= 2 ** (bits - 1) else v
+
+    for q in range(8):
+        run = range(32 * q, 32 * q + 32)
+        assert len({signed(x, 5) < 0 for x in run}) == 2
+        assert len({(signed(x, 5) % 2**32) >> 5 for x in run}) == 2
+        assert len({signed(x, 6) < 0 for x in run}) == 1
+        assert len({(signed(x, 6) % 2**32) >> 5 for x in run}) == 1
 
 
 def test_one_row_block_of_a_partial_warp(tmp_path: Path) -> None:
@@ -205,6 +268,23 @@ def test_rows_that_split_a_warp(tmp_path: Path) -> None:
     source = kernel_2d("cuda.threadIdx.x // 32 == 0", "(48, 2, 1)")
     refused(tmp_path, source, (48, 2, 1), WARP_SKIPS, THREAD_IDX)
     diverges(tmp_path, source, (48, 2, 1))
+
+
+def test_rows_one_past_a_warp(tmp_path: Path) -> None:
+    # block.x = 33: the second warp is x 32 of row 0 and x 0..30 of row 1
+    source = kernel_2d("cuda.threadIdx.x // 32 == 1", "(33, 2, 1)")
+    refused(tmp_path, source, (33, 2, 1), WARP_SKIPS, THREAD_IDX)
+    diverges(tmp_path, source, (33, 2, 1))
+
+
+def test_thread_y_with_rows_of_three_warps(tmp_path: Path) -> None:
+    accepted(tmp_path, kernel_2d("cuda.threadIdx.y == 1", "(96, 3, 1)"), (96, 3, 1))
+
+
+def test_thread_y_with_rows_of_half_a_warp(tmp_path: Path) -> None:
+    source = kernel_2d("cuda.threadIdx.y == 0", "(16, 2, 1)")
+    refused(tmp_path, source, (16, 2, 1), WARP_SKIPS, THREAD_IDX)
+    diverges(tmp_path, source, (16, 2, 1))
 
 
 def test_thread_y_with_rows_of_whole_warps(tmp_path: Path) -> None:
