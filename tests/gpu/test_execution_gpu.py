@@ -191,6 +191,10 @@ def test_pytorch_producer_on_a_side_stream(sync: bool) -> None:
     torch.cuda.synchronize()
     producer, consumer = torch.cuda.Stream(), torch.cuda.Stream()
     launch = scale.prepare(grid=GRID, block=128, stream=consumer)  # a PyTorch stream
+    # compiled and checked before the spin, as in the Numba-streams case above (else, on a
+    # busy host, the spin and the fill can end before the launch is enqueued)
+    launch(torch.zeros(N, dtype=torch.float32, device="cuda"), x, np.float32(2))
+    torch.cuda.synchronize()
     with ss.configure(cai_sync=sync):
         with torch.cuda.stream(producer):
             spin(producer.cuda_stream)
