@@ -259,42 +259,38 @@ def test_one_row_block_of_a_partial_warp(tmp_path: Path) -> None:
 # ------------------------------------------------------------ block shapes
 
 
-def test_rows_of_whole_warps(tmp_path: Path) -> None:
-    accepted(tmp_path, kernel_2d("cuda.threadIdx.x // 32 == 0", "(64, 2, 1)"), (64, 2, 1))
+@pytest.mark.parametrize(
+    ("cond", "block"),
+    [
+        ("cuda.threadIdx.x // 32 == 0", (64, 2, 1)),  # rows of whole warps
+        ("cuda.threadIdx.y == 1", (96, 3, 1)),  # rows of three warps: a warp has one y
+        ("cuda.threadIdx.y == 1", (64, 2, 1)),
+    ],
+)
+def test_block_shapes_whose_rows_are_whole_warps(
+    tmp_path: Path, cond: str, block: tuple[int, int, int]
+) -> None:
+    accepted(tmp_path, kernel_2d(cond, str(block)), block)
 
 
-def test_rows_that_split_a_warp(tmp_path: Path) -> None:
-    # block.x = 48: the second warp is x 32..47 of row 0 and x 0..15 of row 1
-    source = kernel_2d("cuda.threadIdx.x // 32 == 0", "(48, 2, 1)")
-    refused(tmp_path, source, (48, 2, 1), WARP_SKIPS, THREAD_IDX)
-    diverges(tmp_path, source, (48, 2, 1))
-
-
-def test_rows_one_past_a_warp(tmp_path: Path) -> None:
-    # block.x = 33: the second warp is x 32 of row 0 and x 0..30 of row 1
-    source = kernel_2d("cuda.threadIdx.x // 32 == 1", "(33, 2, 1)")
-    refused(tmp_path, source, (33, 2, 1), WARP_SKIPS, THREAD_IDX)
-    diverges(tmp_path, source, (33, 2, 1))
-
-
-def test_thread_y_with_rows_of_three_warps(tmp_path: Path) -> None:
-    accepted(tmp_path, kernel_2d("cuda.threadIdx.y == 1", "(96, 3, 1)"), (96, 3, 1))
-
-
-def test_thread_y_with_rows_of_half_a_warp(tmp_path: Path) -> None:
-    source = kernel_2d("cuda.threadIdx.y == 0", "(16, 2, 1)")
-    refused(tmp_path, source, (16, 2, 1), WARP_SKIPS, THREAD_IDX)
-    diverges(tmp_path, source, (16, 2, 1))
-
-
-def test_thread_y_with_rows_of_whole_warps(tmp_path: Path) -> None:
-    accepted(tmp_path, kernel_2d("cuda.threadIdx.y == 1", "(64, 2, 1)"), (64, 2, 1))
-
-
-def test_thread_y_with_rows_shorter_than_a_warp(tmp_path: Path) -> None:
-    source = kernel_2d("cuda.threadIdx.y == 1", "(16, 4, 1)")
-    refused(tmp_path, source, (16, 4, 1), WARP_SKIPS, THREAD_IDX)
-    diverges(tmp_path, source, (16, 4, 1))
+@pytest.mark.parametrize(
+    ("cond", "block"),
+    [
+        # block.x = 48: the second warp is x 32..47 of row 0 and x 0..15 of row 1
+        ("cuda.threadIdx.x // 32 == 0", (48, 2, 1)),
+        # block.x = 33: the second warp is x 32 of row 0 and x 0..30 of row 1
+        ("cuda.threadIdx.x // 32 == 1", (33, 2, 1)),
+        # rows of half a warp, of a quarter: a warp spans two or four y
+        ("cuda.threadIdx.y == 0", (16, 2, 1)),
+        ("cuda.threadIdx.y == 1", (16, 4, 1)),
+    ],
+)
+def test_block_shapes_whose_rows_split_a_warp(
+    tmp_path: Path, cond: str, block: tuple[int, int, int]
+) -> None:
+    source = kernel_2d(cond, str(block))
+    refused(tmp_path, source, block, WARP_SKIPS, THREAD_IDX)
+    diverges(tmp_path, source, block)
 
 
 # ------------------------------------------------------------ block scope needs more
