@@ -13,7 +13,8 @@ where every warp of that block shape makes them so (``verify._divergence``'s
 ``warp_uniform_axes``, the same rule as the compiled form): the warp's number
 ``threadIdx.x // 2**k``, ``threadIdx.x >> k``, ``int(threadIdx.x / 2**k)``
 (k >= 5), ``threadIdx.x & m`` (``m % 32 == 0``), with ``threadIdx.x`` spelled
-directly, through ``int``/``np.int32``..., or as a local assigned only that;
+directly, through ``int``/``np.int32``..., or as a local assigned only that (by a
+statement of the kernel's body itself, not under an ``if`` or a loop);
 ``threadIdx.y`` where block.x % 32 == 0; ``threadIdx.z`` where block.x *
 block.y % 32 == 0.
 
@@ -201,18 +202,8 @@ class _Analysis:
 
     def tid_x(self, e: ast.expr) -> bool:
         """``e`` is ``threadIdx.x`` itself: spelled so, converted to an integer type, or a
-        local assigned nothing else."""
-        for _depth in range(8):
-            if isinstance(e, ast.Name) and e.id in self.tid_names:
-                return True
-            if isinstance(e, ast.Attribute | ast.Name) and self.ref_name(e) == "cuda.threadIdx.x":
-                return True
-            if not (isinstance(e, ast.Call) and len(e.args) == 1 and not e.keywords):
-                return False
-            if self.ref_name(e.func) not in _INT_CASTS:
-                return False
-            e = e.args[0]
-        return False
+        local assigned nothing else (``_tid_x_names``)."""
+        return _is_tid_x(e, self.ref_name, self.tid_names)
 
     def warp_number(self, e: ast.expr) -> bool:
         """``e`` is the same in every lane of a warp because it is ``threadIdx.x`` over 32
@@ -648,30 +639,38 @@ def _int_constant(e: ast.expr) -> int | None:
     return None
 
 
+def _is_tid_x(
+    e: ast.expr, ref_name: Callable[[ast.expr], str | None], names: frozenset[str] = frozenset()
+) -> bool:
+    """``e`` is ``cuda.threadIdx.x``, one of ``names`` (locals holding it), or either
+    converted to an integer type (``_INT_CASTS``)."""
+    for _depth in range(8):
+        if isinstance(e, ast.Name) and e.id in names:
+            return True
+        if isinstance(e, ast.Attribute | ast.Name) and ref_name(e) == "cuda.threadIdx.x":
+            return True
+        if not (isinstance(e, ast.Call) and len(e.args) == 1 and not e.keywords):
+            return False
+        if ref_name(e.func) not in _INT_CASTS:
+            return False
+        e = e.args[0]
+    return False
+
+
 def _tid_x_names(fn: ast.FunctionDef, ref_name: Callable[[ast.expr], str | None]) -> frozenset[str]:
     """Locals bound only by ``name = cuda.threadIdx.x`` (possibly converted to an integer
-    type): each holds ``threadIdx.x`` wherever it is read."""
-
-    def plain(e: ast.expr) -> bool:
-        for _depth in range(8):
-            if isinstance(e, ast.Attribute | ast.Name) and ref_name(e) == "cuda.threadIdx.x":
-                return True
-            if not (isinstance(e, ast.Call) and len(e.args) == 1 and not e.keywords):
-                return False
-            if ref_name(e.func) not in _INT_CASTS:
-                return False
-            e = e.args[0]
-        return False
-
+    type) in statements of the function's body itself: each holds ``threadIdx.x`` wherever
+    it is read. A binding nested in an ``if``, a loop, a ``with`` or a ``try`` may not run
+    in every thread (Numba gives an unbound local 0), so such a local is not one."""
     good: set[str] = set()
     bad: set[str] = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
     simple: set[int] = set()  # the Name targets of ``name = value``, judged by their value
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target = node.targets[0]
+    for stmt in fn.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target = stmt.targets[0]
             if isinstance(target, ast.Name):
                 simple.add(id(target))
-                (good if plain(node.value) else bad).add(target.id)
+                (good if _is_tid_x(stmt.value, ref_name) else bad).add(target.id)
     for node in ast.walk(fn):
         if id(node) in simple:
             continue

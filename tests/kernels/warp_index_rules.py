@@ -331,6 +331,17 @@ def k(out: DisjointSlice[np.float32], a: In[np.float32], n: int) -> None:
     )
 
 
+def test_a_local_bound_under_a_branch(tmp_path: Path) -> None:
+    # lanes 16..31 never bind tb (Numba gives it 0): `tb // 32` splits every warp but the
+    # first; the compiled form sees a phi of tid.x and 0, not the warp's number
+    source = kernel_1d("tb // 32 == 0").replace(
+        "    i = thread.index_1d()\n",
+        "    i = thread.index_1d()\n    if cuda.laneid < 16:\n        tb = cuda.threadIdx.x\n",
+    )
+    # (sim.check replays Python, where reading the unbound tb raises: no replay here)
+    refused(tmp_path, source, (256, 1, 1), WARP_SKIPS)
+
+
 # ------------------------------------------------------------ the source-level analysis agrees
 
 
@@ -350,6 +361,8 @@ def k(out: DisjointSlice[np.float32], a: In[np.float32], n: int) -> None:
         ("cuda.threadIdx.x % 32 == 0", "block=256", False),
         ("cuda.laneid == 0", "block=256", False),
         ("ty // 32 == 0", "block=256", False),  # ty is reassigned: not threadIdx.x alone
+        # tb is bound under a thread-dependent branch: elsewhere Numba gives it 0
+        ("tb // 32 == 0", "block=256", False),
     ],
 )
 def test_source_level_verdict(tmp_path: Path, cond: str, contract: str, uniform: bool) -> None:
@@ -358,7 +371,7 @@ def test_source_level_verdict(tmp_path: Path, cond: str, contract: str, uniform:
     source = kernel_1d(cond, contract).replace(
         "    i = thread.index_1d()\n",
         "    i = thread.index_1d()\n    tx = cuda.threadIdx.x\n    ty = cuda.threadIdx.x\n"
-        "    ty += 1\n",
+        "    ty += 1\n    if cuda.laneid < 16:\n        tb = cuda.threadIdx.x\n",
     )
     mod = load_kernel_module(tmp_path, source)
     finding = mod.k.source_uniformity().finding
