@@ -3,6 +3,8 @@ edges, all bytes in one bin; ``sim.check`` finds nothing (its updates are atomic
 
 from __future__ import annotations
 
+from types import ModuleType
+
 import numpy as np
 import pytest
 from numba import cuda
@@ -60,7 +62,8 @@ def test_candidate_with_four_runs_per_step_matches_numpy() -> None:
     np.testing.assert_array_equal(counts.copy_to_host(), np.bincount(data, minlength=256))
 
 
-def _primitives():  # type: ignore[no-untyped-def]
+def _primitives() -> ModuleType:
+    """benchmarks/primitives.py, imported from its folder."""
     import sys
     from pathlib import Path
 
