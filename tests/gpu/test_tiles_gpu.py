@@ -132,6 +132,19 @@ def test_local_arrays_match_raw() -> None:
         np.testing.assert_array_equal(out_safe.copy_to_host(), out_raw.copy_to_host())
 
 
+def test_local_array_filled_in_one_helper_is_read_in_another() -> None:
+    threads = 300 * 32
+    n = threads * k.HELPER_STEPS * k.HELPER_FRAG
+    a, b = _f32(n, 3), _f32(n, 4)
+    expected = k.local_through_helpers_expected(a, b, threads)
+    out = np.full(threads * k.HELPER_TILE, np.nan, np.float32)
+    (safe, _, _) = _launch(k.local_through_helpers, 300, 32, out, a, b)
+    np.testing.assert_allclose(safe, expected, rtol=1e-5, atol=1e-5)
+    raw = cuda.to_device(out)
+    k.local_through_helpers_raw[300, 32](raw, cuda.to_device(a), cuda.to_device(b))
+    np.testing.assert_allclose(raw.copy_to_host(), expected, rtol=1e-5, atol=1e-5)
+
+
 def test_local_array_out_of_range_touches_nothing() -> None:
     idx = np.array([0, 3, 4, -1, 2**40, -(2**62), 1, 2, 5, -4] * 100, np.int64)
     out = cuda.device_array(len(idx), np.int64)

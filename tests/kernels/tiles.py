@@ -290,6 +290,99 @@ def local_2d_raw(out, a):  # type: ignore[no-untyped-def]
         out[i] = s
 
 
+# A thread-private array filled in one helper and read in another (the shape of a GEMM's
+# fragments: sgemm_async's frags/fmas written with arrays instead of tuples). Each step a
+# thread reads 8 values of a and 8 of b, as two runs of 4 each, into af and bf, and does
+# the 64 products acc[r, c] += af[r] * bf[c]; its tile of 64 holds the sum over the steps.
+HELPER_STEPS = 2
+HELPER_FRAG = 8
+HELPER_TILE = HELPER_FRAG * HELPER_FRAG
+
+
+@ss.device
+def local_frags(af, bf, a, b, step):  # type: ignore[no-untyped-def]
+    """Step ``step``'s values: af[0:4], af[4:8] from a, bf[0:4], bf[4:8] from b."""
+    x0 = ss.vec.load(a, 2 * step, 4)
+    x1 = ss.vec.load(a, 2 * step + 1, 4)
+    y0 = ss.vec.load(b, 2 * step, 4)
+    y1 = ss.vec.load(b, 2 * step + 1, 4)
+    for i in range(4):
+        af[i] = x0[i]
+        af[4 + i] = x1[i]
+        bf[i] = y0[i]
+        bf[4 + i] = y1[i]
+
+
+@ss.device
+def local_fmas(acc, af, bf):  # type: ignore[no-untyped-def]
+    for r in range(HELPER_FRAG):
+        for c in range(HELPER_FRAG):
+            acc[r, c] += af[r] * bf[c]
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=(32, 1, 1)))
+def local_through_helpers(
+    out: DisjointSlice[np.float32], a: In[np.float32], b: In[np.float32]
+) -> None:
+    o = thread.tile_1d(out, HELPER_TILE)
+    first = thread.index_1d().index * HELPER_STEPS
+    acc = cuda.local.array((HELPER_FRAG, HELPER_FRAG), np.float32)
+    for r in range(HELPER_FRAG):
+        for c in range(HELPER_FRAG):
+            acc[r, c] = np.float32(0)
+    af = cuda.local.array(HELPER_FRAG, np.float32)
+    bf = cuda.local.array(HELPER_FRAG, np.float32)
+    local_frags(af, bf, a, b, first)
+    local_fmas(acc, af, bf)
+    local_frags(af, bf, a, b, first + 1)
+    local_fmas(acc, af, bf)
+    for r in range(HELPER_FRAG):
+        for c in range(HELPER_FRAG):
+            o[r * HELPER_FRAG + c] = acc[r, c]
+
+
+@cuda.jit(device=True)
+def _frags_raw(af, bf, a, b, step):  # type: ignore[no-untyped-def]
+    for i in range(HELPER_FRAG):
+        af[i] = a[HELPER_FRAG * step + i]
+        bf[i] = b[HELPER_FRAG * step + i]
+
+
+@cuda.jit(device=True)
+def _fmas_raw(acc, af, bf):  # type: ignore[no-untyped-def]
+    for r in range(HELPER_FRAG):
+        for c in range(HELPER_FRAG):
+            acc[r, c] += af[r] * bf[c]
+
+
+@cuda.jit
+def local_through_helpers_raw(out, a, b):  # type: ignore[no-untyped-def]
+    """Plain Numba, the same helpers (full tiles only: no checks at all)."""
+    g = cuda.grid(1)
+    if (g + 1) * HELPER_TILE <= out.shape[0]:
+        acc = cuda.local.array((HELPER_FRAG, HELPER_FRAG), np.float32)
+        for r in range(HELPER_FRAG):
+            for c in range(HELPER_FRAG):
+                acc[r, c] = np.float32(0)
+        af = cuda.local.array(HELPER_FRAG, np.float32)
+        bf = cuda.local.array(HELPER_FRAG, np.float32)
+        _frags_raw(af, bf, a, b, g * HELPER_STEPS)
+        _fmas_raw(acc, af, bf)
+        _frags_raw(af, bf, a, b, g * HELPER_STEPS + 1)
+        _fmas_raw(acc, af, bf)
+        for r in range(HELPER_FRAG):
+            for c in range(HELPER_FRAG):
+                out[g * HELPER_TILE + r * HELPER_FRAG + c] = acc[r, c]
+
+
+def local_through_helpers_expected(a: np.ndarray, b: np.ndarray, threads: int) -> np.ndarray:
+    """numpy: thread g's tile is the sum over its steps s of outer(a run, b run)."""
+    steps = threads * HELPER_STEPS
+    av = a[: steps * HELPER_FRAG].astype(np.float64).reshape(threads, HELPER_STEPS, HELPER_FRAG)
+    bv = b[: steps * HELPER_FRAG].astype(np.float64).reshape(threads, HELPER_STEPS, HELPER_FRAG)
+    return np.einsum("gsr,gsc->grc", av, bv).reshape(-1)
+
+
 @cuda.jit
 def local_out_of_range(out, idx):  # type: ignore[no-untyped-def]
     """Writes and reads at data-dependent indices, some out of range: nothing leaks."""

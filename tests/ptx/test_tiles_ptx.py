@@ -19,6 +19,7 @@ from numba import cuda
 from numba.cuda import types
 
 import simtsafe as ss
+from simtsafe.lowering._compat import assume_compute_capability
 from tests.kernels import line_of, load_kernel_module
 from tests.kernels import tiles as k
 from tests.kernels.tile_rules import ACCEPTED, REFUSED
@@ -261,6 +262,22 @@ def test_local_array_dynamic_index_costs_one_compare() -> None:
     raw_ptx = _raw_ptx(k.local_dynamic_index_raw, (_F32, _I64))
     assert _counts(safe_ptx) == _counts(raw_ptx)
     assert _count(safe_ptx, "setp") == _count(raw_ptx, "setp") + 1
+
+
+def test_local_array_filled_in_one_helper_is_read_in_another() -> None:
+    """A helper's stores into the caller's thread-private arrays all reach the next
+    helper's reads (sgemm_async's frags/fmas with arrays for tuples): every run loaded
+    (one 16-byte load each, 4 per step) and every product kept (64 per step), as in the
+    plain Numba twin with ``cuda.jit(device=True)`` helpers. A run whose store were lost
+    would drop its load and the products it feeds (16 per run pair here)."""
+    safe_ptx = k.local_through_helpers.ptx(cc=CC)
+    with assume_compute_capability(CC):  # the raw twin calls device functions
+        raw_ptx = _raw_ptx(k.local_through_helpers_raw, (_F32, _F32, _F32))
+    fmas = k.HELPER_STEPS * k.HELPER_TILE
+    assert _count(safe_ptx, "fma.rn.f32") == _count(raw_ptx, "fma.rn.f32") == fmas
+    assert _count(safe_ptx, "ld.global.v4.f32") == 4 * k.HELPER_STEPS
+    assert _count(safe_ptx, "ld.local") == _count(safe_ptx, "st.local") == 0
+    assert _count(raw_ptx, "ld.local") == _count(raw_ptx, "st.local") == 0
 
 
 # ----------------------------------------------------------------------------- typing rules

@@ -168,6 +168,20 @@ def test_local_array_dynamic_index() -> None:
     np.testing.assert_array_equal(out, [0, 7, 0, 0, 3])
 
 
+def test_local_array_filled_in_one_helper_is_read_in_another() -> None:
+    threads = 2 * 32
+    n = threads * k.HELPER_STEPS * k.HELPER_FRAG
+    a, b = _f32(n, 3), _f32(n, 4)
+    expected = k.local_through_helpers_expected(a, b, threads)
+    (out, _, _) = _run(
+        k.local_through_helpers, 2, 32, np.full(threads * k.HELPER_TILE, np.nan, np.float32), a, b
+    )
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+    raw = np.full(threads * k.HELPER_TILE, np.nan, np.float32)
+    k.local_through_helpers_raw[2, 32](raw, a, b)
+    np.testing.assert_allclose(raw, expected, rtol=1e-5, atol=1e-5)
+
+
 # ----------------------------------------------------------------------------- refusals
 
 
