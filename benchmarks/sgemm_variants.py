@@ -10,7 +10,8 @@ prefetch and the shared-memory layout:
 | variant | fill | K step | prefetch | micro-tile rows / cols | shared reads |
 |---|---|---|---|---|---|
 | ``lin`` (examples/sgemm.py and coop_raw.sgemm_raw since 2026-12-01) | every thread loads 4 elements of each tile into registers (all 8 global loads issued before any shared store), block-uniform interior fast path without per-element guards | 8 | the next K slice into registers during the FMAs | ``ty + 16 r`` / ``tx + 16 c`` | 16 scalar per k |
-| ``async`` (examples/sgemm_async.py; raw twin here) | B: one 16-byte ``cp.async`` per thread per stage; A: ``shared.fill_transposed`` (a 16-byte run of a row of ``a`` down a column of the tile); two stages in flight (double buffering), ``blocks_per_sm=2`` | 8 | the next stage by cp.async (B) and plain loads (A) | ``8 ty + i`` / ``8 tx + j`` (``thread.tile_2d``) | 4 ``ld.shared.v4`` per k |
+| ``async`` (examples/sgemm_async.py; raw twin here) | B: two 16-byte ``cp.async`` per thread per stage; A: ``shared.fill_transposed`` (two 16-byte runs of rows of ``a`` down columns of the tile); two stages, one barrier per stage, ``blocks_per_sm=2`` | 16 | the next stage by cp.async (B) and plain loads (A); the stage's 16 ``k`` written out, ``k + 1``'s shared reads before ``k``'s FMAs | ``8 ty + i`` / ``8 tx + j`` (``thread.tile_2d``) | 4 ``ld.shared.v4`` per k |
+| ``async bk8`` (benchmarks/_sgemm_async_bk8.py, the example before 2026-12-06; raw twin here) | as async, one run of each per thread per stage; two barriers per stage | 8 | as async, the ``k`` loop a loop (no early reads) | as async | 4 ``ld.shared.v4`` per k |
 | ``vec`` (raw only) | as lin, A stored transposed (``As[k, row]``) | 8 | as lin | ``4 ty + i``, ``64 + 4 ty + i`` / ``4 tx + j``, ``64 + 4 tx + j`` | 4 ``ld.shared.v4`` per k |
 
 The examples' previous schedule (``block_stride`` over (128, 8) and (8, 128)
@@ -32,7 +33,8 @@ multiple of the tile, so the edge paths run) and against a row sample at
 ``--reps``). cuBLAS is ``cupy.matmul`` with ``CUPY_TF32=0`` set before CuPy is
 imported (plain FP32), and ``torch.matmul`` with
 ``torch.backends.cuda.matmul.allow_tf32 = False``; each row is skipped when its library
-is missing, and "% of cuBLAS" is against the faster of the two. A variant
+is missing, and "% of cuBLAS" is against the faster of the two. The last lines give
+safe / raw (throughput) for each Tier-1 kernel and its raw twin (``PAIRS``). A variant
 that fails to compile or launch prints its error in its row; the others run.
 
 ``NUMBA_ENABLE_CUDASIM=1 python benchmarks/sgemm_variants.py`` runs only
@@ -72,6 +74,7 @@ TX = BN // TN  # 16 threads along x
 TY = BM // TM  # 16 threads along y
 NT = TX * TY  # 256 threads
 BK = 8  # K step of lin / vec
+BK16 = 16  # K step of async (examples/sgemm_async.py)
 FILL = BM * BK // NT  # 4: elements of each tile a thread fills per K step (BK = 8)
 
 
@@ -185,7 +188,7 @@ A_PAD = 4
 A_ROW = BM + A_PAD  # 132 floats: 528 bytes, a multiple of 16
 
 
-def _cp_async_intrinsics() -> tuple[Any, Any, Any]:
+def _cp_async_intrinsics() -> tuple[Any, Any, Any, Any, Any]:
     from llvmlite import ir
     from numba.cuda import cgutils, types
     from numba.cuda.extending import intrinsic
@@ -232,11 +235,223 @@ def _cp_async_intrinsics() -> tuple[Any, Any, Any]:
 
         return op
 
-    return cp_async16, plain("cp.async.commit_group;"), plain("cp.async.wait_group 1;")
+    return (
+        cp_async16,
+        plain("cp.async.commit_group;"),
+        plain("cp.async.wait_group 1;"),
+        plain("cp.async.wait_group 0;"),
+        plain("cp.async.wait_all;"),
+    )
+
+
+def _ld_v4_intrinsic() -> Any:
+    """``ld.global.nc.v4.f32`` of ``a[i, j : j + 4]`` (the caller checks that the run is
+    whole and 16-byte aligned): the raw counterpart of the Tier-1 fill's vector load."""
+    from llvmlite import ir
+    from numba.cuda import cgutils, types
+    from numba.cuda.extending import intrinsic
+    from numba.cuda.np.arrayobj import make_array
+
+    @intrinsic
+    def ld_v4(typingctx, garr, gi, gj):  # type: ignore[no-untyped-def]
+        sig = types.UniTuple(types.float32, 4)(garr, gi, gj)
+
+        def codegen(context, builder, sig, args):  # type: ignore[no-untyped-def]
+            ary = make_array(sig.args[0])(context, builder, args[0])
+            inds = [
+                context.cast(builder, v, t, types.intp)
+                for v, t in zip(args[1:], sig.args[1:], strict=True)
+            ]
+            ptr = cgutils.get_item_pointer(context, builder, sig.args[0], ary, inds)
+            vty = ir.VectorType(ir.FloatType(), 4)
+            vec = builder.load(builder.bitcast(ptr, vty.as_pointer()), align=16)
+            vals = [builder.extract_element(vec, ir.Constant(ir.IntType(32), e)) for e in range(4)]
+            return context.make_tuple(builder, sig.return_type, vals)
+
+        return sig, codegen
+
+    return ld_v4
 
 
 def _async_raw_kernels() -> tuple[Any, Any]:
-    cp_async16, commit, wait1 = _cp_async_intrinsics()
+    """The raw twin of examples/sgemm_async.py: 16-deep stages, one barrier per stage, the
+    stage's 16 ``k`` written out (a k's shared reads issued before the previous k's FMAs)."""
+    cp_async16, commit, _, wait0, wait_all = _cp_async_intrinsics()
+    ld_v4 = _ld_v4_intrinsic()
+    bk = BK16
+
+    @cuda.jit(device=True, inline=True)
+    def fill_a(t, a, row0, k0, ar, aq, m, kdim):  # type: ignore[no-untyped-def]
+        # 2 runs of 4 per thread: rows ar and ar + 64, columns k0 + aq ... k0 + aq + 3.
+        # Unsigned indices: no negative-index wraparound code (every index is >= 0).
+        for h in range(2):
+            gr = uint32(row0 + ar + 64 * h)
+            gk = uint32(k0 + aq)
+            col = uint32(ar + 64 * h)
+            if gr < m and gk + 4 <= kdim and kdim % 4 == 0:
+                v = ld_v4(a, gr, gk)
+                for i in range(4):
+                    t[uint32(aq + i), col] = v[i]
+            else:
+                for i in range(4):
+                    ok = gr < m and gk + i < kdim
+                    t[uint32(aq + i), col] = a[gr, gk + uint32(i)] if ok else float32(0.0)
+
+    @cuda.jit(device=True, inline=True)
+    def fill_b(t, b, k0, col0, bk_, bc, kdim, n):  # type: ignore[no-untyped-def]
+        # 2 runs of 4 per thread: rows bk_ and bk_ + 8.
+        for h in range(2):
+            row = uint32(bk_ + 8 * h)
+            gk = uint32(k0 + bk_ + 8 * h)
+            gc = uint32(col0 + bc)
+            if gk < kdim and gc + 4 <= n and n % 4 == 0:
+                cp_async16(t, row, uint32(bc), b, gk, gc)
+            else:
+                for i in range(4):
+                    ok = gk < kdim and gc + i < n
+                    t[row, uint32(bc + i)] = b[gk, gc + uint32(i)] if ok else float32(0.0)
+
+    @cuda.jit(device=True, inline=True)
+    def frags(ta, tb, k, ra, cb0, cb1):  # type: ignore[no-untyped-def]
+        kk = uint32(k)
+        return (
+            (ta[kk, ra], ta[kk, ra + uint32(1)], ta[kk, ra + uint32(2)], ta[kk, ra + uint32(3)]),
+            (
+                ta[kk, ra + uint32(4)],
+                ta[kk, ra + uint32(5)],
+                ta[kk, ra + uint32(6)],
+                ta[kk, ra + uint32(7)],
+            ),
+            (
+                tb[kk, cb0],
+                tb[kk, cb0 + uint32(1)],
+                tb[kk, cb0 + uint32(2)],
+                tb[kk, cb0 + uint32(3)],
+            ),
+            (
+                tb[kk, cb1],
+                tb[kk, cb1 + uint32(1)],
+                tb[kk, cb1 + uint32(2)],
+                tb[kk, cb1 + uint32(3)],
+            ),
+        )
+
+    @cuda.jit(device=True, inline=True)
+    def fmas(acc, f):  # type: ignore[no-untyped-def]
+        x0, x1, y0, y1 = f
+        for r in range(4):
+            for cc in range(4):
+                acc[r, cc] += x0[r] * y0[cc]
+                acc[r, 4 + cc] += x0[r] * y1[cc]
+                acc[4 + r, cc] += x1[r] * y0[cc]
+                acc[4 + r, 4 + cc] += x1[r] * y1[cc]
+
+    @cuda.jit(device=True, inline=True)
+    def stage(acc, ta, tb, ra, cb0, cb1):  # type: ignore[no-untyped-def]
+        # Written out like the example's (a loop of 16 stays a loop).
+        f = frags(ta, tb, 0, ra, cb0, cb1)
+        g = frags(ta, tb, 1, ra, cb0, cb1)
+        fmas(acc, f)
+        f = g
+        g = frags(ta, tb, 2, ra, cb0, cb1)
+        fmas(acc, f)
+        f = g
+        g = frags(ta, tb, 3, ra, cb0, cb1)
+        fmas(acc, f)
+        f = g
+        g = frags(ta, tb, 4, ra, cb0, cb1)
+        fmas(acc, f)
+        f = g
+        g = frags(ta, tb, 5, ra, cb0, cb1)
+        fmas(acc, f)
+        f = g
+        g = frags(ta, tb, 6, ra, cb0, cb1)
+        fmas(acc, f)
+        f = g
+        g = frags(ta, tb, 7, ra, cb0, cb1)
+        fmas(acc, f)
+        f = g
+        g = frags(ta, tb, 8, ra, cb0, cb1)
+        fmas(acc, f)
+        f = g
+        g = frags(ta, tb, 9, ra, cb0, cb1)
+        fmas(acc, f)
+        f = g
+        g = frags(ta, tb, 10, ra, cb0, cb1)
+        fmas(acc, f)
+        f = g
+        g = frags(ta, tb, 11, ra, cb0, cb1)
+        fmas(acc, f)
+        f = g
+        g = frags(ta, tb, 12, ra, cb0, cb1)
+        fmas(acc, f)
+        f = g
+        g = frags(ta, tb, 13, ra, cb0, cb1)
+        fmas(acc, f)
+        f = g
+        g = frags(ta, tb, 14, ra, cb0, cb1)
+        fmas(acc, f)
+        f = g
+        g = frags(ta, tb, 15, ra, cb0, cb1)
+        fmas(acc, f)
+        f = g
+        fmas(acc, f)
+
+    def kernel(c, a, b):  # type: ignore[no-untyped-def]
+        tx = cuda.threadIdx.x
+        ty = cuda.threadIdx.y
+        tid = ty * TX + tx
+        row0 = cuda.blockIdx.y * BM
+        col0 = cuda.blockIdx.x * BN
+        m = a.shape[0]
+        kdim = a.shape[1]
+        n = b.shape[1]
+        a0 = cuda.shared.array((bk, A_ROW), float32, alignment=16)
+        a1 = cuda.shared.array((bk, A_ROW), float32, alignment=16)
+        b0 = cuda.shared.array((bk, BN), float32, alignment=16)
+        b1 = cuda.shared.array((bk, BN), float32, alignment=16)
+        acc = cuda.local.array((TM, TN), float32)
+        for r in range(TM):
+            for cc in range(TN):
+                acc[r, cc] = float32(0.0)
+        p = (tx >> 2) & 1
+        ra = uint32(8 * ty)
+        cb0 = uint32(8 * tx + 4 * p)
+        cb1 = uint32(8 * tx + 4 - 4 * p)
+        ar = tid // 4  # A: runs tid and tid + 256 of the tile's 512 (4 per row of a)
+        aq = 4 * (tid % 4)
+        bk_ = tid // 32  # B: runs tid and tid + 256 (32 per row of b)
+        bc = 4 * (tid % 32)
+        fill_a(a0, a, row0, 0, ar, aq, m, kdim)
+        fill_b(b0, b, 0, col0, bk_, bc, kdim, n)
+        commit()
+        for k0 in range(0, kdim, 2 * bk):
+            wait0()
+            cuda.syncthreads()
+            fill_a(a1, a, row0, k0 + bk, ar, aq, m, kdim)
+            fill_b(b1, b, k0 + bk, col0, bk_, bc, kdim, n)
+            commit()
+            stage(acc, a0, b0, ra, cb0, cb1)
+            wait0()
+            cuda.syncthreads()
+            fill_a(a0, a, row0, k0 + 2 * bk, ar, aq, m, kdim)
+            fill_b(b0, b, k0 + 2 * bk, col0, bk_, bc, kdim, n)
+            commit()
+            stage(acc, a1, b1, ra, cb0, cb1)
+        wait_all()
+        full = row0 + BM <= m and col0 + BN <= n
+        for r in range(TM):
+            gr = row0 + 8 * ty + r
+            for cc in range(TN):
+                gc = col0 + 8 * tx + (cc ^ (4 * p))
+                if full or (gr < m and gc < n):
+                    c[gr, gc] = acc[r, cc]
+
+    return cuda.jit(kernel), cuda.jit(launch_bounds=(NT, 2))(kernel)
+
+
+def _async_bk8_raw_kernels() -> tuple[Any, Any]:
+    cp_async16, commit, wait1, _, _ = _cp_async_intrinsics()
 
     @cuda.jit(device=True, inline=True)
     def fill_a(t, a, row0, k0, ar, aq, m, kdim):  # type: ignore[no-untyped-def]
@@ -328,18 +543,28 @@ def _async_raw_kernels() -> tuple[Any, Any]:
     return cuda.jit(kernel), cuda.jit(launch_bounds=(NT, 2))(kernel)
 
 
-_ASYNC_RAW: list[Any] = []
+_ASYNC_RAW: dict[str, tuple[Any, Any]] = {}
 
 
-def sgemm_async_raw(lb2: bool = True) -> Any:
-    """The raw twin of examples/sgemm_async.py (compiled on first use; GPU only)."""
+def _async_raw(which: str, lb2: bool) -> Any:
     if SIMULATOR:
         raise RuntimeError(
             "the raw cp.async twin runs on a GPU only (no cp.async on the simulator)"
         )
-    if not _ASYNC_RAW:
-        _ASYNC_RAW.extend(_async_raw_kernels())
-    return _ASYNC_RAW[1 if lb2 else 0]
+    if which not in _ASYNC_RAW:
+        make = _async_raw_kernels if which == "bk16" else _async_bk8_raw_kernels
+        _ASYNC_RAW[which] = make()
+    return _ASYNC_RAW[which][1 if lb2 else 0]
+
+
+def sgemm_async_raw(lb2: bool = True) -> Any:
+    """The raw twin of examples/sgemm_async.py (compiled on first use; GPU only)."""
+    return _async_raw("bk16", lb2)
+
+
+def sgemm_async_bk8_raw(lb2: bool = True) -> Any:
+    """The raw twin of benchmarks/_sgemm_async_bk8.py, the example's previous schedule."""
+    return _async_raw("bk8", lb2)
 
 
 # ------------------------------------------------------------------ the benchmark
@@ -372,6 +597,12 @@ def _example_async() -> Any:
     return sgemm_async.sgemm_async
 
 
+def _async_bk8() -> Any:
+    import _sgemm_async_bk8
+
+    return _sgemm_async_bk8.sgemm_async_bk8
+
+
 def _example(attr: str) -> Any:
     import coop_raw
     import sgemm
@@ -387,6 +618,15 @@ VARIANTS: list[Variant] = [
     ("vec + lb2", RAW, _raw(lambda: sgemm_vec_raw_lb2)),
     ("async (examples/sgemm_async.py)", TIER1, _safe(lambda: _example_async())),
     ("async + lb2 (raw twin)", RAW, _raw(lambda: sgemm_async_raw(lb2=True))),
+    ("async bk8 (benchmarks/_sgemm_async_bk8.py)", TIER1, _safe(lambda: _async_bk8())),
+    ("async bk8 + lb2 (raw twin)", RAW, _raw(lambda: sgemm_async_bk8_raw(lb2=True))),
+]
+
+#: (Tier-1 row, its raw twin's row): the table's last lines give safe / raw for each pair.
+PAIRS = [
+    ("async (examples/sgemm_async.py)", "async + lb2 (raw twin)"),
+    ("async bk8 (benchmarks/_sgemm_async_bk8.py)", "async bk8 + lb2 (raw twin)"),
+    ("lin (examples/sgemm.py)", "lin + lb2 (coop_raw.sgemm_raw)"),
 ]
 
 
@@ -531,6 +771,12 @@ def main() -> int:
             f"| {row['variant']} | {row['tier']} | {row['ms']:.3f} | {tflops:.2f} | {pct} "
             f"| {row['ok']} |"
         )
+    ms = {row["variant"]: row["ms"] for row in rows}
+    lines.append("")
+    for safe_name, raw_name in PAIRS:
+        if ms.get(safe_name) and ms.get(raw_name):
+            # Time ratio raw / safe = throughput ratio safe / raw (>= 0.99: zero cost).
+            lines.append(f"safe/raw {safe_name}: {ms[raw_name] / ms[safe_name]:.3f}")
     print("\n".join(lines))
     return 0 if all(r["ok"] for r in rows) else 1
 

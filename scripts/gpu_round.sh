@@ -44,7 +44,7 @@ for s in "$@"; do
     decode4b) run 170 decode4b python3 benchmarks/decode.py --configs 4b --contexts 0 --skip-anchor --tokens 32 --repeats 3
               grep -E "simtsafe graph|us each" "$OUT/decode4b.log" ;;
     gemm) run 170 gemm_bf16 python3 benchmarks/gemm_bf16.py; tail -12 "$OUT/gemm_bf16.log" ;;
-    sgemm) run 160 sgemm_variants python3 benchmarks/sgemm_variants.py --n 4096 --reps 10; tail -14 "$OUT/sgemm_variants.log" ;;
+    sgemm) run 260 sgemm_variants python3 benchmarks/sgemm_variants.py --n 4096 --reps 10; tail -24 "$OUT/sgemm_variants.log" ;;
     irregular) run 60 irregular python3 benchmarks/irregular.py --parts compaction --reps 20; grep "^|" "$OUT/irregular.log" ;;
     hash) run 150 irregular_hash python3 benchmarks/irregular.py --parts hash,tsdf --reps 20; grep "^|" "$OUT/irregular_hash.log" ;;
     primitives) run 330 primitives python3 benchmarks/primitives.py; tail -16 "$OUT/primitives.log" ;;
@@ -62,7 +62,7 @@ for s in "$@"; do
         run 170 decode4b_attn_warps$aw python3 benchmarks/decode.py --configs 4b --contexts 0 --skip-anchor --tokens 32 --repeats 3
         grep -E "simtsafe graph|attention|qk_rope" "$OUT/decode4b_attn_warps$aw.log"; done; unset SIMTSAFE_DECODE_ATTN_WARPS ;;
     pdl) run 90 pdl_probe python3 benchmarks/pdl_probe.py; grep -E "^\||copy|chain" "$OUT/pdl_probe.log" ;;
-    histogram) run 150 primitives_histogram python3 benchmarks/primitives.py --parts histogram; grep -E "^\| histogram" "$OUT/primitives_histogram.log" ;;
+    histogram) run 200 primitives_histogram python3 benchmarks/primitives.py --parts histogram; grep -E "^\| histogram" "$OUT/primitives_histogram.log" ;;
     decode06_4096)  # the anchor writes the 0.6b checkpoint at its first (only) context
       run 280 decode06_c4096 python3 benchmarks/decode.py --configs 0.6b --contexts 4096 --anchor .anchors/decode_anchor.py --tokens 64 --repeats 3 \
         --anchor-args "--variants eager,cuda_graph,compile --compile-modes reduce-overhead --compile-timeout 140 --deadline 240"

@@ -20,9 +20,11 @@ stride``, its strided one, with or without Numba's negative-index wrap) and
 * a phi, each of whose incoming values is inside on its edge (or whose edge
   contradicts a branch condition that holds in ``block``).
 
-``k >= 0`` (for ``slt``) is proven by constants, ``zext``, shapes, ``nsw``/
-``nuw`` sums and products and phis of such (an optimistic fixpoint over
-cycles). Anything else is not inside: the analysis then treats the loaded
+``k >= 0`` (for ``slt``) is proven from values as the GPU computes them
+(wrapping): constants, ``zext``, shapes, special registers, masks, shifts,
+sums and products whose bounds stay below the sign bit, and loop phis by
+induction -- never from the ``nsw``/``nuw`` flags Numba puts on every signed
+operation (``Ranges.upper``). Anything else is not inside: the analysis then treats the loaded
 value as thread-dependent (sound, maybe refusing a safe kernel).
 """
 
@@ -82,6 +84,53 @@ def _value(typed: str) -> str:
     return typed.strip().split(" ")[-1]
 
 
+def _bits(typ: str) -> int | None:
+    """``i32`` -> 32; None for a type that is not an integer."""
+    return int(typ[1:]) if typ[:1] == "i" and typ[1:].isdigit() else None
+
+
+def _width(ins: Instr) -> int | None:
+    """The bit width of an integer instruction's result, from its own text."""
+    op = ins.opcode
+    words = _words(ins.text, op)
+    if not words:
+        return None
+    if op in ("zext", "sext", "trunc"):
+        return _bits(words[0].rpartition(" to ")[2].strip())
+    if op == "select":
+        return _bits(words[1].split(" ")[0]) if len(words) == 3 else None
+    if op in ("phi", "call"):
+        return _bits(words[0].split(" ")[0])
+    return _bits(words[0].split(" ")[0])
+
+
+def _max(a: int | None, b: int | None) -> int | None:
+    return None if a is None or b is None else max(a, b)
+
+
+def _min(a: int | None, b: int | None) -> int | None:
+    """The smaller of two bounds, either of which alone bounds the value (None: no bound)."""
+    return b if a is None else a if b is None else min(a, b)
+
+
+#: Special registers and the largest value each can hold (CUDA's launch limits).
+_SREG_BOUNDS = {
+    "tid.x": 1023,
+    "tid.y": 1023,
+    "tid.z": 63,
+    "ntid.x": 1024,
+    "ntid.y": 1024,
+    "ntid.z": 64,
+    "ctaid.x": 2**31 - 2,
+    "ctaid.y": 65534,
+    "ctaid.z": 65534,
+    "nctaid.x": 2**31 - 1,
+    "nctaid.y": 65535,
+    "nctaid.z": 65535,
+    "laneid": 31,
+}
+
+
 def _int(token: str) -> int | None:
     try:
         return int(token)
@@ -98,7 +147,9 @@ class Ranges:
     defs: Mapping[str, Instr]
     def_block: Mapping[str, str]
     inputs: Mapping[str, InputInfo]  # data pointer -> the input
-    _nonneg: dict[str, bool] = field(default_factory=dict)
+    _upper: dict[tuple[str, int, tuple[str, ...]], int | None] = field(default_factory=dict)
+    _hypothesis: dict[str, int] = field(default_factory=dict)
+    _depth: int = 0
     _facts: dict[str, list[Fact]] = field(default_factory=dict)
     _blocks: dict[str, Block] = field(default_factory=dict)
     _keys: dict[str, str] = field(default_factory=dict)
@@ -505,38 +556,158 @@ class Ranges:
     # ------------------------------------------------------------------ signs
 
     def nonneg(self, v: str) -> bool:
-        """``v >= 0`` as a signed integer (optimistic over phi cycles)."""
+        """``v >= 0`` as a signed integer, as the machine computes it (wrapping)."""
+        return self.upper(v) is not None
+
+    def upper(self, v: str, bits: int = 64) -> int | None:
+        """A bound ``U`` with ``0 <= v <= U`` (``v`` read as a signed ``bits``-wide integer)
+        on every execution, or None.
+
+        Derived from values alone, never from the ``nsw``/``nuw`` flags: numba-cuda puts
+        ``nsw`` on every signed add, sub and mul, yet the GPU wraps (NVVM emits
+        ``mul.lo.s64``); a flag is a promise LLVM may exploit, not a fact about what runs.
+        A sum or product is bounded only when the operands' bounds keep it below the sign
+        bit; a loop phi by induction (its back-edge values bounded, assuming it is
+        non-negative, by the branch facts where they are computed).
+        """
+        ins = self.defs.get(v)
+        bits = (_width(ins) if ins is not None else None) or bits  # its own type decides
+        top = (1 << (bits - 1)) - 1
         c = _int(v)
         if c is not None:
-            return c >= 0
-        known = self._nonneg.get(v)
-        if known is not None:
-            return known
+            return c if 0 <= c <= top else None
+        if v in self._hypothesis:
+            return self._hypothesis[v]
+        key = (v, bits, tuple(self._hypothesis))  # a result under a loop's hypothesis is its own
+        if key in self._upper:
+            return self._upper[key]
         if any(v in info.extents for info in self.inputs.values()):
-            return True
-        ins = self.defs.get(v)
-        if ins is None:
-            return False
-        self._nonneg[v] = True  # assume, for a cycle through phis
-        result = self._nonneg_instr(ins)
-        self._nonneg[v] = result
-        if not result:  # what was derived under the assumption is void
-            self._nonneg = {k: x for k, x in self._nonneg.items() if not x or k == v}
-        return result
+            found: int | None = top  # a shape entry: a non-negative intp
+        elif ins is None or self._depth > 48:
+            found = None
+        else:
+            self._depth += 1
+            try:
+                found = self._upper_instr(v, ins, bits)
+            finally:
+                self._depth -= 1
+            found = found if found is not None and found <= top else None
+        self._upper[key] = found
+        return found
 
-    def _nonneg_instr(self, ins: Instr) -> bool:
+    def _upper_instr(self, v: str, ins: Instr, bits: int) -> int | None:
         op = ins.opcode
-        if op == "zext":
-            return True
-        if op in ("add", "mul"):
-            flags = ins.text.split(f"{op} ", 1)[1].split(" ")
-            if "nsw" not in flags and "nuw" not in flags:
-                return False
-            x, y = (_value(w) for w in _words(ins.text, op))
-            return self.nonneg(x) and self.nonneg(y)
+        if op in ("zext", "sext", "trunc"):
+            src, _, dst = _words(ins.text, op)[0].partition(" to ")
+            width = _bits(src.split(" ")[0])
+            if width is None:
+                return None
+            if op == "zext":
+                return (1 << width) - 1
+            return self.upper(_value(src), width)  # sext keeps, trunc keeps a small value
         if op == "select":
             _cond, yes, no = (_value(w) for w in _words(ins.text, "select"))
-            return self.nonneg(yes) and self.nonneg(no)
+            return _max(self.upper(yes, bits), self.upper(no, bits))
         if op == "phi":
-            return all(self.nonneg(v) for v, _p in self._incoming(ins))
-        return False
+            return self._upper_phi(v, ins, bits)
+        if op == "call":
+            return self._upper_call(ins, bits)
+        words = _words(ins.text, op)
+        if len(words) != 2:
+            return None
+        x, y = _value(words[0]), _value(words[1])
+        if op in ("add", "mul"):
+            block = self.def_block[v]
+            ux, uy = self._upper_at(x, bits, block), self._upper_at(y, bits, block)
+            if ux is None or uy is None:
+                return None
+            return ux + uy if op == "add" else ux * uy
+        ux, cy = self.upper(x, bits), _int(y)
+        if op == "and":  # the sign bit clear in either operand clears it in the result
+            return _min(ux, self.upper(y, bits))
+        if op == "or":
+            uy = self.upper(y, bits)
+            return None if ux is None or uy is None else (1 << max(ux, uy).bit_length()) - 1
+        if op == "shl":
+            return None if ux is None or cy is None or cy < 0 else ux << cy
+        if op in ("lshr", "udiv") and cy is not None and cy >= 1:
+            whole = (1 << bits) - 1 if ux is None else ux  # read unsigned: any bit pattern
+            return whole >> cy if op == "lshr" else whole // cy
+        if op in ("ashr", "sdiv") and ux is not None and cy is not None and cy >= 1:
+            return ux >> cy if op == "ashr" else ux // cy
+        if op in ("urem", "srem") and cy is not None and cy >= 1:
+            return min(cy - 1, ux) if ux is not None else (cy - 1 if op == "urem" else None)
+        return None
+
+    def _upper_at(self, x: str, bits: int, block: str) -> int | None:
+        """``upper(x)``, tightened by the branch facts that hold in ``block`` (``x < B``)."""
+        u = self.upper(x, bits)
+        bound = self._fact_bound(x, self.facts(block), block, bits)
+        return u if u is None or bound is None else min(u, bound)
+
+    def _upper_edge(self, x: str, pred: str, home: str, bits: int) -> int | None:
+        """``upper(x)`` for the value a phi of ``home`` takes along the edge from ``pred``."""
+        u = self.upper(x, bits)
+        bound = self._fact_bound(x, self._edge_facts(pred, home), pred, bits)
+        return u if u is None or bound is None else min(u, bound)
+
+    def _edge_facts(self, pred: str, home: str) -> list[Fact]:
+        return self.facts(pred) + self.edge_fact(pred, home)
+
+    def _fact_bound(self, x: str, facts: list[Fact], point: str, bits: int) -> int | None:
+        """The tightest ``x <= U`` the ``facts`` (holding at ``point``) give a non-negative
+        ``x`` (``x < B`` or ``x <= B``, signed or unsigned, with ``0 <= B <= upper(B)``)."""
+        best: int | None = None
+        for fact in facts:
+            cmp = self._compare(fact, strict=False)
+            if cmp is None or not self.same(cmp[1], x):
+                continue
+            if not self.fresh(fact, (fact[0], *self._tree(x), *self._tree(cmp[2])), point):
+                continue
+            bound = self.upper(cmp[2], bits)
+            if bound is not None:
+                bound = bound - 1 if cmp[3] else bound
+                best = bound if best is None else min(best, bound)
+        return best
+
+    def _upper_phi(self, v: str, ins: Instr, bits: int) -> int | None:
+        home = self.def_block[v]
+        loop = next((lp for lp in self.graph.loops if lp.header == home), None)
+        incoming = self._incoming(ins)
+        entry = [(x, p) for x, p in incoming if loop is None or p not in loop.blocks]
+        back = [(x, p) for x, p in incoming if loop is not None and p in loop.blocks]
+        found = [self._upper_edge(x, p, home, bits) for x, p in entry]
+        if None in found:
+            return None
+        if back:
+            # Induction over the trips: 0 <= v <= guess at the loop's entry; assuming it,
+            # every back-edge value is non-negative (bounded by its operands) and at most
+            # guess (by the branch facts on its edge), so it holds on the next trip.
+            top = (1 << (bits - 1)) - 1
+            limits = [self._fact_bound(x, self._edge_facts(p, home), p, bits) for x, p in back]
+            guess = max(
+                [u for u in found if u is not None] + [top if u is None else u for u in limits]
+            )
+            self._hypothesis[v] = guess
+            try:
+                again = [self._upper_edge(x, p, home, bits) for x, p in back]
+            finally:
+                del self._hypothesis[v]
+            if None in again or max(u for u in again if u is not None) > guess:
+                return None
+        return max(u for u in found if u is not None) if not back else guess
+
+    def _upper_call(self, ins: Instr, bits: int) -> int | None:
+        body = ins.text.split(" = ", 1)[1] if " = " in ins.text else ins.text
+        for name, bound in _SREG_BOUNDS.items():
+            if f"@llvm.nvvm.read.ptx.sreg.{name}(" in body:
+                return bound
+        if "@llvm.umin." in body or "@llvm.smin." in body or "@llvm.smax." in body:
+            args = [_value(w) for w in split_operands(body.split("(", 1)[1].rsplit(")", 1)[0])]
+            bounds = [self.upper(a, bits) for a in args]
+            if "@llvm.umin." in body:  # below every operand read unsigned: any non-negative one
+                return min((u for u in bounds if u is not None), default=None)
+            if None in bounds:
+                return None
+            return (min if "@llvm.smin." in body else max)(u for u in bounds if u is not None)
+        return None

@@ -509,6 +509,78 @@ def k(out: DisjointSlice[np.float32], a: In[np.float32], b: In[np.float32], n: i
         refused(tmp_path, source, "not prove in range")
 
 
+#: (parameters, body, proven): indices whose sign rests on arithmetic that may wrap. numba-cuda
+#: marks every signed add/mul ``nsw`` and LLVM then drops Numba's negative-index wrap, but the
+#: GPU wraps: only bounds that keep a sum or product below the sign bit prove ``k >= 0``.
+_WRAPS = {
+    # 3 * 6148914691236517205 == 2**64 - 1: p = 3 gives kk == -1, a read before the input
+    "product-that-wraps": (
+        "p: np.uint32",
+        "kk = np.int64(p) * 6148914691236517205\n    if kk < a.size:\n        if a[kk] > 0:",
+        False,
+    ),
+    "product-of-two-32-bit-values": (
+        "p: np.uint32, q: np.uint32",
+        "kk = np.int64(p) * np.int64(q)\n    if kk < a.size:\n        if a[kk] > 0:",
+        False,
+    ),
+    "product-of-two-16-bit-values": (
+        "p: np.uint16, q: np.uint16",
+        "kk = np.int64(p) * np.int64(q)\n    if kk < a.size:\n        if a[kk] > 0:",
+        True,
+    ),
+    "sum-that-may-wrap": (
+        "n: int",
+        "kk = n + 5\n    if kk < a.size:\n        if a[kk] > 0:",
+        False,
+    ),
+    "masked-parameter": (
+        "n: int",
+        "kk = n & 1023\n    if kk < a.size:\n        if a[kk] > 0:",
+        True,
+    ),
+    "block-index-times-a-constant": (
+        "n: int",
+        "kk = cuda.blockIdx.x * 4 + 1\n    if kk < a.size:\n        if a[kk] > 0:",
+        True,
+    ),
+    # refused although safe in practice: a.size may be 2**63 - 1 (docs/safety.md), kk + 2 wrap
+    "counted-by-two-up-to-the-size": (
+        "n: int",
+        "kk = 0\n    while kk < a.size:\n        if a[kk] > 0:  # COND\n"
+        "            ss.block.sync()  # BAD\n        kk += 2\n    if a.size > 0:\n"
+        "        if a[0] > 0:",
+        False,
+    ),
+    "counted-up-to-the-size": (
+        "n: int",
+        "kk = 0\n    while kk < a.size:\n        if a[kk] > 0:\n            ss.block.sync()\n"
+        "        kk += 1\n    if a.size > 0:\n        if a[0] > 0:",
+        True,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_WRAPS))
+def test_an_index_sign_is_proven_from_values_not_from_overflow_flags(tmp_path, case):  # type: ignore[no-untyped-def]
+    params, head, proven = _WRAPS[case]
+    indent = " " * (len(head.splitlines()[-1]) - len(head.splitlines()[-1].lstrip()))
+    marked = proven or "# BAD" in head  # the refused barrier is the last one unless marked
+    body = f"{head}{'' if marked else '  # COND'}\n{indent}    ss.block.sync()"
+    body += "" if marked else "  # BAD"
+    source = f"""
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float32], a: In[np.float32], {params}) -> None:
+    i = thread.index_1d()
+    out[i] = np.float32(1)
+    {body}
+"""
+    if proven:
+        _compile(load_kernel_module(tmp_path, source).k)
+    else:
+        refused(tmp_path, source, "not prove in range")
+
+
 @pytest.mark.parametrize(("bound", "proven"), [("n", True), ("n + 1", False)])
 def test_a_strided_input_read_in_a_bounded_loop(tmp_path, bound, proven):  # type: ignore[no-untyped-def]
     # A non-contiguous input addresses element k as data + k * stride: the same proof.

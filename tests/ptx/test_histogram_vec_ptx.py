@@ -45,3 +45,33 @@ def test_candidate_with_four_runs_per_step_keeps_them_in_registers() -> None:
     assert len(re.findall(r"^\s*ld\.global\.v4\.u32", body, re.MULTILINE)) == 5
     # 64 bytes of the main loop, 16 of the tail loop, 4 of a last word, 1 of a last byte
     assert len(re.findall(r"^\s*atom\.shared\.add\.u32", body, re.MULTILINE)) == 85
+
+
+@pytest.mark.parametrize(
+    ("name", "runs", "loads", "atomics"),
+    [
+        ("histogram_lane_x4", 4, 9, 85),
+        ("histogram_lane_x2", 2, 5, 53),
+    ],
+)
+def test_lane_register_candidates_keep_the_bounds_check_folded(
+    name: str, runs: int, loads: int, atomics: int
+) -> None:
+    """The candidates that read the lane from %laneid: ``cuda.laneid & 31`` keeps the counter
+    index provably below 8192, so the main loop's atomics follow each other with no compare
+    (a bare ``cuda.laneid`` leaves a compare and a branch per byte). Vector loads: ``runs``
+    back to back from ``vec.load_runs``, one per run on its fallback path, one in the tail."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import primitives
+
+    body = getattr(primitives, name).ptx(cc=CC).split(".entry", 1)[1]
+    assert "ld.local" not in body and "st.local" not in body
+    assert "%laneid" in body
+    assert len(re.findall(r"^\s*ld\.global\.v4\.u32", body, re.MULTILINE)) == loads
+    assert len(re.findall(r"^\s*atom\.shared\.add\.u32", body, re.MULTILINE)) == atomics
+    starts = [m.start() for m in re.finditer(r"atom\.shared\.add\.u32", body)][: 16 * runs]
+    for lo, hi in zip(starts, starts[1:], strict=False):
+        assert "setp" not in body[lo:hi] and "bra" not in body[lo:hi], body[lo:hi]

@@ -3,6 +3,8 @@ edges, all bytes in one bin; ``sim.check`` finds nothing (its updates are atomic
 
 from __future__ import annotations
 
+from types import ModuleType
+
 import numpy as np
 import pytest
 from numba import cuda
@@ -57,4 +59,49 @@ def test_candidate_with_four_runs_per_step_matches_numpy() -> None:
     d_data = cuda.to_device(data)
     counts = cuda.to_device(np.zeros(256, np.uint32))
     primitives.histogram_vec_x4.prepare(grid=1, block=256)(counts, ex.as_words(d_data), d_data)
+    np.testing.assert_array_equal(counts.copy_to_host(), np.bincount(data, minlength=256))
+
+
+def _primitives() -> ModuleType:
+    """benchmarks/primitives.py, imported from its folder."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import primitives
+
+    return primitives
+
+
+def _skewed(n: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return np.where(rng.random(n) < 0.9, 200, rng.integers(0, 256, n)).astype(np.uint8)
+
+
+@pytest.mark.parametrize("name", ["histogram_lane_x4", "histogram_lane_x2"])
+@pytest.mark.parametrize(
+    "n, kind",
+    [
+        (4 * 256 * 16 + 16 * 300 + 7, "uniform"),  # main loop once, tail runs, a word, 3 bytes
+        (4 * 256 * 16 + 16 * 300 + 7, "skewed"),
+        (2 * 256 * 16 + 16 * 17 + 5, "uniform"),  # x4: no main-loop step; x2: one
+        (1, "uniform"),
+        (15, "skewed"),
+        (35, "uniform"),
+    ],
+)
+def test_lane_register_candidates_match_numpy(name: str, n: int, kind: str) -> None:
+    """benchmarks/primitives.py's lane-register candidates on one block: the main loop (four
+    or two runs per step through ``vec.load_runs``), the tail loop, the last words and bytes;
+    uniform and skewed data, sizes not a multiple of 16."""
+    kernel = getattr(_primitives(), name)
+    ex = example("histogram_vec")
+    data = (
+        np.random.default_rng(n).integers(0, 256, n, dtype=np.uint8)
+        if kind == "uniform"
+        else _skewed(n, n)
+    )
+    d_data = cuda.to_device(data)
+    counts = cuda.to_device(np.zeros(256, np.uint32))
+    kernel.prepare(grid=1, block=256)(counts, ex.as_words(d_data), d_data)
     np.testing.assert_array_equal(counts.copy_to_host(), np.bincount(data, minlength=256))
