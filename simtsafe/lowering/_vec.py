@@ -6,7 +6,15 @@ the run ``[j*n, (j+1)*n)`` of the last axis. When the run lies inside the
 array and its address is a multiple of its size, one ``load <n x T>`` with
 that alignment (``ld.global.v2/v4``); otherwise one guarded scalar load per
 element, 0 outside the array. Indices are compared before any multiplication
-that could wrap, so no address outside the array is ever read.
+that could wrap, so no address outside the array is ever read. A run of elements
+under 4 bytes (bf16, fp16, int8) meets its two paths as the 32-bit words it was loaded
+as and is unpacked after the merge: the fast path then holds only the loads (nothing in
+it waits for them), a run in flight keeps 4 registers rather than one an element, and
+LLVM folds the unpacking (a bf16's high half is ``word & 0xffff0000``). The range tests
+are unsigned compares against the extents (``0 <= i < n`` as one compare), the alignment
+test one per row (a run starts ``j * nbytes`` bytes past its row), and ``vec.load_runs``'
+checked path reads every run element by element (a per-run vector path there would be
+the fast path's own code, which LLVM merges with it, splitting its block of loads).
 
 Every element goes through :func:`element_value` (memory form -> value); a
 new element type (bf16 read as float32) plugs in there and in
@@ -151,12 +159,12 @@ class _Run:
         self.mem = mem = context.get_data_type(a.dtype)
         data = builder.bitcast(ary.data, mem.as_pointer())
         j, self.length = ints[-1], shape[-1]
+        # Extents are >= 0, so `0 <= i < extent` is one unsigned compare (`i` as unsigned:
+        # a negative `i` is past every extent), `0 <= j <= runs` likewise.
         in_row = cgutils.true_bit
         if a.ndim == 2:
             r = ints[0]
-            in_row = builder.and_(
-                builder.icmp_signed(">=", r, zero), builder.icmp_signed("<", r, shape[0])
-            )
+            in_row = builder.icmp_unsigned("<", r, shape[0])
             stride0 = cgutils.unpack_tuple(builder, ary.strides, 2)[0]
             row = builder.gep(
                 builder.bitcast(data, ir.IntType(8).as_pointer()), [builder.mul(r, stride0)]
@@ -164,18 +172,24 @@ class _Run:
             data = builder.bitcast(row, mem.as_pointer())
         self.data = data
         runs = builder.sdiv(self.length, nconst)  # whole runs in the row (length >= 0)
-        j_ok = builder.and_(in_row, builder.icmp_signed(">=", j, zero))
-        whole = builder.and_(j_ok, builder.icmp_signed("<", j, runs))
-        self.touches = builder.and_(j_ok, builder.icmp_signed("<=", j, runs))  # a partial tail
+        whole = builder.and_(in_row, builder.icmp_unsigned("<", j, runs))
+        self._in_row, self._j, self._runs = in_row, j, runs  # `touches`: the checked path's
         self.start = builder.mul(j, nconst)  # used only where j <= runs: no wrap
         self.first = builder.gep(data, [self.start])
         if reads.aligned_runs:
             self.fast = whole
         else:
+            # The run starts `j * nbytes` bytes past the row's start: it is aligned to its
+            # size exactly when the row's start is (one test a row, shared by its runs).
             misalign = builder.and_(
-                builder.ptrtoint(self.first, intp), ir.Constant(intp, reads.nbytes - 1)
+                builder.ptrtoint(data, intp), ir.Constant(intp, reads.nbytes - 1)
             )
             self.fast = builder.and_(whole, builder.icmp_unsigned("==", misalign, zero))
+
+    def touches(self, builder: ir.IRBuilder) -> Any:
+        """Whether the run touches the array at all (``0 <= j <= runs``: a partial tail),
+        computed where the checked path needs it, not ahead of the fast path's branch."""
+        return builder.and_(self._in_row, builder.icmp_unsigned("<=", self._j, self._runs))
 
     def vector(self, builder: ir.IRBuilder, reads: _Reads) -> Any:
         """The vector load of the whole, aligned run (its elements: ``elements``)."""
@@ -196,22 +210,77 @@ class _Run:
     def one_by_one(self, context: Any, builder: ir.IRBuilder, slots: list[Any]) -> None:
         """Each element into its slot by a guarded scalar load, 0 outside the array."""
         intp = context.get_value_type(types.intp)
+        touches = self.touches(builder)
         for k, slot in enumerate(slots):
             builder.store(ir.Constant(self.mem, None), slot)  # 0 outside the array
             at = builder.add(self.start, ir.Constant(intp, k))
-            inside = builder.and_(self.touches, builder.icmp_signed("<", at, self.length))
+            inside = builder.and_(touches, builder.icmp_signed("<", at, self.length))
             with builder.if_then(inside):
                 builder.store(builder.load(builder.gep(self.data, [at])), slot)
 
     def into(self, context: Any, builder: ir.IRBuilder, reads: _Reads, slots: list[Any]) -> None:
-        """The run into ``slots``: one vector access when whole and aligned, else one by one."""
+        """The run into ``slots``: one vector access when whole and aligned, else one by one
+        (``slots``: ``_slots``'s, the run's 32-bit words for elements under 4 bytes)."""
         with builder.if_else(self.fast, likely=True) as (then, otherwise):
             with then:
-                elems = self.elements(builder, reads, self.vector(builder, reads))
-                for elem, slot in zip(elems, slots, strict=True):
-                    builder.store(elem, slot)
+                self.store_vector(builder, reads, self.vector(builder, reads), slots)
             with otherwise:
-                self.one_by_one(context, builder, slots)
+                self.checked(context, builder, reads, slots)
+
+    def store_vector(
+        self, builder: ir.IRBuilder, reads: _Reads, raw: Any, slots: list[Any]
+    ) -> None:
+        """The vector load ``raw`` into the run's ``slots`` as it came: the words of a run of
+        elements under 4 bytes stay packed until after the branches meet (``unpack``), so that
+        the fast path holds no instruction that waits for the load and a run in flight keeps
+        4 registers, not one an element."""
+        if reads.itemsize < 4:
+            words = (
+                [raw]
+                if isinstance(raw.type, ir.IntType)
+                else [
+                    builder.extract_element(raw, ir.Constant(ir.IntType(32), w))
+                    for w in range(reads.nbytes // 4)
+                ]
+            )
+            for word, slot in zip(words, slots, strict=True):
+                builder.store(word, slot)
+            return
+        for elem, slot in zip(self.elements(builder, reads, raw), slots, strict=True):
+            builder.store(elem, slot)
+
+    def checked(self, context: Any, builder: ir.IRBuilder, reads: _Reads, slots: list[Any]) -> None:
+        """The guarded scalar loads of ``one_by_one`` into the run's ``slots`` (packed into
+        words for elements under 4 bytes, as ``store_vector`` leaves them)."""
+        if reads.itemsize >= 4:
+            self.one_by_one(context, builder, slots)
+            return
+        elems = [cgutils.alloca_once(builder, self.mem) for _ in range(reads.count)]
+        self.one_by_one(context, builder, elems)
+        per = 4 // reads.itemsize
+        i32 = ir.IntType(32)
+        for w, slot in enumerate(slots):
+            word = ir.Constant(i32, 0)
+            for k in range(per):
+                raw = builder.load(elems[w * per + k])
+                bits = (
+                    raw
+                    if isinstance(raw.type, ir.IntType)
+                    else builder.bitcast(raw, ir.IntType(8 * reads.itemsize))
+                )
+                part = builder.zext(bits, i32)
+                if k:
+                    part = builder.shl(part, ir.Constant(i32, 8 * reads.itemsize * k))
+                word = builder.or_(word, part)
+            builder.store(word, slot)
+
+
+def _slots(builder: ir.IRBuilder, reads: _Reads, run: _Run) -> list[Any]:
+    """Where a run's value meets after its fast and checked paths: its 32-bit words for
+    elements under 4 bytes (unpacked after the merge: ``_values``), else its elements."""
+    if reads.itemsize < 4:
+        return [cgutils.alloca_once(builder, ir.IntType(32)) for _ in range(reads.nbytes // 4)]
+    return [cgutils.alloca_once(builder, run.mem) for _ in range(reads.count)]
 
 
 def _index_ints(context: Any, builder: ir.IRBuilder, a: Any, value: Any, tys: Any) -> list[Any]:
@@ -219,8 +288,18 @@ def _index_ints(context: Any, builder: ir.IRBuilder, a: Any, value: Any, tys: An
     return [context.cast(builder, v, t, types.intp) for v, t in zip(raw, tys, strict=True)]
 
 
-def _values(context: Any, builder: ir.IRBuilder, reads: _Reads, slots: list[Any]) -> Any:
-    values = [element_value(context, builder, reads.a.dtype, builder.load(s)) for s in slots]
+def _values(context: Any, builder: ir.IRBuilder, reads: _Reads, run: _Run, slots: list[Any]) -> Any:
+    """The run's value tuple out of its ``_slots`` (words split here, after the merge)."""
+    loaded = [builder.load(s) for s in slots]
+    if reads.itemsize < 4:
+        if len(loaded) == 1:
+            raw = loaded[0]
+        else:
+            raw = ir.Constant(ir.VectorType(ir.IntType(32), len(loaded)), None)
+            for w, word in enumerate(loaded):
+                raw = builder.insert_element(raw, word, ir.Constant(ir.IntType(32), w))
+        loaded = _split_words(builder, raw, run.mem, reads.count, reads.itemsize)
+    values = [element_value(context, builder, reads.a.dtype, v) for v in loaded]
     return context.make_tuple(builder, reads.run_type, values)
 
 
@@ -238,9 +317,9 @@ def _vec_load(typingctx: Any, a: Any, idx: Any, n: Any) -> Any:
         ary = reads.array(context, builder, args[0])
         ints = _index_ints(context, builder, reads.a, args[1], idx_types)
         run = _Run(context, builder, reads, ary, ints)
-        slots = [cgutils.alloca_once(builder, run.mem) for _ in range(reads.count)]
+        slots = _slots(builder, reads, run)
         run.into(context, builder, reads, slots)
-        return _values(context, builder, reads, slots)
+        return _values(context, builder, reads, run, slots)
 
     return reads.run_type(reads.tile if reads.tile is not None else a, idx, n), codegen
 
@@ -268,9 +347,7 @@ def _vec_load_runs(typingctx: Any, a: Any, idxs: Any, n: Any) -> Any:
             _Run(context, builder, reads, ary, _index_ints(context, builder, reads.a, v, t))
             for v, t in zip(packed, idx_types, strict=True)
         ]
-        slots = [
-            [cgutils.alloca_once(builder, run.mem) for _ in range(reads.count)] for run in runs
-        ]
+        slots = [_slots(builder, reads, run) for run in runs]
         every = runs[0].fast
         for run in runs[1:]:
             every = builder.and_(every, run.fast)
@@ -278,13 +355,15 @@ def _vec_load_runs(typingctx: Any, a: Any, idxs: Any, n: Any) -> Any:
             with then:  # every load first, then the unpacking: all in flight together
                 raws = [run.vector(builder, reads) for run in runs]
                 for run, raw, run_slots in zip(runs, raws, slots, strict=True):
-                    elems = run.elements(builder, reads, raw)
-                    for elem, slot in zip(elems, run_slots, strict=True):
-                        builder.store(elem, slot)
-            with otherwise:
+                    run.store_vector(builder, reads, raw, run_slots)
+            with otherwise:  # element by element (a per-run vector path here would be
+                # the fast path's own code, which LLVM merges with it, splitting its block)
                 for run, run_slots in zip(runs, slots, strict=True):
-                    run.into(context, builder, reads, run_slots)
-        values = [_values(context, builder, reads, run_slots) for run_slots in slots]
+                    run.checked(context, builder, reads, run_slots)
+        values = [
+            _values(context, builder, reads, run, run_slots)
+            for run, run_slots in zip(runs, slots, strict=True)
+        ]
         return context.make_tuple(builder, rt, values)
 
     return rt(reads.tile if reads.tile is not None else a, idxs, n), codegen

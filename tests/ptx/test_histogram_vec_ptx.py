@@ -8,10 +8,51 @@ import re
 import pytest
 
 from tests.coop_examples import example
+from tests.ptx.ptx_text import (
+    control_flow,
+    count,
+    fast_path,
+    loads_per_block,
+    loops,
+    on_every_iteration,
+)
 
 pytestmark = pytest.mark.ptx
 
 CC = (9, 0)
+
+ATOMIC = r"atom\.shared\.add\.u32"
+V4 = r"ld\.global\.v4\.u32"
+
+
+def _atomics_per_byte(ptx: str) -> list[int]:
+    """Check that every loop runs one shared atomic per byte it reads, all in one block with
+    no compare among them (the counter index is provably below 8192), run on every way
+    around the loop; and that the 5 atomics outside loops are those of the last word and
+    the last byte. Returns the vector loads of each atomic loop's fast path (LLVM may keep
+    several copies of a loop -- unswitched on the input's alignment, which is tested once
+    -- each is checked on its own: the count of atomics a byte does not depend on them)."""
+    blocks = control_flow(ptx)
+    in_loops, runs = 0, []
+    for loop in loops(blocks):
+        held = [v for v in loop if count(blocks, [v], ATOMIC)]
+        if not held:
+            continue
+        assert len(held) == 1, held  # no branch among them
+        (at,) = held
+        assert on_every_iteration(blocks, loop, at)
+        instrs = blocks[at].instrs
+        marks = [n for n, i in enumerate(instrs) if re.match(ATOMIC, i)]
+        assert not any(i.startswith("setp") for i in instrs[marks[0] : marks[-1]])
+        vectors = count(blocks, fast_path(blocks, loop, V4), V4)
+        # the words one iteration reads: 4 a vector load, else (a copy of the loop for a
+        # misaligned input) one guarded scalar load a word
+        words = 4 * vectors if vectors else count(blocks, loop, r"ld\.global\.u32")
+        assert len(marks) == 4 * words, (len(marks), words)
+        in_loops += len(marks)
+        runs.append(vectors)
+    assert count(blocks, range(len(blocks)), ATOMIC) - in_loops == 4 + 1
+    return runs
 
 
 def test_one_shared_atomic_per_byte_without_compares() -> None:
@@ -19,16 +60,10 @@ def test_one_shared_atomic_per_byte_without_compares() -> None:
     body = ptx.split(".entry", 1)[1]
     assert ".reqntid 256, 1, 1" in ptx
     assert "ld.local" not in body and "st.local" not in body
-    loads = re.findall(r"^\s*ld\.global\.v4\.u32", body, re.MULTILINE)
-    assert len(loads) == 3  # two per step in the main loop, one in the tail loop
-    # 16 + 16 bytes of the main loop, 16 of the tail loop, 4 of a last word, 1 of a last byte
-    atomics = re.findall(r"^\s*atom\.shared\.add\.u32", body, re.MULTILINE)
-    assert len(atomics) == 53
-    # The main loop's 32 atomics follow each other with no compare between them: the index
-    # (byte * 32 + lane) is below 8192 by its arithmetic, so the bounds check folded.
-    starts = [m.start() for m in re.finditer(r"atom\.shared\.add\.u32", body)][:32]
-    for lo, hi in zip(starts, starts[1:], strict=False):
-        assert "setp" not in body[lo:hi] and "bra" not in body[lo:hi], body[lo:hi]
+    assert set(re.findall(r"^\s*ld\.global\.(v\d\.\w+)", body, re.MULTILINE)) == {"v4.u32"}
+    # two 16-byte runs a step in the main loop's fast path, one in the tail loop's
+    runs = _atomics_per_byte(ptx)
+    assert max(runs) == 2 and 1 in runs, runs
 
 
 def test_candidate_with_four_runs_per_step_keeps_them_in_registers() -> None:
@@ -40,38 +75,42 @@ def test_candidate_with_four_runs_per_step_keeps_them_in_registers() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
     import primitives
 
-    body = primitives.histogram_vec_x4.ptx(cc=CC).split(".entry", 1)[1]
+    ptx = primitives.histogram_vec_x4.ptx(cc=CC)
+    body = ptx.split(".entry", 1)[1]
     assert "ld.local" not in body and "st.local" not in body
-    assert len(re.findall(r"^\s*ld\.global\.v4\.u32", body, re.MULTILINE)) == 5
-    # 64 bytes of the main loop, 16 of the tail loop, 4 of a last word, 1 of a last byte
-    assert len(re.findall(r"^\s*atom\.shared\.add\.u32", body, re.MULTILINE)) == 85
+    # 64 bytes a step of the main loop, 16 of the tail loop (4 and 1 vector loads)
+    runs = _atomics_per_byte(ptx)
+    assert max(runs) == 4 and 1 in runs, runs
 
 
 @pytest.mark.parametrize(
-    ("name", "runs", "loads", "atomics"),
+    ("name", "runs", "loads"),
     [
-        ("histogram_lane_x4", 4, 9, 85),
-        ("histogram_lane_x2", 2, 5, 53),
+        ("histogram_lane_x4", 4, 5),
+        ("histogram_lane_x2", 2, 3),
     ],
 )
 def test_lane_register_candidates_keep_the_bounds_check_folded(
-    name: str, runs: int, loads: int, atomics: int
+    name: str, runs: int, loads: int
 ) -> None:
     """The candidates that read the lane from %laneid: ``cuda.laneid & 31`` keeps the counter
     index provably below 8192, so the main loop's atomics follow each other with no compare
     (a bare ``cuda.laneid`` leaves a compare and a branch per byte). Vector loads: ``runs``
-    back to back from ``vec.load_runs``, one per run on its fallback path, one in the tail."""
+    back to back from ``vec.load_runs`` (its fallback path reads element by element), one in the
+    tail loop; one shared atomic per byte (``_atomics_per_byte``)."""
     import sys
     from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
     import primitives
 
-    body = getattr(primitives, name).ptx(cc=CC).split(".entry", 1)[1]
+    ptx = getattr(primitives, name).ptx(cc=CC)
+    body = ptx.split(".entry", 1)[1]
     assert "ld.local" not in body and "st.local" not in body
     assert "%laneid" in body
+    runs_read = _atomics_per_byte(ptx)
+    assert max(runs_read) == runs and 1 in runs_read, runs_read
+    # the main loop's vector loads back to back in one block (vec.load_runs), and none on the
+    # path taken when some run is not whole and aligned (it reads element by element)
+    assert max(loads_per_block(ptx, V4)) == runs
     assert len(re.findall(r"^\s*ld\.global\.v4\.u32", body, re.MULTILINE)) == loads
-    assert len(re.findall(r"^\s*atom\.shared\.add\.u32", body, re.MULTILINE)) == atomics
-    starts = [m.start() for m in re.finditer(r"atom\.shared\.add\.u32", body)][: 16 * runs]
-    for lo, hi in zip(starts, starts[1:], strict=False):
-        assert "setp" not in body[lo:hi] and "bra" not in body[lo:hi], body[lo:hi]
