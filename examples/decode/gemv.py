@@ -82,41 +82,6 @@ if RUNS not in (2, 4):
     )
 
 
-#: The schedule of the pair GEMVs (benchmarks compare them in one process):
-#:
-#: * ``base``: each input run of a batch read with its own ``vec.load`` of the staged tile (a
-#:   check and a branch each);
-#: * ``lean``: the batch's input runs read with one ``vec.load_runs`` of the tile (one check,
-#:   their ``ld.shared.v4`` back to back), so that the hot loop holds one branch for the
-#:   weights and one for the input.
-SCHEDULE = os.environ.get("SIMTSAFE_DECODE_GEMV", "base")
-if SCHEDULE not in ("base", "lean"):
-    raise ValueError(
-        f"SIMTSAFE_DECODE_GEMV must be 'base' or 'lean' (the GEMVs' schedule), got {SCHEDULE!r}"
-    )
-LEAN = SCHEDULE == "lean"
-
-
-@ss.device
-def _inputs2(h, j, step):  # type: ignore[no-untyped-def]
-    """The staged input's runs ``j`` and ``j + step`` (8 floats each, as runs of 4), with
-    one ``vec.load_runs``."""
-    return ss.vec.load_runs(h, (2 * j, 2 * j + 1, 2 * (j + step), 2 * (j + step) + 1), 4)
-
-
-@ss.device
-def _inputs4(h, j, step):  # type: ignore[no-untyped-def]
-    """``_inputs2`` for the runs ``j, j + step, j + 2 step, j + 3 step``."""
-    j1 = j + step
-    j2 = j1 + step
-    j3 = j2 + step
-    return ss.vec.load_runs(
-        h,
-        (2 * j, 2 * j + 1, 2 * j1, 2 * j1 + 1, 2 * j2, 2 * j2 + 1, 2 * j3, 2 * j3 + 1),
-        4,
-    )
-
-
 @ss.device
 def _pair_batch(w, r, j, step):  # type: ignore[no-untyped-def]
     """Runs ``j, j + step, ...`` (``RUNS`` of them) of rows ``r`` and ``r + 1``: row
@@ -138,20 +103,6 @@ def _pair_batch(w, r, j, step):  # type: ignore[no-untyped-def]
 @ss.device
 def _pair_batch_dot(b, h, j, step):  # type: ignore[no-untyped-def]
     """``_pair_batch``'s runs ``b`` times the input: the two rows' partial sums."""
-    if LEAN:
-        if RUNS == 4:
-            x = _inputs4(h, j, step)
-            return (
-                (_dot(b[0], x[0], x[1]) + _dot(b[1], x[2], x[3]))
-                + (_dot(b[2], x[4], x[5]) + _dot(b[3], x[6], x[7])),
-                (_dot(b[4], x[0], x[1]) + _dot(b[5], x[2], x[3]))
-                + (_dot(b[6], x[4], x[5]) + _dot(b[7], x[6], x[7])),
-            )
-        x = _inputs2(h, j, step)
-        return (
-            _dot(b[0], x[0], x[1]) + _dot(b[1], x[2], x[3]),
-            _dot(b[2], x[0], x[1]) + _dot(b[3], x[2], x[3]),
-        )
     a0, b0 = _pair_dot(b[0], b[RUNS], h, j)
     a1, b1 = _pair_dot(b[1], b[RUNS + 1], h, j + step)
     if RUNS == 4:
@@ -198,14 +149,6 @@ def _quad_batch(w, rows, j, step):  # type: ignore[no-untyped-def]
 @ss.device
 def _quad_batch_dot(b, h, j, step):  # type: ignore[no-untyped-def]
     """``_quad_batch``'s runs ``b`` times the input: the four rows' partial sums."""
-    if LEAN and RUNS == 4:
-        x = _inputs2(h, j, step)
-        return (
-            _dot(b[0], x[0], x[1]) + _dot(b[1], x[2], x[3]),
-            _dot(b[2], x[0], x[1]) + _dot(b[3], x[2], x[3]),
-            _dot(b[4], x[0], x[1]) + _dot(b[5], x[2], x[3]),
-            _dot(b[6], x[0], x[1]) + _dot(b[7], x[2], x[3]),
-        )
     h0, h1 = _input_run(h, j)
     if RUNS == 4:
         g0, g1 = _input_run(h, j + step)
