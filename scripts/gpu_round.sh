@@ -2,7 +2,7 @@
 # One device call of this round's measurements; every log and result file goes into one
 # tarball $OUT/round-NAME.tgz (the device tool brings back at most 8 files).
 #   scripts/gpu_round.sh NAME STEP...   STEPs: tests tests_decode slots attn latency gemv gemv_runs decode06 decode4b decode06_4096 decode4b_4096 gemm sgemm irregular hash scan
-#                                      primitives decode06_anchor pdl histogram ncu attn_warps gemv_sched decode4b_oldvec
+#                                      primitives decode06_anchor pdl histogram ncu attn_warps decode4b_oldvec
 set -uo pipefail
 NAME=$1; shift
 FINAL=${OUT:-benchmarks/results}
@@ -61,10 +61,6 @@ for s in "$@"; do
       for aw in 4 8; do export SIMTSAFE_DECODE_ATTN_WARPS=$aw
         run 170 decode4b_attn_warps$aw python3 benchmarks/decode.py --configs 4b --contexts 0 --skip-anchor --tokens 32 --repeats 3
         grep -E "simtsafe graph|attention|qk_rope" "$OUT/decode4b_attn_warps$aw.log"; done; unset SIMTSAFE_DECODE_ATTN_WARPS ;;
-    gemv_sched)  # the GEMVs' schedule (gemv.SCHEDULE): the 4b step at context 0, and the GEMVs alone
-      for g in base lean; do export SIMTSAFE_DECODE_GEMV=$g
-        run 170 decode4b_gemv_$g python3 benchmarks/decode.py --configs 4b --contexts 0 --skip-anchor --tokens 32 --repeats 3
-        grep -E "simtsafe graph|qkv|o_proj|gate_up|down" "$OUT/decode4b_gemv_$g.log"; done; unset SIMTSAFE_DECODE_GEMV ;;
     decode4b_oldvec)  # the 4b step with the previous vec lowering (benchmarks/_vec_main.txt, untracked)
       cp simtsafe/lowering/_vec.py /tmp/vec_new.py && cp benchmarks/_vec_main.txt simtsafe/lowering/_vec.py
       run 170 decode4b_oldvec python3 benchmarks/decode.py --configs 4b --contexts 0 --skip-anchor --tokens 32 --repeats 3
