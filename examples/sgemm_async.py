@@ -38,6 +38,7 @@ benchmarks/_sgemm_async_bk8.py, timed beside this one by benchmarks/sgemm_varian
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from numba import cuda
@@ -56,8 +57,13 @@ PAD = 4  # a_s rows of 132 floats: 528 bytes, a multiple of 16; stores spread ov
 STEP = 2 * BK  # one loop iteration: two stages
 
 
+#: A thread's values of one ``k``: two runs of 4 of A, two of B.
+Frags = tuple[tuple[np.float32, ...], ...]
+Tile = ss.SharedTile[np.float32, Any]
+
+
 @ss.device
-def frags(at, bt, k, ra, rb0, rb1):  # type: ignore[no-untyped-def]
+def frags(at: Tile, bt: Tile, k: int, ra: int, rb0: int, rb1: int) -> Frags:
     """Row ``k`` of the stage: this thread's 8 values of A (``at`` runs ``ra``, ``ra + 1``)
     and of B (``bt`` runs ``rb0``, ``rb1``) as four runs of 4: 4 ``ld.shared.v4``."""
     return (
@@ -69,7 +75,7 @@ def frags(at, bt, k, ra, rb0, rb1):  # type: ignore[no-untyped-def]
 
 
 @ss.device
-def fmas(acc, f):  # type: ignore[no-untyped-def]
+def fmas(acc: Any, f: Frags) -> None:
     """The 64 fused multiply-adds of one ``k`` (``f = frags(...)``):
     ``acc[r, c] += A[r] * B[c]``."""
     x0, x1, y0, y1 = f
@@ -82,10 +88,10 @@ def fmas(acc, f):  # type: ignore[no-untyped-def]
 
 
 @ss.device
-def stage(acc, at, bt, ra, rb0, rb1):  # type: ignore[no-untyped-def]
+def stage(acc: Any, at: Tile, bt: Tile, ra: int, rb0: int, rb1: int) -> None:
     """The 16 ``k`` of a stage, written out, row ``k + 1``'s values read before ``k``'s FMAs."""
-    f = frags(at, bt, 0, ra, rb0, rb1)
-    g = frags(at, bt, 1, ra, rb0, rb1)
+    f: Frags = frags(at, bt, 0, ra, rb0, rb1)
+    g: Frags = frags(at, bt, 1, ra, rb0, rb1)
     fmas(acc, f)
     f = g
     g = frags(at, bt, 2, ra, rb0, rb1)
