@@ -785,7 +785,7 @@ def kernel(
 _KERNEL_OPTIONS = frozenset(
     {"fastmath", "lineinfo", "debug", "opt", "max_registers", "launch_bounds", "cache"}
 )
-_HELPER_OPTIONS = frozenset({"fastmath", "lineinfo", "debug", "opt"})
+_HELPER_OPTIONS = frozenset({"fastmath", "lineinfo", "debug", "opt", "inline"})
 
 
 def _known_options(options: dict[str, Any], known: frozenset[str], what: str) -> None:
@@ -804,7 +804,12 @@ _HELPER_CACHE: dict[Any, DeviceFunction] = {}
 def device(fn: Callable[P, Any], /) -> DeviceFunction: ...
 @overload
 def device(
-    *, fastmath: bool = False, lineinfo: bool = False, debug: bool = False, opt: bool = True
+    *,
+    fastmath: bool = False,
+    lineinfo: bool = False,
+    debug: bool = False,
+    opt: bool = True,
+    inline: bool = False,
 ) -> Callable[[Callable[P, Any]], DeviceFunction]: ...
 def device(
     fn: Callable[P, Any] | None = None, /, **options: Any
@@ -816,7 +821,11 @@ def device(
     It may not return a witness. Like kernels, helpers made inside a factory
     may close over constants and other helpers (cached by those values).
     ``@simtsafe.device(fastmath=True)`` etc. take ``numba.cuda.jit``'s options
-    that apply to device functions.
+    that apply to device functions; ``inline=True`` inlines the helper into each
+    caller at the Numba IR level (``inline="always"``): its code is then lowered
+    in the kernel, where the kernel's exact block is known, so checks that the
+    block decides (an ``ldmatrix`` run inside its tile, whole warps) fold there
+    as in the kernel's own body.
     """
     _known_options(options, _HELPER_OPTIONS, "device")
 

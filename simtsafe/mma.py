@@ -10,6 +10,9 @@ layouts; docs/tensor_cores.md).
   tile (A, row-major: rows m, columns k) at ``(row0, k0)``, by ``ldmatrix.x4``;
 * ``b = mma.load_b(tile, (k0, col0))`` -- the 16 x 8 block of a k-major tile
   (B: rows k, columns n) at ``(k0, col0)``, by ``ldmatrix.x2.trans``;
+* ``b0, b1 = mma.load_b2(tile, (k0, col0))`` -- the B fragments at ``(k0, col0)``
+  and ``(k0, col0 + 8)`` by one ``ldmatrix.x4.trans`` (half the loads of two
+  ``load_b``);
 * ``acc = mma.zeros()`` -- a zero accumulator: a tuple of 4 float32, lane's
   ``acc[j]`` being row ``lane // 4 + 8 * (j // 2)``, column ``2 * (lane % 4) + j % 2``;
 * ``acc = mma.mma(a, b, acc)`` -- ``acc + a @ b``;
@@ -22,8 +25,8 @@ layouts; docs/tensor_cores.md).
   columns ``8*ni ...``), each bounds-checked against ``out``.
 
 Loads read the tile in its read phase (after the barrier that ends its fill;
-the decorator's phase analysis counts them as reads); ``load_a``, ``load_b``
-and ``mma`` need every lane of the warp (warp-uniform control flow: the
+the decorator's phase analysis counts them as reads); ``load_a``, ``load_b``,
+``load_b2`` and ``mma`` need every lane of the warp (warp-uniform control flow: the
 compiled-form uniformity check refuses them under a thread-dependent branch).
 An 8-element row run outside the tile's logical extents (or not starting at
 a multiple of 8 columns) reads 0; nothing outside the tile is ever read.
@@ -40,7 +43,7 @@ from ._coopviews import SharedTile
 from ._views import DisjointSlice2D, _KernelOnly
 
 #: The kernel API (the value types ``Fragment``, ``OutTile`` are annotations only).
-__all__ = ["load_a", "load_b", "mma", "out_tile", "store", "zeros"]
+__all__ = ["load_a", "load_b", "load_b2", "mma", "out_tile", "store", "zeros"]
 
 T = TypeVar("T", bound=np.generic)
 
@@ -74,6 +77,15 @@ def load_b(tile: SharedTile[T, Any], origin: tuple[int, int]) -> Fragment[T]:
     """The B fragment of rows (k) ``k0 .. k0+15``, columns ``col0 .. col0+7`` of the
     k-major ``tile``, ``origin = (k0, col0)``."""
     host_call("mma.load_b")
+
+
+@kernel_api("mma.load_b2")
+def load_b2(tile: SharedTile[T, Any], origin: tuple[int, int]) -> tuple[Fragment[T], Fragment[T]]:
+    """The B fragments of rows (k) ``k0 .. k0+15`` and columns ``col0 .. col0+7``, then
+    ``col0+8 .. col0+15``, of the k-major ``tile``, ``origin = (k0, col0)``: what
+    ``(load_b(tile, (k0, col0)), load_b(tile, (k0, col0 + 8)))`` gives, by one
+    ``ldmatrix.x4.trans``."""
+    host_call("mma.load_b2")
 
 
 @kernel_api("mma.zeros")

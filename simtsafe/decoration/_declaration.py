@@ -448,6 +448,9 @@ class Declared:
             blocks_per_sm=(
                 d.contract.blocks_per_sm if d.kind == "kernel" and d.contract is not None else None
             ),
+            tile_window=(
+                d.contract.tile_shared if d.kind == "kernel" and d.contract is not None else None
+            ),
         )
 
     def source_uniformity(self) -> UniformitySummary:

@@ -4,7 +4,8 @@ Part of the declaration (sealed with it, in the factory cache key and in the
 on-disk cache key): ``fastmath``, ``lineinfo``, ``debug``, ``opt``, and for
 kernels ``max_registers`` (in the PTX as ``.maxnreg`` and at link time),
 ``launch_bounds`` (``.maxntid``/``.minnctapersm``) and ``cache`` (compile
-once per machine: docs/performance.md "Compiling once").
+once per machine: docs/performance.md "Compiling once"), for helpers
+``inline`` (Numba inlines the helper's IR into each caller).
 """
 
 from __future__ import annotations
@@ -26,6 +27,10 @@ class CompileOptions:
     max_registers: int | None = None
     launch_bounds: tuple[int, ...] | None = None
     cache: bool = False
+    #: Helpers: inlined into each caller at the Numba IR level (``inline="always"``), so
+    #: the helper's code is lowered inside the kernel and sees what the kernel proves
+    #: (its exact block: ``%tid``/``%ntid`` ranges, whole warps), as its own body does.
+    inline: bool = False
 
     @classmethod
     def make(
@@ -41,13 +46,13 @@ class CompileOptions:
             TypeError: an option of the wrong type or value, or a combination
                 that cannot compile (the message says which and what to do).
         """
-        for flag in ("fastmath", "lineinfo", "debug", "opt", "cache"):
+        for flag in ("fastmath", "lineinfo", "debug", "opt", "cache", "inline"):
             if flag in given and not isinstance(given[flag], bool):
                 raise TypeError(
                     f"{kind} {name!r}: {flag}= takes True or False, got {given[flag]!r}"
                 )
         if kind == "device":
-            extra = sorted(set(given) - {"fastmath", "lineinfo", "debug", "opt"})
+            extra = sorted(set(given) - {"fastmath", "lineinfo", "debug", "opt", "inline"})
             if extra:
                 raise TypeError(
                     f"helper {name!r}: {', '.join(extra)} apply to kernels (the helper is "
@@ -92,6 +97,7 @@ class CompileOptions:
             lineinfo=bool(given.get("lineinfo", False)),
             debug=bool(given.get("debug", False)),
             opt=bool(given.get("opt", True)),
+            inline=bool(given.get("inline", False)),
             max_registers=regs,
             launch_bounds=bounds,
             cache=bool(given.get("cache", False)),
@@ -106,6 +112,8 @@ class CompileOptions:
             "opt": self.opt,
         }
         if device:
+            if self.inline:
+                options["inline"] = "always"
             return options
         if self.max_registers is not None:
             options["max_registers"] = self.max_registers

@@ -72,7 +72,7 @@ _KIND_WORDS = {
 _TILE_CTORS = frozenset({"shared.tile", "shared.dynamic_tile"})
 _ACC_CTORS = frozenset({"shared.accumulator"})
 #: Calls that read their first argument, a shared tile, anywhere: reads of the read phase.
-_TILE_READERS = frozenset({"vec.load", "vec.load_runs", "mma.load_a", "mma.load_b"})
+_TILE_READERS = frozenset({"vec.load", "vec.load_runs", "mma.load_a", "mma.load_b", "mma.load_b2"})
 #: Tier-1 barriers: block.sync and the block collectives (each contains one).
 _BARRIERS = BLOCK_OPS | GRID_OPS  # a grid sync is a barrier of every block too
 _WITNESS_CTORS = frozenset({"thread.local_index", "thread.local_index_2d"})

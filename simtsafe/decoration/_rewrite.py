@@ -165,6 +165,8 @@ class _Env:
     strict: bool
     attributes: frozenset[str]
     helper_returns_raw: Callable[[Any, dict[int, int]], bool]
+    #: The contract's tile_shared (bytes of opt-in shared memory for the tiles), or None.
+    tile_window: int | None = None
 
 
 def parse_source(fn: types.FunctionType, kernel: str) -> Source:
@@ -645,6 +647,15 @@ class _Checker(ast.NodeTransformer):
             refused = unsupported_ufunc(ref.obj)
             if refused is not None:
                 raise self.fail(node, f"`{ast.unparse(node.func)}`: {refused}", "ufunc")
+        if ref is not None and ref.name == "shared.tile" and self.env.tile_window is not None:
+            # The contract's tile_shared: the tile is carved from that window of the launch's
+            # dynamic shared memory at an offset fixed when the kernel compiles.
+            visited = super().generic_visit(node)
+            assert isinstance(visited, ast.Call)
+            visited.func = ast.copy_location(ast.Name("__ss_shared_wtile", ast.Load()), node)
+            window = ast.copy_location(ast.Constant(int(self.env.tile_window)), node)
+            visited.args = [window, *visited.args]
+            return visited
         return super().generic_visit(node)
 
     def _check_arguments(self, node: ast.Call, ref: Ref) -> None:
@@ -980,6 +991,7 @@ def analyze(
     with_uniformity: bool = False,
     max_registers: int | None = None,
     blocks_per_sm: int | None = None,
+    tile_window: int | None = None,
 ) -> Analysis:
     """Check ``source`` against ``scope`` and build the rewritten function's AST.
 
@@ -1001,6 +1013,9 @@ def analyze(
         max_registers: a kernel's register budget, stamped as ``.maxnreg``.
         blocks_per_sm: the contract's resident blocks per multiprocessor, stamped as
             ``.minnctapersm``.
+        tile_window: the contract's ``tile_shared``: a kernel's ``shared.tile`` calls
+            become ``__ss_shared_wtile(tile_window, ...)``, carved from that many bytes of
+            the launch's dynamic shared memory.
         with_uniformity: also run the source-level uniformity analysis (it decides
             nothing: the compiled form does; its finding words early messages and is
             the simulator's fallback verdict).
@@ -1018,6 +1033,7 @@ def analyze(
         strict=strict,
         attributes=attributes,
         helper_returns_raw=helper_returns_raw,
+        tile_window=tile_window if kind == "kernel" else None,
     )
     # A view parameter rebound anywhere (`out = a`) no longer names its view: its
     # element's fields are not the thread's own output (see _own_record_field).

@@ -62,7 +62,12 @@ GRID_OPS = frozenset({"grid.sync"})
 #: ... and every lane of the warp.
 WARP_OPS = frozenset(
     {"warp.sum", "warp.max", "warp.min", "warp.reduce", "warp.scan", "warp.broadcast"}
-    | {"mma.load_a", "mma.load_b", "mma.mma"}  # tensor cores: the warp's lanes together
+    | {
+        "mma.load_a",
+        "mma.load_b",
+        "mma.load_b2",
+        "mma.mma",
+    }  # tensor cores: the warp's lanes together
 )
 _UNIFORM_RESULT = {
     **dict.fromkeys(("block.sum", "block.max", "block.min", "block.reduce", "block.broadcast"), U),

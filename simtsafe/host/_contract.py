@@ -69,6 +69,8 @@ Dim3 = tuple[int, int, int]
 
 #: No CUDA grid or block dimension can reach 2**32 (the driver takes unsigned int).
 MAX_DIM = 2**32 - 1
+#: The most shared memory any NVIDIA GPU gives one block (sm_90, sm_100: 227 KiB, opt-in).
+MAX_TILE_SHARED = 227 * 1024
 
 _AXES = ("x", "y", "z")
 
@@ -161,6 +163,15 @@ class LaunchContract(BaseModel):
         default=None,
         description="Dynamic shared memory size must be a multiple of this power of two.",
     )
+    tile_shared: int | None = Field(
+        default=None,
+        description=(
+            "Bytes of opt-in shared memory that hold the kernel's shared.tile()s, for tiles "
+            "over the 48 KiB a block may have statically (up to 227 KiB): the tiles are laid "
+            "out in it at compile time, prepare checks it against the device and raises the "
+            "function's limit. A multiple of 16; not with dynamic_shared."
+        ),
+    )
     min_compute_capability: tuple[int, int] | None = Field(
         default=None, description="Oldest device the kernel runs on, as (major, minor)."
     )
@@ -239,6 +250,7 @@ class LaunchContract(BaseModel):
             max_threads: int | None = None,
             dynamic_shared: int | Sequence[int] | None = None,
             shared_alignment: int | None = None,
+            tile_shared: int | None = None,
             min_compute_capability: Sequence[int] | None = None,
             cooperative: bool = False,
             blocks_per_sm: int | None = None,
@@ -312,6 +324,24 @@ class LaunchContract(BaseModel):
             "dynamic_shared must be an exact byte count (int) or an inclusive [min, max] "
             f"range, got {value!r}"
         )
+
+    @field_validator("tile_shared", mode="before")
+    @classmethod
+    def _tile_shared(cls, value: Any) -> Any:
+        if value is None:
+            return None
+        number = _as_int(value)
+        if number is None:
+            raise ValueError(
+                f"tile_shared must be an int (bytes), got {type(value).__name__} {value!r}"
+            )
+        if not 0 < number <= MAX_TILE_SHARED or number % 16:
+            raise ValueError(
+                f"tile_shared must be a positive multiple of 16 bytes, at most {MAX_TILE_SHARED} "
+                f"(227 KiB: no GPU gives a block more), got {number}; declare the bytes of the "
+                "kernel's shared tiles, each rounded up to 16"
+            )
+        return number
 
     @field_validator("shared_alignment")
     @classmethod
@@ -481,6 +511,12 @@ class LaunchContract(BaseModel):
             )
         if self.cluster is not None:
             _check_rank(self.cluster, self.domain, "cluster")
+        if self.tile_shared is not None and self.dynamic_shared is not None:
+            raise ValueError(
+                f"give either tile_shared (the kernel's shared tiles, {self.tile_shared} B) or "
+                f"dynamic_shared (a launch-sized shared.dynamic_tile), not both: the tiles are "
+                "laid out in the launch's dynamic shared memory, where the dynamic tile starts"
+            )
         if self.shared_alignment is not None:
             if self.dynamic_shared is None:
                 raise ValueError(

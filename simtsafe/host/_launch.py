@@ -59,6 +59,7 @@ from ..lowering._scalars import scalar_kind
 from ._argfacts import Facts, array_facts, current_device, record_dtype, several_devices
 from ._fastcheck import build_fast_check
 from ._foreign import Guard, dtype_name, guard
+from ._limits import tile_window
 from ._requires import launch_env
 from ._rowcover import ROW_SPACES, UNBOUNDED, row_capacity, row_coverage_message
 from ._streams import LEDGER, OFF, Access, StreamState
@@ -312,7 +313,9 @@ class LaunchPlan:
         self._own_reader = own_reader
         self.grid = grid
         self.block = block
-        self.shared_mem = shared_mem
+        # The dynamic shared memory each launch gets: the caller's plus the contract's
+        # tile window (tile_shared), where the kernel's tiles live.
+        self.shared_mem = shared_mem + tile_window(kernel)
         self.device_id = device_id
         # Per parameter: (param, typestr expected, itemsize) -- dtype compared as a string.
         self.expect = tuple(

@@ -25,7 +25,9 @@ __all__ = [
     "DeviceLimits",
     "check_device_limits",
     "check_function",
+    "check_tile_window",
     "device_limits",
+    "tile_window",
 ]
 
 _AXES = ("x", "y", "z")
@@ -57,7 +59,7 @@ SIMULATOR_LIMITS = DeviceLimits(
     max_grid=(2**31 - 1, 65535, 65535),
     max_threads_per_block=1024,
     max_shared_per_block=48 * 1024,
-    max_shared_optin=48 * 1024,
+    max_shared_optin=227 * 1024,  # sm_90's, as the compute capability above
     multiprocessors=1,
     cooperative=True,  # all blocks run at once (lowering._grid_sim)
     clusters=False,
@@ -123,6 +125,32 @@ def check_device_limits(
         )
 
 
+def tile_window(kernel: Kernel[Any]) -> int:
+    """The bytes of dynamic shared memory that hold the kernel's tiles (contract
+    ``tile_shared``; 0 without it): every launch of the kernel adds them."""
+    contract = kernel.contract
+    return contract.tile_shared or 0 if contract is not None else 0
+
+
+def check_tile_window(kernel: Kernel[Any], static: int, lim: DeviceLimits) -> None:
+    """The contract's ``tile_shared`` (plus ``static`` bytes of static shared memory) fits
+    the device's opt-in shared memory per block."""
+    window = tile_window(kernel)
+    if window and static + window > lim.max_shared_optin:
+        name = kernel.name
+        room = lim.max_shared_optin - static
+        raise SharedMemoryError(
+            f"kernel {name!r}: its contract's tile_shared={window} B of shared tiles"
+            + (f" (+ {static} B static shared memory)" if static else "")
+            + f" exceeds the device's opt-in limit of {lim.max_shared_optin} B per block "
+            f"({lim.name}). Use smaller tiles or fewer stages, and declare tile_shared <= "
+            f"{room} B",
+            kernel=name,
+            actual=window,
+            limit=room,
+        )
+
+
 def check_function(
     kernel: Kernel[Any],
     cufunc: Any,
@@ -143,6 +171,7 @@ def check_function(
             actual=threads,
             limit=attrs.maxthreads,
         )
+    check_tile_window(kernel, attrs.shared, lim)
     total = attrs.shared + shared_mem
     if total > lim.max_shared_optin:
         raise SharedMemoryError(

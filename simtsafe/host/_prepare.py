@@ -41,7 +41,14 @@ from ._contract import check_static, normalize_dims
 from ._foreign import ambient_reader, ambient_stream, producer_reader
 from ._handles import LaunchHandle
 from ._launch import RECORDING, LaunchPlan, current_recorder
-from ._limits import DeviceLimits, check_device_limits, check_function, device_limits
+from ._limits import (
+    DeviceLimits,
+    check_device_limits,
+    check_function,
+    check_tile_window,
+    device_limits,
+    tile_window,
+)
 from ._streams import stream_key
 
 if TYPE_CHECKING:
@@ -243,9 +250,13 @@ def prepare(
     _check_stream(name, stream, lim)
     check_device_limits(name, grid3, block3, lim)
     spec = kernel.specialize()
+    # The launch's dynamic shared memory: the caller's plus the contract's tile window.
+    launch_shared = shared_mem + tile_window(kernel)
     if not SIMULATOR:
         cufunc = compiled_function(spec.numba_kernel)
-        check_function(kernel, cufunc, block3, shared_mem, lim)
+        check_function(kernel, cufunc, block3, launch_shared, lim)
+    elif tile_window(kernel):
+        check_tile_window(kernel, 0, lim)
     elif shared_mem > lim.max_shared_per_block:
         raise SharedMemoryError(
             f"kernel {name!r}: {shared_mem} B dynamic shared memory exceeds the simulator's "
@@ -259,8 +270,8 @@ def prepare(
     plan = LaunchPlan(kernel, grid3, block3, shared_mem, stream, lim.device_id)
     if not SIMULATOR:
         _check_cluster_occupancy(kernel, plan, lim)
-    _check_cooperative(kernel, spec.numba_kernel, grid3, block3, shared_mem, lim)
-    _check_blocks_per_sm(kernel, spec.numba_kernel, block3, shared_mem)
+    _check_cooperative(kernel, spec.numba_kernel, grid3, block3, launch_shared, lim)
+    _check_blocks_per_sm(kernel, spec.numba_kernel, block3, launch_shared)
     return PreparedLaunch._mint(kernel, grid3, block3, shared_mem, stream, lim, plan)
 
 

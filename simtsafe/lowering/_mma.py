@@ -299,6 +299,41 @@ def _load_b(typingctx: Any, tile: Any, idx: Any) -> Any:
     return fty(tile, idx), codegen
 
 
+@intrinsic
+def _load_b2(typingctx: Any, tile: Any, idx: Any) -> Any:
+    elem = _check_tile(tile, "load_b2")
+    _index_pair(idx, "load_b2", "(k0, col0)")
+    fty = FragmentType("b", elem)
+    pair = types.UniTuple(fty, 2)
+
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        with site("mma.load_b2", "warp"):
+            # Two B fragments (columns col0 .. col0+7 and col0+8 .. col0+15) by one
+            # ldmatrix.x4.trans: matrix m = 2f + h is rows k0 + 8h .. +7 at column
+            # col0 + 8f, its rows given by lanes 8m .. 8m+7; regs 2f, 2f+1 are fragment f.
+            runs = _Runs(context, builder, tile, args[0])
+            k0, n0 = _origin(context, builder, idx, args[1])
+            lane = _lane(builder)
+            q = builder.and_(lane, _const(3))
+            row = builder.add(k0, builder.and_(lane, _const(15)))
+            col = builder.add(n0, builder.shl(builder.lshr(lane, _const(4)), _const(3)))
+            _, addr = runs.run(row, col)
+            regs = _ldmatrix(builder, 4, True, addr, _whole_warps(builder))
+            frags = []
+            for f in range(2):
+                nf = builder.add(n0, _const(8 * f))
+                out = []
+                for j in range(2):
+                    k = builder.add(k0, builder.add(builder.shl(q, _const(1)), _const(8 * j)))
+                    lo, _ = runs.run(k, nf)
+                    hi, _ = runs.run(builder.add(k, _const(1)), nf)
+                    out.append(_keep(builder, regs[2 * f + j], lo, hi))
+                frags.append(_fragment(context, builder, fty, out))
+            return context.make_tuple(builder, pair, frags)
+
+    return pair(tile, idx), codegen
+
+
 # --------------------------------------------------------------------------- mma
 
 
@@ -451,6 +486,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     return {
         "__ss_mma_load_a": _load_a,
         "__ss_mma_load_b": _load_b,
+        "__ss_mma_load_b2": _load_b2,
         "__ss_mma_zeros": _zeros,
         "__ss_mma_mma": _mma,
         "__ss_mma_out_tile": _out_tile(proven_domain == 2),

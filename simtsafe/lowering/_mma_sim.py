@@ -4,7 +4,7 @@ The warp's lanes meet at ``_simrt.warp_sync`` (one exchange per execution of
 the call site, as the warp collectives do: ``_coop_sim``) and each computes
 its part with the PTX ISA's fragment layouts (``lowering._mma``):
 
-* ``load_a``/``load_b`` -- every lane posts its origin; lane ``lane`` takes the
+* ``load_a``/``load_b``/``load_b2`` -- every lane posts its origin; lane ``lane`` takes the
   halves that ``ldmatrix`` gives it from the run *the supplying lane*
   addressed (the tile's first 8 elements where that run is not valid), and
   zeroes the halves whose run is not valid by its own origin: the device's
@@ -170,6 +170,31 @@ def load_b(tile: Any, idx: Any) -> SimFragment:
     return SimFragment("b", elem, out)
 
 
+def load_b2(tile: Any, idx: Any) -> tuple[SimFragment, SimFragment]:
+    elem = _elem_of(tile, "load_b2")
+    k0, n0 = _origin(idx, "load_b2", "(k0, col0)")
+    place, _, lanes = _exchange((k0, n0), _site())
+    zero = np.float32(0)
+    if not _whole_warps(place):
+        return SimFragment("b", elem, [zero] * 4), SimFragment("b", elem, [zero] * 4)
+    g, q = divmod(place.lane, 4)
+    frags = []
+    for f in range(2):
+        out: list[Any] = []
+        for j in range(2):
+            for h in range(2):
+                # .x4.trans: matrix m = 2f + j, element (row 2q + h, col g); that row is
+                # supplied by lane 8m + 2q + h, whose address is (k0' + (lane & 15),
+                # n0' + 8 * (lane >> 4)) of its own origin.
+                s = 8 * (2 * f + j) + 2 * q + h
+                sk, sn = lanes[s]
+                run = _run(tile, sk + (s & 15), sn + 8 * (s >> 4))
+                mine = _valid(tile, k0 + 8 * j + 2 * q + h, n0 + 8 * f)
+                out.append(run[g] if mine else zero)
+        frags.append(SimFragment("b", elem, out))
+    return frags[0], frags[1]
+
+
 def zeros() -> tuple[Any, ...]:
     return (np.float32(0),) * 4
 
@@ -284,6 +309,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     return {
         "__ss_mma_load_a": load_a,
         "__ss_mma_load_b": load_b,
+        "__ss_mma_load_b2": load_b2,
         "__ss_mma_zeros": zeros,
         "__ss_mma_mma": mma,
         "__ss_mma_out_tile": out_tile,

@@ -218,13 +218,8 @@ def _literal_pad(pad: Any) -> int | None:
     return value if isinstance(pad, types.IntegerLiteral) and isinstance(value, int) else None
 
 
-def _shared_tile(typingctx: Any, shape: Any, dtype: Any, pad: Any = None) -> Any:
-    """``shared.tile(shape, dtype, pad=0)``: a static shared array of the block per call site.
-
-    ``pad`` extra elements at the end of each row of a 2D tile (storage only:
-    the tile's shape, its bounds and block_stride stay ``shape``) shift
-    consecutive rows by one bank, so column reads do not conflict.
-    """
+def _tile_type(shape: Any, dtype: Any, pad: Any) -> SharedTileType:
+    """The type of ``shared.tile(shape, dtype, pad)``, or the refusal of a bad call."""
     static = tb.static_shape(shape)
     if static is None:
         raise _reject(
@@ -240,7 +235,29 @@ def _shared_tile(typingctx: Any, shape: Any, dtype: Any, pad: Any = None) -> Any
             f"shared.tile(): pad is a compile-time int >= 0 that pads the rows of a 2D tile, got "
             f"{pad} for a {len(static)}D tile"
         )
-    tty = SharedTileType(tb.dtype_of(dtype, "shared.tile"), static, padding)
+    return SharedTileType(tb.dtype_of(dtype, "shared.tile"), static, padding)
+
+
+def _tile_alignment(tty: SharedTileType) -> int:
+    # 16 bytes: a run of 16 bytes at a multiple of 16 from the start is one ld.shared.v4
+    # (vec.load) or one cp.async.cg (shared.fill_async), and rows of 16 bytes for
+    # ldmatrix (lowering/_mma).
+    return max(TILE_ALIGN, tty.dtype.bitwidth // 8 if hasattr(tty.dtype, "bitwidth") else 0)
+
+
+def _storage_dtype(tty: SharedTileType) -> Any:
+    # bf16: numba-cuda allocates no __nv_bfloat16 array; i16 is the same storage
+    return types.int16 if is_bf16(tty.dtype) else tty.dtype
+
+
+def _shared_tile(typingctx: Any, shape: Any, dtype: Any, pad: Any = None) -> Any:
+    """``shared.tile(shape, dtype, pad=0)``: a static shared array of the block per call site.
+
+    ``pad`` extra elements at the end of each row of a 2D tile (storage only:
+    the tile's shape, its bounds and block_stride stay ``shape``) shift
+    consecutive rows by one bank, so column reads do not conflict.
+    """
+    tty = _tile_type(shape, dtype, pad)
 
     def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
         tile = cgutils.create_struct_proxy(tty)(context, builder)
@@ -248,20 +265,90 @@ def _shared_tile(typingctx: Any, shape: Any, dtype: Any, pad: Any = None) -> Any
             context,
             builder,
             shape=tty.storage,
-            # bf16: numba-cuda allocates no __nv_bfloat16 array; i16 is the same storage
-            dtype=types.int16 if is_bf16(tty.dtype) else tty.dtype,
+            dtype=_storage_dtype(tty),
             symbol_name=_get_unique_smem_id(tile_symbol("_simtsafe_tile")),
             addrspace=nvvm.ADDRSPACE_SHARED,
-            # 16 bytes: a run of 16 bytes at a multiple of 16 from the start is one
-            # ld.shared.v4 (vec.load) or one cp.async.cg (shared.fill_async), and rows of 16
-            # bytes for ldmatrix (lowering/_mma).
-            alignment=max(
-                TILE_ALIGN, tty.dtype.bitwidth // 8 if hasattr(tty.dtype, "bitwidth") else 0
-            ),
+            alignment=_tile_alignment(tty),
         )
         return tile._getvalue()
 
     return tty(shape, dtype, types.Omitted(None) if pad is None else pad), codegen
+
+
+#: The bytes of a kernel's tile window laid out so far, on the LLVM module being lowered.
+_WINDOW_USED = "_simtsafe_window_used"
+
+
+def _shared_wtile(typingctx: Any, window: Any, shape: Any, dtype: Any, pad: Any = None) -> Any:
+    """``shared.tile(...)`` of a kernel whose contract declares ``tile_shared``.
+
+    The tile lives in the launch's dynamic shared memory (which prepare sizes to
+    ``tile_shared`` bytes and opts the function in to, above 48 KiB) at an offset
+    fixed here: the tiles of the kernel, in the order they are lowered, each at the
+    next multiple of 16 bytes. A tile past ``window`` bytes is refused.
+
+    Safety: the tiles' byte ranges are disjoint (the running offset lives on the
+    module, and only the kernel itself makes tiles: ``_check_helper_uses``); each
+    tile is its own ``.extern .shared`` symbol (every one starts at the dynamic base),
+    so the compiled-form phase check (``verify._tilephases``) sees one object per
+    tile, as for static tiles. No dynamic tile can share the window: the contract
+    refuses ``tile_shared`` with ``dynamic_shared``, which ``dynamic_tile`` needs.
+    """
+    limit = getattr(window, "literal_value", None)
+    if not isinstance(window, types.IntegerLiteral) or not isinstance(limit, int):
+        return None
+    tty = _tile_type(shape, dtype, pad)
+    storage = tty.storage
+    assert storage is not None
+
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        elem = _storage_dtype(tty)
+        itemsize = context.get_abi_sizeof(context.get_data_type(elem))
+        nbytes = itemsize
+        for n in storage:
+            nbytes *= n
+        nbytes = -(-nbytes // TILE_ALIGN) * TILE_ALIGN
+        module = builder.module
+        offset = getattr(module, _WINDOW_USED, 0)
+        if offset + nbytes > limit:
+            raise _reject(
+                f"the kernel's shared tiles need more than the {limit} B its contract declares "
+                f"as tile_shared: this {tty} ({nbytes} B) would end at byte {offset + nbytes}. "
+                f"Raise tile_shared to the sum of the tiles' bytes (each rounded up to 16), "
+                "or use smaller tiles"
+            )
+        setattr(module, _WINDOW_USED, offset + nbytes)
+        i8 = ir.IntType(8)
+        gv = cgutils.add_global_variable(
+            module,
+            ir.ArrayType(i8, 0),
+            _get_unique_smem_id(tile_symbol("_simtsafe_tile")),
+            nvvm.ADDRSPACE_SHARED,
+        )
+        gv.linkage = "external"
+        gv.align = _tile_alignment(tty)
+        base = builder.gep(gv, [_const(0), ir.Constant(ir.IntType(64), offset)])
+        generic = builder.addrspacecast(base, ir.PointerType(i8), "generic")
+        aryty = types.Array(elem, tty.ndim, "C")
+        ary = context.make_array(aryty)(context, builder)
+        stride = itemsize
+        strides = []
+        for n in reversed(storage):
+            strides.append(stride)
+            stride *= n
+        context.populate_array(
+            ary,
+            data=builder.bitcast(generic, ary.data.type),
+            shape=[context.get_constant(types.intp, n) for n in storage],
+            strides=[context.get_constant(types.intp, s) for s in reversed(strides)],
+            itemsize=context.get_constant(types.intp, itemsize),
+            meminfo=None,
+        )
+        tile = cgutils.create_struct_proxy(tty)(context, builder)
+        tile.arr = ary._getvalue()
+        return tile._getvalue()
+
+    return tty(window, shape, dtype, types.Omitted(None) if pad is None else pad), codegen
 
 
 _DYNAMIC_SYMBOL = "_simtsafe_dyntile"
@@ -458,6 +545,7 @@ def _mint_local(typingctx: Any, tile: Any, r: Any, c: Any) -> Any:
 
 
 _SHARED_TILE = tb.literal_intrinsic(_shared_tile)
+_SHARED_WTILE = tb.literal_intrinsic(_shared_wtile)
 _DYNAMIC_TILE = intrinsic(_shared_dynamic_tile)
 _LOCAL_INDEX = _local_witness("Local1D", _local_index)
 _BY_DOMAIN: dict[int | None, dict[str, Any]] = {}
@@ -496,6 +584,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
         per_domain = _BY_DOMAIN.setdefault(proven_domain, per_domain)
     return {
         "__ss_shared_tile": _SHARED_TILE,
+        "__ss_shared_wtile": _SHARED_WTILE,
         "__ss_shared_dynamic_tile": _DYNAMIC_TILE,
         "__ss_tile_read": _tile_read,
         "__ss_local_array": _localarrays.local_array,

@@ -10,6 +10,8 @@ run under Numba's simulator and under ``simtsafe.sim.check`` alike.
 from __future__ import annotations
 
 import sys
+import threading
+import weakref
 from typing import Any, Final, NoReturn, final
 
 import numpy as np
@@ -297,6 +299,13 @@ def _caller_site(what: str) -> tuple[str, int, int]:
     return frame.f_code.co_filename, frame.f_lineno, frame.f_lasti
 
 
+#: Per kernel (its code): the bytes of each tile site of a tile_shared window.
+_WINDOWS: weakref.WeakKeyDictionary[Any, dict[tuple[str, int, int], int]] = (
+    weakref.WeakKeyDictionary()
+)
+_WINDOW_LOCK = threading.Lock()
+
+
 def _dynamic_array(dtype: np.dtype[Any], site: tuple[str, int, int]) -> Any:
     """The launch's dynamic shared memory viewed as ``dtype`` elements."""
     runtime = _simrt.current()
@@ -324,6 +333,9 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     z_proven = proven_domain in (1, 2)
 
     def shared_tile(shape: Any, dtype: Any, pad: Any = 0) -> SimSharedTile:
+        return make_tile(shape, dtype, pad, _caller_site("shared.tile()"))
+
+    def make_tile(shape: Any, dtype: Any, pad: Any, site: tuple[str, int, int]) -> SimSharedTile:
         dims = _static_shape(shape, "shared.tile(shape, dtype)")
         if len(dims) not in _TILE_SPACE:
             _reject(f"shared.tile(): a tile is 1D or 2D with positive extents, got {dims}")
@@ -333,8 +345,29 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
                 f"got {pad!r} for a {len(dims)}D tile"
             )
         storage = (dims[0], dims[1] + int(pad)) if pad else dims
-        site = _caller_site("shared.tile()")
         return SimSharedTile(_simrt.shared_array(storage, _as_dtype(dtype), site), dims)
+
+    def shared_wtile(window: Any, shape: Any, dtype: Any, pad: Any = 0) -> SimSharedTile:
+        # A tile of a kernel whose contract declares tile_shared: on the GPU it is carved
+        # from that window of the dynamic shared memory; here it is its own array, and the
+        # window is checked as the compiler does (the kernel's tile sites, 16-byte rounded).
+        site = _caller_site("shared.tile()")
+        tile = make_tile(shape, dtype, pad, site)
+        storage = _static_shape(shape, "shared.tile(shape, dtype)")
+        elems = int(np.prod(storage[:-1])) * (storage[-1] + int(pad))
+        nbytes = -(-elems * _as_dtype(dtype).itemsize // 16) * 16
+        with _WINDOW_LOCK:
+            sites = _WINDOWS.setdefault(sys._getframe(1).f_code, {})
+            sites[site] = nbytes
+            used = sum(sites.values())
+        if used > window:
+            _reject(
+                f"the kernel's shared tiles need more than the {window} B its contract declares "
+                f"as tile_shared: the tile made at line {site[1]} ({nbytes} B) brings them to "
+                f"{used} B. Raise tile_shared to the sum of the tiles' bytes (each rounded up "
+                "to 16), or use smaller tiles"
+            )
+        return tile
 
     def shared_dynamic_tile(dtype: Any) -> SimSharedTile:
         site = _caller_site("shared.dynamic_tile()")
@@ -454,6 +487,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
 
     return {
         "__ss_shared_tile": shared_tile,
+        "__ss_shared_wtile": shared_wtile,
         "__ss_tile_read": tile_read,
         "__ss_shared_dynamic_tile": shared_dynamic_tile,
         "__ss_local_array": local_array,

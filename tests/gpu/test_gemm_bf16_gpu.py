@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from numba import cuda
+from numba import cuda, types
 
 import simtsafe
 
@@ -19,7 +19,9 @@ pytestmark = pytest.mark.skipif(
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 
 
-@pytest.mark.parametrize(("m", "k", "n"), [(128, 32, 128), (1000, 700, 900), (257, 33, 131)])
+@pytest.mark.parametrize(
+    ("m", "k", "n"), [(128, 32, 128), (128, 128, 256), (1000, 700, 900), (257, 33, 131)]
+)
 def test_tier1_and_raw_match_numpy(m: int, k: int, n: int) -> None:
     import gemm_bf16 as g
 
@@ -32,7 +34,8 @@ def test_tier1_and_raw_match_numpy(m: int, k: int, n: int) -> None:
     r_c = cuda.to_device(np.full((m, n), np.nan, np.float32))
     raw_a = cuda.to_device(a.view(np.uint16))
     raw_b = cuda.to_device(b.view(np.uint16))
-    g.gemm_bf16_raw[g.grid_for(m, n), g.BLOCK](r_c, raw_a, raw_b)
+    u16 = types.uint16[:, ::1]
+    g.raw_launcher(m, n, (types.float32[:, ::1], u16, u16))(r_c, raw_a, raw_b)
     np.testing.assert_allclose(r_c.copy_to_host(), want, rtol=1e-4, atol=1e-3)
 
 

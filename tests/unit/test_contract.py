@@ -600,3 +600,56 @@ def test_blocks_per_sm_needs_a_block_size() -> None:
         LaunchContract(domain=1, block=128, blocks_per_sm=0)
     assert LaunchContract(domain=1, block=128, blocks_per_sm=4).blocks_per_sm == 4
     assert LaunchContract(domain=1, max_threads=512, blocks_per_sm=2).blocks_per_sm == 2
+
+
+# --- tile_shared: shared tiles in the opt-in dynamic shared memory ----------------------
+
+
+@pytest.mark.parametrize("nbytes", [16, 48 * 1024, 108544, 227 * 1024])
+def test_tile_shared_accepted(nbytes: int) -> None:
+    contract = LaunchContract(domain=2, block=(32, 8), tile_shared=nbytes)
+    assert contract.tile_shared == nbytes
+    assert LaunchContract.model_validate_json(contract.model_dump_json()) == contract
+
+
+@pytest.mark.parametrize(
+    ("nbytes", "fragment"),
+    [
+        (0, "positive multiple of 16 bytes, at most 232448"),
+        (100, "got 100; declare the bytes of the kernel's shared tiles"),
+        (228 * 1024, "227 KiB: no GPU gives a block more"),
+        ("64k", "tile_shared must be an int (bytes), got str"),
+    ],
+)
+def test_tile_shared_refused(nbytes: Any, fragment: str) -> None:
+    with pytest.raises(ValidationError) as info:
+        LaunchContract(tile_shared=nbytes)
+    assert fragment in str(info.value)
+
+
+def test_tile_shared_with_dynamic_shared_refused() -> None:
+    with pytest.raises(ValidationError) as info:
+        LaunchContract(tile_shared=1024, dynamic_shared=256)
+    msg = str(info.value)
+    assert "give either tile_shared" in msg and "not both" in msg, msg
+
+
+def test_tile_shared_over_the_device_limit_names_kernel_value_limit_and_fix() -> None:
+    # prepare's check against the live device (here an sm_86-like 99 KiB opt-in limit).
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    from simtsafe import SharedMemoryError
+    from simtsafe.host._limits import SIMULATOR_LIMITS, check_tile_window
+
+    lim = replace(SIMULATOR_LIMITS, name="RTX 3090", max_shared_optin=99 * 1024)
+    kernel: Any = SimpleNamespace(name="gemm", contract=LaunchContract(tile_shared=108544))
+    with pytest.raises(SharedMemoryError) as info:
+        check_tile_window(kernel, 1024, lim)
+    msg = str(info.value)
+    assert "kernel 'gemm'" in msg and "tile_shared=108544 B" in msg, msg
+    assert "(+ 1024 B static shared memory)" in msg, msg
+    assert "opt-in limit of 101376 B per block (RTX 3090)" in msg, msg
+    assert "declare tile_shared <= 100352 B" in msg, msg
+    assert (info.value.kernel, info.value.actual, info.value.limit) == ("gemm", 108544, 100352)
+    check_tile_window(kernel, 0, replace(lim, max_shared_optin=227 * 1024))  # fits: no error
