@@ -43,7 +43,7 @@ for s in "$@"; do
               grep -E "simtsafe graph|us each" "$OUT/decode06.log" ;;
     decode4b) run 170 decode4b python3 benchmarks/decode.py --configs 4b --contexts 0 --skip-anchor --tokens 32 --repeats 3
               grep -E "simtsafe graph|us each" "$OUT/decode4b.log" ;;
-    gemm) run 170 gemm_bf16 python3 benchmarks/gemm_bf16.py; tail -12 "$OUT/gemm_bf16.log" ;;
+    gemm) run 480 gemm_bf16 python3 benchmarks/gemm_bf16.py; tail -16 "$OUT/gemm_bf16.log" ;;
     sgemm) run 260 sgemm_variants python3 benchmarks/sgemm_variants.py --n 4096 --reps 10; tail -24 "$OUT/sgemm_variants.log" ;;
     irregular) run 60 irregular python3 benchmarks/irregular.py --parts compaction --reps 20; grep "^|" "$OUT/irregular.log" ;;
     hash) run 150 irregular_hash python3 benchmarks/irregular.py --parts hash,tsdf --reps 20; grep "^|" "$OUT/irregular_hash.log" ;;
