@@ -150,6 +150,7 @@ class Ranges:
     _upper: dict[tuple[str, int, tuple[str, ...]], int | None] = field(default_factory=dict)
     _hypothesis: dict[str, int] = field(default_factory=dict)
     _depth: int = 0
+    _within_open: set[str] = field(default_factory=set)
     _facts: dict[str, list[Fact]] = field(default_factory=dict)
     _blocks: dict[str, Block] = field(default_factory=dict)
     _keys: dict[str, str] = field(default_factory=dict)
@@ -354,14 +355,20 @@ class Ranges:
         if ins is None:
             return False
         if ins.opcode == "phi":
+            if k in self._within_open:  # a cycle of phis (`x, y = y, x`): not proven
+                return False
             home = self.def_block[k]
-            for value, pred in self._incoming(ins):
-                if top and self._infeasible(pred, home, facts, block):
-                    continue
-                edge = self.facts(pred) + self.edge_fact(pred, home)
-                if not self._within(value, info, edge, pred, top=False):
-                    return False
-            return True
+            self._within_open.add(k)
+            try:
+                for value, pred in self._incoming(ins):
+                    if top and self._infeasible(pred, home, facts, block):
+                        continue
+                    edge = self.facts(pred) + self.edge_fact(pred, home)
+                    if not self._within(value, info, edge, pred, top=False):
+                        return False
+                return True
+            finally:
+                self._within_open.discard(k)
         if ins.opcode == "select":
             cond, yes, no = (_value(w) for w in _words(ins.text, "select"))
             return self._within(
@@ -471,6 +478,10 @@ class Ranges:
         return False
 
     def _paired(self, p: Instr, c: Instr, body: frozenset[str], info: InputInfo) -> bool:
+        """``p`` from 0 and ``c`` from ``N <= extent``, 64-bit, stepping together
+        (``_steps``): then ``p + c == N`` on every trip, ``c`` never below 0, ``p <= N``."""
+        if _width(p) != 64 or _width(c) != 64:  # a narrower counter wraps back above 0
+            return False
         pin = dict((pred, v) for v, pred in self._incoming(p))
         cin = dict((pred, v) for v, pred in self._incoming(c))
         if set(pin) != set(cin):
@@ -497,7 +508,7 @@ class Ranges:
         if xi.opcode == "add" and yi.opcode == "add":
             xa, xb = (_value(w) for w in _words(xi.text, "add"))
             ya, yb = (_value(w) for w in _words(yi.text, "add"))
-            if _int(xb) == 1 and _int(yb) == -1:
+            if _int(xb) == 1 and _int(yb) == -1 and self._decrement_guarded(y, ya):
                 return self._steps(xa, ya, p, c, depth + 1)
             return False
         if xi.opcode == "phi" and yi.opcode == "phi" and self.def_block[x] == self.def_block[y]:
@@ -506,6 +517,21 @@ class Ranges:
             return set(xin) == set(yin) and all(
                 self._steps(xin[b], yin[b], p, c, depth + 1) for b in xin
             )
+        return False
+
+    def _decrement_guarded(self, y: str, ya: str) -> bool:
+        """``y = ya - 1`` (64-bit) is computed only where ``ya > 0`` holds: the counter
+        never goes below 0, so it never wraps and the trips are at most its start."""
+        ins = self.defs[y]
+        if _width(ins) != 64:
+            return False
+        where = self.def_block[y]
+        for fact in self.facts(where):
+            cmp = self._compare(fact)
+            if cmp is None or cmp[0] != "s" or _int(cmp[1]) != 0 or not self.same(cmp[2], ya):
+                continue
+            if self.fresh(fact, (fact[0], *self._tree(ya)), where):
+                return True
         return False
 
     def _incoming(self, ins: Instr) -> list[tuple[str, str]]:

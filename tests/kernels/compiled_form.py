@@ -581,6 +581,54 @@ def k(out: DisjointSlice[np.float32], a: In[np.float32], {params}) -> None:
         refused(tmp_path, source, "not prove in range")
 
 
+#: (body, proven), with requires=["a.size >= n"]: a loop index proven by its counter
+#: (``p = N - c`` while ``c > 0``) only when both are 64-bit and the counter steps down
+#: only where it is positive; a cycle of loop variables is not followed (and is no crash).
+_COUNTERS = {
+    # Numba's range loop: a 64-bit counter stepped down only under its `c > 0` test
+    "range-of-n": ("for p in range(n):\n        if a[p] > 0:\n            ss.block.sync()", True),
+    "range-of-n-then-a-wrapping-counter-elsewhere": (
+        "c = np.int8(-100)\n    for p in range(n):\n        c = np.int8(c - np.int8(1))\n"
+        "        if a[p] > 0:\n            ss.block.sync()",
+        True,
+    ),
+    # an int8 counter from -100 wraps to 127 after 156 trips: then p = 156 reads past a
+    "eight-bit-counter-that-wraps": (
+        "p = 0\n    c = np.int8(-100)\n    while p < 100:\n        if c > 0:\n"
+        "            if a[p] > 0:  # COND\n                ss.block.sync()  # BAD\n"
+        "        p += 1\n        c = np.int8(c - np.int8(1))",
+        False,
+    ),
+    "sixteen-bit-counter": (
+        "p = 0\n    c = np.int16(n)\n    while p < 70000:\n        if c > 0:\n"
+        "            if a[p] > 0:  # COND\n                ss.block.sync()  # BAD\n"
+        "        p += 1\n        c = np.int16(c - np.int16(1))",
+        False,
+    ),
+    "a-cycle-of-loop-variables": (
+        "x = 0\n    y = 1\n    t = 0\n    while t < n:\n        if a[x] > 0:  # COND\n"
+        "            ss.block.sync()  # BAD\n        x, y = y, x\n        t += 1",
+        False,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_COUNTERS))
+def test_a_loop_index_proven_by_its_counter(tmp_path, case):  # type: ignore[no-untyped-def]
+    body, proven = _COUNTERS[case]
+    source = f"""
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64, requires=["a.size >= n"]))
+def k(out: DisjointSlice[np.float32], a: In[np.float32], n: int) -> None:
+    i = thread.index_1d()
+    out[i] = np.float32(1)
+    {body}
+"""
+    if proven:
+        _compile(load_kernel_module(tmp_path, source).k)
+    else:
+        refused(tmp_path, source, "not prove in range")
+
+
 @pytest.mark.parametrize(("bound", "proven"), [("n", True), ("n + 1", False)])
 def test_a_strided_input_read_in_a_bounded_loop(tmp_path, bound, proven):  # type: ignore[no-untyped-def]
     # A non-contiguous input addresses element k as data + k * stride: the same proof.
