@@ -568,8 +568,15 @@ def test_an_index_sign_is_proven_from_values_not_from_overflow_flags(tmp_path, c
     marked = proven or "# BAD" in head  # the refused barrier is the last one unless marked
     body = f"{head}{'' if marked else '  # COND'}\n{indent}    ss.block.sync()"
     body += "" if marked else "  # BAD"
+    _judge_read(tmp_path, "", params, body, proven)
+
+
+def _judge_read(tmp_path, requires, params, body, proven):  # type: ignore[no-untyped-def]
+    """Compile a kernel whose ``body`` steers a barrier by a read of ``a``: accepted when
+    ``proven``, else refused because the read is not proven in range."""
+    reqs = f", requires=[{requires!r}]" if requires else ""
     source = f"""
-@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64{reqs}))
 def k(out: DisjointSlice[np.float32], a: In[np.float32], {params}) -> None:
     i = thread.index_1d()
     out[i] = np.float32(1)
@@ -616,17 +623,7 @@ _COUNTERS = {
 @pytest.mark.parametrize("case", sorted(_COUNTERS))
 def test_a_loop_index_proven_by_its_counter(tmp_path, case):  # type: ignore[no-untyped-def]
     body, proven = _COUNTERS[case]
-    source = f"""
-@ss.kernel(contract=ss.LaunchContract(domain=1, block=64, requires=["a.size >= n"]))
-def k(out: DisjointSlice[np.float32], a: In[np.float32], n: int) -> None:
-    i = thread.index_1d()
-    out[i] = np.float32(1)
-    {body}
-"""
-    if proven:
-        _compile(load_kernel_module(tmp_path, source).k)
-    else:
-        refused(tmp_path, source, "not prove in range")
+    _judge_read(tmp_path, "a.size >= n", "n: int", body, proven)
 
 
 @pytest.mark.parametrize(("bound", "proven"), [("n", True), ("n + 1", False)])
