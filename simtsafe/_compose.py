@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import inspect
 import os
+import re
 import types as pytypes
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -78,6 +79,12 @@ Dims = (
     | tuple[SupportsIndex]
     | tuple[SupportsIndex, SupportsIndex]
     | tuple[SupportsIndex, SupportsIndex, SupportsIndex]
+)
+
+
+#: A zero-length external array in shared memory: dynamic shared memory (the symbol's name).
+_DYNAMIC_SHARED = re.compile(
+    r'^(@(?:"[^"]*"|[-\w.$]+)) = external addrspace\(3\) global \[0 x ', re.M
 )
 
 
@@ -295,7 +302,28 @@ class Kernel(KernelDeclaration, Generic[P]):
 
     def _verify(self, build: _Build, texts: list[str], entry: str) -> None:
         """The compiled-form verdict (simtsafe.verify): it decides, the source analysis words."""
+        self._check_tile_window(texts)
         check_kernel_ir(texts, entry, self._source_info(build))
+
+    def _check_tile_window(self, texts: list[str]) -> None:
+        """With ``tile_shared``, the launch's dynamic shared memory is the tiles' window:
+        any other dynamic shared array (``cuda.shared.array(0, ...)``, in an unsafe region)
+        would start at the same address as the first tile, so none may exist."""
+        if self.contract is None or not self.contract.tile_shared:
+            return
+        for text in texts:
+            for name in _DYNAMIC_SHARED.findall(text):
+                if not name.lstrip("@").strip('"').startswith("_simtsafe_tile"):
+                    raise SafetyError(
+                        f"kernel {self.name!r}: its contract declares tile_shared="
+                        f"{self.contract.tile_shared}, so the launch's dynamic shared memory "
+                        "holds its shared tiles; a raw dynamic shared array "
+                        "(`cuda.shared.array(0, ...)`) would start at the first tile's address "
+                        "and alias it. Make that memory a `shared.tile` too (it gets its own "
+                        "bytes of the window), or drop tile_shared",
+                        kernel=self.name,
+                        rule="tile-window",
+                    )
 
     def _get_dispatcher(self) -> Any:
         build = self._recheck()

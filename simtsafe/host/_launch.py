@@ -358,7 +358,7 @@ class LaunchPlan:
             self._cfg = launch_config(
                 grid,
                 block,
-                shared_mem,
+                self.shared_mem,  # with the tile window: every launch path carries it
                 tuple(cluster) if cluster is not None else None,  # type: ignore[arg-type]
                 bool(kernel.contract and kernel.contract.cooperative),
             )

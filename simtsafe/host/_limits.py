@@ -138,7 +138,7 @@ def check_tile_window(kernel: Kernel[Any], static: int, lim: DeviceLimits) -> No
     window = tile_window(kernel)
     if window and static + window > lim.max_shared_optin:
         name = kernel.name
-        room = lim.max_shared_optin - static
+        room = (lim.max_shared_optin - static) // 16 * 16  # tile_shared is a multiple of 16
         raise SharedMemoryError(
             f"kernel {name!r}: its contract's tile_shared={window} B of shared tiles"
             + (f" (+ {static} B static shared memory)" if static else "")

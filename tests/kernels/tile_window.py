@@ -64,3 +64,32 @@ def big(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
     j = cuda.threadIdx.x
     out[i] = t0[255 - j] + t1[j]
 """
+
+#: A raw dynamic shared array (Tier 2) in a tile_shared kernel would start at the first
+#: tile's address: refused. Its twin keeps the scratch as a tile of the window.
+RAW_DYNAMIC = """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=256, tile_shared=256 * 4 * 2))
+def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+    t = ss.shared.tile(256, np.float32)
+    for w in thread.block_stride(t):
+        t[w] = a[w.index]
+    ss.block.sync()
+    j = cuda.threadIdx.x
+    with ss.unsafe("SAFETY: scratch[j] is this thread's own slot"):
+        scratch = cuda.shared.array(0, np.float32)
+        scratch[j] = np.float32(-1.0)
+    out[thread.index_1d()] = t[255 - j]
+"""
+WINDOW_SCRATCH = """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=256, tile_shared=256 * 4 * 2))
+def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+    t = ss.shared.tile(256, np.float32)
+    scratch = ss.shared.tile(256, np.float32)
+    for w in thread.block_stride(t):
+        t[w] = a[w.index]
+    for w in thread.block_stride(scratch):
+        scratch[w] = np.float32(-1.0)
+    ss.block.sync()
+    j = cuda.threadIdx.x
+    out[thread.index_1d()] = t[255 - j] + scratch[j]
+"""

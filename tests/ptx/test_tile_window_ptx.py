@@ -13,7 +13,7 @@ import pytest
 
 import simtsafe as ss
 from tests.kernels import assert_refused, line_of, load_kernel_module
-from tests.kernels.tile_window import BIG, BIG_N, TOO_SMALL, WINDOW
+from tests.kernels.tile_window import BIG, BIG_N, RAW_DYNAMIC, TOO_SMALL, WINDOW, WINDOW_SCRATCH
 from tests.ptx.test_gemm_bf16_ptx import _DOUBLE
 
 pytestmark = pytest.mark.ptx
@@ -99,3 +99,16 @@ def test_inline_helpers_are_a_device_option_only() -> None:
         @ss.device(inline="always")  # type: ignore[arg-type]
         def other(x: int) -> int:
             return x
+
+
+def test_a_raw_dynamic_shared_array_cannot_alias_the_window(tmp_path: Path) -> None:
+    # An attack round's kernel: cuda.shared.array(0, ...) in an unsafe region starts at the
+    # dynamic base, where the window's first tile is: its writes race with t's reads.
+    (tmp_path / "bad").mkdir()
+    with pytest.raises(ss.SafetyError) as info:
+        load_kernel_module(tmp_path / "bad", RAW_DYNAMIC).k.ptx(cc=CC)
+    assert info.value.rule == "tile-window", str(info.value)
+    assert "would start at the first tile's address" in str(info.value), str(info.value)
+    (tmp_path / "good").mkdir()
+    ptx = load_kernel_module(tmp_path / "good", WINDOW_SCRATCH).k.ptx(cc=CC)
+    assert len(re.findall(r"\.extern \.shared \.align \d+ \.b8 _simtsafe_tile_\w+\[\];", ptx)) == 2

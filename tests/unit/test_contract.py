@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from simtsafe import DisjointSlice, In, thread
 from simtsafe._errors import (
     BlockShapeMismatch,
     ContractDefinitionError,
@@ -653,3 +654,52 @@ def test_tile_shared_over_the_device_limit_names_kernel_value_limit_and_fix() ->
     assert "declare tile_shared <= 100352 B" in msg, msg
     assert (info.value.kernel, info.value.actual, info.value.limit) == ("gemm", 108544, 100352)
     check_tile_window(kernel, 0, replace(lim, max_shared_optin=227 * 1024))  # fits: no error
+    # The largest window offered is one the contract accepts (a multiple of 16).
+    with pytest.raises(SharedMemoryError) as info:
+        check_tile_window(kernel, 1028, lim)
+    assert "declare tile_shared <= 100336 B" in str(info.value), str(info.value)
+    LaunchContract(tile_shared=info.value.limit)
+
+
+def test_every_launch_path_carries_the_tile_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The driver's launch configuration (first launches, graphs, cooperative and cluster
+    # launches) must carry the window's bytes, not the caller's shared_mem alone: the tiles
+    # live at offsets up to tile_shared of the launch's dynamic shared memory.
+    import simtsafe as ss
+    import simtsafe.host._launch as launch
+
+    seen: dict[str, Any] = {}
+
+    def config(grid: Any, block: Any, shared_mem: int, cluster: Any, coop: bool) -> str:
+        seen["shared_mem"] = shared_mem
+        return "config"
+
+    class Ledger:
+        def state(self, *args: Any) -> None:
+            return None
+
+    monkeypatch.setattr(launch, "SIMULATOR", False)
+    monkeypatch.setattr(launch, "launch_config", config)
+    monkeypatch.setattr(launch, "core_stream", lambda s: s)
+    monkeypatch.setattr(launch, "core_launcher", lambda: None)
+    monkeypatch.setattr(launch, "several_devices", lambda: False)
+    monkeypatch.setattr(launch, "stream_handle", lambda s: 0)
+    monkeypatch.setattr(launch, "LEDGER", Ledger())
+
+    for cooperative in (False, True):
+
+        @ss.kernel(
+            contract=ss.LaunchContract(
+                domain=1, block=256, tile_shared=8192, cooperative=cooperative
+            )
+        )
+        def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+            t = ss.shared.tile(2048, np.float32)
+            for w in thread.block_stride(t):
+                t[w] = a[w.index]
+            ss.block.sync()
+            out[thread.index_1d()] = t[0]
+
+        plan = launch.LaunchPlan(k, (1, 1, 1), (256, 1, 1), 64, None, 0)
+        assert plan.shared_mem == 8192 + 64
+        assert seen["shared_mem"] == 8192 + 64, (cooperative, seen)
