@@ -36,6 +36,9 @@ SUBPROCESS_TESTS = [
     "tests/ptx/test_cache_ptx.py",
     "tests/ptx/test_precommit_hook_ptx.py",
 ]
+#: PTX tests whose kernels take the longest to compile (the bf16 GEMM and SGEMM examples
+#: and their raw twins, about a minute each): beside the differential, which they balance.
+LONG_COMPILES = ["tests/ptx/test_gemm_bf16_ptx.py", "tests/ptx/test_sgemm_async_ptx.py"]
 #: The decode application's tests, run beside the first half of the simulator's tests: the two
 #: halves then take about the same time (the other examples run in the second half).
 DECODE_EXAMPLES = ["tests/examples/test_decode.py", "tests/examples/test_attacks9_decode.py"]
@@ -49,14 +52,14 @@ LAYERS = [
             "tests",
             "--ignore=tests/sim",
             f"--ignore={DIFFERENTIAL}",
-            *(f"--ignore={path}" for path in SUBPROCESS_TESTS),
+            *(f"--ignore={path}" for path in SUBPROCESS_TESTS + LONG_COMPILES),
         ],
         {},
     ),
     (
         "the uniformity differential (generated kernels, CUDA target and simulator); typing, "
-        "the CI gate, the cache and pre-commit probes (subprocesses)",
-        [DIFFERENTIAL, *SUBPROCESS_TESTS],
+        "the CI gate, the cache and pre-commit probes (subprocesses); the longest PTX compiles",
+        [DIFFERENTIAL, *SUBPROCESS_TESTS, *LONG_COMPILES],
         {},
     ),
     # The simulator's tests, in two halves by file name, with the examples.
