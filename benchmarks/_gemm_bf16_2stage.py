@@ -65,7 +65,8 @@ if _EXAMPLE not in sys.modules:
     _spec.loader.exec_module(sys.modules[_EXAMPLE])
 _ex = sys.modules[_EXAMPLE]
 _raw_commit, _raw_cp_async, _raw_wait_all = _ex._raw_commit, _ex._raw_cp_async, _ex._raw_wait_all
-_raw_ldmatrix_a, _raw_ldmatrix_b, _raw_mma = _ex._raw_ldmatrix_a, _ex._raw_ldmatrix_b, _ex._raw_mma
+_raw_ldmatrix_a, _raw_mma = _ex._raw_ldmatrix_a, _ex._raw_mma
+_raw_ldmatrix_b = _ex._raw_ldmatrix(2, True)  # one B fragment (the example now reads two)
 _raw_wait1 = _ex._raw_plain("cp.async.wait_group 1;")
 grid_for, inputs, to_device_bf16 = _ex.grid_for, _ex.inputs, _ex.to_device_bf16
 
