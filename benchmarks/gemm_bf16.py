@@ -119,6 +119,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", choices=sorted(SIZES), default="full")
     parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument(
+        "--current-only", action="store_true", help="skip the previous schedules' rows"
+    )
     args = parser.parse_args()
     smoke = args.size == "tiny"
     m, k, n = SIZES[args.size]
@@ -183,7 +186,7 @@ def main() -> None:
     makers: dict[str, Make] = {"simtsafe": safe_of(g)}
     if not ss.SIMULATOR:
         makers["raw"] = raw_of(g)
-    if not smoke:
+    if not smoke and not args.current_only:
         previous = _previous()
         makers["simtsafe previous schedule"] = safe_of(previous)
         if not ss.SIMULATOR:
