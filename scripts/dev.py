@@ -36,9 +36,9 @@ SUBPROCESS_TESTS = [
     "tests/ptx/test_cache_ptx.py",
     "tests/ptx/test_precommit_hook_ptx.py",
 ]
-#: PTX tests whose kernels take the longest to compile (the bf16 GEMM and SGEMM examples
-#: and their raw twins, about a minute each): beside the differential, which they balance.
-LONG_COMPILES = ["tests/ptx/test_gemm_bf16_ptx.py", "tests/ptx/test_sgemm_async_ptx.py"]
+#: PTX tests whose kernels take the longest to compile (the bf16 GEMM example and its raw
+#: twin, about a minute each): beside the differential, which they balance.
+LONG_COMPILES = ["tests/ptx/test_gemm_bf16_ptx.py"]
 #: The decode application's tests, run beside the first half of the simulator's tests: the two
 #: halves then take about the same time (the other examples run in the second half).
 DECODE_EXAMPLES = ["tests/examples/test_decode.py", "tests/examples/test_attacks9_decode.py"]
@@ -58,7 +58,7 @@ LAYERS = [
     ),
     (
         "the uniformity differential (generated kernels, CUDA target and simulator); typing, "
-        "the CI gate, the cache and pre-commit probes (subprocesses); the longest PTX compiles",
+        "the CI gate, the cache and pre-commit probes (subprocesses); the bf16 GEMM's PTX",
         [DIFFERENTIAL, *SUBPROCESS_TESTS, *LONG_COMPILES],
         {},
     ),
