@@ -50,17 +50,15 @@ stages: ``benchmarks/_gemm_bf16_2stage.py``).
 
 from __future__ import annotations
 
+import importlib.util
 import math
+import sys
+from pathlib import Path
 from typing import Any
 
 import ml_dtypes
 import numpy as np
-from llvmlite import ir
 from numba import cuda
-from numba.cuda import cgutils
-from numba.cuda import types as nb_types
-from numba.cuda.extending import intrinsic
-from numba.cuda.np.arrayobj import make_array  # pyright: ignore[reportMissingImports]
 
 import simtsafe as ss
 from simtsafe import DisjointSlice2D, In2D
@@ -224,113 +222,23 @@ def gemm_bf16(c: DisjointSlice2D[np.float32], a: In2D[ss.bfloat16], b: In2D[ss.b
 # numba.cuda.jit with the same schedule: shared arrays of the bf16 bits (uint16), inline
 # PTX for ldmatrix and mma, no bounds checks on the fragments (the fill pads with zeros).
 
-_I32 = ir.IntType(32)
-_I64 = ir.IntType(64)
-
-
-def _raw_ldmatrix(count: int) -> Any:
-    """``ldmatrix.x4`` (count 4) or ``ldmatrix.x2.trans`` (count 2) at ``arr[offset]``."""
-
-    def typer(typingctx: Any, arr: Any, offset: Any) -> Any:
-        sig = nb_types.UniTuple(nb_types.uint32, count)(arr, offset)
-
-        def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> Any:
-            data = builder.extract_value(args[0], 4)  # Numba's array struct: member 4 is data
-            ptr = builder.gep(data, [args[1]])
-            shared = ir.PointerType(ir.IntType(16), 3)
-            addr = builder.ptrtoint(builder.addrspacecast(ptr, shared), _I64)
-            regs = ", ".join(f"${k}" for k in range(count))
-            text = (
-                f"ldmatrix.sync.aligned.m8n8.x{count}{'.trans' if count == 2 else ''}"
-                f".shared.b16 {{{regs}}}, [${count}];"
-            )
-            fty = ir.FunctionType(ir.LiteralStructType([_I32] * count), [_I64])
-            asm = ir.InlineAsm(fty, text, ",".join(["=r"] * count + ["l"]), side_effect=True)
-            got = builder.call(asm, [addr], attrs=("convergent", "nounwind"))
-            values = [builder.extract_value(got, k) for k in range(count)]
-            return context.make_tuple(builder, signature.return_type, values)
-
-        return sig, codegen
-
-    return intrinsic(typer)
-
-
-_raw_ldmatrix_a = _raw_ldmatrix(4)
-_raw_ldmatrix_b = _raw_ldmatrix(2)
-
-
-def _raw_mma_typer(typingctx: Any, a: Any, b: Any, c: Any) -> Any:
-    acc = nb_types.UniTuple(nb_types.float32, 4)
-    text = (
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-        "{$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};"
+# Its inline-PTX intrinsics are the example's (the same instructions); only the schedule
+# differs. benchmarks/gemm_bf16.py loads the example under this name first; alone, this
+# module loads it itself.
+_EXAMPLE = "gemm_bf16_example"
+if _EXAMPLE not in sys.modules:
+    _spec = importlib.util.spec_from_file_location(
+        _EXAMPLE, Path(__file__).resolve().parents[1] / "examples" / "gemm_bf16.py"
     )
-
-    def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> Any:
-        f32 = ir.FloatType()
-        ops = [
-            builder.extract_value(args[i], k) for i, n in ((0, 4), (1, 2), (2, 4)) for k in range(n)
-        ]
-        fty = ir.FunctionType(ir.LiteralStructType([f32] * 4), [_I32] * 6 + [f32] * 4)
-        asm = ir.InlineAsm(fty, text, ",".join(["=f"] * 4 + ["r"] * 6 + ["f"] * 4), True)
-        got = builder.call(asm, ops, attrs=("convergent", "nounwind"))
-        return context.make_tuple(builder, acc, [builder.extract_value(got, k) for k in range(4)])
-
-    return acc(a, b, c), codegen
-
-
-_raw_mma = intrinsic(_raw_mma_typer)
-
-
-def _raw_cp_async_typer(
-    typingctx: Any, tile: Any, offset: Any, src: Any, gr: Any, gc: Any, nbytes: Any
-) -> Any:
-    """``cp.async.cg`` of 16 bytes from ``&src[gr, gc]`` into ``&tile[offset]``, ``nbytes``
-    of them read and the rest zero-filled: what a whole-tile fill issues for one run."""
-    sig = nb_types.void(tile, offset, src, gr, gc, nbytes)
-
-    def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> Any:
-        dst = builder.gep(builder.extract_value(args[0], 4), [args[1]])
-        ary = make_array(signature.args[2])(context, builder, args[2])
-        inds = [
-            context.cast(builder, v, t, nb_types.intp)
-            for v, t in zip(args[3:5], signature.args[3:5], strict=True)
-        ]
-        first = cgutils.get_item_pointer(context, builder, signature.args[2], ary, inds)
-        nb = context.cast(builder, args[5], signature.args[5], nb_types.int32)
-        text = (
-            "{\n\t.reg .u64 %rd, %rg;\n\tcvta.to.shared.u64 %rd, $0;\n"
-            "\tcvta.to.global.u64 %rg, $1;\n"
-            "\tcp.async.cg.shared.global [%rd], [%rg], 16, $2;\n}"
-        )
-        fty = ir.FunctionType(ir.VoidType(), [_I64, _I64, _I32])
-        asm = ir.InlineAsm(fty, text, "l,l,r,~{memory}", side_effect=True)
-        builder.call(asm, [builder.ptrtoint(dst, _I64), builder.ptrtoint(first, _I64), nb])
-        return context.get_dummy_value()
-
-    return sig, codegen
-
-
-_raw_cp_async = intrinsic(_raw_cp_async_typer)
-
-
-def _raw_plain(text: str) -> Any:
-    """An intrinsic issuing the PTX ``text`` (no operands)."""
-
-    def typer(typingctx: Any) -> Any:
-        def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> Any:
-            fty = ir.FunctionType(ir.VoidType(), [])
-            builder.call(ir.InlineAsm(fty, text, "~{memory}", side_effect=True), [])
-            return context.get_dummy_value()
-
-        return nb_types.void(), codegen
-
-    return intrinsic(typer)
-
-
-_raw_commit = _raw_plain("cp.async.commit_group;")
+    assert _spec is not None and _spec.loader is not None
+    sys.modules[_EXAMPLE] = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(sys.modules[_EXAMPLE])
+_ex = sys.modules[_EXAMPLE]
+_raw_ldmatrix_a = _ex._raw_ldmatrix(4, False)
+_raw_ldmatrix_b = _ex._raw_ldmatrix(2, True)  # one B fragment (the example reads two)
+_raw_mma, _raw_cp_async, _raw_plain = _ex._raw_mma, _ex._raw_cp_async, _ex._raw_plain
+_raw_commit, _raw_wait_all = _ex._raw_commit, _ex._raw_wait_all
 _raw_wait = _raw_plain(f"cp.async.wait_group {STAGES - 2};")
-_raw_wait_all = _raw_plain("cp.async.wait_all;")
 
 _PA = BK + PAD  # 24: the A tile's row pitch
 _PB = BN + PAD  # 136: the B tile's
