@@ -246,3 +246,116 @@ def loads_kernel(data: bytes) -> Any:
     import pickle
 
     return pickle.loads(data)
+
+
+# --------------------------------------------------------------- Numba-level inlining speed
+# ``@ss.device(inline=True)`` helpers (and ``cuda.jit(device=True, inline=True)`` ones) are
+# inlined by numba-cuda's untyped ``InlineInlinables`` pass, which for every call site
+# (1) runs the untyped pipeline over the callee again, and (2) deep-copies the callee's IR
+# block by block with a fresh memo each, so that every block copies the function's whole
+# scope (every variable): quadratic in the callee's size, and the callee has its own inlined
+# callees in it. The bf16 GEMM (32 inlined calls of a helper in a 4-stage loop) spent ~50 s
+# of a ~100 s compile there. Two changes, same IR out (the PTX of the examples is
+# byte-identical, tests/ptx/test_inlining_speed_ptx.py):
+# * within one ``InlineWorker.inline_ir`` call, the blocks' copies share one copy of the
+#   callee's scope (numba-cuda asserts they are one scope anyway, and replaces it with the
+#   caller's after the merge);
+# * one ``InlineWorker`` (one pass over one function) runs the untyped pipeline over a
+#   callee once and inlines a copy of that IR at each call site (``inline_ir`` copies the
+#   callee IR before it changes anything).
+
+_SCOPE_FIELDS = frozenset({"parent", "localvars", "loc", "redefined", "var_redefinitions"})
+
+
+def _install_linear_inlining() -> bool:
+    """Install the two changes above; False (nothing changed) where numba-cuda's classes are
+    not the shape they were checked against."""
+    import copy
+    import threading
+    from collections import defaultdict
+
+    try:
+        from numba.cuda.core import inline_closurecall, ir
+    except ImportError:  # pragma: no cover - the simulator-only installs
+        return False
+    worker = inline_closurecall.InlineWorker
+    if getattr(worker, "_simtsafe_linear", False):
+        return True
+    if not all(hasattr(worker, n) for n in ("inline_ir", "inline_function", "run_untyped_passes")):
+        return False  # pragma: no cover - another numba-cuda
+    if "__deepcopy__" in vars(ir.Scope):
+        return False  # pragma: no cover - numba-cuda copies scopes its own way now
+    local = threading.local()
+    generic = copy._reconstruct  # type: ignore[attr-defined]
+
+    def scope_deepcopy(self: Any, memo: dict[int, Any]) -> Any:
+        shared = getattr(local, "scopes", None)
+        if shared is not None and id(self) in shared:
+            memo[id(self)] = shared[id(self)]
+            return shared[id(self)]
+        if set(vars(self)) != _SCOPE_FIELDS:  # pragma: no cover - another numba-cuda
+            new = generic(self, memo, *self.__reduce_ex__(4))
+        else:
+            new = ir.Scope.__new__(ir.Scope)
+            memo[id(self)] = new
+            new.parent = copy.deepcopy(self.parent, memo)
+            new.loc = copy.deepcopy(self.loc, memo)
+            new.redefined = defaultdict(int, self.redefined)
+            new.var_redefinitions = defaultdict(
+                set, {k: set(v) for k, v in self.var_redefinitions.items()}
+            )
+            new.localvars = ir.VarMap()
+            con = new.localvars._con
+            for name, var in self.localvars._con.items():
+                got = memo.get(id(var))
+                if got is None:
+                    got = memo[id(var)] = ir.Var(new, var.name, var.loc)
+                con[name] = got
+        if shared is not None:
+            shared[id(self)] = new
+        return new
+
+    inline_ir = worker.inline_ir
+    inline_function = worker.inline_function
+
+    @functools.wraps(inline_ir)
+    def shared_scope_inline_ir(self: Any, *args: Any, **kwargs: Any) -> Any:
+        outer = getattr(local, "scopes", None)
+        local.scopes = {}
+        try:
+            return inline_ir(self, *args, **kwargs)
+        finally:
+            local.scopes = outer
+
+    @functools.wraps(inline_function)
+    def once_per_callee(
+        self: Any, caller_ir: Any, block: Any, i: int, function: Any, arg_typs: Any = None
+    ) -> Any:
+        cache = self.__dict__.setdefault("_simtsafe_callees", {})
+        callee = cache.get(function)
+        if callee is None:
+            callee = cache[function] = self.run_untyped_passes(function)
+        freevars = function.__code__.co_freevars
+        return self.inline_ir(caller_ir, block, i, callee, freevars, arg_typs=arg_typs)
+
+    ir.Scope.__deepcopy__ = scope_deepcopy
+    worker.inline_ir = shared_scope_inline_ir
+    worker.inline_function = once_per_callee
+    worker._simtsafe_linear = (inline_ir, inline_function)
+    return True
+
+
+def _uninstall_linear_inlining() -> None:
+    """numba-cuda's own inlining again (the test that compares the two compiles)."""
+    from numba.cuda.core import inline_closurecall, ir
+
+    worker = inline_closurecall.InlineWorker
+    saved = vars(worker).get("_simtsafe_linear")
+    if saved:
+        worker.inline_ir, worker.inline_function = saved
+        del worker._simtsafe_linear
+        del ir.Scope.__deepcopy__
+
+
+if not SIMULATOR:
+    _install_linear_inlining()
