@@ -352,13 +352,21 @@ _TB = tuple(STAGES * _A_ELEMS + s * _B_ELEMS for s in range(STAGES))
 def _raw_fill(sm, base, rows, cols, pitch, src, r0, c0):  # type: ignore[no-untyped-def]
     """``shared.fill_async`` by hand: the ``rows`` x ``cols`` tile at ``sm[base:]`` (rows
     ``pitch`` apart) from ``src[r0:, c0:]``, 0 outside; thread ``tid`` copies the 16-byte
-    runs ``tid, tid + 256, ...``: one cp.async when the run starts inside ``src`` at a
-    16-byte boundary (the rest of a run past the row's end zero-filled), else element by
-    element."""
+    runs ``tid, tid + 256, ...``: where the whole tile lies inside ``src`` (rows 16-byte
+    aligned), one cp.async each with no test; otherwise one cp.async when the run starts
+    inside ``src`` at a 16-byte boundary (the rest of a run past the row's end
+    zero-filled), else element by element."""
     tid = cuda.threadIdx.y * BLOCK[0] + cuda.threadIdx.x
     per_row = cols // _RUN
     height = src.shape[0]
     width = src.shape[1]
+    if r0 + rows <= height and c0 + cols <= width and width % _RUN == 0:
+        for q in range(rows * per_row // _THREADS):  # a whole number of runs a thread
+            k = tid + q * _THREADS
+            i = k // per_row
+            j = (k % per_row) * _RUN
+            _raw_cp_async(sm, base + i * pitch + j, src, r0 + i, c0 + j, 16)
+        return
     for k in range(tid, rows * per_row, _THREADS):
         i = k // per_row
         j = (k % per_row) * _RUN

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call of this round's measurements; every log and result file goes into one
 # tarball $OUT/round-NAME.tgz (the device tool brings back at most 8 files).
-#   scripts/gpu_round.sh NAME STEP...   STEPs: tests tests_decode slots attn latency gemv gemv_runs decode06 decode4b decode06_4096 decode4b_4096 gemm gemm_current sgemm irregular hash scan
+#   scripts/gpu_round.sh NAME STEP...   STEPs: tests tests_decode slots attn latency gemv gemv_runs decode06 decode4b decode06_4096 decode4b_4096 gemm gemm_current ncu_gemm sgemm irregular hash scan
 #                                      primitives decode06_anchor pdl histogram ncu attn_warps decode4b_oldvec
 set -uo pipefail
 NAME=$1; shift
@@ -57,6 +57,14 @@ for s in "$@"; do
           --section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats --section SchedulerStats \
           python3 benchmarks/decode.py --configs 4b --contexts 0 --skip-anchor --tokens 4 --repeats 1 --ref-steps 0
         grep -E "attention|qk_rope|gemv_|Duration|Memory Throughput|Achieved Occupancy|Stall|Warp Cycles Per Issued" "$OUT/ncu_decode4b.log" | head -120
+      fi ;;
+    ncu_gemm)  # Nsight Compute on the bf16 GEMM example (one launch at 8192^3): where its warps stall
+      if command -v ncu >/dev/null; then
+        run 420 ncu_gemm ncu -k regex:gemm_bf16 --launch-skip 2 --launch-count 1 --section SpeedOfLight \
+          --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
+          --section WarpStateStats --section SchedulerStats --section InstructionStats --section SourceCounters \
+          python3 benchmarks/gemm_bf16.py --current-only --reps 1
+        grep -vE "^==PROF==|Warning" "$OUT/ncu_gemm.log" | tail -150
       fi ;;
     attn_warps)  # the attention's warps per block, 4b at context 0 (the in-graph profile)
       for aw in 4 8; do export SIMTSAFE_DECODE_ATTN_WARPS=$aw

@@ -26,6 +26,15 @@ stores: the tile is filled when the thread has run the call.
 
 Origins are compared before any addition that could wrap: an origin beyond
 ``+-2**62`` reads as outside the input.
+
+A fixed-shape tile first tests, once, whether the whole source rectangle lies
+inside the input with every run's source 16/8/4-byte aligned (origin inside,
+``origin + tile shape <= input shape``, ``a[r0, c0]``'s address and the row
+pitch multiples of the run size). Then every run is whole and aligned and the
+thread issues its ``cp.async`` runs with no per-run test -- one straight-line
+copy per run when the contract pins the block (``.reqntid``: the runs of a
+thread are a constant count). Otherwise it takes the per-run path above. Both
+paths copy the same bytes: the uniform test implies each run's own.
 """
 
 from __future__ import annotations
@@ -136,6 +145,21 @@ class _Source:
         self.origin_ok = ok
         self.r0, self.c0 = origin
 
+    def whole_and_aligned(self, rows: int, cols: int, size: int) -> Any:
+        """True when ``rows`` x ``cols`` elements from the origin all lie inside the input
+        and every run of ``size`` bytes from the origin's row starts ``size``-aligned."""
+        b = self.builder
+        ok = cgutils.true_bit
+        for v, extent, span in ((self.r0, self.rows, rows), (self.c0, self.cols, cols)):
+            # 0 <= v <= extent - span: the unsigned compare refuses a negative v, the signed
+            # one an extent under span (extent - span would be negative)
+            room = b.sub(extent, _c(span))
+            ok = b.and_(ok, b.icmp_signed(">=", room, _c(0)))
+            ok = b.and_(ok, b.icmp_unsigned("<=", v, room))
+        first = b.ptrtoint(self.element_pointer(self.r0, self.c0), _I64)
+        both = b.or_(first, self.stride0) if rows > 1 else first
+        return b.and_(ok, b.icmp_unsigned("==", b.and_(both, _c(size - 1)), _c(0)))
+
     def row_inside(self, gr: Any) -> Any:
         b = self.builder
         return b.and_(self.origin_ok, b.icmp_unsigned("<", gr, self.rows))
@@ -190,6 +214,25 @@ def _runs(builder: ir.IRBuilder, total: Any, body: Any) -> None:
     end = _c(total) if isinstance(total, int) else total
     with cgutils.for_range_slice(builder, start, end, step, _I64) as (k, _):
         body(k)
+
+
+def _runs_pinned(builder: ir.IRBuilder, total: int, body: Any) -> None:
+    """``_runs`` over a constant count of runs: where the contract pins the block to ``T``
+    threads, the ``ceil(total / T)`` runs of a thread one after another (the last tested
+    against ``total`` when ``T`` does not divide it), else the loop."""
+    block = tb.required_block(builder)
+    if block is None:
+        _runs(builder, total, body)
+        return
+    threads = block[0] * block[1] * block[2]
+    tid = tb.linear_tid(builder)
+    for q in range(-(-total // threads)):
+        k = builder.add(tid, _c(q * threads))
+        if (q + 1) * threads <= total:
+            body(k)
+        else:
+            with builder.if_then(builder.icmp_unsigned("<", k, _c(total))):
+                body(k)
 
 
 def _cp_async(builder: ir.IRBuilder, dst: Any, src: Any, size: int, src_bytes: Any) -> None:
@@ -258,10 +301,22 @@ def _fill_async(typingctx: Any, t: Any, a: Any, origin: Any) -> Any:
                         _copy_element(builder, src, dst, gr, gc, e, row_ok, j, length, dynamic)
 
         if dynamic:
-            total = builder.udiv(builder.add(length, _c(n - 1)), _c(n))
-        else:
-            total = rows * per_row
-        _runs(builder, total, body)
+            _runs(builder, builder.udiv(builder.add(length, _c(n - 1)), _c(n)), body)
+            return context.get_dummy_value()
+
+        def whole(k: Any) -> None:  # every run inside and aligned: one cp.async, no test
+            i = builder.udiv(k, _c(per_row))
+            j = builder.mul(builder.urem(k, _c(per_row)), _c(n))
+            dst = builder.gep(tile, [builder.add(builder.mul(i, _c(storage_row)), j)])
+            first = src.element_pointer(builder.add(src.r0, i), builder.add(src.c0, j))
+            _cp_async(builder, dst, first, size, ir.Constant(_I32, size))
+
+        inside = src.whole_and_aligned(rows, per_row * n, size)
+        with builder.if_else(inside, likely=True) as (then, otherwise):
+            with then:
+                _runs_pinned(builder, rows * per_row, whole)
+            with otherwise:
+                _runs(builder, rows * per_row, body)
         return context.get_dummy_value()
 
     return types.none(t, a, origin), codegen

@@ -31,6 +31,28 @@ def test_one_stage_copies_the_window_and_zeros_outside(tmp_path: Path, r0: int, 
     np.testing.assert_array_equal(got, _window(r0, c0, 4, 16).ravel())
 
 
+# Rows of 24 float32 (96 bytes, a multiple of 16): a tile wholly inside takes the fill's
+# whole-tile path (every run one cp.async, no per-run test); one row or column past the
+# edge, a negative origin or a misaligned column take the per-run path. Same values both.
+WIDE = np.arange(1, 7 * 24 + 1, dtype=np.float32).reshape(7, 24)
+
+
+@pytest.mark.parametrize(
+    ("r0", "c0"), [(0, 0), (3, 8), (0, 4), (4, 8), (3, 12), (-1, 0), (0, -4), (2, 2)]
+)
+def test_whole_tile_and_per_run_paths_copy_the_same(tmp_path: Path, r0: int, c0: int) -> None:
+    out = cuda.to_device(np.full(64, -1, np.float32))
+    load_kernel_module(tmp_path, ONE_STAGE).k.prepare(grid=1, block=64)(
+        out, cuda.to_device(WIDE), np.int64(r0), np.int64(c0)
+    )
+    want = np.zeros((4, 16), np.float32)
+    for i in range(4):
+        for j in range(16):
+            if 0 <= r0 + i < WIDE.shape[0] and 0 <= c0 + j < WIDE.shape[1]:
+                want[i, j] = WIDE[r0 + i, c0 + j]
+    np.testing.assert_array_equal(out.copy_to_host(), want.ravel())
+
+
 def test_double_buffer_sums_every_stage(tmp_path: Path) -> None:
     n = 10
     a = np.random.default_rng(7).integers(0, 50, 64 * n).astype(np.float32)

@@ -59,6 +59,17 @@ def test_one_stage_is_cp_async_with_a_src_size_and_its_group(tmp_path: Path) -> 
     _assembles(ptx)
 
 
+def test_a_tile_wholly_inside_is_copied_run_by_run_with_no_test(tmp_path: Path) -> None:
+    # Two paths: the whole-tile one (the 16 runs of the 4 x 16 tile: with the block pinned to
+    # 64 threads, the runs of threads 0..15, one cp.async each whose src-size is the run's 16
+    # bytes) and the per-run one (a cp.async under its tests, else element by element).
+    _, body = _body(tmp_path, ONE_STAGE)
+    copies = re.findall(r"cp\.async\.cg\.shared\.global \[%\w+\], \[%\w+\], 16, (%r\d+);", body)
+    assert len(copies) == 2
+    # the whole-tile copy's src-size register holds the constant 16
+    assert any(re.search(rf"mov\.(?:u|b)32\s+{re.escape(r)}, 16;", body) for r in copies)
+
+
 def test_double_buffer_waits_for_all_but_the_newest_group(tmp_path: Path) -> None:
     ptx, body = _body(tmp_path, DOUBLE_BUFFER)
     # 1D tiles of 64 floats: 16-byte runs; the prologue's fill and the loop's two
