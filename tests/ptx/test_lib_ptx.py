@@ -23,15 +23,18 @@ def _count(ptx: str, pattern: str) -> int:
 
 @pytest.mark.parametrize("dtype", sk.DTYPES, ids=str)
 def test_scan_copies_and_writes_16_byte_runs(dtype: np.dtype) -> None:
-    """The library's schedule: the tile reaches shared memory by 16-byte cp.async copies (one
-    in the fill loop, with its src-size operand: zero-fill past x's end), each lane reads its
+    """The library's schedule: the tile reaches shared memory by 16-byte cp.async copies (a
+    thread's runs straight-line where the tile lies inside x, else the fill loop's, with its
+    src-size operand: zero-fill past x's end), each lane reads its
     runs from the shared tile as 16-byte loads twice (scan, then store), and writes them as
     16-byte stores; nothing in local memory."""
     ptx = sk.SCAN[dtype].ptx(cc=CC)
     body = ptx.split(".entry", 1)[1]
     assert f".reqntid {sk.BLOCK}, 1, 1" in ptx
     assert re.findall(r"cp\.async\.cg\.shared\.global \[%\w+\], \[%\w+\], 16, %r\d+;", body)
-    assert _count(body, r"cp\.async\.") == 2  # the copy (in the fill loop) and wait_all
+    # the whole-tile path's copies (a thread's RUNS runs one after another: the block is
+    # pinned), the per-run loop's copy, and wait_all
+    assert _count(body, r"cp\.async\.") == sk.RUNS + 2
     assert body.index("cp.async.wait_all;") < body.index("ld.shared.v4")
     assert _count(body, r"^\s*ld\.shared\.v4\.") == 2 * sk.RUNS
     assert _count(body, r"^\s*st\.global\.v4\.") == sk.RUNS
@@ -103,7 +106,7 @@ STAGED = [{"threads": 256, "runs": 4}, {"threads": 128, "runs": 8}]
 
 @pytest.mark.parametrize("cfg", STAGED, ids=str)
 def test_staged_variants_copy_and_write_16_byte_runs(cfg: dict[str, int]) -> None:
-    """Other threads x runs of the staged schedule: one 16-byte copy loop, each run read from
+    """Other threads x runs of the staged schedule: 16-byte copies (whole-tile and per-run), each run read from
     the shared tile twice and written once as 16 bytes, nothing in local memory, the
     protocol's atomics and no fence."""
     s = sk._make_scan_staged(np.dtype(np.float32), **cfg)
@@ -111,7 +114,8 @@ def test_staged_variants_copy_and_write_16_byte_runs(cfg: dict[str, int]) -> Non
     body = ptx.split(".entry", 1)[1]
     runs = cfg["runs"]
     assert f".reqntid {cfg['threads']}, 1, 1" in ptx
-    assert _count(body, r"cp\.async\.") == 2  # the copy (in the fill loop) and wait_all
+    # the whole-tile copies (one a run), the per-run loop's copy, and wait_all
+    assert _count(body, r"cp\.async\.") == runs + 2
     assert _count(body, r"^\s*ld\.shared\.v4\.") == 2 * runs
     assert _count(body, r"^\s*st\.global\.v4\.") == runs
     assert _count(body, r"^\s*ld\.global\.v") == 0
