@@ -262,7 +262,11 @@ def loads_kernel(data: bytes) -> Any:
 #   caller's after the merge);
 # * one ``InlineWorker`` (one pass over one function) runs the untyped pipeline over a
 #   callee once and inlines a copy of that IR at each call site (``inline_ir`` copies the
-#   callee IR before it changes anything).
+#   callee IR before it changes anything), each copy under a function identity of its own
+#   (the inlined locals get names of their own per site, as numba-cuda's do: a debug build
+#   keeps them apart). No user code runs between two call sites except an ``inline=`` cost
+#   model (which may change what the callee reads: a global, a closure cell); once one has
+#   run since the callee was translated, the callee is translated again, as numba-cuda does.
 
 _SCOPE_FIELDS = frozenset({"parent", "localvars", "loc", "redefined", "var_redefinitions"})
 
@@ -275,7 +279,7 @@ def _install_linear_inlining() -> bool:
     from collections import defaultdict
 
     try:
-        from numba.cuda.core import inline_closurecall, ir
+        from numba.cuda.core import bytecode, inline_closurecall, ir, options
     except ImportError:  # pragma: no cover - the simulator-only installs
         return False
     worker = inline_closurecall.InlineWorker
@@ -285,14 +289,20 @@ def _install_linear_inlining() -> bool:
         return False  # pragma: no cover - another numba-cuda
     if "__deepcopy__" in vars(ir.Scope):
         return False  # pragma: no cover - numba-cuda copies scopes its own way now
+    cost_model = vars(options.InlineOptions).get("has_cost_model")
+    if not isinstance(cost_model, property) or cost_model.fget is None:
+        return False  # pragma: no cover - another numba-cuda
     local = threading.local()
+    models_run = [0]  # cost models asked for so far: each may run user code
     generic = copy._reconstruct  # type: ignore[attr-defined]
 
     def scope_deepcopy(self: Any, memo: dict[int, Any]) -> Any:
         shared = getattr(local, "scopes", None)
-        if shared is not None and id(self) in shared:
-            memo[id(self)] = shared[id(self)]
-            return shared[id(self)]
+        if shared is not None:
+            source, copied = shared.get(id(self), (None, None))
+            if source is self:  # (the source is held: its id cannot be another's meanwhile)
+                memo[id(self)] = copied
+                return copied
         if set(vars(self)) != _SCOPE_FIELDS:  # pragma: no cover - another numba-cuda
             new = generic(self, memo, *self.__reduce_ex__(4))
         else:
@@ -312,7 +322,7 @@ def _install_linear_inlining() -> bool:
                     got = memo[id(var)] = ir.Var(new, var.name, var.loc)
                 con[name] = got
         if shared is not None:
-            shared[id(self)] = new
+            shared[id(self)] = (self, new)
         return new
 
     inline_ir = worker.inline_ir
@@ -332,27 +342,37 @@ def _install_linear_inlining() -> bool:
         self: Any, caller_ir: Any, block: Any, i: int, function: Any, arg_typs: Any = None
     ) -> Any:
         cache = self.__dict__.setdefault("_simtsafe_callees", {})
-        callee = cache.get(function)
-        if callee is None:
-            callee = cache[function] = self.run_untyped_passes(function)
+        translated, when = cache.get(function, (None, -1))
+        if translated is None or when != models_run[0]:
+            translated = self.run_untyped_passes(function)
+            cache[function] = (translated, models_run[0])
+        callee = translated.copy()  # shallow: inline_ir deep-copies the blocks it changes
+        callee.func_id = bytecode.FunctionIdentity.from_function(function)
         freevars = function.__code__.co_freevars
         return self.inline_ir(caller_ir, block, i, callee, freevars, arg_typs=arg_typs)
+
+    def counted_cost_model(self: Any) -> bool:
+        asked = bool(cost_model.fget(self))  # type: ignore[misc]
+        if asked:
+            models_run[0] += 1
+        return asked
 
     ir.Scope.__deepcopy__ = scope_deepcopy
     worker.inline_ir = shared_scope_inline_ir
     worker.inline_function = once_per_callee
-    worker._simtsafe_linear = (inline_ir, inline_function)
+    options.InlineOptions.has_cost_model = property(counted_cost_model)
+    worker._simtsafe_linear = (inline_ir, inline_function, cost_model)
     return True
 
 
 def _uninstall_linear_inlining() -> None:
     """numba-cuda's own inlining again (the test that compares the two compiles)."""
-    from numba.cuda.core import inline_closurecall, ir
+    from numba.cuda.core import inline_closurecall, ir, options
 
     worker = inline_closurecall.InlineWorker
     saved = vars(worker).get("_simtsafe_linear")
     if saved:
-        worker.inline_ir, worker.inline_function = saved
+        worker.inline_ir, worker.inline_function, options.InlineOptions.has_cost_model = saved
         del worker._simtsafe_linear
         del ir.Scope.__deepcopy__
 
