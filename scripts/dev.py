@@ -28,13 +28,15 @@ CONSTRAINTS = ROOT / "requirements" / "constraints.txt"
 #: a layer of its own so that the other layers' CPU time is spread around it.
 DIFFERENTIAL = "tests/ptx/test_uniformity_differential.py"
 #: Tests that spend their time in subprocesses of their own (the CI gate over the examples,
-#: fresh-process cache probes, mypy / pyright / pre-commit runs): they run beside the
+#: fresh-process cache probes, mypy / pyright / pre-commit runs, the inlining comparison's
+#: fresh-process compiles): they run beside the
 #: differential, so that the four layers end at about the same time on two CPUs.
 SUBPROCESS_TESTS = [
     "tests/typing",
     "tests/ptx/test_check_gate_ptx.py",
     "tests/ptx/test_cache_ptx.py",
     "tests/ptx/test_precommit_hook_ptx.py",
+    "tests/ptx/test_inlining_speed_ptx.py",
 ]
 #: PTX tests whose kernels take the longest to compile (the bf16 GEMM example and its raw
 #: twin, about a minute each): beside the differential, which they balance.
