@@ -272,15 +272,19 @@ def _fill_async(typingctx: Any, t: Any, a: Any, origin: Any) -> Any:
         tile = builder.bitcast(data, mem.as_pointer())
         length = shape[0]  # a dynamic tile's runs: ceil(length / n), the last one partial
 
+        def place(k: Any) -> tuple[Any, Any, Any]:
+            """Run ``k`` of a fixed-shape tile: its row, first column and tile address."""
+            i = builder.udiv(k, _c(per_row))
+            j = builder.mul(builder.urem(k, _c(per_row)), _c(n))
+            return i, j, builder.gep(tile, [builder.add(builder.mul(i, _c(storage_row)), j)])
+
         def body(k: Any) -> None:
             if dynamic:
                 i, j = _c(0), builder.mul(k, _c(n))
                 dst = builder.gep(tile, [j])
                 whole = builder.icmp_unsigned("<=", builder.add(j, _c(n)), length)
             else:
-                i = builder.udiv(k, _c(per_row))
-                j = builder.mul(builder.urem(k, _c(per_row)), _c(n))
-                dst = builder.gep(tile, [builder.add(builder.mul(i, _c(storage_row)), j)])
+                i, j, dst = place(k)
                 whole = cgutils.true_bit
             gr = builder.add(src.r0, i)
             gc = builder.add(src.c0, j)
@@ -305,9 +309,7 @@ def _fill_async(typingctx: Any, t: Any, a: Any, origin: Any) -> Any:
             return context.get_dummy_value()
 
         def whole(k: Any) -> None:  # every run inside and aligned: one cp.async, no test
-            i = builder.udiv(k, _c(per_row))
-            j = builder.mul(builder.urem(k, _c(per_row)), _c(n))
-            dst = builder.gep(tile, [builder.add(builder.mul(i, _c(storage_row)), j)])
+            i, j, dst = place(k)
             first = src.element_pointer(builder.add(src.r0, i), builder.add(src.c0, j))
             _cp_async(builder, dst, first, size, ir.Constant(_I32, size))
 

@@ -255,8 +255,10 @@ def loads_kernel(data: bytes) -> Any:
 # block by block with a fresh memo each, so that every block copies the function's whole
 # scope (every variable): quadratic in the callee's size, and the callee has its own inlined
 # callees in it. The bf16 GEMM (32 inlined calls of a helper in a 4-stage loop) spent ~50 s
-# of a ~100 s compile there. Two changes, same IR out (the PTX of the examples is
-# byte-identical, tests/ptx/test_inlining_speed_ptx.py):
+# of a ~100 s compile there. Two changes, same code out (a kernel compiled first in its
+# process gets numba-cuda's PTX byte for byte, tests/ptx/test_inlining_speed_ptx.py; after
+# other compiles, as with numba-cuda alone, the process-wide block-label counter may order
+# blocks differently, docs/compiling.md):
 # * within one ``InlineWorker.inline_ir`` call, the blocks' copies share one copy of the
 #   callee's scope (numba-cuda asserts they are one scope anyway, and replaces it with the
 #   caller's after the merge);
