@@ -12,6 +12,7 @@
 | simtsafe 2x32 stages, raw 2x32 stages | the previous schedule (two 32-deep stages), benchmarks/_gemm_bf16_2stage.py |
 | torch.matmul (cuBLAS) | ``torch.matmul(a, b)``, bf16 out (cuBLAS' own choice of kernel) |
 | triton | a bf16 matmul written here (block 128 x 128 x 32, fp32 accumulation), c float32 |
+| raw wgmma probe (``--wgmma``) | benchmarks/_gemm_bf16_wgmma.py: ``wgmma.mma_async`` m64n256k16, 128 x 256 x 64 stages (raw, no edges) |
 
 TFLOP/s count ``2 M N K`` per call; "% of cuBLAS" divides by the torch row. Timing:
 ``_common.time_batched`` (CUDA events around batches, a busy kernel before each batch so
@@ -122,6 +123,11 @@ def main() -> None:
     parser.add_argument(
         "--current-only", action="store_true", help="skip the previous schedules' rows"
     )
+    parser.add_argument(
+        "--wgmma",
+        action="store_true",
+        help="add the raw wgmma probe's rows (benchmarks/_gemm_bf16_wgmma.py), timed last",
+    )
     args = parser.parse_args()
     smoke = args.size == "tiny"
     m, k, n = SIZES[args.size]
@@ -198,6 +204,12 @@ def main() -> None:
     if torch_ok:
         makers["torch.matmul (cuBLAS)"] = cublas
         makers["triton"] = triton_row
+    if args.wgmma and not ss.SIMULATOR and not smoke:
+        probe = _load("gemm_bf16_wgmma", Path(__file__).resolve().parent / "_gemm_bf16_wgmma.py")
+        for stages, lag in ((4, 1), (4, 0)):
+            makers[f"raw wgmma probe, {stages} stages, {lag} in flight"] = raw_of(
+                probe.Probe(stages, lag)
+            )
     rows: list[dict[str, Any]] = []
     for impl, make in makers.items():
         row: dict[str, Any] = {"impl": impl}

@@ -44,6 +44,7 @@ for s in "$@"; do
     decode4b) run 170 decode4b python3 benchmarks/decode.py --configs 4b --contexts 0 --skip-anchor --tokens 32 --repeats 3
               grep -E "simtsafe graph|us each" "$OUT/decode4b.log" ;;
     gemm_current) run 300 gemm_bf16_current python3 benchmarks/gemm_bf16.py --current-only --reps 10; tail -16 "$OUT/gemm_bf16_current.log" ;;
+    wgmma) run 300 gemm_bf16_wgmma python3 benchmarks/gemm_bf16.py --current-only --wgmma --reps 10; tail -16 "$OUT/gemm_bf16_wgmma.log" ;;
     gemm) run 480 gemm_bf16 python3 benchmarks/gemm_bf16.py; tail -16 "$OUT/gemm_bf16.log" ;;
     sgemm) run 260 sgemm_variants python3 benchmarks/sgemm_variants.py --n 4096 --reps 10; tail -24 "$OUT/sgemm_variants.log" ;;
     irregular) run 60 irregular python3 benchmarks/irregular.py --parts compaction --reps 20; grep "^|" "$OUT/irregular.log" ;;
