@@ -50,6 +50,7 @@ from . import grid as grid
 from . import hashing as hashing
 from . import lib as lib
 from . import mma as mma
+from . import wgmma as wgmma
 from . import random as random
 from . import shared as shared
 from . import sim as sim
@@ -238,4 +239,5 @@ __all__ = [
     "unsafe",
     "vec",
     "warp",
+    "wgmma",
 ]

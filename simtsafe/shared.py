@@ -54,14 +54,21 @@ T = TypeVar("T", bound=np.generic)
 @overload
 def tile(shape: int | tuple[int], dtype: type[T]) -> SharedTile[T, Local1D]: ...
 @overload
-def tile(shape: tuple[int, int], dtype: type[T], pad: int = 0) -> SharedTile[T, Local2D]: ...
+def tile(
+    shape: tuple[int, int], dtype: type[T], pad: int = 0, swizzle: int = 0
+) -> SharedTile[T, Local2D]: ...
 @kernel_api("shared.tile")
-def tile(shape: Any, dtype: type[T], pad: int = 0) -> Any:
+def tile(shape: Any, dtype: type[T], pad: int = 0, swizzle: int = 0) -> Any:
     """A shared tile of ``shape`` (1 or 2 static ints) and element type ``dtype``.
 
     ``pad`` (2D only, a static int) adds that many unused elements to each row of
     the storage, e.g. a 32 x 32 tile stored 32 x 33 so that reading a column hits
     32 different banks; the tile's shape, bounds and ``block_stride`` stay 32 x 32.
+
+    ``swizzle=128`` (2D, ``ss.bfloat16`` or ``np.float16``, rows a multiple of 8,
+    columns of 64, no ``pad``) stores the tile in the 128-byte swizzled layout that
+    ``wgmma.mma`` reads; such a tile is filled by ``fill_async`` and read by
+    ``wgmma.mma`` only.
     """
     host_call("shared.tile")
 

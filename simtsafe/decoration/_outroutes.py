@@ -35,7 +35,7 @@ from .._errors import SafetyError
 __all__ = ["check_output_tiles"]
 
 _OUT_TILE_CTORS = frozenset(
-    {"thread.tile_1d", "thread.tile_2d", "thread.tile_2d_strided", "mma.out_tile"}
+    {"thread.tile_1d", "thread.tile_2d", "thread.tile_2d_strided", "mma.out_tile", "wgmma.out_tile"}
 )
 #: What an output with a tile may still be used for, beside its tile: reading these.
 _READ_ATTRIBUTES = frozenset({"shape", "size", "ndim", "dtype"})

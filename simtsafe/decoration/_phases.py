@@ -73,6 +73,8 @@ _TILE_CTORS = frozenset({"shared.tile", "shared.dynamic_tile"})
 _ACC_CTORS = frozenset({"shared.accumulator"})
 #: Calls that read their first argument, a shared tile, anywhere: reads of the read phase.
 _TILE_READERS = frozenset({"vec.load", "vec.load_runs", "mma.load_a", "mma.load_b", "mma.load_b2"})
+#: Calls that read their first two arguments, shared tiles, whole: reads of the read phase.
+_TILE_PAIR_READERS = frozenset({"wgmma.mma"})
 #: Tier-1 barriers: block.sync and the block collectives (each contains one).
 _BARRIERS = BLOCK_OPS | GRID_OPS  # a grid sync is a barrier of every block too
 _WITNESS_CTORS = frozenset({"thread.local_index", "thread.local_index_2d"})
@@ -308,6 +310,8 @@ class _Analysis:
                 return  # a read of the tile at the call; the helper gets a read-only view
             if node.id in self.tiles and name in _TILE_READERS and parent.args[0] is node:
                 return  # a read of a run of the tile (recorded as a read: `expr`)
+            if node.id in self.tiles and name in _TILE_PAIR_READERS and node in parent.args[:2]:
+                return  # a read of the tile (recorded as one: `expr`)
             if node.id in self.tiles and name in _FILLS and parent.args[0] is node:
                 return  # a fill of the tile (recorded as one: `expr`)
         raise self.fail(
@@ -382,6 +386,10 @@ class _Analysis:
             ):
                 # A run of the tile, any elements: a read.
                 self.record(state, e.args[0].id, _Access("read", e.lineno), e)
+            if self.ref_name(func) in _TILE_PAIR_READERS:
+                for arg in e.args[:2]:  # wgmma.mma(ta, tb, acc): both tiles, whole
+                    if isinstance(arg, ast.Name) and arg.id in self.tiles:
+                        self.record(state, arg.id, _Access("read", e.lineno), e)
             name = self.ref_name(func)
             if name in _FILLS and e.args and isinstance(e.args[0], ast.Name):
                 tile = e.args[0].id

@@ -210,11 +210,11 @@ def _identity_table() -> dict[int, Ref]:
 def _public_kernel_api() -> dict[str, Any]:
     """simtsafe's public objects that kernel code may name: witness constructors,
     ``unsafe``, block/warp collectives, shared tiles and accumulators."""
-    from .. import block, grid, hashing, mma, random, shared, thread, vec, warp
+    from .. import block, grid, hashing, mma, random, shared, thread, vec, warp, wgmma
     from .._unsafe import unsafe
 
     api: dict[str, Any] = {"unsafe": unsafe}
-    for module in (thread, block, warp, grid, shared, random, vec, hashing, mma):
+    for module in (thread, block, warp, grid, shared, random, vec, hashing, mma, wgmma):
         prefix = module.__name__.removeprefix("simtsafe.")
         for name in module.__all__:
             api[f"{prefix}.{name}"] = getattr(module, name)
@@ -233,6 +233,7 @@ PUBLIC_MODULES = frozenset(
         "simtsafe.vec",
         "simtsafe.hashing",
         "simtsafe.mma",
+        "simtsafe.wgmma",
     }
 )
 

@@ -77,6 +77,8 @@ _WITNESS_SPACE_CTORS = {
 _FOR_ITERABLES = frozenset({"grid_stride", "block_stride", "block_row", "warp_row"})
 #: simtsafe kernel API that writes without a witness: only inside ``simtsafe.unsafe``.
 _GATED_API = frozenset({"vec.store_at"})
+#: Waits for cp.async copies: fenced in a kernel that uses wgmma.mma (see _uses_wgmma).
+_COPY_WAITS = frozenset({"shared.wait_group", "shared.wait_all"})
 #: Row walks: ``for w in thread.<name>(s)`` -> the ``__ss_*`` names of the loop's start,
 #: bound (the walked array's ``shape[1]``), step and witness.
 _ROW_WALKS = {
@@ -273,6 +275,7 @@ class _Checker(ast.NodeTransformer):
 
     def __init__(self, env: _Env, local_names: set[str], view_names: dict[str, str]) -> None:
         self._tiles: set[str] | None = None
+        self._wgmma: bool | None = None
         self.fn_node: ast.FunctionDef | None = None
         self.env = env
         self.locals = local_names
@@ -478,6 +481,11 @@ class _Checker(ast.NodeTransformer):
             )
         self.api_used.add(ref.name)
         private = "__ss_" + builtin.replace(".", "_")
+        if ref.name in _COPY_WAITS and self._uses_wgmma():
+            # The copies a thread waited for become visible to the tensor cores' reads
+            # (lowering._wgmma); verify._tilephases refuses a kernel with wgmma.mma and a
+            # wait without the fence (a wait in a helper, say).
+            private += "_fenced"
         return ast.copy_location(ast.Name(id=private, ctx=ast.Load()), node)
 
     # ------------------------------------------------------------------ visitors
@@ -579,6 +587,22 @@ class _Checker(ast.NodeTransformer):
             ),
             node,
         )
+
+    def _uses_wgmma(self) -> bool:
+        """Does the function call ``wgmma.mma`` (by any name that resolves to it)?"""
+        if self._wgmma is None:
+            self._wgmma = False
+            body = self.fn_node.body if self.fn_node is not None else []
+            for n in (n for stmt in body for n in ast.walk(stmt)):
+                if not isinstance(n, ast.Call) or _chain(n.func) is None:
+                    continue
+                try:
+                    ref = self.ref_of(n.func)
+                except SafetyError:  # refused where the walk reaches it, with its message
+                    continue
+                if ref is not None and ref.name == "wgmma.mma":
+                    self._wgmma = True
+        return self._wgmma
 
     def _tile_names(self) -> set[str]:
         """Names bound to a shared tile where it is made (``t = shared.tile(...)``)."""

@@ -48,6 +48,7 @@ from numba.cuda.np.arrayobj import make_array
 
 from . import _tilebase as tb
 from ._fillrule import dynamic_run_bytes, fill_refusal, run_bytes, wait_refusal
+from ._swizzle import SwizzledTileType, chunk_offset, only_fill_and_wgmma
 
 __all__ = ["builtins"]
 
@@ -79,7 +80,9 @@ def _type_fill(what: str, t: Any, a: Any, origin: Any) -> tuple[int, tuple[Any, 
     """Check the arguments; returns (run bytes, origin element types)."""
     from ._tiles import SharedTileType  # imports _cuda: bound late
 
-    if not isinstance(t, SharedTileType):
+    if isinstance(t, SwizzledTileType) and what != "shared.fill_async":
+        raise errors.TypingError("simtsafe: " + only_fill_and_wgmma(t, what))
+    if not isinstance(t, SharedTileType | SwizzledTileType):
         raise errors.TypingError(f"simtsafe: {what} fills a shared tile (shared.tile); got {t}")
     array = isinstance(a, types.Array)
     origin_types = _origin_types(origin, t.ndim)
@@ -92,6 +95,8 @@ def _type_fill(what: str, t: Any, a: Any, origin: Any) -> tuple[int, tuple[Any, 
             run = run_bytes(t.shape[0], t.shape[0], itemsize)  # a source row: K elements
         else:
             run = run_bytes(t.shape[-1], t.storage[-1], itemsize)
+    # A swizzled tile's rows are 128 bytes of 16-bit elements: runs of 16 bytes, one chunk each.
+    assert not isinstance(t, SwizzledTileType) or run == 16
     refusal = fill_refusal(
         what,
         tile_ndim=t.ndim,
@@ -260,6 +265,7 @@ def _fill_async(typingctx: Any, t: Any, a: Any, origin: Any) -> Any:
     rows = 1 if dynamic else t.shape[0] if t.ndim == 2 else 1
     per_row = 0 if dynamic else t.shape[-1] // n
     storage_row = 0 if dynamic else t.storage[-1]
+    swizzled = isinstance(t, SwizzledTileType)
 
     def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
         raw = [args[2]] if t.ndim == 1 else cgutils.unpack_tuple(builder, args[2], 2)
@@ -275,7 +281,10 @@ def _fill_async(typingctx: Any, t: Any, a: Any, origin: Any) -> Any:
         def place(k: Any) -> tuple[Any, Any, Any]:
             """Run ``k`` of a fixed-shape tile: its row, first column and tile address."""
             i = builder.udiv(k, _c(per_row))
-            j = builder.mul(builder.urem(k, _c(per_row)), _c(n))
+            c = builder.urem(k, _c(per_row))
+            j = builder.mul(c, _c(n))
+            if swizzled:  # run = chunk c of row i (16 bytes, n = 8): placed by the swizzle
+                return i, j, builder.gep(tile, [chunk_offset(builder, rows, i, c)])
             return i, j, builder.gep(tile, [builder.add(builder.mul(i, _c(storage_row)), j)])
 
         def body(k: Any) -> None:
@@ -386,37 +395,55 @@ def _commit_group(typingctx: Any) -> Any:
     return types.none(), codegen
 
 
-def _wait_group(typingctx: Any, n: Any) -> Any:
-    if not isinstance(n, types.IntegerLiteral):
-        if isinstance(n, types.Integer):
-            return None  # the literal attempt's message stands
-        raise errors.TypingError("simtsafe: " + str(wait_refusal(n)))
-    count = n.literal_value
-    refusal = wait_refusal(count)
-    if refusal is not None:
-        raise errors.TypingError("simtsafe: " + refusal)
-
-    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
-        _plain_asm(builder, f"cp.async.wait_group {count};")
-        return context.get_dummy_value()
-
-    return types.none(n), codegen
+#: After a wait in a kernel that uses wgmma.mma: the copies (generic proxy) made visible to
+#: the tensor cores' reads (the async proxy). The same text as lowering._wgmma.PROXY_FENCE.
+_FENCE = "\n\tfence.proxy.async.shared::cta;"
 
 
-def _wait_all(typingctx: Any) -> Any:
-    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
-        _plain_asm(builder, "cp.async.wait_all;")
-        return context.get_dummy_value()
+def _wait_group(fenced: bool) -> Any:
+    """The typer of ``wait_group(n)`` (``fenced``: in a kernel that uses wgmma.mma)."""
 
-    return types.none(), codegen
+    def typer(typingctx: Any, n: Any) -> Any:
+        if not isinstance(n, types.IntegerLiteral):
+            if isinstance(n, types.Integer):
+                return None  # the literal attempt's message stands
+            raise errors.TypingError("simtsafe: " + str(wait_refusal(n)))
+        count = n.literal_value
+        refusal = wait_refusal(count)
+        if refusal is not None:
+            raise errors.TypingError("simtsafe: " + refusal)
+
+        def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+            _plain_asm(builder, f"cp.async.wait_group {count};" + (_FENCE if fenced else ""))
+            return context.get_dummy_value()
+
+        return types.none(n), codegen
+
+    return typer
+
+
+def _wait_all(fenced: bool) -> Any:
+    """The typer of ``wait_all()`` (``fenced``: in a kernel that uses wgmma.mma)."""
+
+    def typer(typingctx: Any) -> Any:
+        def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+            _plain_asm(builder, "cp.async.wait_all;" + (_FENCE if fenced else ""))
+            return context.get_dummy_value()
+
+        return types.none(), codegen
+
+    return typer
 
 
 _BUILTINS = {
     "__ss_shared_fill_async": tb.literal_intrinsic(_fill_async),
     "__ss_shared_fill_transposed": tb.literal_intrinsic(_fill_transposed),
     "__ss_shared_commit_group": tb.literal_intrinsic(_commit_group),
-    "__ss_shared_wait_group": tb.literal_intrinsic(_wait_group),
-    "__ss_shared_wait_all": tb.literal_intrinsic(_wait_all),
+    "__ss_shared_wait_group": tb.literal_intrinsic(_wait_group(False)),
+    "__ss_shared_wait_all": tb.literal_intrinsic(_wait_all(False)),
+    # what the decorator calls for wait_group / wait_all in a kernel that uses wgmma.mma
+    "__ss_shared_wait_group_fenced": tb.literal_intrinsic(_wait_group(True)),
+    "__ss_shared_wait_all_fenced": tb.literal_intrinsic(_wait_all(True)),
 }
 
 

@@ -1032,6 +1032,9 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     from . import _mma  # imports this module: bound late
 
     names.update(_mma.builtins(proven_domain=proven_domain))
+    from . import _wgmma  # imports this module: bound late
+
+    names.update(_wgmma.builtins(proven_domain=proven_domain))
     from . import _append, _hash  # import this module: bound late
 
     names.update(_append.builtins())

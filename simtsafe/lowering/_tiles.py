@@ -47,6 +47,7 @@ from . import _tilebase as tb
 from ._bf16 import is_bf16, stored_element
 from ._cuda import SENTINEL, ThreadIndexType, _const, _make_witness, _reject, _witness_indices
 from ._provenance import mark_witness, tile_symbol
+from ._swizzle import ALIGN, SwizzledTileType, only_fill_and_wgmma, swizzle_refusal
 from ._vec import TILE_ALIGN, element_value, value_type
 
 __all__ = ["SharedTileType", "builtins"]
@@ -102,6 +103,8 @@ class SharedTileType(tb.HolderType):
 class _SetItem(AbstractTemplate):
     def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
         target, idx, val = args
+        if isinstance(target, SwizzledTileType):
+            raise _reject(only_fill_and_wgmma(target, "a store"))
         if not isinstance(target, SharedTileType):
             return None
         if target.readonly:
@@ -130,6 +133,8 @@ class _SetItem(AbstractTemplate):
 class _GetItem(AbstractTemplate):
     def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
         target, idx = args
+        if isinstance(target, SwizzledTileType):
+            raise _reject(only_fill_and_wgmma(target, "an element read"))
         if not isinstance(target, SharedTileType):
             return None
         if isinstance(idx, ThreadIndexType):
@@ -218,8 +223,10 @@ def _literal_pad(pad: Any) -> int | None:
     return value if isinstance(pad, types.IntegerLiteral) and isinstance(value, int) else None
 
 
-def _tile_type(shape: Any, dtype: Any, pad: Any) -> SharedTileType:
-    """The type of ``shared.tile(shape, dtype, pad)``, or the refusal of a bad call."""
+def _tile_type(
+    shape: Any, dtype: Any, pad: Any, swizzle: Any = None
+) -> SharedTileType | SwizzledTileType:
+    """The type of ``shared.tile(shape, dtype, pad, swizzle)``, or the refusal of a bad call."""
     static = tb.static_shape(shape)
     if static is None:
         raise _reject(
@@ -235,29 +242,51 @@ def _tile_type(shape: Any, dtype: Any, pad: Any) -> SharedTileType:
             f"shared.tile(): pad is a compile-time int >= 0 that pads the rows of a 2D tile, got "
             f"{pad} for a {len(static)}D tile"
         )
-    return SharedTileType(tb.dtype_of(dtype, "shared.tile"), static, padding)
+    elem = tb.dtype_of(dtype, "shared.tile")
+    layout = _literal_pad(swizzle)
+    if layout not in (0, 128):
+        raise _reject(
+            f"shared.tile(): swizzle is 0 (rows) or 128 (the 128-byte swizzled layout that "
+            f"wgmma.mma reads), a compile-time int; got {swizzle}"
+        )
+    if layout:
+        refusal = swizzle_refusal(static, elem, padding)
+        if refusal is not None:
+            raise _reject(refusal)
+        return SwizzledTileType(elem, (static[0], static[1]))
+    return SharedTileType(elem, static, padding)
 
 
-def _tile_alignment(tty: SharedTileType) -> int:
+def _tile_alignment(tty: SharedTileType | SwizzledTileType) -> int:
+    if isinstance(tty, SwizzledTileType):
+        return ALIGN  # the swizzle pattern starts at a multiple of 1024 bytes (_swizzle)
     # 16 bytes: a run of 16 bytes at a multiple of 16 from the start is one ld.shared.v4
     # (vec.load) or one cp.async.cg (shared.fill_async), and rows of 16 bytes for
     # ldmatrix (lowering/_mma).
     return max(TILE_ALIGN, tty.dtype.bitwidth // 8 if hasattr(tty.dtype, "bitwidth") else 0)
 
 
-def _storage_dtype(tty: SharedTileType) -> Any:
+def _storage_dtype(tty: SharedTileType | SwizzledTileType) -> Any:
     # bf16: numba-cuda allocates no __nv_bfloat16 array; i16 is the same storage
     return types.int16 if is_bf16(tty.dtype) else tty.dtype
 
 
-def _shared_tile(typingctx: Any, shape: Any, dtype: Any, pad: Any = None) -> Any:
-    """``shared.tile(shape, dtype, pad=0)``: a static shared array of the block per call site.
+def _omitted(arg: Any) -> Any:
+    return types.Omitted(None) if arg is None else arg
+
+
+def _shared_tile(
+    typingctx: Any, shape: Any, dtype: Any, pad: Any = None, swizzle: Any = None
+) -> Any:
+    """``shared.tile(shape, dtype, pad=0, swizzle=0)``: a static shared array of the block per
+    call site.
 
     ``pad`` extra elements at the end of each row of a 2D tile (storage only:
     the tile's shape, its bounds and block_stride stay ``shape``) shift
     consecutive rows by one bank, so column reads do not conflict.
+    ``swizzle=128``: the layout of ``_swizzle`` (1024-byte aligned).
     """
-    tty = _tile_type(shape, dtype, pad)
+    tty = _tile_type(shape, dtype, pad, swizzle)
 
     def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
         tile = cgutils.create_struct_proxy(tty)(context, builder)
@@ -272,20 +301,24 @@ def _shared_tile(typingctx: Any, shape: Any, dtype: Any, pad: Any = None) -> Any
         )
         return tile._getvalue()
 
-    return tty(shape, dtype, types.Omitted(None) if pad is None else pad), codegen
+    return tty(shape, dtype, _omitted(pad), _omitted(swizzle)), codegen
 
 
 #: The bytes of a kernel's tile window laid out so far, on the LLVM module being lowered.
 _WINDOW_USED = "_simtsafe_window_used"
 
 
-def _shared_wtile(typingctx: Any, window: Any, shape: Any, dtype: Any, pad: Any = None) -> Any:
+def _shared_wtile(
+    typingctx: Any, window: Any, shape: Any, dtype: Any, pad: Any = None, swizzle: Any = None
+) -> Any:
     """``shared.tile(...)`` of a kernel whose contract declares ``tile_shared``.
 
     The tile lives in the launch's dynamic shared memory (which prepare sizes to
     ``tile_shared`` bytes and opts the function in to, above 48 KiB) at an offset
     fixed here: the tiles of the kernel, in the order they are lowered, each at the
-    next multiple of 16 bytes. A tile past ``window`` bytes is refused.
+    next multiple of 16 bytes. A tile past ``window`` bytes is refused. A swizzled
+    tile takes 1024 bytes more and starts at the first multiple of 1024 in them
+    (the launch's dynamic base is aligned at run time: its alignment is not known).
 
     Safety: the tiles' byte ranges are disjoint (the running offset lives on the
     module, and only the kernel itself makes tiles: ``_check_helper_uses``); each
@@ -297,9 +330,10 @@ def _shared_wtile(typingctx: Any, window: Any, shape: Any, dtype: Any, pad: Any 
     limit = getattr(window, "literal_value", None)
     if not isinstance(window, types.IntegerLiteral) or not isinstance(limit, int):
         return None
-    tty = _tile_type(shape, dtype, pad)
+    tty = _tile_type(shape, dtype, pad, swizzle)
     storage = tty.storage
     assert storage is not None
+    swizzled = isinstance(tty, SwizzledTileType)
 
     def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
         elem = _storage_dtype(tty)
@@ -308,14 +342,16 @@ def _shared_wtile(typingctx: Any, window: Any, shape: Any, dtype: Any, pad: Any 
         for n in storage:
             nbytes *= n
         nbytes = -(-nbytes // TILE_ALIGN) * TILE_ALIGN
+        if swizzled:
+            nbytes += ALIGN  # room to start at a multiple of 1024
         module = builder.module
         offset = getattr(module, _WINDOW_USED, 0)
         if offset + nbytes > limit:
             raise _reject(
                 f"the kernel's shared tiles need more than the {limit} B its contract declares "
                 f"as tile_shared: this {tty} ({nbytes} B) would end at byte {offset + nbytes}. "
-                f"Raise tile_shared to the sum of the tiles' bytes (each rounded up to 16), "
-                "or use smaller tiles"
+                f"Raise tile_shared to the sum of the tiles' bytes (each rounded up to 16, a "
+                "swizzled tile 1024 more), or use smaller tiles"
             )
         setattr(module, _WINDOW_USED, offset + nbytes)
         i8 = ir.IntType(8)
@@ -328,6 +364,12 @@ def _shared_wtile(typingctx: Any, window: Any, shape: Any, dtype: Any, pad: Any 
         gv.linkage = "external"
         gv.align = _tile_alignment(tty)
         base = builder.gep(gv, [_const(0), ir.Constant(ir.IntType(64), offset)])
+        if swizzled:
+            # Invariant: skip < 1024 <= the room reserved above, so the tile stays inside
+            # its bytes [offset, offset + nbytes) of the window.
+            low = builder.and_(builder.ptrtoint(base, ir.IntType(64)), _const(ALIGN - 1))
+            skip = builder.and_(builder.sub(_const(ALIGN), low), _const(ALIGN - 1))
+            base = builder.gep(base, [skip])
         generic = builder.addrspacecast(base, ir.PointerType(i8), "generic")
         aryty = types.Array(elem, tty.ndim, "C")
         ary = context.make_array(aryty)(context, builder)
@@ -348,7 +390,7 @@ def _shared_wtile(typingctx: Any, window: Any, shape: Any, dtype: Any, pad: Any 
         tile.arr = ary._getvalue()
         return tile._getvalue()
 
-    return tty(window, shape, dtype, types.Omitted(None) if pad is None else pad), codegen
+    return tty(window, shape, dtype, _omitted(pad), _omitted(swizzle)), codegen
 
 
 _DYNAMIC_SYMBOL = "_simtsafe_dyntile"
@@ -432,6 +474,8 @@ def _tile_scalar(compute: _Bound) -> Any:
     """An intp-valued intrinsic of a shared tile (a block_stride loop bound)."""
 
     def typer(typingctx: Any, tile: Any) -> Any:
+        if isinstance(tile, SwizzledTileType):
+            raise _reject(only_fill_and_wgmma(tile, "thread.block_stride()"))
         if not isinstance(tile, SharedTileType):
             raise _reject(f"thread.block_stride() walks a shared tile, got {tile}")
 

@@ -114,6 +114,9 @@ def convergent_scope(instr: Instr) -> str | None:
         text = instr.asm or ""
         if "bar.sync" in text or "barrier" in text:
             return "block"
+        # simtsafe.wgmma's needs its whole warpgroup: checked as the block's (lowering/_wgmma).
+        if "wgmma." in text:
+            return "block"
         # simtsafe.mma's tensor-core operations need every lane of the warp (lowering/_mma).
         return "warp" if "mma.sync" in text or "ldmatrix.sync" in text else None
     return callee_scope(name)

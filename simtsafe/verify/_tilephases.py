@@ -291,7 +291,9 @@ class _Finder:
             args = _call_args(ins)
             if "cp.async." in text:
                 return [("async", self.arg_objs(args[:1]))]
-            if "ldmatrix" in text or re.search(r"\bld\.", text):
+            if "ldmatrix" in text or "wgmma.mma_async" in text or re.search(r"\bld\.", text):
+                # (wgmma: its descriptors carry the tiles' addresses; it waits for its own
+                # reads before the call returns -- lowering._wgmma)
                 return [("read", self.arg_objs(args))]
             if written_by(ins, self.of):
                 touched = self.arg_objs(args) | self.objs(
@@ -366,6 +368,7 @@ def check_tile_phases(
     objects = shared_objects(form)
     if not objects:
         return
+    _check_proxy_fences(form, kernel, where, line_of, fallback)
     finder = _Finder(form, objects)
     found: list[Access] = []
     for b in form.blocks:
@@ -404,6 +407,36 @@ def check_tile_phases(
                     continue
                 first, second = (x, y) if x.kind in READS or y.kind not in READS else (y, x)
                 _raise_clash(kernel, by_key[key], first, second, where, line_of, fallback)
+
+
+def _check_proxy_fences(
+    form: FunctionForm,
+    kernel: str,
+    where: Where,
+    line_of: Callable[[Instr], tuple[str, int] | None],
+    fallback: tuple[str, int],
+) -> None:
+    """In a kernel whose code issues ``wgmma`` (the tensor cores read shared memory through
+    another memory proxy), every wait for copies must be followed by ``fence.proxy.async``:
+    the copies a thread waited for are then visible to the tensor cores (lowering._wgmma)."""
+    asms = [i for b in form.blocks for i in b.instrs if i.callee == "asm"]
+    if not any("wgmma.mma_async" in (i.asm or "") for i in asms):
+        return
+    for ins in asms:
+        text = ins.asm or ""
+        if "cp.async.wait" in text and "fence.proxy.async" not in text:
+            filename, lineno = line_of(ins) or fallback
+            raise SafetyError(
+                f"kernel {kernel!r} uses wgmma.mma, and its wait for copies at {where(ins)} is "
+                "not followed by the proxy fence that makes the copies visible to the tensor "
+                "cores: wait for copies (shared.wait_group / wait_all) in the kernel itself, "
+                "not in a helper",
+                kernel=kernel,
+                rule="tile-phase",
+                filename=filename,
+                lineno=lineno,
+                source_line=linecache.getline(filename, lineno) or None,
+            )
 
 
 _WRITE_WORDS = {

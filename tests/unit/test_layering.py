@@ -34,6 +34,7 @@ ANNOTATIONS = {
     "vec",
     "hashing",
     "mma",
+    "wgmma",
 }
 
 

@@ -1,0 +1,328 @@
+"""Compiled form of ``simtsafe.wgmma``: warpgroup-level tensor-core multiply-accumulate (sm_90).
+
+``wgmma.mma(ta, tb, acc)`` is, for the warpgroup ``g`` of the calling thread
+(its linear thread number // 128, four whole warps), one
+``wgmma.mma_async.sync.aligned.m64n{N}k16.f32`` per 16 columns of K: rows
+``64g .. 64g + 63`` of the swizzled tile ``ta`` (M x K, K-major) times the
+swizzled tile ``tb`` (K x N, N-major: ``imm-trans-b`` 1), added to the
+warpgroup's 64 x N fp32 accumulator, of which each thread holds ``N / 2``
+(the layout of ``mma.m16n8``'s C per 8 columns: thread ``t`` of warp ``w``
+holds row ``16w + (t % 32) // 4 + 8 * ((i // 2) % 2)``, column
+``8 * (i // 4) + 2 * (t % 4) + i % 2`` as element ``i``).
+
+Operands are read through shared-memory matrix descriptors (``_swizzle``'s
+128-byte layout: start address, leading byte offset -- between two column
+blocks of ``tb`` --, stride byte offset 1024 -- between two 8-row groups --,
+swizzle mode 1).
+
+Soundness (docs/tensor_cores.md):
+
+* **No shared access outside the tiles.** The tiles' shapes are static; the
+  contract pins the block (``.reqntid``: the call is refused without it) to a
+  whole number of warpgroups, at most ``M / 64`` of them, so warpgroup ``g``'s
+  rows ``64g .. 64g + 63`` lie inside ``ta`` and every descriptor addresses
+  64 x 16 (A) or 16 x N (B) elements inside its tile (compile-time arithmetic
+  on constants, checked here).
+* **The whole warpgroup executes it together**, as ``.sync.aligned`` needs:
+  the call is tagged as a block collective (``!ss.site``, scope ``block``) and
+  the compiled-form check refuses it under control flow that may differ
+  between the threads of a block.
+* **Reads in the read phase, complete when the call returns.** The call
+  waits for its own group (``wgmma.wait_group 0``) before it returns, so its
+  reads of the tiles are over when the next instruction runs: the phase
+  analyses count it as a read of both tiles at the call, as ``mma.load_a``.
+  The copies that filled the tiles are made visible to the tensor cores
+  (another memory proxy) by ``fence.proxy.async`` after the filling thread's
+  wait (``shared.wait_group`` / ``wait_all`` in a kernel that uses
+  ``wgmma.mma``; ``verify._tilephases`` refuses a wait without it) and again
+  before the ``wgmma``.
+* **Writes race-free.** ``out_tile(out, BM, BN)`` gives block ``(bx, by)``
+  the ``BM x BN`` rectangle at ``(by*BM, bx*BN)`` and warpgroup ``g`` rows
+  ``64g .. 64g + 63`` of it; ``store`` writes thread ``t``'s ``N / 2``
+  elements, distinct for distinct ``(warp, lane, i)``: (block, warpgroup,
+  warp, lane, i) -> element is injective.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from llvmlite import ir
+from numba.cuda import cgutils, types
+from numba.cuda.extending import intrinsic, register_model
+
+from . import _tilebase as tb
+from ._bf16 import is_bf16, stored_element
+from ._cuda import SENTINEL, DisjointSliceType, _const, _reject, _sreg
+from ._outtiles import _make, _OutTileModel, element_store
+from ._provenance import site
+from ._swizzle import ALIGN, BLOCK_COLS, SwizzledTileType
+
+__all__ = ["WgmmaOutTileType", "builtins"]
+
+_I32 = ir.IntType(32)
+_I64 = ir.IntType(64)
+_F32 = ir.FloatType()
+
+#: The N a warpgroup's accumulator may have (column blocks of 64: the swizzled layout).
+WIDTHS = (64, 128, 192, 256)
+#: Rows of ``ta`` one warpgroup multiplies.
+GROUP_ROWS = 64
+#: Threads of a warpgroup.
+GROUP_THREADS = 128
+#: The fence that makes generic-proxy writes (cp.async, stores) visible to wgmma's reads.
+PROXY_FENCE = "fence.proxy.async.shared::cta;"
+
+
+def acc_type(n: int) -> types.UniTuple:
+    """A thread's part of a 64 x ``n`` fp32 accumulator."""
+    return types.UniTuple(types.float32, n // 2)
+
+
+def _is_acc(ty: Any) -> int | None:
+    """The N of an accumulator type, or None."""
+    if isinstance(ty, types.UniTuple) and ty.dtype == types.float32 and 2 * ty.count in WIDTHS:
+        return 2 * ty.count
+    return None
+
+
+def _elem(dtype: Any) -> str | None:
+    return "bf16" if is_bf16(dtype) else "f16" if dtype == types.float16 else None
+
+
+class WgmmaOutTileType(tb.NoReturnType):
+    """The 64 x BN rectangle of an output a warpgroup owns; each thread stores its elements."""
+
+    def __init__(self, ds: DisjointSliceType, block: tuple[int, int]) -> None:
+        self.ds = ds
+        self.arr_type = ds.arr_type
+        self.dtype = ds.dtype
+        self.kind = "wgmma"
+        self.tile = (GROUP_ROWS, block[1])
+        self.block = block
+        self.ndim = 2
+        super().__init__(
+            name=f"WgmmaOutTile[{ds.arr_type}, block {block[0]}x{block[1]}, warpgroup 64x{block[1]}]"
+        )
+
+
+# Invariant: the same struct as an output tile (arr, full, origin/step per axis): the
+# warpgroup's rectangle is origin_k + i for 0 <= i < tile[k]; `store` writes only the
+# thread's elements of it.
+register_model(WgmmaOutTileType)(_OutTileModel)
+
+
+# --------------------------------------------------------------------------- mma
+
+
+def _literal(ty: Any, what: str) -> int:
+    value = getattr(ty, "literal_value", None)
+    if not isinstance(ty, types.IntegerLiteral) or not isinstance(value, int):
+        raise _reject(f"{what} must be a compile-time int (a literal or a module constant); got {ty}")
+    return value
+
+
+def _zeros(typingctx: Any, n: Any) -> Any:
+    width = _literal(n, "wgmma.zeros(n): n")
+    if width not in WIDTHS:
+        raise _reject(f"wgmma.zeros(n): n is the accumulator's width, one of {WIDTHS}; got {width}")
+    aty = acc_type(width)
+
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        return context.make_tuple(builder, aty, [ir.Constant(_F32, 0.0)] * aty.count)
+
+    return aty(n), codegen
+
+
+def _descriptor(builder: ir.IRBuilder, addr: Any, lbo: int) -> Any:
+    """The 128-byte-swizzle descriptor at shared address ``addr`` (i64): start, LBO, SBO 1024."""
+    start = builder.lshr(builder.and_(addr, ir.Constant(_I64, 0x3FFFF)), ir.Constant(_I64, 4))
+    fixed = ((lbo >> 4) << 16) | ((ALIGN >> 4) << 32) | (1 << 62)
+    return builder.or_(start, ir.Constant(_I64, fixed))
+
+
+def _shared_address(context: Any, builder: ir.IRBuilder, tty: Any, val: Any) -> Any:
+    data, _, _ = tb.holder_parts(context, builder, tty, val)
+    shared = ir.PointerType(ir.IntType(16), 3)
+    return builder.ptrtoint(builder.addrspacecast(data, shared), _I64)
+
+
+def _block_groups(builder: ir.IRBuilder, api: str, rows: int) -> None:
+    """Refuse a block that is not pinned to whole warpgroups, at most ``rows / 64``."""
+    block = tb.required_block(builder)
+    if block is None:
+        raise _reject(
+            f"{api} needs the contract's exact block (LaunchContract(block=...)): the "
+            "warpgroups and the rows each one reads are fixed when the kernel compiles"
+        )
+    threads = block[0] * block[1] * block[2]
+    if threads % GROUP_THREADS or (threads // GROUP_THREADS) * GROUP_ROWS > rows:
+        raise _reject(
+            f"{api}: the block ({threads} threads, {block}) must be whole warpgroups of 128 "
+            f"threads, at most {rows // GROUP_ROWS} of them (one per 64 rows of the "
+            f"{rows}-row tile); got {threads / GROUP_THREADS:g} warpgroups"
+        )
+
+
+def _mma(typingctx: Any, ta: Any, tb_: Any, acc: Any) -> Any:
+    for name, t in (("ta", ta), ("tb", tb_)):
+        if not isinstance(t, SwizzledTileType):
+            raise _reject(
+                f"wgmma.mma(ta, tb, acc): {name} is a swizzled shared tile "
+                f"(shared.tile(shape, ss.bfloat16, swizzle=128)); got {t}"
+            )
+    elem = _elem(ta.dtype)
+    if elem is None or _elem(tb_.dtype) != elem:
+        raise _reject(
+            f"wgmma.mma(ta, tb, acc): ta and tb hold the same 16-bit type (ss.bfloat16 or "
+            f"np.float16); got {ta}, {tb_}"
+        )
+    (m, k), (k2, n) = ta.shape, tb_.shape
+    if k != k2 or m % GROUP_ROWS or n not in WIDTHS:
+        raise _reject(
+            f"wgmma.mma(ta, tb, acc): ta is M x K (M a multiple of 64), tb is K x N with the "
+            f"same K and N one of {WIDTHS}; got {ta} and {tb_}"
+        )
+    width = _is_acc(acc)
+    if width != n:
+        raise _reject(
+            f"wgmma.mma(ta, tb, acc): acc is the thread's part of a 64 x {n} accumulator, a "
+            f"tuple of {n // 2} float32 (wgmma.zeros({n}), or wgmma.mma's result); got {acc}"
+        )
+    aty = acc_type(n)
+    steps = k // 16
+    count = n // 2
+    regs = ", ".join(f"${i}" for i in range(count))
+    lines = ["{", ".reg .pred %ssp;", f"setp.ne.b32 %ssp, ${count + 2 * steps}, 0;", PROXY_FENCE]
+    lines.append("wgmma.fence.sync.aligned;")
+    for s in range(steps):
+        lines.append(
+            f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{elem}.{elem} {{{regs}}}, "
+            f"${count + 2 * s}, ${count + 2 * s + 1}, %ssp, 1, 1, 0, 1;"
+        )
+    lines += ["wgmma.commit_group.sync.aligned;", "wgmma.wait_group.sync.aligned 0;", "}"]
+    text = "\n\t".join(lines)
+    constraints = ",".join(
+        ["=f"] * count + ["l"] * (2 * steps) + ["r"] + [str(i) for i in range(count)]
+    )
+
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        _block_groups(builder, "wgmma.mma", m)
+        with site("wgmma.mma", "block"):
+            # Invariant (_block_groups): g < M / 64, so rows 64g .. 64g + 63 are in ta.
+            g = builder.lshr(tb.linear_tid(builder), _const(7))
+            a_at = builder.add(
+                _shared_address(context, builder, ta, args[0]),
+                builder.mul(g, _const(GROUP_ROWS * 128)),
+            )
+            b_at = _shared_address(context, builder, tb_, args[1])
+            descs = []
+            for s in range(steps):
+                col = 16 * s  # A: columns col .. col + 15 of the warpgroup's 64 rows
+                a_off = (col // BLOCK_COLS) * m * 128 + (col % BLOCK_COLS) * 2
+                descs.append(_descriptor(builder, builder.add(a_at, _const(a_off)), 16))
+                # B: rows col .. col + 15 of every column block (blocks k * 128 bytes apart)
+                descs.append(
+                    _descriptor(builder, builder.add(b_at, _const(col * 128)), k * 128)
+                )
+            values = cgutils.unpack_tuple(builder, args[2], count)
+            fty = ir.FunctionType(
+                ir.LiteralStructType([_F32] * count), [_I64] * (2 * steps) + [_I32] + [_F32] * count
+            )
+            asm = ir.InlineAsm(fty, text, constraints, side_effect=True)
+            got = builder.call(
+                asm, [*descs, ir.Constant(_I32, 1), *values], attrs=("convergent", "nounwind")
+            )
+            return context.make_tuple(
+                builder, aty, [builder.extract_value(got, i) for i in range(count)]
+            )
+
+    return aty(ta, tb_, acc), codegen
+
+
+# --------------------------------------------------------------------------- output
+
+
+def _out_tile(proven: bool) -> Any:
+    def typer(typingctx: Any, out: Any, bm: Any, bn: Any) -> Any:
+        if not isinstance(out, DisjointSliceType) or out.space != "Index2D":
+            raise _reject(
+                f"wgmma.out_tile() takes a DisjointSlice2D output (of a 2D launch); got {out}"
+            )
+        BM = _literal(bm, "wgmma.out_tile(out, BM, BN): BM")  # noqa: N806 - the GEMM's names
+        BN = _literal(bn, "wgmma.out_tile(out, BM, BN): BN")  # noqa: N806
+        if not (0 < BM <= 4096 and BM % GROUP_ROWS == 0 and BN in WIDTHS):
+            raise _reject(
+                f"wgmma.out_tile(out, BM, BN): a warpgroup owns 64 rows of the block's BM x BN "
+                f"tile (BM a multiple of 64, at most 4096; BN one of {WIDTHS}); got BM={BM}, "
+                f"BN={BN}"
+            )
+        oty = WgmmaOutTileType(out, (BM, BN))
+        groups = BM // GROUP_ROWS
+
+        def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+            # Invariant: block (by, bx) owns the BM x BN rectangle at (by*BM, bx*BN) (a 2D
+            # grid: distinct (by, bx)); in it warpgroup g < BM / 64 owns rows 64g .. 64g + 63
+            # -- distinct for distinct g --, and warpgroups g >= BM / 64 own nothing.
+            g = builder.lshr(tb.linear_tid(builder), _const(7))
+            ok = builder.icmp_unsigned("<", g, _const(groups))
+            if not proven:
+                ok = builder.and_(
+                    ok, builder.icmp_unsigned("==", _sreg(builder, "nctaid.z"), _const(1))
+                )
+            row = builder.add(
+                builder.mul(_sreg(builder, "ctaid.y"), _const(BM)),
+                builder.mul(g, _const(GROUP_ROWS)),
+            )
+            col = builder.mul(_sreg(builder, "ctaid.x"), _const(BN))
+            origins = [builder.select(ok, v, _const(SENTINEL)) for v in (row, col)]
+            return _make(context, builder, oty, args[0], origins, [_const(1), _const(1)])
+
+        return oty(out, bm, bn), codegen
+
+    return tb.literal_intrinsic(typer)
+
+
+@intrinsic
+def _store(typingctx: Any, o: Any, acc: Any) -> Any:
+    if not isinstance(o, WgmmaOutTileType):
+        raise _reject(f"wgmma.store(o, acc) writes through o = wgmma.out_tile(...); got {o}")
+    if _is_acc(acc) != o.tile[1]:
+        raise _reject(
+            f"wgmma.store(o, acc): acc is the thread's part of a 64 x {o.tile[1]} accumulator "
+            f"(a tuple of {o.tile[1] // 2} float32); got {acc}"
+        )
+    if not isinstance(o.dtype, (types.Float, types.Integer)) and not is_bf16(o.dtype):
+        raise _reject(f"wgmma.store writes an int or float output; got {o.dtype}")
+    count = o.tile[1] // 2
+
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        # Thread (w, lane) of its warpgroup writes rows 16w + lane // 4 + {0, 8}, columns
+        # 8c + 2 * (lane % 4) + {0, 1}: distinct (w, lane, i), distinct elements.
+        t = tb.linear_tid(builder)
+        lane = builder.and_(t, _const(31))
+        w = builder.and_(builder.lshr(t, _const(5)), _const(3))
+        r = builder.add(builder.shl(w, _const(4)), builder.lshr(lane, _const(2)))
+        c = builder.shl(builder.and_(lane, _const(3)), _const(1))
+        for i, v in enumerate(cgutils.unpack_tuple(builder, args[1], count)):
+            ri = builder.add(r, _const(8 * ((i >> 1) & 1)))
+            ci = builder.add(c, _const(8 * (i >> 2) + (i & 1)))
+            elem = stored_element(context, builder, o.dtype, types.float32, v)
+            element_store(context, builder, o, args[0], [ri, ci], elem)
+        return context.get_dummy_value()
+
+    return types.none(o, acc), codegen
+
+
+_ZEROS = tb.literal_intrinsic(_zeros)
+_MMA = intrinsic(_mma)
+
+
+def builtins(*, proven_domain: int | None) -> dict[str, Any]:
+    """The ``__ss_wgmma_*`` names for compiled kernels."""
+    return {
+        "__ss_wgmma_zeros": _ZEROS,
+        "__ss_wgmma_mma": _MMA,
+        "__ss_wgmma_out_tile": _out_tile(proven_domain == 2),
+        "__ss_wgmma_store": _store,
+    }
