@@ -12,6 +12,7 @@
 | simtsafe 2x32 stages, raw 2x32 stages | the previous schedule (two 32-deep stages), benchmarks/_gemm_bf16_2stage.py |
 | torch.matmul (cuBLAS) | ``torch.matmul(a, b)``, bf16 out (cuBLAS' own choice of kernel) |
 | triton | a bf16 matmul written here (block 128 x 128 x 32, fp32 accumulation), c float32 |
+| simtsafe wgmma, raw wgmma (``--wgmma``) | examples/gemm_bf16_wgmma.py (Tier 1: ``simtsafe.wgmma``) and its raw twin: 128 x 256 x 64 stages, four deep, ``wgmma.m64n256k16`` |
 | raw wgmma probe (``--wgmma``) | benchmarks/_gemm_bf16_wgmma.py: ``wgmma.mma_async`` m64n256k16, 128 x 256 x 64 stages (raw, no edges) |
 
 TFLOP/s count ``2 M N K`` per call; "% of cuBLAS" divides by the torch row. Timing:
@@ -205,6 +206,9 @@ def main() -> None:
         makers["torch.matmul (cuBLAS)"] = cublas
         makers["triton"] = triton_row
     if args.wgmma and not ss.SIMULATOR and not smoke:
+        wg = _load("gemm_bf16_wgmma_example", ROOT / "examples" / "gemm_bf16_wgmma.py")
+        makers["simtsafe wgmma"] = safe_of(wg)
+        makers["raw wgmma"] = raw_of(wg)
         probe = _load("gemm_bf16_wgmma", Path(__file__).resolve().parent / "_gemm_bf16_wgmma.py")
         for stages, lag in ((4, 1), (4, 0)):
             makers[f"raw wgmma probe, {stages} stages, {lag} in flight"] = raw_of(
@@ -247,6 +251,10 @@ def main() -> None:
         )
     if raw_row and raw_row.get("tflops") and safe_row.get("tflops"):
         lines += ["", f"simtsafe/raw speed: {safe_row['tflops'] / raw_row['tflops']:.3f}"]
+    wg_safe = next((r for r in rows if r["impl"] == "simtsafe wgmma"), None)
+    wg_raw = next((r for r in rows if r["impl"] == "raw wgmma"), None)
+    if wg_safe and wg_raw and wg_safe.get("tflops") and wg_raw.get("tflops"):
+        lines.append(f"simtsafe/raw speed, wgmma: {wg_safe['tflops'] / wg_raw['tflops']:.3f}")
     for label in ("previous schedule", "2x32 stages"):
         old_safe = next((r for r in rows if r["impl"] == f"simtsafe {label}"), None)
         old_raw = next((r for r in rows if r["impl"] == f"raw {label}"), None)

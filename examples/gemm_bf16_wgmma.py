@@ -1,0 +1,403 @@
+# pyright: basic
+# (the raw twin's llvmlite/Numba extension code is untyped, Tier 3; mypy --strict checks it all)
+"""bf16 matrix multiply on sm_90's warpgroup tensor cores, ``c = a @ b`` with fp32 accumulation
+(Tier 1: ``simtsafe.wgmma``).
+
+``a`` is M x K and ``b`` is K x N, both row-major bf16; ``c`` is M x N float32. A block of
+256 threads (two warpgroups) computes a 128 x 256 tile of ``c``: warpgroup ``g`` owns rows
+``64g .. 64g + 63`` (``wgmma.out_tile(c, 128, 256)``) and holds its 64 x 256 fp32
+accumulator in registers (128 a thread). K is walked 64 columns a stage through four stages
+of shared tiles in the 128-byte swizzled layout the tensor cores read
+(``shared.tile(..., swizzle=128)``: ``ta`` 128 x 64, ``tb`` 64 x 256), three stages of
+``cp.async`` copies in flight while one is read:
+
+1. prologue: ``shared.fill_async`` of stages 0, 1, 2 (16-byte runs: 4 of A and 8 of B a
+   thread), a group each;
+2. each step ``s``: ``wait_group(2)`` (stage ``s`` has landed; in a kernel that uses
+   ``wgmma.mma`` the wait also fences the copies for the tensor cores), a block barrier
+   (every warpgroup is done with stage ``s - 1``), the fill of stage ``s + 3`` into stage
+   ``s - 1``'s tiles, then ``acc = wgmma.mma(ta, tb, acc)``: four
+   ``wgmma.mma_async.m64n256k16`` (one per 16 columns of K), waited for before the call
+   returns.
+
+The four stages take 200 KiB of shared memory (each swizzled tile 1 KiB more, to start at a
+multiple of 1024 bytes): the contract declares ``tile_shared`` and ``prepare`` opts the
+function in. The body spells out the four steps of a round (``ta0/tb0`` .. ``ta3/tb3``: the
+phase analysis follows tiles by name). Past ``k``'s end the fills copy zeros, so any ``k``
+works; runs whose source is not 16-byte aligned are copied element by element. ``wgmma`` is an
+sm_90a instruction: the kernel runs on H100/H200-class GPUs only (``run`` says so elsewhere).
+
+The raw twin ``gemm_bf16_raw`` (``numba.cuda.jit``, inline PTX through ``llvmlite``, no
+checks, sizes multiples of the tile) has the same schedule; ``benchmarks/gemm_bf16.py`` times
+both beside cuBLAS and Triton.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+from llvmlite import ir
+from numba import cuda
+from numba.cuda import cgutils
+from numba.cuda import types as nb_types
+from numba.cuda.extending import intrinsic
+from numba.cuda.np.arrayobj import make_array  # pyright: ignore[reportMissingImports]
+
+import simtsafe as ss
+from simtsafe import DisjointSlice2D, In2D
+
+BM = 128  # block tile rows: two warpgroups of 64
+BN = 256  # block tile columns: the warpgroup's accumulator width
+BK = 64  # K step: one stage (128-byte rows of bf16)
+STAGES = 4  # shared stages; STAGES - 1 in flight while one is read
+ROUND = STAGES * BK
+BLOCK = (32, 8, 1)  # 256 threads, two warpgroups
+A_BYTES = BM * BK * 2  # 16384
+B_BYTES = BK * BN * 2  # 32768
+STAGE_BYTES = A_BYTES + B_BYTES  # the raw twin's stage (its tiles are carved from one array)
+NACC = BN // 2  # fp32 accumulators a thread (64 x 256 over a warpgroup's 128 threads)
+SWIZZLE_ROOM = 1024  # a swizzled tile of a tile_shared window starts at a multiple of 1024
+TILE_SHARED = STAGES * (A_BYTES + B_BYTES + 2 * SWIZZLE_ROOM)  # 204800 B (200 KiB)
+
+
+@ss.kernel(
+    contract=ss.LaunchContract(
+        domain=2,
+        block=BLOCK,
+        tile_shared=TILE_SHARED,
+        requires=[
+            "a.shape[1] == b.shape[0]",
+            "c.shape[0] == a.shape[0]",
+            "c.shape[1] == b.shape[1]",
+        ],
+    )
+)
+def gemm_bf16(c: DisjointSlice2D[np.float32], a: In2D[ss.bfloat16], b: In2D[ss.bfloat16]) -> None:
+    ta0 = ss.shared.tile((BM, BK), ss.bfloat16, swizzle=128)  # ta0[i, j] = a[row0 + i, k0 + j]
+    ta1 = ss.shared.tile((BM, BK), ss.bfloat16, swizzle=128)
+    ta2 = ss.shared.tile((BM, BK), ss.bfloat16, swizzle=128)
+    ta3 = ss.shared.tile((BM, BK), ss.bfloat16, swizzle=128)
+    tb0 = ss.shared.tile((BK, BN), ss.bfloat16, swizzle=128)  # tb0[i, j] = b[k0 + i, col0 + j]
+    tb1 = ss.shared.tile((BK, BN), ss.bfloat16, swizzle=128)
+    tb2 = ss.shared.tile((BK, BN), ss.bfloat16, swizzle=128)
+    tb3 = ss.shared.tile((BK, BN), ss.bfloat16, swizzle=128)
+    o = ss.wgmma.out_tile(c, BM, BN)
+    row0 = cuda.blockIdx.y * BM
+    col0 = cuda.blockIdx.x * BN
+    kdim = a.shape[1]
+    acc = ss.wgmma.zeros(BN)
+    # Prologue: stages 0, 1, 2 in flight, one group each.
+    ss.shared.fill_async(ta0, a, (row0, 0))
+    ss.shared.fill_async(tb0, b, (0, col0))
+    ss.shared.commit_group()
+    ss.shared.fill_async(ta1, a, (row0, BK))
+    ss.shared.fill_async(tb1, b, (BK, col0))
+    ss.shared.commit_group()
+    ss.shared.fill_async(ta2, a, (row0, 2 * BK))
+    ss.shared.fill_async(tb2, b, (2 * BK, col0))
+    ss.shared.commit_group()
+    for k0 in range(0, kdim, ROUND):
+        # Stage 0 is read; stage 3's tiles (read in the previous step) are refilled.
+        ss.shared.wait_group(2)  # STAGES - 2 groups may stay in flight: stage 0 has landed
+        ss.block.sync()
+        ss.shared.fill_async(ta3, a, (row0, k0 + 3 * BK))
+        ss.shared.fill_async(tb3, b, (k0 + 3 * BK, col0))
+        ss.shared.commit_group()
+        acc = ss.wgmma.mma(ta0, tb0, acc)
+        # Stage 1 is read; stage 0's tiles are refilled.
+        ss.shared.wait_group(2)
+        ss.block.sync()
+        ss.shared.fill_async(ta0, a, (row0, k0 + 4 * BK))
+        ss.shared.fill_async(tb0, b, (k0 + 4 * BK, col0))
+        ss.shared.commit_group()
+        acc = ss.wgmma.mma(ta1, tb1, acc)
+        # Stage 2 is read; stage 1's tiles are refilled.
+        ss.shared.wait_group(2)
+        ss.block.sync()
+        ss.shared.fill_async(ta1, a, (row0, k0 + 5 * BK))
+        ss.shared.fill_async(tb1, b, (k0 + 5 * BK, col0))
+        ss.shared.commit_group()
+        acc = ss.wgmma.mma(ta2, tb2, acc)
+        # Stage 3 is read; stage 2's tiles are refilled.
+        ss.shared.wait_group(2)
+        ss.block.sync()
+        ss.shared.fill_async(ta2, a, (row0, k0 + 6 * BK))
+        ss.shared.fill_async(tb2, b, (k0 + 6 * BK, col0))
+        ss.shared.commit_group()
+        acc = ss.wgmma.mma(ta3, tb3, acc)
+    ss.shared.wait_all()  # the last stages' copies (zeros past k's end) are never read
+    ss.wgmma.store(o, acc)
+
+
+# --------------------------------------------------------------------------- the raw twin
+# numba.cuda.jit with the same schedule: one dynamic shared array, the swizzle and the
+# descriptors by hand, inline PTX for cp.async and wgmma; sizes multiples of the tile.
+
+_I32 = ir.IntType(32)
+_I64 = ir.IntType(64)
+_F32 = ir.FloatType()
+_ACC = nb_types.UniTuple(nb_types.float32, NACC)
+
+
+def _asm(builder: ir.IRBuilder, ret: Any, args: list[Any], text: str, cons: str) -> Any:
+    fty = ir.FunctionType(ret, [a.type for a in args])
+    return builder.call(
+        ir.InlineAsm(fty, text, cons, side_effect=True), args, attrs=("convergent", "nounwind")
+    )
+
+
+@intrinsic
+def _smem_base(typingctx: Any, arr: Any) -> Any:
+    """The 32-bit shared address of ``arr``'s first element, rounded up to 1024 bytes."""
+
+    def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> Any:
+        data = builder.extract_value(args[0], 4)
+        shared = builder.addrspacecast(data, ir.PointerType(data.type.pointee, 3))
+        addr = builder.ptrtoint(shared, _I32)
+        return builder.and_(builder.add(addr, _I32(1023)), _I32(~1023 & 0xFFFFFFFF))
+
+    return nb_types.uint32(arr), codegen
+
+
+@intrinsic
+def _cp16(typingctx: Any, dst: Any, src: Any, r: Any, c: Any) -> Any:
+    """``cp.async.cg`` of the 16 bytes at ``&src[r, c]`` to shared address ``dst``."""
+
+    def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> Any:
+        ary = make_array(signature.args[1])(context, builder, args[1])
+        inds = [
+            context.cast(builder, v, t, nb_types.intp)
+            for v, t in zip(args[2:4], signature.args[2:4], strict=True)
+        ]
+        ptr = cgutils.get_item_pointer(context, builder, signature.args[1], ary, inds)
+        dst32 = context.cast(builder, args[0], signature.args[0], nb_types.uint32)
+        text = (
+            "{\n\t.reg .u64 %rg;\n\tcvta.to.global.u64 %rg, $1;\n"
+            "\tcp.async.cg.shared.global [$0], [%rg], 16;\n}"
+        )
+        _asm(builder, ir.VoidType(), [dst32, builder.ptrtoint(ptr, _I64)], text, "r,l,~{memory}")
+        return context.get_dummy_value()
+
+    return nb_types.void(dst, src, r, c), codegen
+
+
+def _plain(text: str) -> Any:
+    def typer(typingctx: Any) -> Any:
+        def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> Any:
+            _asm(builder, ir.VoidType(), [], text, "~{memory}")
+            return context.get_dummy_value()
+
+        return nb_types.void(), codegen
+
+    return intrinsic(typer)
+
+
+_commit = _plain("cp.async.commit_group;")
+_wait_all_copies = _plain("cp.async.wait_all;")
+_fence_proxy = _plain("fence.proxy.async.shared::cta;")
+
+
+@intrinsic
+def _zeros(typingctx: Any) -> Any:
+    def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> Any:
+        return context.make_tuple(builder, _ACC, [_F32(0.0)] * NACC)
+
+    return _ACC(), codegen
+
+
+def _acc_asm(text: str, extra: list[str]) -> Any:
+    """asm reading and writing every accumulator ("+f"), the ``extra`` operands after them."""
+    return text, ",".join(["=f"] * NACC + extra + [str(i) for i in range(NACC)])
+
+
+def _desc(builder: ir.IRBuilder, addr32: Any, lbo: int, sbo: int) -> Any:
+    """A 128-byte-swizzled wgmma descriptor of shared address ``addr32``."""
+    start = builder.and_(builder.lshr(builder.zext(addr32, _I64), _I64(4)), _I64(0x3FFF))
+    fixed = ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (1 << 62)
+    return builder.or_(start, _I64(fixed))
+
+
+@intrinsic
+def _wgmma(typingctx: Any, acc: Any, a_addr: Any, b_addr: Any) -> Any:
+    """``wgmma.fence``, four ``wgmma.mma_async.m64n256k16`` over 64 columns of K (A K-major at
+    ``a_addr``, B N-major at ``b_addr``), ``wgmma.commit_group``; the accumulators in and out."""
+    regs = ", ".join(f"${i}" for i in range(NACC))
+    lines = ["{", ".reg .pred p;", f"setp.ne.b32 p, ${NACC + 8}, 0;", "wgmma.fence.sync.aligned;"]
+    for kk in range(4):
+        lines.append(
+            f"wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{{regs}}}, "
+            f"${NACC + 2 * kk}, ${NACC + 2 * kk + 1}, p, 1, 1, 0, 1;"
+        )
+    lines += ["wgmma.commit_group.sync.aligned;", "}"]
+    text, cons = _acc_asm("\n".join(lines), ["l"] * 8 + ["r"])
+
+    def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> Any:
+        vals = [builder.extract_value(args[0], i) for i in range(NACC)]
+        a_at, b_at = (
+            context.cast(builder, args[k], signature.args[k], nb_types.uint32) for k in (1, 2)
+        )
+        descs = []
+        for kk in range(4):
+            a = builder.add(a_at, _I32(32 * kk))  # 16 columns of a 128-byte row
+            b = builder.add(b_at, _I32(2048 * kk))  # 16 rows of 128 bytes
+            descs += [_desc(builder, a, 16, 1024), _desc(builder, b, 8192, 1024)]
+        ret = ir.LiteralStructType([_F32] * NACC)
+        got = _asm(builder, ret, [*descs, _I32(1), *vals], text, cons)
+        return context.make_tuple(
+            builder, _ACC, [builder.extract_value(got, i) for i in range(NACC)]
+        )
+
+    return _ACC(acc, a_addr, b_addr), codegen
+
+
+def _wait_typer(n: int) -> Any:
+    text, cons = _acc_asm(f"wgmma.wait_group.sync.aligned {n};", [])
+
+    def typer(typingctx: Any, acc: Any) -> Any:
+        def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> Any:
+            vals = [builder.extract_value(args[0], i) for i in range(NACC)]
+            got = _asm(builder, ir.LiteralStructType([_F32] * NACC), vals, text, cons)
+            return context.make_tuple(
+                builder, _ACC, [builder.extract_value(got, i) for i in range(NACC)]
+            )
+
+        return _ACC(acc), codegen
+
+    return intrinsic(typer)
+
+
+_wait_mma_all = _wait_typer(0)
+_wait_copies = _plain(f"cp.async.wait_group {STAGES - 2};")
+
+
+@intrinsic
+def _store(typingctx: Any, c: Any, acc: Any, r0: Any, c0: Any) -> Any:
+    """Write the thread's accumulators to ``c``: value ``i`` at row ``r0 + 8 * ((i // 2) % 2)``,
+    column ``c0 + 8 * (i // 4) + i % 2`` (the wgmma's lane layout, ``r0``/``c0`` the lane's)."""
+
+    def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> Any:
+        cty = signature.args[0]
+        ary = make_array(cty)(context, builder, args[0])
+        r0 = context.cast(builder, args[2], signature.args[2], nb_types.intp)
+        c0 = context.cast(builder, args[3], signature.args[3], nb_types.intp)
+        for i in range(NACC):
+            r = builder.add(r0, context.get_constant(nb_types.intp, 8 * ((i // 2) % 2)))
+            col = builder.add(c0, context.get_constant(nb_types.intp, 8 * (i // 4) + i % 2))
+            ptr = cgutils.get_item_pointer(context, builder, cty, ary, [r, col])
+            builder.store(builder.extract_value(args[1], i), ptr)
+        return context.get_dummy_value()
+
+    return nb_types.void(c, acc, r0, c0), codegen
+
+
+@cuda.jit(device=True, inline=True)
+def _fill(base, a, b, row0, col0, k0):  # type: ignore[no-untyped-def]
+    """Stage at shared address ``base``: A = a[row0:+128, k0:+64], B = b[k0:+64, col0:+256]."""
+    tid = cuda.threadIdx.y * 32 + cuda.threadIdx.x
+    for q in range(4):
+        i = tid + q * 256
+        r = i >> 3
+        ch = i & 7
+        _cp16(base + r * 128 + ((ch ^ (r & 7)) << 4), a, row0 + r, k0 + ch * 8)
+    for q in range(8):
+        i = tid + q * 256
+        k = i >> 5
+        nc = i & 31
+        ch = nc & 7
+        dst = base + A_BYTES + (nc >> 3) * 8192 + k * 128 + ((ch ^ (k & 7)) << 4)
+        _cp16(dst, b, k0 + k, col0 + nc * 8)
+
+
+@cuda.jit
+def gemm_bf16_raw(c, a, b):  # type: ignore[no-untyped-def]
+    """The same schedule as ``gemm_bf16``, raw (``a``, ``b``: the bf16 bits as uint16; M, N,
+    K multiples of 128, 256, 64). Launch it with ``RAW_SHARED`` bytes of dynamic shared
+    memory (``raw_launcher``)."""
+    sm = cuda.shared.array(0, np.uint16, alignment=16)
+    base = _smem_base(sm)
+    ty = cuda.threadIdx.y
+    lane = cuda.threadIdx.x
+    group = ty // 4
+    row0 = cuda.blockIdx.y * BM
+    col0 = cuda.blockIdx.x * BN
+    steps = a.shape[1] // BK
+    acc = _zeros()
+    for s in range(STAGES - 1):
+        if s < steps:
+            _fill(base + s * STAGE_BYTES, a, b, row0, col0, s * BK)
+        _commit()
+    for s in range(steps):
+        _wait_copies()
+        _fence_proxy()
+        cuda.syncthreads()
+        nxt = s + STAGES - 1  # into the tiles stage s - 1 read (its wgmma group is done)
+        if nxt < steps:
+            _fill(base + (nxt % STAGES) * STAGE_BYTES, a, b, row0, col0, nxt * BK)
+        _commit()
+        at = base + (s % STAGES) * STAGE_BYTES
+        acc = _wgmma(acc, at + group * (64 * 128), at + A_BYTES)
+        acc = _wait_mma_all(acc)
+    _wait_all_copies()
+    _store(c, acc, row0 + group * 64 + (ty % 4) * 16 + lane // 4, col0 + (lane % 4) * 2)
+
+
+#: The raw twin's dynamic shared memory: four stages, and room to align the first to 1024.
+RAW_SHARED = STAGES * STAGE_BYTES + 1024
+
+
+def raw_launcher(m: int, n: int, sig: Any) -> Any:
+    """``gemm_bf16_raw`` compiled for ``sig``, opted in to ``RAW_SHARED`` bytes of dynamic
+    shared memory (what ``prepare`` does for the safe kernel), launched with them."""
+    from simtsafe.lowering._launching import compiled_function, set_max_dynamic_shared
+
+    kernel = gemm_bf16_raw.compile(sig)
+    error = set_max_dynamic_shared(
+        compiled_function(kernel), RAW_SHARED, cuda.get_current_device().id
+    )
+    if error is not None:
+        raise RuntimeError(f"gemm_bf16_raw: {RAW_SHARED} B of shared memory refused: {error}")
+    return gemm_bf16_raw[grid_for(m, n), BLOCK, 0, RAW_SHARED]
+
+
+def grid_for(m: int, n: int) -> tuple[int, int]:
+    """One block per 128 x 256 tile of c: (column tiles, row tiles)."""
+    return (math.ceil(n / BN), math.ceil(m / BM))
+
+
+def inputs(m: int, k: int, n: int, seed: int = 20) -> tuple[np.ndarray, np.ndarray]:
+    """Random bf16 ``a`` (m x k) and ``b`` (k x n)."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((m, k)).astype(ml_dtypes.bfloat16)
+    b = rng.standard_normal((k, n)).astype(ml_dtypes.bfloat16)
+    return a, b
+
+
+def to_device_bf16(host: np.ndarray) -> Any:
+    """A device copy of a bf16 array (through its uint16 bits), viewed back as bf16."""
+    host = np.ascontiguousarray(host)
+    bits: Any = cuda.to_device(host.view(np.uint16))
+    return bits.view(host.dtype)
+
+
+def supported() -> bool:
+    """wgmma runs here: the simulator, or a GPU of compute capability 9.0."""
+    return bool(ss.SIMULATOR or cuda.get_current_device().compute_capability == (9, 0))
+
+
+def run(m: int = 200, k: int = 160, n: int = 300) -> bool:
+    """c = a @ b for random bf16 matrices; compare with numpy (float64 over the bf16 values)."""
+    a, b = inputs(m, k, n)
+    d_c = cuda.to_device(np.full((m, n), np.nan, np.float32))
+    gemm_bf16.prepare(grid=grid_for(m, n), block=BLOCK)(d_c, to_device_bf16(a), to_device_bf16(b))
+    expected = a.astype(np.float64) @ b.astype(np.float64)
+    return bool(np.allclose(d_c.copy_to_host(), expected, rtol=1e-4, atol=1e-3))
+
+
+if __name__ == "__main__":
+    if supported():
+        print("gemm_bf16_wgmma matches numpy:", run())
+    else:
+        print("gemm_bf16_wgmma: skipped (wgmma needs a compute capability 9.0 GPU)")
