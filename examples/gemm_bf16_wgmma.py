@@ -8,17 +8,20 @@
 ``64g .. 64g + 63`` (``wgmma.out_tile(c, 128, 256)``) and holds its 64 x 256 fp32
 accumulator in registers (128 a thread). K is walked 64 columns a stage through four stages
 of shared tiles in the 128-byte swizzled layout the tensor cores read
-(``shared.tile(..., swizzle=128)``: ``ta`` 128 x 64, ``tb`` 64 x 256), three stages of
-``cp.async`` copies in flight while one is read:
+(``shared.tile(..., swizzle=128)``: ``ta`` 128 x 64, ``tb`` 64 x 256): at each step one
+stage is read by a new ``wgmma`` group, the previous stage may still be read by the group
+before it, and two stages of ``cp.async`` copies are in flight:
 
-1. prologue: ``shared.fill_async`` of stages 0, 1, 2 (16-byte runs: 4 of A and 8 of B a
+1. prologue: ``shared.fill_async`` of stages 0 and 1 (16-byte runs: 4 of A and 8 of B a
    thread), a group each;
-2. each step ``s``: ``wait_group(2)`` (stage ``s`` has landed; in a kernel that uses
-   ``wgmma.mma`` the wait also fences the copies for the tensor cores), a block barrier
-   (every warpgroup is done with stage ``s - 1``), the fill of stage ``s + 3`` into stage
-   ``s - 1``'s tiles, then ``acc = wgmma.mma(ta, tb, acc)``: four
-   ``wgmma.mma_async.m64n256k16`` (one per 16 columns of K), waited for before the call
-   returns.
+2. each step ``s``: ``wait_group(1)`` (stage ``s`` has landed; in a kernel that uses
+   ``wgmma`` the wait also fences the copies for the tensor cores), a block barrier,
+   the fill of stage ``s + 2`` into the tiles stage ``s - 2`` used, then
+   ``acc = wgmma.mma_async(ta, tb, acc)`` -- four ``wgmma.mma_async.m64n256k16``, one per 16
+   columns of K, issued as one group -- and ``acc = wgmma.wait(acc, 1)``: the group of stage
+   ``s - 1`` is done, so its tiles may be refilled at the next step. The compiled-form phase
+   check follows each group's reads until that wait: refilling stage ``s - 1``'s tiles
+   instead is refused (tests/ptx/test_wgmma_ptx.py).
 
 The four stages take 200 KiB of shared memory (each swizzled tile 1 KiB more, to start at a
 multiple of 1024 bytes): the contract declares ``tile_shared`` and ``prepare`` opts the
@@ -52,7 +55,8 @@ from simtsafe import DisjointSlice2D, In2D
 BM = 128  # block tile rows: two warpgroups of 64
 BN = 256  # block tile columns: the warpgroup's accumulator width
 BK = 64  # K step: one stage (128-byte rows of bf16)
-STAGES = 4  # shared stages; STAGES - 1 in flight while one is read
+STAGES = 4  # shared stages: one read, one still read by the wgmma group in flight,
+AHEAD = STAGES - 2  # and two being filled
 ROUND = STAGES * BK
 BLOCK = (32, 8, 1)  # 256 threads, two warpgroups
 A_BYTES = BM * BK * 2  # 16384
@@ -89,47 +93,49 @@ def gemm_bf16(c: DisjointSlice2D[np.float32], a: In2D[ss.bfloat16], b: In2D[ss.b
     col0 = cuda.blockIdx.x * BN
     kdim = a.shape[1]
     acc = ss.wgmma.zeros(BN)
-    # Prologue: stages 0, 1, 2 in flight, one group each.
+    # Prologue: stages 0 and 1 in flight, one group each.
     ss.shared.fill_async(ta0, a, (row0, 0))
     ss.shared.fill_async(tb0, b, (0, col0))
     ss.shared.commit_group()
     ss.shared.fill_async(ta1, a, (row0, BK))
     ss.shared.fill_async(tb1, b, (BK, col0))
     ss.shared.commit_group()
-    ss.shared.fill_async(ta2, a, (row0, 2 * BK))
-    ss.shared.fill_async(tb2, b, (2 * BK, col0))
-    ss.shared.commit_group()
     for k0 in range(0, kdim, ROUND):
-        # Stage 0 is read; stage 3's tiles (read in the previous step) are refilled.
-        ss.shared.wait_group(2)  # STAGES - 2 groups may stay in flight: stage 0 has landed
+        # Stage 0 is read; stage 2 is filled into the tiles stage -2 used (its group is done).
+        ss.shared.wait_group(1)  # one group may stay in flight: stage 0 has landed
+        ss.block.sync()
+        ss.shared.fill_async(ta2, a, (row0, k0 + 2 * BK))
+        ss.shared.fill_async(tb2, b, (k0 + 2 * BK, col0))
+        ss.shared.commit_group()
+        acc = ss.wgmma.mma_async(ta0, tb0, acc)
+        acc = ss.wgmma.wait(acc, 1)  # the previous stage's group is done
+        # Stage 1 is read; stage 3 is filled.
+        ss.shared.wait_group(1)
         ss.block.sync()
         ss.shared.fill_async(ta3, a, (row0, k0 + 3 * BK))
         ss.shared.fill_async(tb3, b, (k0 + 3 * BK, col0))
         ss.shared.commit_group()
-        acc = ss.wgmma.mma(ta0, tb0, acc)
-        # Stage 1 is read; stage 0's tiles are refilled.
-        ss.shared.wait_group(2)
+        acc = ss.wgmma.mma_async(ta1, tb1, acc)
+        acc = ss.wgmma.wait(acc, 1)
+        # Stage 2 is read; stage 4 is filled into stage 0's tiles.
+        ss.shared.wait_group(1)
         ss.block.sync()
         ss.shared.fill_async(ta0, a, (row0, k0 + 4 * BK))
         ss.shared.fill_async(tb0, b, (k0 + 4 * BK, col0))
         ss.shared.commit_group()
-        acc = ss.wgmma.mma(ta1, tb1, acc)
-        # Stage 2 is read; stage 1's tiles are refilled.
-        ss.shared.wait_group(2)
+        acc = ss.wgmma.mma_async(ta2, tb2, acc)
+        acc = ss.wgmma.wait(acc, 1)
+        # Stage 3 is read; stage 5 is filled into stage 1's tiles.
+        ss.shared.wait_group(1)
         ss.block.sync()
         ss.shared.fill_async(ta1, a, (row0, k0 + 5 * BK))
         ss.shared.fill_async(tb1, b, (k0 + 5 * BK, col0))
         ss.shared.commit_group()
-        acc = ss.wgmma.mma(ta2, tb2, acc)
-        # Stage 3 is read; stage 2's tiles are refilled.
-        ss.shared.wait_group(2)
-        ss.block.sync()
-        ss.shared.fill_async(ta2, a, (row0, k0 + 6 * BK))
-        ss.shared.fill_async(tb2, b, (k0 + 6 * BK, col0))
-        ss.shared.commit_group()
-        acc = ss.wgmma.mma(ta3, tb3, acc)
+        acc = ss.wgmma.mma_async(ta3, tb3, acc)
+        acc = ss.wgmma.wait(acc, 1)
+    done = ss.wgmma.wait(acc, 0)
     ss.shared.wait_all()  # the last stages' copies (zeros past k's end) are never read
-    ss.wgmma.store(o, acc)
+    ss.wgmma.store(o, done)
 
 
 # --------------------------------------------------------------------------- the raw twin
@@ -269,8 +275,9 @@ def _wait_typer(n: int) -> Any:
     return intrinsic(typer)
 
 
+_wait_mma = _wait_typer(1)  # one wgmma group left in flight
 _wait_mma_all = _wait_typer(0)
-_wait_copies = _plain(f"cp.async.wait_group {STAGES - 2};")
+_wait_copies = _plain(f"cp.async.wait_group {AHEAD - 1};")
 
 
 @intrinsic
@@ -325,7 +332,7 @@ def gemm_bf16_raw(c, a, b):  # type: ignore[no-untyped-def]
     col0 = cuda.blockIdx.x * BN
     steps = a.shape[1] // BK
     acc = _zeros()
-    for s in range(STAGES - 1):
+    for s in range(AHEAD):
         if s < steps:
             _fill(base + s * STAGE_BYTES, a, b, row0, col0, s * BK)
         _commit()
@@ -333,13 +340,14 @@ def gemm_bf16_raw(c, a, b):  # type: ignore[no-untyped-def]
         _wait_copies()
         _fence_proxy()
         cuda.syncthreads()
-        nxt = s + STAGES - 1  # into the tiles stage s - 1 read (its wgmma group is done)
+        nxt = s + AHEAD  # into the tiles stage s - 2 read (its wgmma group is done)
         if nxt < steps:
             _fill(base + (nxt % STAGES) * STAGE_BYTES, a, b, row0, col0, nxt * BK)
         _commit()
         at = base + (s % STAGES) * STAGE_BYTES
         acc = _wgmma(acc, at + group * (64 * 128), at + A_BYTES)
-        acc = _wait_mma_all(acc)
+        acc = _wait_mma(acc)
+    acc = _wait_mma_all(acc)
     _wait_all_copies()
     _store(c, acc, row0 + group * 64 + (ty % 4) * 16 + lane // 4, col0 + (lane % 4) * 2)
 

@@ -13,7 +13,15 @@ bf16 or fp16 inputs (docs/tensor_cores.md):
   128-byte swizzled layout the tensor cores read (K and N multiples of 64,
   M of 64; N at most 256), filled by ``shared.fill_async`` only;
 * ``acc = wgmma.zeros(N)`` -- a zero accumulator (a tuple of ``N / 2`` float32);
-* ``acc = wgmma.mma(ta, tb, acc)`` -- ``acc + ta[64g : 64g + 64, :] @ tb``;
+* ``acc = wgmma.mma(ta, tb, acc)`` -- ``acc + ta[64g : 64g + 64, :] @ tb``,
+  finished (the tiles' reads too) when the call returns;
+* ``acc = wgmma.mma_async(ta, tb, acc)`` -- the same product, issued as one
+  *group* and left in flight: ``acc`` is then a ``PendingAcc`` that only
+  ``mma_async``, ``mma`` and ``wait`` take, and the tiles count as read until
+  the thread waits for the group;
+* ``acc = wgmma.wait(acc, n)`` -- wait until at most ``n`` of the newest
+  groups are in flight (``n`` a compile-time int, 0 .. 7); ``wait(acc, 0)``
+  gives the accumulator back;
 * ``o = wgmma.out_tile(out, BM, BN)`` -- the 64 x BN rectangle of the 2D
   output that this thread's warpgroup owns: block ``(bx, by)`` owns
   ``out[by*BM : +BM, bx*BN : +BN]``, warpgroup ``g`` its rows ``64g ..``;
@@ -22,9 +30,11 @@ bf16 or fp16 inputs (docs/tensor_cores.md):
   ``8 (i // 4) + 2 (lane % 4) + i % 2`` of the rectangle, ``w`` the thread's
   warp), each bounds-checked against ``out``.
 
-``mma`` reads the tiles in their read phase (after the wait and the barrier
-that end their fill; the phase analyses count it as a read of both) and has
-finished reading when it returns. It needs every thread of the block
+``mma`` and ``mma_async`` read the tiles in their read phase (after the wait
+and the barrier that end their fill); ``mma`` has finished reading when it
+returns, ``mma_async``'s group is reading until the ``wait`` that covers it: a
+tile refilled before that wait and a barrier is refused (the compiled-form
+phase check). They need every thread of the block
 (block-uniform control flow: the compiled-form check refuses it under a
 thread-dependent branch) and the contract's exact block, a whole number of
 warpgroups, at most ``M / 64``. It compiles for sm_90 only (``wgmma`` is an
@@ -42,12 +52,19 @@ from ._coopviews import SharedTile
 from ._views import DisjointSlice2D, _KernelOnly
 
 #: The kernel API (``OutTile`` is an annotation only).
-__all__ = ["mma", "out_tile", "store", "zeros"]
+__all__ = ["mma", "mma_async", "out_tile", "store", "wait", "zeros"]
 
 T = TypeVar("T", bound=np.generic)
 
 #: A thread's part of a 64 x N fp32 accumulator (N / 2 float32).
 Acc = tuple[np.float32, ...]
+
+
+@final
+class PendingAcc(_KernelOnly):
+    """An accumulator whose groups may be in flight (``mma_async``): ``wait`` gives it back."""
+
+    __slots__ = ()
 
 
 @final
@@ -64,9 +81,21 @@ def zeros(n: int) -> Acc:
 
 
 @kernel_api("wgmma.mma")
-def mma(ta: SharedTile[T, Any], tb: SharedTile[T, Any], acc: Acc) -> Acc:
+def mma(ta: SharedTile[T, Any], tb: SharedTile[T, Any], acc: Acc | PendingAcc) -> Acc:
     """``acc + ta[64g : 64g + 64, :] @ tb`` for the calling thread's warpgroup ``g``."""
     host_call("wgmma.mma")
+
+
+@kernel_api("wgmma.mma_async")
+def mma_async(ta: SharedTile[T, Any], tb: SharedTile[T, Any], acc: Acc | PendingAcc) -> PendingAcc:
+    """Issue ``acc + ta[64g : 64g + 64, :] @ tb`` as one group, left in flight."""
+    host_call("wgmma.mma_async")
+
+
+@kernel_api("wgmma.wait")
+def wait(acc: PendingAcc, n: int) -> Any:
+    """Wait until at most ``n`` of the newest groups are in flight (``n == 0``: the tuple)."""
+    host_call("wgmma.wait")
 
 
 @kernel_api("wgmma.out_tile")

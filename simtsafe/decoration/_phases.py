@@ -74,7 +74,7 @@ _ACC_CTORS = frozenset({"shared.accumulator"})
 #: Calls that read their first argument, a shared tile, anywhere: reads of the read phase.
 _TILE_READERS = frozenset({"vec.load", "vec.load_runs", "mma.load_a", "mma.load_b", "mma.load_b2"})
 #: Calls that read their first two arguments, shared tiles, whole: reads of the read phase.
-_TILE_PAIR_READERS = frozenset({"wgmma.mma"})
+_TILE_PAIR_READERS = frozenset({"wgmma.mma", "wgmma.mma_async"})
 #: Tier-1 barriers: block.sync and the block collectives (each contains one).
 _BARRIERS = BLOCK_OPS | GRID_OPS  # a grid sync is a barrier of every block too
 _WITNESS_CTORS = frozenset({"thread.local_index", "thread.local_index_2d"})

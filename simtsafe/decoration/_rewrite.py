@@ -589,7 +589,8 @@ class _Checker(ast.NodeTransformer):
         )
 
     def _uses_wgmma(self) -> bool:
-        """Does the function call ``wgmma.mma`` (by any name that resolves to it)?"""
+        """Does the function call ``wgmma.mma`` or ``mma_async`` (by any name that resolves
+        to them)?"""
         if self._wgmma is None:
             self._wgmma = False
             body = self.fn_node.body if self.fn_node is not None else []
@@ -600,7 +601,7 @@ class _Checker(ast.NodeTransformer):
                     ref = self.ref_of(n.func)
                 except SafetyError:  # refused where the walk reaches it, with its message
                     continue
-                if ref is not None and ref.name == "wgmma.mma":
+                if ref is not None and ref.name in ("wgmma.mma", "wgmma.mma_async"):
                     self._wgmma = True
         return self._wgmma
 

@@ -396,7 +396,7 @@ def _commit_group(typingctx: Any) -> Any:
 
 
 #: After a wait in a kernel that uses wgmma.mma: the copies (generic proxy) made visible to
-#: the tensor cores' reads (the async proxy). The same text as lowering._wgmma.PROXY_FENCE.
+#: the tensor cores' reads (the async proxy: lowering._wgmma).
 _FENCE = "\n\tfence.proxy.async.shared::cta;"
 
 

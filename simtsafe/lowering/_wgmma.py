@@ -27,15 +27,25 @@ Soundness (docs/tensor_cores.md):
   the call is tagged as a block collective (``!ss.site``, scope ``block``) and
   the compiled-form check refuses it under control flow that may differ
   between the threads of a block.
-* **Reads in the read phase, complete when the call returns.** The call
-  waits for its own group (``wgmma.wait_group 0``) before it returns, so its
-  reads of the tiles are over when the next instruction runs: the phase
-  analyses count it as a read of both tiles at the call, as ``mma.load_a``.
-  The copies that filled the tiles are made visible to the tensor cores
-  (another memory proxy) by ``fence.proxy.async`` after the filling thread's
-  wait (``shared.wait_group`` / ``wait_all`` in a kernel that uses
-  ``wgmma.mma``; ``verify._tilephases`` refuses a wait without it) and again
-  before the ``wgmma``.
+* **Reads in the read phase.** ``mma`` waits for its own group
+  (``wgmma.wait_group 0``) before it returns, so its reads of the tiles are
+  over when the next instruction runs: the phase analyses count it as a read
+  of both tiles at the call, as ``mma.load_a``. ``mma_async`` returns with its
+  group in flight: the compiled-form phase check (``verify._tilephases``)
+  counts its read in every barrier interval up to the one in which the thread
+  waits for the group (``wait(acc, n)`` with ``n`` or fewer groups issued after
+  it), as it counts a ``cp.async`` copy as a write until its wait. The
+  accumulator it returns is a ``PendingAcc``: nothing reads it but
+  ``mma_async``, ``mma`` and ``wait`` (whose inline assembly ties every
+  register, so no read of them moves across the wait); ``wait(acc, 0)`` gives
+  the tuple back.
+* **Copies visible to the tensor cores.** The tensor cores read through
+  another memory proxy than the ``cp.async`` copies and stores that filled
+  the tiles wrote through: in a kernel that uses ``wgmma``, every wait for
+  copies (``shared.wait_group`` / ``wait_all``) is followed by
+  ``fence.proxy.async`` in the waiting thread, before the barrier that ends
+  the fill (the decorator emits it; ``verify._tilephases`` refuses a kernel
+  with ``wgmma`` and a wait without it).
 * **Writes race-free.** ``out_tile(out, BM, BN)`` gives block ``(bx, by)``
   the ``BM x BN`` rectangle at ``(by*BM, bx*BN)`` and warpgroup ``g`` rows
   ``64g .. 64g + 63`` of it; ``store`` writes thread ``t``'s ``N / 2``
@@ -49,7 +59,8 @@ from typing import Any
 
 from llvmlite import ir
 from numba.cuda import cgutils, types
-from numba.cuda.extending import intrinsic, register_model
+from numba.cuda.extending import intrinsic, lower_cast, models, register_model
+from numba.cuda.typeconv import Conversion
 
 from . import _tilebase as tb
 from ._bf16 import is_bf16, stored_element
@@ -58,7 +69,7 @@ from ._outtiles import _make, _OutTileModel, element_store
 from ._provenance import site
 from ._swizzle import ALIGN, BLOCK_COLS, SwizzledTileType
 
-__all__ = ["WgmmaOutTileType", "builtins"]
+__all__ = ["PendingAccType", "WgmmaOutTileType", "builtins"]
 
 _I32 = ir.IntType(32)
 _I64 = ir.IntType(64)
@@ -70,8 +81,6 @@ WIDTHS = (64, 128, 192, 256)
 GROUP_ROWS = 64
 #: Threads of a warpgroup.
 GROUP_THREADS = 128
-#: The fence that makes generic-proxy writes (cp.async, stores) visible to wgmma's reads.
-PROXY_FENCE = "fence.proxy.async.shared::cta;"
 
 
 def acc_type(n: int) -> types.UniTuple:
@@ -112,13 +121,46 @@ class WgmmaOutTileType(tb.NoReturnType):
 register_model(WgmmaOutTileType)(_OutTileModel)
 
 
+class PendingAccType(types.Type):
+    """An accumulator whose wgmma groups may still be in flight (``mma_async``): read by
+    ``mma_async``, ``mma`` and ``wait`` only."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.acc = acc_type(n)
+        super().__init__(name=f"WgmmaPendingAcc[64x{n}]")
+
+    def unify(self, typingctx: Any, other: Any) -> Any:
+        """A finished accumulator joins a pending one as pending (``acc = wgmma.zeros(N)``
+        before a loop of ``acc = wgmma.mma_async(...)``); never the other way round."""
+        return self if other == self.acc else None
+
+    def can_convert_from(self, typingctx: Any, other: Any) -> Any:
+        return Conversion.safe if other == self.acc else None
+
+
+@lower_cast(types.UniTuple, PendingAccType)
+def _pending_of(context: Any, builder: ir.IRBuilder, fromty: Any, toty: Any, val: Any) -> Any:
+    pending = cgutils.create_struct_proxy(toty)(context, builder)
+    pending.acc = val
+    return pending._getvalue()
+
+
+@register_model(PendingAccType)
+class _PendingModel(models.StructModel):
+    def __init__(self, dmm: Any, fe_type: PendingAccType) -> None:
+        super().__init__(dmm, fe_type, [("acc", fe_type.acc)])
+
+
 # --------------------------------------------------------------------------- mma
 
 
 def _literal(ty: Any, what: str) -> int:
     value = getattr(ty, "literal_value", None)
     if not isinstance(ty, types.IntegerLiteral) or not isinstance(value, int):
-        raise _reject(f"{what} must be a compile-time int (a literal or a module constant); got {ty}")
+        raise _reject(
+            f"{what} must be a compile-time int (a literal or a module constant); got {ty}"
+        )
     return value
 
 
@@ -128,8 +170,16 @@ def _zeros(typingctx: Any, n: Any) -> Any:
         raise _reject(f"wgmma.zeros(n): n is the accumulator's width, one of {WIDTHS}; got {width}")
     aty = acc_type(width)
 
+    count = aty.count
+    # One asm defining every register: LLVM cannot fold them into copies of one zero, which
+    # ptxas would split with moves inside a wgmma pipeline stage (serializing the wgmmas).
+    text = "\n\t".join(f"mov.b32 ${i}, 0;" for i in range(count))
+
     def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
-        return context.make_tuple(builder, aty, [ir.Constant(_F32, 0.0)] * aty.count)
+        fty = ir.FunctionType(ir.LiteralStructType([_F32] * count), [])
+        asm = ir.InlineAsm(fty, text, ",".join(["=f"] * count), side_effect=False)
+        got = builder.call(asm, [])
+        return context.make_tuple(builder, aty, [builder.extract_value(got, i) for i in range(count)])
 
     return aty(n), codegen
 
@@ -164,80 +214,151 @@ def _block_groups(builder: ir.IRBuilder, api: str, rows: int) -> None:
         )
 
 
-def _mma(typingctx: Any, ta: Any, tb_: Any, acc: Any) -> Any:
-    for name, t in (("ta", ta), ("tb", tb_)):
-        if not isinstance(t, SwizzledTileType):
+def _width(acc: Any) -> int | None:
+    """The N of an accumulator or pending accumulator, or None."""
+    return acc.n if isinstance(acc, PendingAccType) else _is_acc(acc)
+
+
+def _acc_values(context: Any, builder: ir.IRBuilder, aty: Any, val: Any, count: int) -> list[Any]:
+    if isinstance(aty, PendingAccType):
+        val = cgutils.create_struct_proxy(aty)(context, builder, value=val).acc
+    return cgutils.unpack_tuple(builder, val, count)
+
+
+def _acc_result(context: Any, builder: ir.IRBuilder, rty: Any, got: Any, count: int) -> Any:
+    values = [builder.extract_value(got, i) for i in range(count)]
+    if isinstance(rty, PendingAccType):
+        pending = cgutils.create_struct_proxy(rty)(context, builder)
+        pending.acc = context.make_tuple(builder, rty.acc, values)
+        return pending._getvalue()
+    return context.make_tuple(builder, rty, values)
+
+
+def _acc_asm(count: int, extra: list[str]) -> str:
+    """Constraints of asm that reads and writes every accumulator register, ``extra``
+    operands after the outputs."""
+    return ",".join(["=f"] * count + extra + [str(i) for i in range(count)])
+
+
+def _mma_typer(api: str, wait: bool) -> Any:
+    """``wgmma.mma`` (``wait``: the group waited for before the call returns) or
+    ``wgmma.mma_async`` (returned in flight: a ``PendingAcc``)."""
+
+    def typer(typingctx: Any, ta: Any, tb_: Any, acc: Any) -> Any:
+        for name, t in (("ta", ta), ("tb", tb_)):
+            if not isinstance(t, SwizzledTileType):
+                raise _reject(
+                    f"{api}(ta, tb, acc): {name} is a swizzled shared tile "
+                    f"(shared.tile(shape, ss.bfloat16, swizzle=128)); got {t}"
+                )
+        elem = _elem(ta.dtype)
+        if elem is None or _elem(tb_.dtype) != elem:
             raise _reject(
-                f"wgmma.mma(ta, tb, acc): {name} is a swizzled shared tile "
-                f"(shared.tile(shape, ss.bfloat16, swizzle=128)); got {t}"
+                f"{api}(ta, tb, acc): ta and tb hold the same 16-bit type (ss.bfloat16 or "
+                f"np.float16); got {ta}, {tb_}"
             )
-    elem = _elem(ta.dtype)
-    if elem is None or _elem(tb_.dtype) != elem:
+        (m, k), (k2, n) = ta.shape, tb_.shape
+        if k != k2 or m % GROUP_ROWS or n not in WIDTHS:
+            raise _reject(
+                f"{api}(ta, tb, acc): ta is M x K (M a multiple of 64), tb is K x N with the "
+                f"same K and N one of {WIDTHS}; got {ta} and {tb_}"
+            )
+        if _width(acc) != n:
+            raise _reject(
+                f"{api}(ta, tb, acc): acc is the thread's part of a 64 x {n} accumulator, a "
+                f"tuple of {n // 2} float32 (wgmma.zeros({n}), or a wgmma result); got {acc}"
+            )
+        rty = acc_type(n) if wait else PendingAccType(n)
+        steps = k // 16
+        count = n // 2
+        regs = ", ".join(f"${i}" for i in range(count))
+        lines = ["{", ".reg .pred %ssp;", f"setp.ne.b32 %ssp, ${count + 2 * steps}, 0;"]
+        lines.append("wgmma.fence.sync.aligned;")
+        for s in range(steps):
+            lines.append(
+                f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{elem}.{elem} {{{regs}}}, "
+                f"${count + 2 * s}, ${count + 2 * s + 1}, %ssp, 1, 1, 0, 1;"
+            )
+        lines.append("wgmma.commit_group.sync.aligned;")
+        if wait:
+            lines.append("wgmma.wait_group.sync.aligned 0;")
+        text = "\n\t".join([*lines, "}"])
+        constraints = _acc_asm(count, ["l"] * (2 * steps) + ["r"])
+
+        def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+            _block_groups(builder, api, m)
+            with site(api, "block"):
+                # Invariant (_block_groups): g < M / 64, so rows 64g .. 64g + 63 are in ta.
+                g = builder.lshr(tb.linear_tid(builder), _const(7))
+                a_at = builder.add(
+                    _shared_address(context, builder, ta, args[0]),
+                    builder.mul(g, _const(GROUP_ROWS * 128)),
+                )
+                b_at = _shared_address(context, builder, tb_, args[1])
+                descs = []
+                for s in range(steps):
+                    col = 16 * s  # A: columns col .. col + 15 of the warpgroup's 64 rows
+                    a_off = (col // BLOCK_COLS) * m * 128 + (col % BLOCK_COLS) * 2
+                    descs.append(_descriptor(builder, builder.add(a_at, _const(a_off)), 16))
+                    # B: rows col .. col + 15 of every column block (k * 128 bytes apart)
+                    descs.append(
+                        _descriptor(builder, builder.add(b_at, _const(col * 128)), k * 128)
+                    )
+                values = _acc_values(context, builder, acc, args[2], count)
+                fty = ir.FunctionType(
+                    ir.LiteralStructType([_F32] * count),
+                    [_I64] * (2 * steps) + [_I32] + [_F32] * count,
+                )
+                asm = ir.InlineAsm(fty, text, constraints, side_effect=True)
+                got = builder.call(
+                    asm, [*descs, ir.Constant(_I32, 1), *values], attrs=("convergent", "nounwind")
+                )
+                return _acc_result(context, builder, rty, got, count)
+
+        return rty(ta, tb_, acc), codegen
+
+    return typer
+
+
+#: The most wgmma groups ``wait`` may leave in flight (PTX takes 0 .. 7).
+_MAX_PENDING = 7
+
+
+def _wait(typingctx: Any, acc: Any, n: Any) -> Any:
+    if _is_acc(acc) is not None:
+        # A finished accumulator (the type inference may try this first, before a loop's
+        # pending accumulator joins it): waiting is harmless, the tuple stays a tuple.
+        acc = PendingAccType(_is_acc(acc) or 0)
+        finished = True
+    elif isinstance(acc, PendingAccType):
+        finished = False
+    else:
         raise _reject(
-            f"wgmma.mma(ta, tb, acc): ta and tb hold the same 16-bit type (ss.bfloat16 or "
-            f"np.float16); got {ta}, {tb_}"
+            f"wgmma.wait(acc, n) waits for the groups of an accumulator in flight (the result "
+            f"of wgmma.mma_async); got {acc}"
         )
-    (m, k), (k2, n) = ta.shape, tb_.shape
-    if k != k2 or m % GROUP_ROWS or n not in WIDTHS:
+    pending = getattr(n, "literal_value", None)
+    if not isinstance(n, types.IntegerLiteral) or not isinstance(pending, int):
+        raise _reject(f"wgmma.wait(acc, n): n must be a compile-time int; got {n}")
+    if not 0 <= pending <= _MAX_PENDING:
         raise _reject(
-            f"wgmma.mma(ta, tb, acc): ta is M x K (M a multiple of 64), tb is K x N with the "
-            f"same K and N one of {WIDTHS}; got {ta} and {tb_}"
+            f"wgmma.wait(acc, n): n is how many of the newest groups may stay in flight, "
+            f"0 .. {_MAX_PENDING}; got {pending}"
         )
-    width = _is_acc(acc)
-    if width != n:
-        raise _reject(
-            f"wgmma.mma(ta, tb, acc): acc is the thread's part of a 64 x {n} accumulator, a "
-            f"tuple of {n // 2} float32 (wgmma.zeros({n}), or wgmma.mma's result); got {acc}"
-        )
-    aty = acc_type(n)
-    steps = k // 16
-    count = n // 2
-    regs = ", ".join(f"${i}" for i in range(count))
-    lines = ["{", ".reg .pred %ssp;", f"setp.ne.b32 %ssp, ${count + 2 * steps}, 0;", PROXY_FENCE]
-    lines.append("wgmma.fence.sync.aligned;")
-    for s in range(steps):
-        lines.append(
-            f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{elem}.{elem} {{{regs}}}, "
-            f"${count + 2 * s}, ${count + 2 * s + 1}, %ssp, 1, 1, 0, 1;"
-        )
-    lines += ["wgmma.commit_group.sync.aligned;", "wgmma.wait_group.sync.aligned 0;", "}"]
-    text = "\n\t".join(lines)
-    constraints = ",".join(
-        ["=f"] * count + ["l"] * (2 * steps) + ["r"] + [str(i) for i in range(count)]
-    )
+    rty = acc.acc if pending == 0 or finished else acc
+    aty = acc.acc if finished else acc
+    count = acc.n // 2
+    text = f"wgmma.wait_group.sync.aligned {pending};"
 
     def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
-        _block_groups(builder, "wgmma.mma", m)
-        with site("wgmma.mma", "block"):
-            # Invariant (_block_groups): g < M / 64, so rows 64g .. 64g + 63 are in ta.
-            g = builder.lshr(tb.linear_tid(builder), _const(7))
-            a_at = builder.add(
-                _shared_address(context, builder, ta, args[0]),
-                builder.mul(g, _const(GROUP_ROWS * 128)),
-            )
-            b_at = _shared_address(context, builder, tb_, args[1])
-            descs = []
-            for s in range(steps):
-                col = 16 * s  # A: columns col .. col + 15 of the warpgroup's 64 rows
-                a_off = (col // BLOCK_COLS) * m * 128 + (col % BLOCK_COLS) * 2
-                descs.append(_descriptor(builder, builder.add(a_at, _const(a_off)), 16))
-                # B: rows col .. col + 15 of every column block (blocks k * 128 bytes apart)
-                descs.append(
-                    _descriptor(builder, builder.add(b_at, _const(col * 128)), k * 128)
-                )
-            values = cgutils.unpack_tuple(builder, args[2], count)
-            fty = ir.FunctionType(
-                ir.LiteralStructType([_F32] * count), [_I64] * (2 * steps) + [_I32] + [_F32] * count
-            )
-            asm = ir.InlineAsm(fty, text, constraints, side_effect=True)
-            got = builder.call(
-                asm, [*descs, ir.Constant(_I32, 1), *values], attrs=("convergent", "nounwind")
-            )
-            return context.make_tuple(
-                builder, aty, [builder.extract_value(got, i) for i in range(count)]
-            )
+        with site("wgmma.wait", "block"):
+            values = _acc_values(context, builder, aty, args[0], count)
+            fty = ir.FunctionType(ir.LiteralStructType([_F32] * count), [_F32] * count)
+            asm = ir.InlineAsm(fty, text, _acc_asm(count, []), side_effect=True)
+            got = builder.call(asm, values, attrs=("convergent", "nounwind"))
+            return _acc_result(context, builder, rty, got, count)
 
-    return aty(ta, tb_, acc), codegen
+    return rty(aty, n), codegen
 
 
 # --------------------------------------------------------------------------- output
@@ -315,7 +436,9 @@ def _store(typingctx: Any, o: Any, acc: Any) -> Any:
 
 
 _ZEROS = tb.literal_intrinsic(_zeros)
-_MMA = intrinsic(_mma)
+_MMA = intrinsic(_mma_typer("wgmma.mma", wait=True))
+_MMA_ASYNC = intrinsic(_mma_typer("wgmma.mma_async", wait=False))
+_WAIT = tb.literal_intrinsic(_wait)
 
 
 def builtins(*, proven_domain: int | None) -> dict[str, Any]:
@@ -323,6 +446,8 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     return {
         "__ss_wgmma_zeros": _ZEROS,
         "__ss_wgmma_mma": _MMA,
+        "__ss_wgmma_mma_async": _MMA_ASYNC,
+        "__ss_wgmma_wait": _WAIT,
         "__ss_wgmma_out_tile": _out_tile(proven_domain == 2),
         "__ss_wgmma_store": _store,
     }

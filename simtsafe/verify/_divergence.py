@@ -106,7 +106,8 @@ _PURE_ASM_OPS = ("add.", "sub.", "mul.", "fma.", "neg.", "abs.", "min.", "max.",
 
 
 def convergent_scope(instr: Instr) -> str | None:
-    """The scope a call synchronizes (``"block"``, ``"warp"``, ``"grid"``), or None."""
+    """The scope a call synchronizes (``"block"``, ``"warp"``, ``"grid"``; ``"warpgroup"``
+    for wgmma, no barrier), or None."""
     name = instr.callee
     if instr.opcode != "call" or name is None:
         return None
@@ -114,9 +115,10 @@ def convergent_scope(instr: Instr) -> str | None:
         text = instr.asm or ""
         if "bar.sync" in text or "barrier" in text:
             return "block"
-        # simtsafe.wgmma's needs its whole warpgroup: checked as the block's (lowering/_wgmma).
+        # simtsafe.wgmma's operations need their whole warpgroup: the site's tag asks for
+        # block-uniform control (lowering/_wgmma). Not "block": they are no barrier.
         if "wgmma." in text:
-            return "block"
+            return "warpgroup"
         # simtsafe.mma's tensor-core operations need every lane of the warp (lowering/_mma).
         return "warp" if "mma.sync" in text or "ldmatrix.sync" in text else None
     return callee_scope(name)

@@ -52,6 +52,13 @@ or fewer groups were committed after its own; a copy not yet committed is
 covered by ``wait_all`` only). The number of commits since each copy is
 tracked along every path, saturating.
 
+``wgmma`` reads asynchronously too: a ``wgmma.mma_async`` issue (inline
+assembly that commits its group and does not wait for it) counts as a read
+of its tiles (its descriptors carry their addresses) in every interval from
+its own up to the one in which the thread waits for its group
+(``wgmma.wait_group n`` once ``n`` or fewer groups were committed after it;
+a synchronous ``wgmma.mma`` commits and waits for 0 in one statement).
+
 Conservative edges (refused though they may be safe): an own read whose
 address is computed differently from every witness store's (``tile[w]`` is
 the same computation as ``tile[w] = v``; ``tile[w.index + 0]`` may not be);
@@ -114,7 +121,8 @@ _WITNESS = "__ss.witness."
 _OLD = 64
 _WAIT_GROUP_RE = re.compile(r"cp\.async\.wait_group\s+(\d+)")
 
-READS = ("read", "own")
+READS = ("read", "own", "aread")
+_WGMMA_WAIT_RE = re.compile(r"wgmma\.wait_group\.sync\.aligned\s+(\d+)")
 
 
 @dataclass(frozen=True)
@@ -291,9 +299,16 @@ class _Finder:
             args = _call_args(ins)
             if "cp.async." in text:
                 return [("async", self.arg_objs(args[:1]))]
-            if "ldmatrix" in text or "wgmma.mma_async" in text or re.search(r"\bld\.", text):
-                # (wgmma: its descriptors carry the tiles' addresses; it waits for its own
-                # reads before the call returns -- lowering._wgmma)
+            if "wgmma.mma_async" in text:
+                # its descriptors carry the tiles' addresses; read until its group is waited
+                # for, in this statement (wgmma.mma) or later (wgmma.mma_async)
+                done = _WGMMA_WAIT_RE.search(text)
+                kind = "read" if done is not None and done.group(1) == "0" else "aread"
+                # Only the 64-bit descriptors address memory; the float operands are the
+                # accumulator registers (whose values come out of other asm: no address).
+                descriptors = [a for a in args if a.lstrip().startswith("i64")]
+                return [(kind, self.arg_objs(descriptors))]
+            if "ldmatrix" in text or re.search(r"\bld\.", text):
                 return [("read", self.arg_objs(args))]
             if written_by(ins, self.of):
                 touched = self.arg_objs(args) | self.objs(
@@ -311,10 +326,18 @@ class _Finder:
 
 
 def _async_spans(
-    form: FunctionForm, fills: set[int], last: Mapping[int, frozenset[int]]
+    form: FunctionForm,
+    fills: set[int],
+    last: Mapping[int, frozenset[int]],
+    wgmma: frozenset[int] = frozenset(),
 ) -> dict[int, frozenset[int]]:
-    """``id(cp.async)`` -> the barriers that may open an interval in which its copy may land."""
-    spans: dict[int, set[int]] = {f: set(last[f]) for f in fills}
+    """``id(cp.async)`` -> the barriers that may open an interval in which its copy may land;
+    ``id(wgmma.mma_async)`` -> those that may open an interval in which it may still read.
+
+    Copies age by ``cp.async.commit_group`` and leave at ``cp.async.wait_*``; wgmma groups
+    age by wgmma commits (an issue, a synchronous ``wgmma.mma``) and leave at
+    ``wgmma.wait_group``: the two kinds of groups are counted apart."""
+    spans: dict[int, set[int]] = {f: set(last[f]) for f in fills | wgmma}
     blocks = {b.name: b for b in form.blocks}
     entry = form.blocks[0].name
     into: dict[str, frozenset[tuple[int, int]]] = {name: frozenset() for name in blocks}
@@ -329,15 +352,24 @@ def _async_spans(
             if is_block_sync(ins):
                 for f, _age in now:
                     spans[f].add(id(ins))
+            elif id(ins) in wgmma:
+                # the issue commits its own group: age 1, and every earlier group one older
+                now = frozenset((f, min(a + 1, _OLD)) for f, a in now) | {(id(ins), 1)}
+            elif "wgmma." in text:
+                if "wgmma.commit_group" in text:  # a synchronous wgmma.mma: a group too
+                    now = frozenset((f, min(a + 1, _OLD)) for f, a in now)
+                if (m := _WGMMA_WAIT_RE.search(text)) is not None:
+                    n = int(m.group(1))
+                    now = frozenset((f, a) for f, a in now if f not in wgmma or a <= n)
             elif id(ins) in fills:
                 now = now | {(id(ins), 0)}
             elif "cp.async.commit_group" in text:
                 now = frozenset((f, min(a + 1, _OLD)) for f, a in now)
             elif "cp.async.wait_all" in text:
-                now = frozenset()
+                now = frozenset((f, a) for f, a in now if f in wgmma)
             elif (m := _WAIT_GROUP_RE.search(text)) is not None:
                 n = int(m.group(1))
-                now = frozenset((f, a) for f, a in now if a <= n)
+                now = frozenset((f, a) for f, a in now if f in wgmma or a <= n)
         for succ in blocks[name].terminator.targets:
             if succ in blocks and (succ not in seen or not now <= into[succ]):
                 into[succ] = into[succ] | now
@@ -380,17 +412,20 @@ def check_tile_phases(
     last = last_syncs(form, is_block_sync)
     after = next_syncs(form, is_block_sync)
     fills = {id(a.instr) for a in found if a.kind == "async"}
-    spans = _async_spans(form, fills, last) if fills else {}
+    areads = frozenset(id(a.instr) for a in found if a.kind == "aread")
+    spans = _async_spans(form, fills, last, areads) if fills or areads else {}
 
     def span(a: Access) -> frozenset[int]:
-        return spans[id(a.instr)] if a.kind == "async" else last.get(id(a.instr), frozenset())
+        if a.kind in ("async", "aread"):
+            return spans[id(a.instr)]
+        return last.get(id(a.instr), frozenset())
 
     def together(a: Access, b: Access) -> bool:
         """May ``a`` and ``b`` run in one barrier interval (the same last and next barrier)?"""
         if not span(a) & span(b):
             return False
-        if "async" in (a.kind, b.kind):
-            return True  # a copy lands in any interval of its span: no next barrier to compare
+        if {"async", "aread"} & {a.kind, b.kind}:
+            return True  # in flight in any interval of its span: no next barrier to compare
         return bool(after.get(id(a.instr), frozenset()) & after.get(id(b.instr), frozenset()))
 
     by_obj: dict[str, list[Access]] = {}
@@ -473,6 +508,13 @@ def _raise_clash(
             fix = (
                 "Wait for the copies (simtsafe.shared.wait_group(n) or wait_all()), then "
                 "simtsafe.block.sync(), then read"
+            )
+        if a.kind == "aread":
+            how = "read by a wgmma group still in flight (wgmma.mma_async)"
+            fix = (
+                "Wait for the group (acc = simtsafe.wgmma.wait(acc, n), n small enough that "
+                "the group is done) and then simtsafe.block.sync() before the tile is written "
+                "again, or refill a tile read one stage earlier"
             )
         race = "one thread may read an element while another writes it"
     else:
