@@ -390,6 +390,10 @@ def to_device_bf16(host: np.ndarray) -> Any:
     return bits.view(host.dtype)
 
 
+#: What the kernel needs that a machine may lack (``run_all`` skips it there, saying so).
+NEEDS = "wgmma needs a GPU of compute capability 9.0 (H100, H200) or the simulator"
+
+
 def supported() -> bool:
     """wgmma runs here: the simulator, or a GPU of compute capability 9.0."""
     return bool(ss.SIMULATOR or cuda.get_current_device().compute_capability == (9, 0))
@@ -408,4 +412,4 @@ if __name__ == "__main__":
     if supported():
         print("gemm_bf16_wgmma matches numpy:", run())
     else:
-        print("gemm_bf16_wgmma: skipped (wgmma needs a compute capability 9.0 GPU)")
+        print("gemm_bf16_wgmma: skipped:", NEEDS)

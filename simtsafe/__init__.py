@@ -50,13 +50,13 @@ from . import grid as grid
 from . import hashing as hashing
 from . import lib as lib
 from . import mma as mma
-from . import wgmma as wgmma
 from . import random as random
 from . import shared as shared
 from . import sim as sim
 from . import thread as thread
 from . import vec as vec
 from . import warp as warp
+from . import wgmma as wgmma
 from ._atomicviews import AppendBuffer as AppendBuffer
 from ._atomicviews import Counter as Counter
 from ._atomicviews import HashTable as HashTable

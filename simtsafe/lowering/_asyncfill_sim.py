@@ -57,12 +57,15 @@ def _is_int(v: Any) -> bool:
 def _check(what: str, t: Any, a: Any, origin: Any) -> tuple[int, tuple[int, int]]:
     """The arguments' refusal, as the compiled form's; returns (run bytes, (r0, c0))."""
     from ._sim import SimDisjointSlice
-    from ._tiles_sim import SimLocalArray, SimSharedTile
+    from ._swizzlerule import only_fill_and_wgmma
+    from ._tiles_sim import SimLocalArray, SimSharedTile, SimSwizzledTile
 
-    if not isinstance(t, SimSharedTile):
+    if isinstance(t, SimSwizzledTile) and what != "shared.fill_async":
+        _reject(only_fill_and_wgmma(t, what))
+    if not isinstance(t, SimSharedTile | SimSwizzledTile):
         _reject(f"{what} fills a shared tile (shared.tile); got {type(t).__name__}")
     ndim = len(t._shape)
-    if isinstance(a, SimDisjointSlice | SimSharedTile | SimLocalArray):
+    if isinstance(a, SimDisjointSlice | SimSharedTile | SimSwizzledTile | SimLocalArray):
         source = type(a).__name__
     else:
         source = "input" if hasattr(a, "shape") and hasattr(a, "dtype") else type(a).__name__
@@ -173,6 +176,9 @@ def builtins() -> dict[str, Any]:
         "__ss_shared_fill_async": fill_async,
         "__ss_shared_fill_transposed": fill_transposed,
         "__ss_shared_commit_group": commit_group,
+        # a kernel that uses wgmma: the device's waits also fence the copies (no proxies here)
+        "__ss_shared_wait_group_fenced": wait_group,
+        "__ss_shared_wait_all_fenced": wait_all,
         "__ss_shared_wait_group": wait_group,
         "__ss_shared_wait_all": wait_all,
     }

@@ -497,6 +497,9 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     from . import _mma_sim
 
     names.update(_mma_sim.builtins(proven_domain=proven_domain))
+    from . import _wgmma_sim
+
+    names.update(_wgmma_sim.builtins(proven_domain=proven_domain))
     from . import _append_sim, _hash_sim  # import this module: bound late
 
     names.update(_append_sim.builtins())

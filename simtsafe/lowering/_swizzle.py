@@ -31,6 +31,8 @@ from numba.cuda import types
 
 from . import _tilebase as tb
 from ._bf16 import is_bf16
+from ._swizzlerule import only_fill_and_wgmma
+from ._swizzlerule import swizzle_refusal as _swizzle_refusal
 
 __all__ = [
     "ALIGN",
@@ -73,25 +75,9 @@ class SwizzledTileType(tb.HolderType):
         )
 
 
-def only_fill_and_wgmma(tile: Any, what: str) -> str:
-    """The refusal of any other operation ``what`` on the swizzled ``tile``."""
-    return (
-        f"{what} on a swizzled shared tile ({tile}): its elements are not stored as rows, so "
-        "only shared.fill_async (writes) and wgmma.mma (reads) use it. Use a tile without "
-        "swizzle= for element access"
-    )
-
-
 def swizzle_refusal(shape: tuple[int, ...], dtype: Any, pad: int) -> str | None:
     """Why ``shared.tile(shape, dtype, pad=pad, swizzle=128)`` is refused, or None."""
-    sixteen = is_bf16(dtype) or dtype == types.float16
-    if len(shape) == 2 and sixteen and not pad and shape[0] % 8 == 0 and shape[1] % 64 == 0:
-        return None
-    return (
-        "shared.tile(shape, dtype, swizzle=128): a swizzled tile is 2D, of ss.bfloat16 or "
-        "np.float16, with rows a multiple of 8 and columns a multiple of 64 (128-byte rows), "
-        f"unpadded; got shape {shape}, dtype {dtype}, pad {pad}"
-    )
+    return _swizzle_refusal(shape, dtype, is_bf16(dtype) or dtype == types.float16, pad)
 
 
 def chunk_offset(builder: ir.IRBuilder, rows: int, i: Any, c: Any) -> Any:

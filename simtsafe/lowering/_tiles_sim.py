@@ -19,6 +19,7 @@ import numpy as np
 from .._spaces import out_tile_too_large
 from . import _simrt
 from ._sim import _BF16, SENTINEL, SimDisjointSlice, SimWitness, _mint, _reject, store_element
+from ._swizzlerule import only_fill_and_wgmma, swizzle_refusal
 
 __all__ = ["SimLocalArray", "SimOutTile", "SimSharedTile", "builtins"]
 
@@ -211,6 +212,30 @@ class SimSharedTile(_Holder):
 
 
 @final
+class SimSwizzledTile(_Holder):
+    """A shared tile in the 128-byte swizzled layout: filled by ``fill_async`` and read by
+    ``wgmma.mma`` / ``mma_async`` only (its elements are kept as rows here)."""
+
+    __slots__ = ()
+    _what = "swizzled shared tile"
+    _dynamic = False
+    _readonly = False
+
+    def __setitem__(self, w: Any, value: Any) -> NoReturn:
+        _reject(only_fill_and_wgmma(self, "a store"))
+
+    def __getitem__(self, i: Any) -> NoReturn:
+        _reject(only_fill_and_wgmma(self, "an element read"))
+
+    def __iter__(self) -> NoReturn:
+        _reject(only_fill_and_wgmma(self, "iteration"))
+
+    def __repr__(self) -> str:
+        rows, cols = self._shape
+        return f"SharedTile[{self._arr.dtype}, {rows}x{cols}, swizzle 128]"
+
+
+@final
 class SimLocalArray(_Holder):
     """A thread-private array: ints index it, out of range writes nothing and reads 0."""
 
@@ -332,10 +357,14 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     """The ``__ss_*`` names of tiles, block-local witnesses and local arrays on the simulator."""
     z_proven = proven_domain in (1, 2)
 
-    def shared_tile(shape: Any, dtype: Any, pad: Any = 0) -> SimSharedTile:
-        return make_tile(shape, dtype, pad, _caller_site("shared.tile()"))
+    def shared_tile(
+        shape: Any, dtype: Any, pad: Any = 0, swizzle: Any = 0
+    ) -> SimSharedTile | SimSwizzledTile:
+        return make_tile(shape, dtype, pad, swizzle, _caller_site("shared.tile()"))
 
-    def make_tile(shape: Any, dtype: Any, pad: Any, site: tuple[str, int, int]) -> SimSharedTile:
+    def make_tile(
+        shape: Any, dtype: Any, pad: Any, swizzle: Any, site: tuple[str, int, int]
+    ) -> SimSharedTile | SimSwizzledTile:
         dims = _static_shape(shape, "shared.tile(shape, dtype)")
         if len(dims) not in _TILE_SPACE:
             _reject(f"shared.tile(): a tile is 1D or 2D with positive extents, got {dims}")
@@ -344,18 +373,33 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
                 "shared.tile(): pad is a compile-time int >= 0 that pads the rows of a 2D tile, "
                 f"got {pad!r} for a {len(dims)}D tile"
             )
+        if not _is_int(swizzle) or swizzle not in (0, 128):
+            _reject(
+                f"shared.tile(): swizzle is 0 (rows) or 128 (the 128-byte swizzled layout that "
+                f"wgmma.mma reads), a compile-time int; got {swizzle!r}"
+            )
+        elem = _as_dtype(dtype)
+        if swizzle:
+            refusal = swizzle_refusal(dims, elem, elem in (_BF16, np.dtype(np.float16)), int(pad))
+            if refusal is not None:
+                _reject(refusal)
+            return SimSwizzledTile(_simrt.shared_array(dims, elem, site), dims)
         storage = (dims[0], dims[1] + int(pad)) if pad else dims
-        return SimSharedTile(_simrt.shared_array(storage, _as_dtype(dtype), site), dims)
+        return SimSharedTile(_simrt.shared_array(storage, elem, site), dims)
 
-    def shared_wtile(window: Any, shape: Any, dtype: Any, pad: Any = 0) -> SimSharedTile:
+    def shared_wtile(
+        window: Any, shape: Any, dtype: Any, pad: Any = 0, swizzle: Any = 0
+    ) -> SimSharedTile | SimSwizzledTile:
         # A tile of a kernel whose contract declares tile_shared: on the GPU it is carved
         # from that window of the dynamic shared memory; here it is its own array, and the
         # window is checked as the compiler does (the kernel's tile sites, 16-byte rounded).
         site = _caller_site("shared.tile()")
-        tile = make_tile(shape, dtype, pad, site)
+        tile = make_tile(shape, dtype, pad, swizzle, site)
         storage = _static_shape(shape, "shared.tile(shape, dtype)")
         elems = int(np.prod(storage[:-1])) * (storage[-1] + int(pad))
         nbytes = -(-elems * _as_dtype(dtype).itemsize // 16) * 16
+        if swizzle:
+            nbytes += 1024  # room to start at a multiple of 1024 (lowering._tiles)
         with _WINDOW_LOCK:
             sites = _WINDOWS.setdefault(sys._getframe(1).f_code, {})
             sites[site] = nbytes
@@ -365,7 +409,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
                 f"the kernel's shared tiles need more than the {window} B its contract declares "
                 f"as tile_shared: the tile made at line {site[1]} ({nbytes} B) brings them to "
                 f"{used} B. Raise tile_shared to the sum of the tiles' bytes (each rounded up "
-                "to 16), or use smaller tiles"
+                "to 16, a swizzled tile 1024 more), or use smaller tiles"
             )
         return tile
 
@@ -389,6 +433,8 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
         return _mint("Local2D", (ty, tx))
 
     def tile_of(t: Any) -> SimSharedTile:
+        if isinstance(t, SimSwizzledTile):
+            _reject(only_fill_and_wgmma(t, "thread.block_stride()"))
         if not isinstance(t, SimSharedTile):
             _reject(f"thread.block_stride() walks a shared tile, got {type(t).__name__}")
         return t

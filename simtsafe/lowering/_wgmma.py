@@ -68,19 +68,13 @@ from ._cuda import SENTINEL, DisjointSliceType, _const, _reject, _sreg
 from ._outtiles import _make, _OutTileModel, element_store
 from ._provenance import site
 from ._swizzle import ALIGN, BLOCK_COLS, SwizzledTileType
+from ._swizzlerule import GROUP_ROWS, WIDTHS, groups_refusal
 
 __all__ = ["PendingAccType", "WgmmaOutTileType", "builtins"]
 
 _I32 = ir.IntType(32)
 _I64 = ir.IntType(64)
 _F32 = ir.FloatType()
-
-#: The N a warpgroup's accumulator may have (column blocks of 64: the swizzled layout).
-WIDTHS = (64, 128, 192, 256)
-#: Rows of ``ta`` one warpgroup multiplies.
-GROUP_ROWS = 64
-#: Threads of a warpgroup.
-GROUP_THREADS = 128
 
 
 def acc_type(n: int) -> types.UniTuple:
@@ -179,7 +173,9 @@ def _zeros(typingctx: Any, n: Any) -> Any:
         fty = ir.FunctionType(ir.LiteralStructType([_F32] * count), [])
         asm = ir.InlineAsm(fty, text, ",".join(["=f"] * count), side_effect=False)
         got = builder.call(asm, [])
-        return context.make_tuple(builder, aty, [builder.extract_value(got, i) for i in range(count)])
+        return context.make_tuple(
+            builder, aty, [builder.extract_value(got, i) for i in range(count)]
+        )
 
     return aty(n), codegen
 
@@ -205,13 +201,9 @@ def _block_groups(builder: ir.IRBuilder, api: str, rows: int) -> None:
             f"{api} needs the contract's exact block (LaunchContract(block=...)): the "
             "warpgroups and the rows each one reads are fixed when the kernel compiles"
         )
-    threads = block[0] * block[1] * block[2]
-    if threads % GROUP_THREADS or (threads // GROUP_THREADS) * GROUP_ROWS > rows:
-        raise _reject(
-            f"{api}: the block ({threads} threads, {block}) must be whole warpgroups of 128 "
-            f"threads, at most {rows // GROUP_ROWS} of them (one per 64 rows of the "
-            f"{rows}-row tile); got {threads / GROUP_THREADS:g} warpgroups"
-        )
+    refusal = groups_refusal(api, block, rows)
+    if refusal is not None:
+        raise _reject(refusal)
 
 
 def _width(acc: Any) -> int | None:
