@@ -59,6 +59,16 @@ for s in "$@"; do
           python3 benchmarks/decode.py --configs 4b --contexts 0 --skip-anchor --tokens 4 --repeats 1 --ref-steps 0
         grep -E "attention|qk_rope|gemv_|Duration|Memory Throughput|Achieved Occupancy|Stall|Warp Cycles Per Issued" "$OUT/ncu_decode4b.log" | head -120
       fi ;;
+    ncu_wgmma)  # Nsight Compute on the wgmma GEMM example, safe then raw (one launch each at 8192^3)
+      if command -v ncu >/dev/null; then
+        for which in safe raw; do
+          run 200 ncu_wgmma_$which ncu -k regex:gemm_bf16 --launch-skip 2 --launch-count 1 --section SpeedOfLight \
+            --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
+            --section WarpStateStats --section SchedulerStats --section InstructionStats \
+            python3 scripts/wgmma_ncu_target.py $which
+          grep -vE "^==PROF==|Warning" "$OUT/ncu_wgmma_$which.log" | grep -E "Duration|Throughput|Executed Ipc|Issue Slots|Registers|Warp Cycles Per Issued|Stall|Instructions|Eligible|Active Warps|No Eligible|L1|Bank|Achieved" | head -40
+        done
+      fi ;;
     ncu_gemm)  # Nsight Compute on the bf16 GEMM example (one launch at 8192^3): where its warps stall
       if command -v ncu >/dev/null; then
         run 420 ncu_gemm ncu -k regex:gemm_bf16 --launch-skip 2 --launch-count 1 --section SpeedOfLight \
