@@ -1,10 +1,12 @@
 """Device-call helper (not a test): launch the wgmma example's safe or raw kernel 3 times at
 8192^3, for Nsight Compute (``ncu -k regex:... --launch-skip 2 --launch-count 1``)."""
+
 import sys
 from pathlib import Path
 
 import numpy as np
-from numba import cuda, types as t
+from numba import cuda
+from numba import types as t
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
 import gemm_bf16_wgmma as g  # noqa: E402

@@ -31,7 +31,7 @@ from numba.cuda import types
 
 from . import _tilebase as tb
 from ._bf16 import is_bf16
-from ._swizzlerule import only_fill_and_wgmma
+from ._swizzlerule import helper_refusal, only_fill_and_wgmma
 from ._swizzlerule import swizzle_refusal as _swizzle_refusal
 
 __all__ = [
@@ -69,10 +69,7 @@ class SwizzledTileType(tb.HolderType):
     @property
     def helper_refusal(self) -> str:
         """Why this tile may not be a helper's argument (``_cuda`` asks at each helper call)."""
-        return (
-            f"a swizzled shared tile ({self}) reaches a @simtsafe.device helper; it is read "
-            "only by wgmma.mma and filled only by shared.fill_async, in the kernel that makes it"
-        )
+        return helper_refusal(self)
 
 
 def swizzle_refusal(shape: tuple[int, ...], dtype: Any, pad: int) -> str | None:

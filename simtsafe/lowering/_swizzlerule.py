@@ -10,6 +10,7 @@ __all__ = [
     "WIDTHS",
     "acc_position",
     "groups_refusal",
+    "helper_refusal",
     "only_fill_and_wgmma",
     "swizzle_refusal",
 ]
@@ -28,6 +29,14 @@ def only_fill_and_wgmma(tile: object, what: str) -> str:
         f"{what} on a swizzled shared tile ({tile}): its elements are not stored as rows, so "
         "only shared.fill_async (writes) and wgmma.mma / mma_async (reads) use it. Use a tile "
         "without swizzle= for element access"
+    )
+
+
+def helper_refusal(tile: object) -> str:
+    """The refusal of a swizzled ``tile`` passed to a helper."""
+    return (
+        f"a swizzled shared tile ({tile}) reaches a @simtsafe.device helper; it is read only by "
+        "wgmma.mma and filled only by shared.fill_async, in the kernel that makes it"
     )
 
 

@@ -598,6 +598,8 @@ _BY_DOMAIN: dict[int | None, dict[str, Any]] = {}
 @intrinsic
 def _tile_read(typingctx: Any, tile: Any) -> Any:
     """``__ss_tile_read(t)``: the read-only view of a tile that a helper receives."""
+    if isinstance(tile, SwizzledTileType):
+        raise _reject(tile.helper_refusal)
     if not isinstance(tile, SharedTileType):
         return None
     view = SharedTileType(tile.dtype, tile.shape, tile.pad, readonly=True)

@@ -19,7 +19,7 @@ import numpy as np
 from .._spaces import out_tile_too_large
 from . import _simrt
 from ._sim import _BF16, SENTINEL, SimDisjointSlice, SimWitness, _mint, _reject, store_element
-from ._swizzlerule import only_fill_and_wgmma, swizzle_refusal
+from ._swizzlerule import helper_refusal, only_fill_and_wgmma, swizzle_refusal
 
 __all__ = ["SimLocalArray", "SimOutTile", "SimSharedTile", "builtins"]
 
@@ -527,6 +527,8 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
         return SimOutTile(arr, origins, (ny, nx), shape)
 
     def tile_read(tile: Any) -> Any:
+        if isinstance(tile, SimSwizzledTile):
+            _reject(helper_refusal(tile))
         if not isinstance(tile, SimSharedTile):
             _reject(f"__ss_tile_read takes a shared tile, got {_type_name(tile)}")
         return tile.read_view()

@@ -85,7 +85,7 @@ def acc_type(n: int) -> types.UniTuple:
 def _is_acc(ty: Any) -> int | None:
     """The N of an accumulator type, or None."""
     if isinstance(ty, types.UniTuple) and ty.dtype == types.float32 and 2 * ty.count in WIDTHS:
-        return 2 * ty.count
+        return int(2 * ty.count)
     return None
 
 
@@ -214,7 +214,7 @@ def _width(acc: Any) -> int | None:
 def _acc_values(context: Any, builder: ir.IRBuilder, aty: Any, val: Any, count: int) -> list[Any]:
     if isinstance(aty, PendingAccType):
         val = cgutils.create_struct_proxy(aty)(context, builder, value=val).acc
-    return cgutils.unpack_tuple(builder, val, count)
+    return list(cgutils.unpack_tuple(builder, val, count))
 
 
 def _acc_result(context: Any, builder: ir.IRBuilder, rty: Any, got: Any, count: int) -> Any:
