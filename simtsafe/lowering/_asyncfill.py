@@ -241,15 +241,19 @@ def _runs_pinned(builder: ir.IRBuilder, total: int, body: Any) -> None:
 
 
 def _cp_async(builder: ir.IRBuilder, dst: Any, src: Any, size: int, src_bytes: Any) -> None:
+    """``cp.async`` of ``size`` bytes from ``src`` (``src_bytes`` of them read, the rest
+    zero-filled) to ``dst``, a tile element: given to the instruction as its 32-bit address in
+    the shared window (the tile is a shared object, so the generic round trip folds away and
+    the address arithmetic can stay in 32 bits)."""
     kind = "cg" if size == 16 else "ca"
     text = (
-        "{\n\t.reg .u64 %ssd, %ssg;\n\tcvta.to.shared.u64 %ssd, $0;\n"
-        "\tcvta.to.global.u64 %ssg, $1;\n"
-        f"\tcp.async.{kind}.shared.global [%ssd], [%ssg], {size}, $2;\n}}"
+        "{\n\t.reg .u64 %ssg;\n\tcvta.to.global.u64 %ssg, $1;\n"
+        f"\tcp.async.{kind}.shared.global [$0], [%ssg], {size}, $2;\n}}"
     )
-    fnty = ir.FunctionType(ir.VoidType(), [_I64, _I64, _I32])
-    asm = ir.InlineAsm(fnty, text, "l,l,r,~{memory}", side_effect=True)
-    builder.call(asm, [builder.ptrtoint(dst, _I64), builder.ptrtoint(src, _I64), src_bytes])
+    fnty = ir.FunctionType(ir.VoidType(), [_I32, _I64, _I32])
+    asm = ir.InlineAsm(fnty, text, "r,l,r,~{memory}", side_effect=True)
+    shared = builder.addrspacecast(dst, ir.PointerType(dst.type.pointee, 3))
+    builder.call(asm, [builder.ptrtoint(shared, _I32), builder.ptrtoint(src, _I64), src_bytes])
 
 
 def _plain_asm(builder: ir.IRBuilder, text: str) -> None:

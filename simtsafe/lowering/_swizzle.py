@@ -47,6 +47,7 @@ __all__ = [
 ALIGN = 1024
 #: Elements of one 128-byte row of a column block.
 BLOCK_COLS = 64
+_I32 = ir.IntType(32)
 _I64 = ir.IntType(64)
 
 
@@ -78,10 +79,12 @@ def swizzle_refusal(shape: tuple[int, ...], dtype: Any, pad: int) -> str | None:
 
 
 def chunk_offset(builder: ir.IRBuilder, rows: int, i: Any, c: Any) -> Any:
-    """Element offset of chunk ``c`` (elements ``8c .. 8c + 7``) of row ``i`` (both i64,
-    inside the tile) in a swizzled tile of ``rows`` rows."""
+    """Element offset (i64) of chunk ``c`` (elements ``8c .. 8c + 7``) of row ``i`` (both i64,
+    inside the tile) in a swizzled tile of ``rows`` rows. Computed in 32 bits: a tile is at
+    most the 227 KiB of a block's shared memory, so every offset fits."""
     b = builder
-    block = b.lshr(c, ir.Constant(_I64, 3))
-    within = b.xor(b.and_(c, ir.Constant(_I64, 7)), b.and_(i, ir.Constant(_I64, 7)))
-    at = b.add(b.mul(block, ir.Constant(_I64, BLOCK_COLS * rows)), b.shl(i, ir.Constant(_I64, 6)))
-    return b.add(at, b.shl(within, ir.Constant(_I64, 3)))
+    i32, c32 = b.trunc(i, _I32), b.trunc(c, _I32)
+    block = b.lshr(c32, ir.Constant(_I32, 3))
+    within = b.xor(b.and_(c32, ir.Constant(_I32, 7)), b.and_(i32, ir.Constant(_I32, 7)))
+    at = b.add(b.mul(block, ir.Constant(_I32, BLOCK_COLS * rows)), b.shl(i32, ir.Constant(_I32, 6)))
+    return b.zext(b.add(at, b.shl(within, ir.Constant(_I32, 3))), _I64)
