@@ -117,8 +117,9 @@ def test_handle_is_not_done_while_its_launch_waits_behind_a_spin() -> None:
     s1 = cuda.stream()
     a, b = _filled(1), _filled(-7)
     cuda.synchronize()
+    produce = scale.prepare(grid=GRID, block=128, stream=s1)  # compiled before the spin
     spin(s1)
-    handle = scale.prepare(grid=GRID, block=128, stream=s1).launch(b, a, np.float32(2))
+    handle = produce.launch(b, a, np.float32(2))
     assert not handle.done()
     handle.wait()
     assert handle.done() and handle.event.is_done
