@@ -338,6 +338,14 @@ def _async_spans(
     age by wgmma commits (an issue, a synchronous ``wgmma.mma``) and leave at
     ``wgmma.wait_group``: the two kinds of groups are counted apart."""
     spans: dict[int, set[int]] = {f: set(last[f]) for f in fills | wgmma}
+
+    def older(now: frozenset[tuple[int, int]], is_wgmma: bool) -> frozenset[tuple[int, int]]:
+        """``now`` after a commit of one kind: only that kind's entries age (a copy group
+        closed between a wgmma issue and its wait does not make the wgmma group older)."""
+        return frozenset(
+            (f, min(a + 1, _OLD)) if (f in wgmma) == is_wgmma else (f, a) for f, a in now
+        )
+
     blocks = {b.name: b for b in form.blocks}
     entry = form.blocks[0].name
     into: dict[str, frozenset[tuple[int, int]]] = {name: frozenset() for name in blocks}
@@ -353,18 +361,18 @@ def _async_spans(
                 for f, _age in now:
                     spans[f].add(id(ins))
             elif id(ins) in wgmma:
-                # the issue commits its own group: age 1, and every earlier group one older
-                now = frozenset((f, min(a + 1, _OLD)) for f, a in now) | {(id(ins), 1)}
+                # the issue commits its own group: age 1, every earlier wgmma group one older
+                now = older(now, is_wgmma=True) | {(id(ins), 1)}
             elif "wgmma." in text:
                 if "wgmma.commit_group" in text:  # a synchronous wgmma.mma: a group too
-                    now = frozenset((f, min(a + 1, _OLD)) for f, a in now)
+                    now = older(now, is_wgmma=True)
                 if (m := _WGMMA_WAIT_RE.search(text)) is not None:
                     n = int(m.group(1))
                     now = frozenset((f, a) for f, a in now if f not in wgmma or a <= n)
             elif id(ins) in fills:
                 now = now | {(id(ins), 0)}
             elif "cp.async.commit_group" in text:
-                now = frozenset((f, min(a + 1, _OLD)) for f, a in now)
+                now = older(now, is_wgmma=False)
             elif "cp.async.wait_all" in text:
                 now = frozenset((f, a) for f, a in now if f in wgmma)
             elif (m := _WAIT_GROUP_RE.search(text)) is not None:

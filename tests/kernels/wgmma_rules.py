@@ -9,7 +9,7 @@ thing, at the line marked ``# BAD``; ``ACCEPTED_TWINS`` are the changes that sta
 
 from __future__ import annotations
 
-__all__ = ["ACCEPTED", "ACCEPTED_TWINS", "REFUSED"]
+__all__ = ["ACCEPTED", "ACCEPTED_TWINS", "GROUPS_COUNTED_APART", "REFUSED"]
 
 _HEAD = (
     "@ss.kernel(contract=ss.LaunchContract(domain=2, block=(128, 1, 1)))\n"
@@ -150,5 +150,27 @@ ACCEPTED_TWINS: dict[str, str] = {
         "    ta = ss.shared.tile",
         "    tc = ss.shared.tile((8, 8), np.float32)\n    ta = ss.shared.tile",
         1,
+    ),
+}
+
+
+#: Found by an outside attack round: a commit of one kind of group aged the other kind's, so
+#: a wgmma group looked done one wait early (and a copy looked landed one wait early). Each
+#: refused, by the compiled form alone too (tests/ptx/test_wgmma_ptx.py).
+GROUPS_COUNTED_APART: dict[str, tuple[str, str]] = {
+    # an empty copy group closed between a wgmma issue and wait(p, 1): the group is pending
+    "copy_commit_between_issue_and_wait": (
+        "@ss.kernel(contract=ss.LaunchContract(domain=2, block=(128, 1, 1)))\ndef k(out: DisjointSlice2D[np.float32], a: In2D[ss.bfloat16], b: In2D[ss.bfloat16]) -> None:\n    ta = ss.shared.tile((64, 64), ss.bfloat16, swizzle=128)\n    tb = ss.shared.tile((64, 64), ss.bfloat16, swizzle=128)\n    tc = ss.shared.tile((64, 64), ss.bfloat16, swizzle=128)\n    td = ss.shared.tile((64, 64), ss.bfloat16, swizzle=128)\n    o = ss.wgmma.out_tile(out, 64, 64)\n    r0 = cuda.blockIdx.y * 64\n    c0 = cuda.blockIdx.x * 64\n\n    ss.shared.fill_async(ta, a, (r0, 0))\n    ss.shared.fill_async(tb, b, (0, c0))\n    ss.shared.fill_async(tc, a, (r0, 64))\n    ss.shared.fill_async(td, b, (64, c0))\n    ss.shared.commit_group()\n    ss.shared.wait_group(0)\n    ss.block.sync()\n\n    p = ss.wgmma.mma_async(ta, tb, ss.wgmma.zeros(64))\n    ss.shared.commit_group()\n    p = ss.wgmma.wait(p, 1)\n    ss.block.sync()\n    ss.shared.fill_async(ta, a, (r0, 64))\n    ss.shared.commit_group()\n    acc = ss.wgmma.wait(p, 0)\n    ss.shared.wait_all()\n    ss.wgmma.store(o, acc)\n",
+        "is read by a wgmma group still in flight (wgmma.mma_async)",
+    ),
+    # double buffering with the group issued before the step's fills, one left in flight
+    "double_buffer_issue_first": (
+        "@ss.kernel(contract=ss.LaunchContract(domain=2, block=(128, 1, 1)))\ndef k(out: DisjointSlice2D[np.float32], a: In2D[ss.bfloat16], b: In2D[ss.bfloat16]) -> None:\n    ta = ss.shared.tile((64, 64), ss.bfloat16, swizzle=128)\n    tb = ss.shared.tile((64, 64), ss.bfloat16, swizzle=128)\n    tc = ss.shared.tile((64, 64), ss.bfloat16, swizzle=128)\n    td = ss.shared.tile((64, 64), ss.bfloat16, swizzle=128)\n    o = ss.wgmma.out_tile(out, 64, 64)\n    r0 = cuda.blockIdx.y * 64\n    c0 = cuda.blockIdx.x * 64\n\n    acc = ss.wgmma.zeros(64)\n    ss.shared.fill_async(ta, a, (r0, 0))\n    ss.shared.fill_async(tb, b, (0, c0))\n    ss.shared.commit_group()\n    for k0 in range(0, a.shape[1], 128):\n        ss.shared.wait_group(0)\n        ss.block.sync()\n        acc = ss.wgmma.mma_async(ta, tb, acc)\n        ss.shared.fill_async(tc, a, (r0, k0 + 64))\n        ss.shared.fill_async(td, b, (k0 + 64, c0))\n        ss.shared.commit_group()\n        acc = ss.wgmma.wait(acc, 1)\n        ss.shared.wait_group(0)\n        ss.block.sync()\n        acc = ss.wgmma.mma_async(tc, td, acc)\n        ss.shared.fill_async(ta, a, (r0, k0 + 128))\n        ss.shared.fill_async(tb, b, (k0 + 128, c0))\n        ss.shared.commit_group()\n        acc = ss.wgmma.wait(acc, 1)\n\n    done = ss.wgmma.wait(acc, 0)\n    ss.shared.wait_all()\n    ss.wgmma.store(o, done)\n",
+        "is read by a wgmma group still in flight (wgmma.mma_async)",
+    ),
+    # a wgmma issue between a fill's commit and wait_group(1): the fill's copies are pending
+    "wgmma_issue_between_commit_and_wait": (
+        "@ss.kernel(contract=ss.LaunchContract(domain=2, block=(128, 1, 1)))\ndef k(out: DisjointSlice2D[np.float32], a: In2D[ss.bfloat16], b: In2D[ss.bfloat16]) -> None:\n    ta = ss.shared.tile((64, 64), ss.bfloat16, swizzle=128)\n    tb = ss.shared.tile((64, 64), ss.bfloat16, swizzle=128)\n    tc = ss.shared.tile((64, 64), ss.bfloat16, swizzle=128)\n    td = ss.shared.tile((64, 64), ss.bfloat16, swizzle=128)\n    o = ss.wgmma.out_tile(out, 64, 64)\n    r0 = cuda.blockIdx.y * 64\n    c0 = cuda.blockIdx.x * 64\n\n    ss.shared.fill_async(tc, a, (r0, 64))\n    ss.shared.fill_async(td, b, (64, c0))\n    ss.shared.commit_group()\n    ss.shared.wait_group(0)\n    ss.block.sync()\n    ss.shared.fill_async(ta, a, (r0, 0))\n    ss.shared.fill_async(tb, b, (0, c0))\n    ss.shared.commit_group()\n    p = ss.wgmma.mma_async(tc, td, ss.wgmma.zeros(64))\n    ss.shared.wait_group(1)\n    ss.block.sync()\n    acc = ss.wgmma.mma(ta, tb, ss.wgmma.wait(p, 0))\n    ss.wgmma.store(o, acc)\n",
+        "filled asynchronously",
     ),
 }

@@ -96,6 +96,16 @@ def test_a_wait_in_a_helper_has_no_fence_and_is_refused(tmp_path: Path) -> None:
     # its twin, the wait in the kernel (ACCEPTED), compiles: test_the_small_gemm_is_accepted
 
 
+@pytest.mark.parametrize("case", sorted(rules.GROUPS_COUNTED_APART))
+@pytest.mark.usefixtures("compiled_form_only")
+def test_copy_groups_and_wgmma_groups_are_counted_apart(tmp_path: Path, case: str) -> None:
+    source, fragment = rules.GROUPS_COUNTED_APART[case]
+    with pytest.raises(ss.SafetyError) as info:
+        _compile(tmp_path, source)
+    assert info.value.rule == "tile-phase"
+    assert fragment in str(info.value), str(info.value)
+
+
 # --------------------------------------------------------------------------- the example
 
 
