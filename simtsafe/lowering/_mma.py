@@ -60,6 +60,7 @@ from ._bf16 import is_bf16, stored_element
 from ._cuda import SENTINEL, DisjointSliceType, _const, _reject, _sreg
 from ._outtiles import _make, _OutTileModel, element_store
 from ._provenance import site
+from ._swizzle import SwizzledTileType, only_fill_and_wgmma
 from ._tiles import SharedTileType
 from ._vec import TILE_ALIGN
 
@@ -130,6 +131,8 @@ def _elem(dtype: Any) -> str | None:
 
 def _check_tile(tile: Any, api: str) -> str:
     """The element kind of a tile ldmatrix may read, or a typing error saying why not."""
+    if isinstance(tile, SwizzledTileType):
+        raise _reject(only_fill_and_wgmma(tile, f"mma.{api}"))
     if not isinstance(tile, SharedTileType):
         raise _reject(f"mma.{api} reads a fragment from a 2D shared tile; got {tile}")
     elem = _elem(tile.dtype)

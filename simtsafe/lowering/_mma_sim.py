@@ -85,8 +85,11 @@ def _exchange(value: Any, site: tuple[str, int]) -> tuple[Any, Any, list[Any]]:
 
 def _elem_of(tile: Any, api: str) -> str:
     from ._sim import _BF16
-    from ._tiles_sim import SimSharedTile
+    from ._swizzlerule import only_fill_and_wgmma
+    from ._tiles_sim import SimSharedTile, SimSwizzledTile
 
+    if isinstance(tile, SimSwizzledTile):
+        _reject(only_fill_and_wgmma(tile, f"mma.{api}"))
     if not isinstance(tile, SimSharedTile):
         _reject(f"mma.{api} reads a fragment from a 2D shared tile; got {type(tile).__name__}")
     dtype = tile._arr.dtype

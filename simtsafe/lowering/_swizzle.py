@@ -24,10 +24,13 @@ addresses it as rows.
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from llvmlite import ir
 from numba.cuda import types
+from numba.cuda.core import errors
+from numba.cuda.typing.templates import AbstractTemplate, infer_global
 
 from . import _tilebase as tb
 from ._bf16 import is_bf16
@@ -71,6 +74,21 @@ class SwizzledTileType(tb.HolderType):
     def helper_refusal(self) -> str:
         """Why this tile may not be a helper's argument (``_cuda`` asks at each helper call)."""
         return helper_refusal(self)
+
+
+def _refuse_use(what: str) -> type[AbstractTemplate]:
+    class _Refuse(AbstractTemplate):
+        def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
+            if args and isinstance(args[0], SwizzledTileType):
+                raise errors.TypingError("simtsafe: " + only_fill_and_wgmma(args[0], what))
+            return None
+
+    return _Refuse
+
+
+# Everything a tile may be given to beside the fills and wgmma: refused with the reason.
+infer_global(len)(_refuse_use("len()"))
+infer_global(operator.contains)(_refuse_use("`in`"))
 
 
 def swizzle_refusal(shape: tuple[int, ...], dtype: Any, pad: int) -> str | None:

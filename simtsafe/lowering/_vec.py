@@ -84,6 +84,10 @@ def _source(a: Any, what: str) -> tuple[Any, Any]:
     tile = _shared_tile(a)
     if tile is not None:
         return tile, tile.arr_type  # its array (a padded tile's rows are longer: `_Run`)
+    from ._swizzle import SwizzledTileType, only_fill_and_wgmma
+
+    if isinstance(a, SwizzledTileType):
+        raise errors.TypingError("simtsafe: " + only_fill_and_wgmma(a, what))
     if not isinstance(a, types.Array):
         raise errors.TypingError(
             f"simtsafe: {what} reads an In[...] input array or a shared tile; got {a}"

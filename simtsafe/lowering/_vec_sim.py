@@ -26,9 +26,12 @@ def _reject(message: str) -> NoReturn:
 
 
 def vec_load(a: Any, idx: Any, n: Any) -> tuple[Any, ...]:
-    from ._tiles_sim import SimSharedTile  # imports _sim: bound late
+    from ._swizzlerule import only_fill_and_wgmma
+    from ._tiles_sim import SimSharedTile, SimSwizzledTile  # imports _sim: bound late
 
     arr = getattr(a, "_arr", a)
+    if isinstance(a, SimSwizzledTile):
+        _reject(only_fill_and_wgmma(a, "vec.load"))
     if hasattr(a, "_shape") and not isinstance(a, SimSharedTile):
         _reject(f"vec.load reads an In[...] input array or a shared tile; got {type(a).__name__}")
     extents = a._shape if isinstance(a, SimSharedTile) else tuple(arr.shape)

@@ -55,12 +55,14 @@ Soundness (docs/tensor_cores.md):
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from llvmlite import ir
 from numba.cuda import cgutils, types
 from numba.cuda.extending import intrinsic, lower_cast, models, register_model
 from numba.cuda.typeconv import Conversion
+from numba.cuda.typing.templates import AbstractTemplate, infer, infer_global
 
 from . import _tilebase as tb
 from ._bf16 import is_bf16, stored_element
@@ -138,6 +140,23 @@ def _pending_of(context: Any, builder: ir.IRBuilder, fromty: Any, toty: Any, val
     pending = cgutils.create_struct_proxy(toty)(context, builder)
     pending.acc = val
     return pending._getvalue()
+
+
+class _PendingRead(AbstractTemplate):
+    def generic(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
+        if args and isinstance(args[0], PendingAccType):
+            raise _reject(
+                f"an accumulator with wgmma groups in flight ({args[0]}) is read only by "
+                "wgmma.mma_async, wgmma.mma and wgmma.wait: take its values with "
+                "acc = wgmma.wait(acc, 0) first"
+            )
+        return None
+
+
+for _op in (operator.getitem, len, iter, operator.add, operator.mul):
+    infer_global(_op)(_PendingRead)
+for _key in ("getiter", "exhaust_iter"):  # `for v in acc`, `x, y, ... = acc`
+    infer(type(f"_PendingRead_{_key}", (_PendingRead,), {"key": _key}))
 
 
 @register_model(PendingAccType)

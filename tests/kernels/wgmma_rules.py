@@ -93,7 +93,7 @@ REFUSED: dict[str, tuple[str, str]] = {
             "acc = ss.wgmma.mma_async(ta, tb, acc)",
             "f = ss.mma.load_a(ta, (0, 0))  # BAD\n    acc = ss.wgmma.mma_async(ta, tb, acc)",
         ),
-        "mma.load_a reads a fragment from a 2D shared tile",
+        "mma.load_a on a swizzled shared tile",
     ),
     "columns_not_64": (
         _k(tiles=("ta = ss.shared.tile((64, 32), ss.bfloat16, swizzle=128)  # BAD", _TILES[1])),
@@ -118,6 +118,24 @@ REFUSED: dict[str, tuple[str, str]] = {
         "@ss.device\ndef peek(t: ss.SharedTile[ss.bfloat16, ss.Local2D]) -> None:\n    pass\n\n\n"
         + _swap("ss.block.sync()\n    acc", "ss.block.sync()\n    peek(ta)  # BAD\n    acc"),
         "a swizzled shared tile",
+    ),
+    "vec_load": (
+        _swap(
+            "ss.block.sync()\n    acc",
+            "ss.block.sync()\n    v = ss.vec.load(ta, (0, 0), 8)  # BAD\n    acc",
+        ),
+        "vec.load on a swizzled shared tile",
+    ),
+    "len": (
+        _swap("ss.block.sync()\n    acc", "ss.block.sync()\n    n = len(ta)  # BAD\n    acc"),
+        "len() on a swizzled shared tile",
+    ),
+    "pending_read": (
+        _swap(
+            "acc = ss.wgmma.wait(acc, 0)\n",
+            "x = acc[0]  # BAD\n    acc = ss.wgmma.wait(acc, 0)\n",
+        ),
+        "take its values with acc = wgmma.wait(acc, 0) first",
     ),
     "zeros_odd_width": (
         _swap("acc = ss.wgmma.zeros(64)", "acc = ss.wgmma.zeros(96)  # BAD"),
