@@ -23,197 +23,34 @@ flight). Sizes must be multiples of the tile (128, 256, 64): a probe, no edges.
 from __future__ import annotations
 
 import math
+import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
-from llvmlite import ir
 from numba import cuda
-from numba.cuda import cgutils
-from numba.cuda import types as nb_types
-from numba.cuda.extending import intrinsic
-from numba.cuda.np.arrayobj import make_array  # pyright: ignore[reportMissingImports]
 
-BM = 128
-BN = 256
-BK = 64
-BLOCK = (32, 8, 1)
-A_BYTES = BM * BK * 2  # 16384
-B_BYTES = BK * BN * 2  # 32768
-STAGE_BYTES = A_BYTES + B_BYTES
-NACC = 128  # fp32 accumulators a thread (64 x 256 over 128 threads)
-
-_I32 = ir.IntType(32)
-_I64 = ir.IntType(64)
-_F32 = ir.FloatType()
-_ACC = nb_types.UniTuple(nb_types.float32, NACC)
-
-
-def _asm(builder: ir.IRBuilder, ret: Any, args: list[Any], text: str, cons: str) -> Any:
-    fty = ir.FunctionType(ret, [a.type for a in args])
-    return builder.call(
-        ir.InlineAsm(fty, text, cons, side_effect=True), args, attrs=("convergent", "nounwind")
-    )
-
-
-@intrinsic
-def _smem_base(typingctx: Any, arr: Any) -> Any:
-    """The 32-bit shared address of ``arr``'s first element, rounded up to 1024 bytes."""
-
-    def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> Any:
-        data = builder.extract_value(args[0], 4)
-        shared = builder.addrspacecast(data, ir.PointerType(data.type.pointee, 3))
-        addr = builder.ptrtoint(shared, _I32)
-        return builder.and_(builder.add(addr, _I32(1023)), _I32(~1023 & 0xFFFFFFFF))
-
-    return nb_types.uint32(arr), codegen
-
-
-@intrinsic
-def _cp16(typingctx: Any, dst: Any, src: Any, r: Any, c: Any) -> Any:
-    """``cp.async.cg`` of the 16 bytes at ``&src[r, c]`` to shared address ``dst``."""
-
-    def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> Any:
-        ary = make_array(signature.args[1])(context, builder, args[1])
-        inds = [
-            context.cast(builder, v, t, nb_types.intp)
-            for v, t in zip(args[2:4], signature.args[2:4], strict=True)
-        ]
-        ptr = cgutils.get_item_pointer(context, builder, signature.args[1], ary, inds)
-        dst32 = context.cast(builder, args[0], signature.args[0], nb_types.uint32)
-        text = (
-            "{\n\t.reg .u64 %rg;\n\tcvta.to.global.u64 %rg, $1;\n"
-            "\tcp.async.cg.shared.global [$0], [%rg], 16;\n}"
-        )
-        _asm(builder, ir.VoidType(), [dst32, builder.ptrtoint(ptr, _I64)], text, "r,l,~{memory}")
-        return context.get_dummy_value()
-
-    return nb_types.void(dst, src, r, c), codegen
-
-
-def _plain(text: str) -> Any:
-    def typer(typingctx: Any) -> Any:
-        def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> Any:
-            _asm(builder, ir.VoidType(), [], text, "~{memory}")
-            return context.get_dummy_value()
-
-        return nb_types.void(), codegen
-
-    return intrinsic(typer)
-
-
-_commit = _plain("cp.async.commit_group;")
-_wait_all_copies = _plain("cp.async.wait_all;")
-_fence_proxy = _plain("fence.proxy.async.shared::cta;")
-
-
-@intrinsic
-def _zeros(typingctx: Any) -> Any:
-    def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> Any:
-        return context.make_tuple(builder, _ACC, [_F32(0.0)] * NACC)
-
-    return _ACC(), codegen
-
-
-def _acc_asm(text: str, extra: list[str]) -> Any:
-    """asm reading and writing every accumulator ("+f"), the ``extra`` operands after them."""
-    return text, ",".join(["=f"] * NACC + extra + [str(i) for i in range(NACC)])
-
-
-def _desc(builder: ir.IRBuilder, addr32: Any, lbo: int, sbo: int) -> Any:
-    """A 128-byte-swizzled wgmma descriptor of shared address ``addr32``."""
-    start = builder.and_(builder.lshr(builder.zext(addr32, _I64), _I64(4)), _I64(0x3FFF))
-    fixed = ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (1 << 62)
-    return builder.or_(start, _I64(fixed))
-
-
-@intrinsic
-def _wgmma(typingctx: Any, acc: Any, a_addr: Any, b_addr: Any) -> Any:
-    """``wgmma.fence``, four ``wgmma.mma_async.m64n256k16`` over 64 columns of K (A K-major at
-    ``a_addr``, B N-major at ``b_addr``), ``wgmma.commit_group``; the accumulators in and out."""
-    regs = ", ".join(f"${i}" for i in range(NACC))
-    lines = ["{", ".reg .pred p;", f"setp.ne.b32 p, ${NACC + 8}, 0;", "wgmma.fence.sync.aligned;"]
-    for kk in range(4):
-        lines.append(
-            f"wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{{regs}}}, "
-            f"${NACC + 2 * kk}, ${NACC + 2 * kk + 1}, p, 1, 1, 0, 1;"
-        )
-    lines += ["wgmma.commit_group.sync.aligned;", "}"]
-    text, cons = _acc_asm("\n".join(lines), ["l"] * 8 + ["r"])
-
-    def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> Any:
-        vals = [builder.extract_value(args[0], i) for i in range(NACC)]
-        a_at, b_at = (
-            context.cast(builder, args[k], signature.args[k], nb_types.uint32) for k in (1, 2)
-        )
-        descs = []
-        for kk in range(4):
-            a = builder.add(a_at, _I32(32 * kk))  # 16 columns of a 128-byte row
-            b = builder.add(b_at, _I32(2048 * kk))  # 16 rows of 128 bytes
-            descs += [_desc(builder, a, 16, 1024), _desc(builder, b, 8192, 1024)]
-        ret = ir.LiteralStructType([_F32] * NACC)
-        got = _asm(builder, ret, [*descs, _I32(1), *vals], text, cons)
-        return context.make_tuple(
-            builder, _ACC, [builder.extract_value(got, i) for i in range(NACC)]
-        )
-
-    return _ACC(acc, a_addr, b_addr), codegen
-
-
-def _wait_typer(n: int) -> Any:
-    text, cons = _acc_asm(f"wgmma.wait_group.sync.aligned {n};", [])
-
-    def typer(typingctx: Any, acc: Any) -> Any:
-        def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> Any:
-            vals = [builder.extract_value(args[0], i) for i in range(NACC)]
-            got = _asm(builder, ir.LiteralStructType([_F32] * NACC), vals, text, cons)
-            return context.make_tuple(
-                builder, _ACC, [builder.extract_value(got, i) for i in range(NACC)]
-            )
-
-        return _ACC(acc), codegen
-
-    return intrinsic(typer)
-
-
-_wait_mma_all = _wait_typer(0)
-
-
-@intrinsic
-def _store(typingctx: Any, c: Any, acc: Any, r0: Any, c0: Any) -> Any:
-    """Write the thread's accumulators to ``c``: value ``i`` at row ``r0 + 8 * ((i // 2) % 2)``,
-    column ``c0 + 8 * (i // 4) + i % 2`` (the wgmma's lane layout, ``r0``/``c0`` the lane's)."""
-
-    def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> Any:
-        cty = signature.args[0]
-        ary = make_array(cty)(context, builder, args[0])
-        r0 = context.cast(builder, args[2], signature.args[2], nb_types.intp)
-        c0 = context.cast(builder, args[3], signature.args[3], nb_types.intp)
-        for i in range(NACC):
-            r = builder.add(r0, context.get_constant(nb_types.intp, 8 * ((i // 2) % 2)))
-            col = builder.add(c0, context.get_constant(nb_types.intp, 8 * (i // 4) + i % 2))
-            ptr = cgutils.get_item_pointer(context, builder, cty, ary, [r, col])
-            builder.store(builder.extract_value(args[1], i), ptr)
-        return context.get_dummy_value()
-
-    return nb_types.void(c, acc, r0, c0), codegen
-
-
-@cuda.jit(device=True, inline=True)
-def _fill(base, a, b, row0, col0, k0):  # type: ignore[no-untyped-def]
-    """Stage at shared address ``base``: A = a[row0:+128, k0:+64], B = b[k0:+64, col0:+256]."""
-    tid = cuda.threadIdx.y * 32 + cuda.threadIdx.x
-    for q in range(4):
-        i = tid + q * 256
-        r = i >> 3
-        ch = i & 7
-        _cp16(base + r * 128 + ((ch ^ (r & 7)) << 4), a, row0 + r, k0 + ch * 8)
-    for q in range(8):
-        i = tid + q * 256
-        k = i >> 5
-        nc = i & 31
-        ch = nc & 7
-        dst = base + A_BYTES + (nc >> 3) * 8192 + k * 128 + ((ch ^ (k & 7)) << 4)
-        _cp16(dst, b, k0 + k, col0 + nc * 8)
+# The raw intrinsics are the example's raw twin's (one copy of the inline PTX).
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
+from gemm_bf16_wgmma import (  # noqa: E402
+    A_BYTES,
+    BK,
+    BLOCK,
+    BM,
+    BN,
+    STAGE_BYTES,
+    _commit,
+    _fence_proxy,
+    _fill,
+    _plain,
+    _smem_base,
+    _store,
+    _wait_all_copies,
+    _wait_mma_all,
+    _wait_typer,
+    _wgmma,
+    _zeros,
+)
 
 
 class Probe:

@@ -92,7 +92,7 @@ def gemm_bf16(c: DisjointSlice2D[np.float32], a: In2D[ss.bfloat16], b: In2D[ss.b
     row0 = cuda.blockIdx.y * BM
     col0 = cuda.blockIdx.x * BN
     kdim = a.shape[1]
-    acc = ss.wgmma.zeros(BN)
+    acc: ss.wgmma.AnyAcc = ss.wgmma.zeros(BN)  # pending once mma_async has run
     # Prologue: stages 0 and 1 in flight, one group each.
     ss.shared.fill_async(ta0, a, (row0, 0))
     ss.shared.fill_async(tb0, b, (0, col0))
@@ -155,21 +155,22 @@ def _asm(builder: ir.IRBuilder, ret: Any, args: list[Any], text: str, cons: str)
     )
 
 
-@intrinsic
-def _smem_base(typingctx: Any, arr: Any) -> Any:
+def _smem_base_typer(typingctx: Any, arr: Any) -> Any:
     """The 32-bit shared address of ``arr``'s first element, rounded up to 1024 bytes."""
 
     def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> Any:
         data = builder.extract_value(args[0], 4)
-        shared = builder.addrspacecast(data, ir.PointerType(data.type.pointee, 3))
+        shared = builder.addrspacecast(data, ir.PointerType(ir.IntType(16), 3))  # uint16 data
         addr = builder.ptrtoint(shared, _I32)
         return builder.and_(builder.add(addr, _I32(1023)), _I32(~1023 & 0xFFFFFFFF))
 
     return nb_types.uint32(arr), codegen
 
 
-@intrinsic
-def _cp16(typingctx: Any, dst: Any, src: Any, r: Any, c: Any) -> Any:
+_smem_base = intrinsic(_smem_base_typer)
+
+
+def _cp16_typer(typingctx: Any, dst: Any, src: Any, r: Any, c: Any) -> Any:
     """``cp.async.cg`` of the 16 bytes at ``&src[r, c]`` to shared address ``dst``."""
 
     def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> Any:
@@ -190,6 +191,9 @@ def _cp16(typingctx: Any, dst: Any, src: Any, r: Any, c: Any) -> Any:
     return nb_types.void(dst, src, r, c), codegen
 
 
+_cp16 = intrinsic(_cp16_typer)
+
+
 def _plain(text: str) -> Any:
     def typer(typingctx: Any) -> Any:
         def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> Any:
@@ -206,12 +210,14 @@ _wait_all_copies = _plain("cp.async.wait_all;")
 _fence_proxy = _plain("fence.proxy.async.shared::cta;")
 
 
-@intrinsic
-def _zeros(typingctx: Any) -> Any:
+def _zeros_typer(typingctx: Any) -> Any:
     def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> Any:
         return context.make_tuple(builder, _ACC, [_F32(0.0)] * NACC)
 
     return _ACC(), codegen
+
+
+_zeros = intrinsic(_zeros_typer)
 
 
 def _acc_asm(text: str, extra: list[str]) -> Any:
@@ -226,8 +232,7 @@ def _desc(builder: ir.IRBuilder, addr32: Any, lbo: int, sbo: int) -> Any:
     return builder.or_(start, _I64(fixed))
 
 
-@intrinsic
-def _wgmma(typingctx: Any, acc: Any, a_addr: Any, b_addr: Any) -> Any:
+def _wgmma_typer(typingctx: Any, acc: Any, a_addr: Any, b_addr: Any) -> Any:
     """``wgmma.fence``, four ``wgmma.mma_async.m64n256k16`` over 64 columns of K (A K-major at
     ``a_addr``, B N-major at ``b_addr``), ``wgmma.commit_group``; the accumulators in and out."""
     regs = ", ".join(f"${i}" for i in range(NACC))
@@ -259,6 +264,9 @@ def _wgmma(typingctx: Any, acc: Any, a_addr: Any, b_addr: Any) -> Any:
     return _ACC(acc, a_addr, b_addr), codegen
 
 
+_wgmma = intrinsic(_wgmma_typer)
+
+
 def _wait_typer(n: int) -> Any:
     text, cons = _acc_asm(f"wgmma.wait_group.sync.aligned {n};", [])
 
@@ -280,8 +288,7 @@ _wait_mma_all = _wait_typer(0)
 _wait_copies = _plain(f"cp.async.wait_group {AHEAD - 1};")
 
 
-@intrinsic
-def _store(typingctx: Any, c: Any, acc: Any, r0: Any, c0: Any) -> Any:
+def _store_typer(typingctx: Any, c: Any, acc: Any, r0: Any, c0: Any) -> Any:
     """Write the thread's accumulators to ``c``: value ``i`` at row ``r0 + 8 * ((i // 2) % 2)``,
     column ``c0 + 8 * (i // 4) + i % 2`` (the wgmma's lane layout, ``r0``/``c0`` the lane's)."""
 
@@ -298,6 +305,9 @@ def _store(typingctx: Any, c: Any, acc: Any, r0: Any, c0: Any) -> Any:
         return context.get_dummy_value()
 
     return nb_types.void(c, acc, r0, c0), codegen
+
+
+_store = intrinsic(_store_typer)
 
 
 @cuda.jit(device=True, inline=True)

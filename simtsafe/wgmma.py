@@ -43,7 +43,7 @@ sm_90a instruction).
 
 from __future__ import annotations
 
-from typing import Any, Generic, TypeVar, final
+from typing import Any, Generic, Literal, TypeVar, final, overload
 
 import numpy as np
 
@@ -51,7 +51,7 @@ from ._collective import host_call, kernel_api
 from ._coopviews import SharedTile
 from ._views import DisjointSlice2D, _KernelOnly
 
-#: The kernel API (``OutTile`` is an annotation only).
+#: The kernel API (``Acc``, ``PendingAcc``, ``AnyAcc`` and ``OutTile`` are annotations only).
 __all__ = ["mma", "mma_async", "out_tile", "store", "wait", "zeros"]
 
 T = TypeVar("T", bound=np.generic)
@@ -65,6 +65,11 @@ class PendingAcc(_KernelOnly):
     """An accumulator whose groups may be in flight (``mma_async``): ``wait`` gives it back."""
 
     __slots__ = ()
+
+
+#: What a variable that holds first a zero accumulator, then ``mma_async`` results is:
+#: ``acc: ss.wgmma.AnyAcc = ss.wgmma.zeros(N)`` (the compiler joins the two as pending).
+AnyAcc = Acc | PendingAcc
 
 
 @final
@@ -81,19 +86,23 @@ def zeros(n: int) -> Acc:
 
 
 @kernel_api("wgmma.mma")
-def mma(ta: SharedTile[T, Any], tb: SharedTile[T, Any], acc: Acc | PendingAcc) -> Acc:
+def mma(ta: SharedTile[T, Any], tb: SharedTile[T, Any], acc: AnyAcc) -> Acc:
     """``acc + ta[64g : 64g + 64, :] @ tb`` for the calling thread's warpgroup ``g``."""
     host_call("wgmma.mma")
 
 
 @kernel_api("wgmma.mma_async")
-def mma_async(ta: SharedTile[T, Any], tb: SharedTile[T, Any], acc: Acc | PendingAcc) -> PendingAcc:
+def mma_async(ta: SharedTile[T, Any], tb: SharedTile[T, Any], acc: AnyAcc) -> PendingAcc:
     """Issue ``acc + ta[64g : 64g + 64, :] @ tb`` as one group, left in flight."""
     host_call("wgmma.mma_async")
 
 
+@overload
+def wait(acc: AnyAcc, n: Literal[0]) -> Acc: ...
+@overload
+def wait(acc: AnyAcc, n: int) -> AnyAcc: ...
 @kernel_api("wgmma.wait")
-def wait(acc: PendingAcc, n: int) -> Any:
+def wait(acc: AnyAcc, n: int) -> AnyAcc:
     """Wait until at most ``n`` of the newest groups are in flight (``n == 0``: the tuple)."""
     host_call("wgmma.wait")
 
