@@ -33,8 +33,12 @@ inside the input with every run's source 16/8/4-byte aligned (origin inside,
 pitch multiples of the run size). Then every run is whole and aligned and the
 thread issues its ``cp.async`` runs with no per-run test -- one straight-line
 copy per run when the contract pins the block (``.reqntid``: the runs of a
-thread are a constant count). Otherwise it takes the per-run path above. Both
-paths copy the same bytes: the uniform test implies each run's own.
+thread are a constant count). Where the block's ``T`` threads are a whole
+number of tile rows of runs (and, in a swizzled tile, of 8 rows: the swizzle's
+period), run ``k + T`` lies the same number of rows below run ``k`` at the same
+place in its row: the thread's first source and tile addresses are computed
+once, each further run's by one add. Otherwise it takes the per-run path
+above. Both paths copy the same bytes: the uniform test implies each run's own.
 """
 
 from __future__ import annotations
@@ -48,7 +52,7 @@ from numba.cuda.np.arrayobj import make_array
 
 from . import _tilebase as tb
 from ._fillrule import dynamic_run_bytes, fill_refusal, run_bytes, wait_refusal
-from ._swizzle import SwizzledTileType, chunk_offset, only_fill_and_wgmma
+from ._swizzle import BLOCK_COLS, SwizzledTileType, chunk_offset, only_fill_and_wgmma
 
 __all__ = ["builtins"]
 
@@ -326,10 +330,46 @@ def _fill_async(typingctx: Any, t: Any, a: Any, origin: Any) -> Any:
             first = src.element_pointer(builder.add(src.r0, i), builder.add(src.c0, j))
             _cp_async(builder, dst, first, size, ir.Constant(_I32, size))
 
+        def whole_stepped() -> bool:
+            """The whole path's runs at a constant distance (where the block is pinned and
+            run ``k + T`` lies ``T / per_row`` rows below run ``k``, in the same place of its
+            row's swizzle): the first run's addresses computed once, the others by one add
+            each. Returns False where the runs do not line up so."""
+            block = tb.required_block(builder)
+            if block is None:
+                return False
+            threads = block[0] * block[1] * block[2]
+            if threads % per_row:
+                return False
+            step_rows = threads // per_row
+            if swizzled and step_rows % 8:  # the swizzle repeats every 8 rows
+                return False
+            tid = tb.linear_tid(builder)
+            i0, j0, dst0 = place(tid)
+            first = builder.bitcast(
+                src.element_pointer(builder.add(src.r0, i0), builder.add(src.c0, j0)),
+                ir.IntType(8).as_pointer(),
+            )
+            src_step = builder.mul(src.stride0, _c(step_rows))  # bytes
+            dst_step = step_rows * (BLOCK_COLS if swizzled else storage_row)  # elements
+            total = rows * per_row
+            for q in range(-(-total // threads)):
+                at = builder.gep(first, [builder.mul(src_step, _c(q))]) if q else first
+                source = builder.bitcast(at, src.mem.as_pointer())
+                dst = builder.gep(dst0, [_c(q * dst_step)]) if q else dst0
+                if (q + 1) * threads <= total:
+                    _cp_async(builder, dst, source, size, ir.Constant(_I32, size))
+                    continue
+                last = builder.icmp_unsigned("<", builder.add(tid, _c(q * threads)), _c(total))
+                with builder.if_then(last):
+                    _cp_async(builder, dst, source, size, ir.Constant(_I32, size))
+            return True
+
         inside = src.whole_and_aligned(rows, per_row * n, size)
         with builder.if_else(inside, likely=True) as (then, otherwise):
             with then:
-                _runs_pinned(builder, rows * per_row, whole)
+                if not whole_stepped():
+                    _runs_pinned(builder, rows * per_row, whole)
             with otherwise:
                 _runs(builder, rows * per_row, body)
         return context.get_dummy_value()

@@ -61,6 +61,7 @@ from typing import Any
 from llvmlite import ir
 from numba.cuda import cgutils, types
 from numba.cuda.extending import intrinsic, lower_cast, models, register_model
+from numba.cuda.np.arrayobj import make_array, store_item
 from numba.cuda.typeconv import Conversion
 from numba.cuda.typing.templates import AbstractTemplate, infer, infer_global
 
@@ -436,11 +437,41 @@ def _store(typingctx: Any, o: Any, acc: Any) -> Any:
         w = builder.and_(builder.lshr(t, _const(5)), _const(3))
         r = builder.add(builder.shl(w, _const(4)), builder.lshr(lane, _const(2)))
         c = builder.shl(builder.and_(lane, _const(3)), _const(1))
-        for i, v in enumerate(cgutils.unpack_tuple(builder, args[1], count)):
-            ri = builder.add(r, _const(8 * ((i >> 1) & 1)))
-            ci = builder.add(c, _const(8 * (i >> 2) + (i & 1)))
-            elem = stored_element(context, builder, o.dtype, types.float32, v)
-            element_store(context, builder, o, args[0], [ri, ci], elem)
+        values = [
+            stored_element(context, builder, o.dtype, types.float32, v)
+            for v in cgutils.unpack_tuple(builder, args[1], count)
+        ]
+        # Element i of the thread: local (r + 8 * ((i >> 1) & 1), c + 8 * (i >> 2) + (i & 1)),
+        # inside the 64 x N rectangle (r <= 63, c + 8 * (N / 8 - 1) + 1 <= N - 1).
+        tile = cgutils.create_struct_proxy(o)(context, builder, value=args[0])
+        with builder.if_else(tile.full, likely=True) as (whole, edge):
+            with whole:  # every element of the rectangle inside the output: no compare
+                ary = make_array(o.arr_type)(context, builder, tile.arr)
+                shapes = cgutils.unpack_tuple(builder, ary.shape, 2)
+                strides = cgutils.unpack_tuple(builder, ary.strides, 2)
+                coords = [builder.add(tile.origin0, r), builder.add(tile.origin1, c)]
+                first = cgutils.get_item_pointer2(
+                    context, builder, ary.data, shapes, strides, o.arr_type.layout, coords
+                )
+                rows = [builder.bitcast(first, ir.IntType(8).as_pointer())]
+                pty = first.type
+                rows.append(builder.gep(rows[0], [builder.mul(strides[0], _const(8))]))
+                item = context.get_abi_sizeof(context.get_data_type(o.dtype))
+                for i, v in enumerate(values):
+                    k = 8 * (i >> 2) + (i & 1)  # the element's column past c
+                    # a C-contiguous row's columns lie itemsize apart (a constant offset)
+                    step = (
+                        _const(k * item)
+                        if o.arr_type.layout == "C"
+                        else builder.mul(strides[1], _const(k))
+                    )
+                    at = builder.gep(rows[(i >> 1) & 1], [step])
+                    store_item(context, builder, o.arr_type, v, builder.bitcast(at, pty))
+            with edge:
+                for i, v in enumerate(values):
+                    ri = builder.add(r, _const(8 * ((i >> 1) & 1)))
+                    ci = builder.add(c, _const(8 * (i >> 2) + (i & 1)))
+                    element_store(context, builder, o, args[0], [ri, ci], v)
         return context.get_dummy_value()
 
     return types.none(o, acc), codegen

@@ -10,7 +10,7 @@ import pytest
 from numba import cuda
 
 from tests.kernels import load_kernel_module
-from tests.kernels.async_fill_rules import DOUBLE_BUFFER, ONE_STAGE, TRANSPOSED
+from tests.kernels.async_fill_rules import DOUBLE_BUFFER, ONE_STAGE, STEPPED, TRANSPOSED
 
 # The simulator's dynamic-tile cases, collected here too: run on the device (this module's
 # marks), against the same expected values.
@@ -51,6 +51,23 @@ def test_whole_tile_and_per_run_paths_copy_the_same(tmp_path: Path, r0: int, c0:
             if 0 <= r0 + i < WIDE.shape[0] and 0 <= c0 + j < WIDE.shape[1]:
                 want[i, j] = WIDE[r0 + i, c0 + j]
     np.testing.assert_array_equal(out.copy_to_host(), want.ravel())
+
+
+@pytest.mark.parametrize("rows", sorted(STEPPED))
+@pytest.mark.parametrize(("r0", "c0"), [(0, 0), (8, 12), (100, 4), (1, 2)])
+def test_stepped_runs_copy_every_row(tmp_path: Path, rows: int, r0: int, c0: int) -> None:
+    # 4 or 8 runs a thread at a constant distance on the whole-tile path ((0, 0), (8, 12));
+    # (100, 4) passes the input's last row and (1, 2) is misaligned: the per-run path.
+    a = np.random.default_rng(rows).integers(-50, 50, (160, 80)).astype(np.float32)
+    out = cuda.to_device(np.full(256, np.nan, np.float32))
+    load_kernel_module(tmp_path, STEPPED[rows]).k.prepare(grid=1, block=256)(
+        out, cuda.to_device(a), np.int64(r0), np.int64(c0)
+    )
+    tile = np.zeros((rows, 64), np.float32)
+    window = a[r0 : r0 + rows, c0 : c0 + 64]
+    tile[: window.shape[0], : window.shape[1]] = window
+    want = [tile[t // 64 :: 4, t % 64].sum() for t in range(256)]
+    np.testing.assert_array_equal(out.copy_to_host(), np.array(want, np.float32))
 
 
 def test_double_buffer_sums_every_stage(tmp_path: Path) -> None:

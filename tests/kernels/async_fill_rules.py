@@ -20,7 +20,7 @@ Refused kernels fail at decoration (the tile's phases, ``rule="tile-phase"``) or
 
 from __future__ import annotations
 
-__all__ = ["DOUBLE_BUFFER", "DYNAMIC", "ONE_STAGE", "REFUSED", "TRANSPOSED"]
+__all__ = ["DOUBLE_BUFFER", "DYNAMIC", "ONE_STAGE", "REFUSED", "STEPPED", "TRANSPOSED"]
 
 
 def _k(sig: str, block: int, body: str) -> str:
@@ -74,6 +74,24 @@ def _double(first_wait: str = "ss.shared.wait_group(1)", bad: str = "read") -> s
 
 
 DOUBLE_BUFFER = _double().replace("  # BAD", "")
+
+#: ``STEPPED[rows]``: a 256-thread block fills a ``rows`` x 64 float tile (``rows / 16`` runs
+#: of 16 bytes a thread) from ``a`` at ``(r0, c0)``, waits and syncs; thread ``t`` writes the
+#: sum of column ``t % 64`` over rows ``t // 64, t // 64 + 4, ...`` (every element read once).
+STEPPED = {
+    rows: _k(
+        _SIG2,
+        256,
+        f"t = ss.shared.tile(({rows}, 64), np.float32)\n"
+        + _FILL
+        + "ss.shared.commit_group()\nss.shared.wait_group(0)\nss.block.sync()\n"
+        + "s = np.float32(0)\n"
+        + f"for i in range(cuda.threadIdx.x // 64, {rows}, 4):\n"
+        + "    s += t[i, cuda.threadIdx.x % 64]\n"
+        + "out[w] = s\n",
+    )
+    for rows in (64, 128)
+}
 
 TRANSPOSED = _k(
     _SIG2,

@@ -15,6 +15,7 @@ from tests.kernels.async_fill_rules import (
     DYNAMIC,
     ONE_STAGE,
     REFUSED,
+    STEPPED,
     TRANSPOSED,
 )
 
@@ -127,3 +128,16 @@ def test_an_unsigned_start_past_2_62_is_out_of_range(tmp_path: Path) -> None:
     _, signed = _body(tmp_path, DYNAMIC)
     assert str(2**62) in unsigned
     assert str(2**62) not in signed
+
+
+def test_a_pinned_whole_fill_computes_one_address_per_thread(tmp_path: Path) -> None:
+    # With the block pinned, run k + 256 of a tile wholly inside lies 16 rows below run k: the
+    # thread's first source address is computed once (a multiply by the row pitch) and each
+    # further run is one add. Twice the runs a thread, no further multiply.
+    muls = []
+    for rows in (64, 128):  # 4 and 8 runs a thread
+        (tmp_path / str(rows)).mkdir()
+        ptx, body = _body(tmp_path / str(rows), STEPPED[rows])
+        muls.append(len(re.findall(r"\bmul(?:\.wide)?\.(?:lo\.)?[su]64\b", body)))
+        _assembles(ptx)
+    assert muls[0] == muls[1], muls

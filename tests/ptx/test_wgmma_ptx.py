@@ -143,3 +143,17 @@ def test_the_raw_twin_has_the_same_instructions() -> None:
     assert count(ptx, r"wgmma\.mma_async\.sync\.aligned\.m64n256k16") == 4  # a loop of steps
     assert count(ptx, r"wgmma\.wait_group\.sync\.aligned 1;") == 1
     assert count(ptx, r"fence\.proxy\.async\.shared::cta;") == 1
+
+
+def test_a_whole_warpgroup_rectangle_is_stored_with_no_compare() -> None:
+    # wgmma.store tests once whether the warpgroup's 64 x 256 rectangle lies inside c; then its
+    # 128 stores follow one another (constant offsets from two row addresses), no test between
+    # them. The edge path stores the same 128 elements one checked store at a time.
+    body = safe().split(".entry", 1)[1]
+    lines = [line.strip() for line in body.splitlines() if line.strip()]
+    longest = run = 0
+    for line in lines:
+        run = run + 1 if line.startswith("st.global.f32") else 0
+        longest = max(longest, run)
+    assert longest == 128
+    assert count(safe(), r"st\.global\.f32") == 256
