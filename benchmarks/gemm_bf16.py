@@ -209,7 +209,7 @@ def main() -> None:
         wg = _load("gemm_bf16_wgmma_example", ROOT / "examples" / "gemm_bf16_wgmma.py")
         makers["simtsafe wgmma"] = safe_of(wg)
         makers["raw wgmma"] = raw_of(wg)
-        probe = _load("gemm_bf16_wgmma", Path(__file__).resolve().parent / "_gemm_bf16_wgmma.py")
+        probe = _load("_gemm_bf16_wgmma", Path(__file__).resolve().parent / "_gemm_bf16_wgmma.py")
         for stages, lag in ((4, 1), (4, 0)):
             makers[f"raw wgmma probe, {stages} stages, {lag} in flight"] = raw_of(
                 probe.Probe(stages, lag)
