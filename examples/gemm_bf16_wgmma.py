@@ -170,25 +170,38 @@ def _smem_base_typer(typingctx: Any, arr: Any) -> Any:
 _smem_base = intrinsic(_smem_base_typer)
 
 
-def _cp16_typer(typingctx: Any, dst: Any, src: Any, r: Any, c: Any) -> Any:
-    """``cp.async.cg`` of the 16 bytes at ``&src[r, c]`` to shared address ``dst``."""
+def _address_typer(typingctx: Any, arr: Any, r: Any, c: Any) -> Any:
+    """The global address of ``arr[r, c]`` as an int64 (no bounds check)."""
 
     def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> Any:
-        ary = make_array(signature.args[1])(context, builder, args[1])
+        ary = make_array(signature.args[0])(context, builder, args[0])
         inds = [
             context.cast(builder, v, t, nb_types.intp)
-            for v, t in zip(args[2:4], signature.args[2:4], strict=True)
+            for v, t in zip(args[1:3], signature.args[1:3], strict=True)
         ]
-        ptr = cgutils.get_item_pointer(context, builder, signature.args[1], ary, inds)
+        ptr = cgutils.get_item_pointer(context, builder, signature.args[0], ary, inds)
+        return builder.ptrtoint(ptr, _I64)
+
+    return nb_types.int64(arr, r, c), codegen
+
+
+_address = intrinsic(_address_typer)
+
+
+def _cp16_typer(typingctx: Any, dst: Any, src: Any) -> Any:
+    """``cp.async.cg`` of the 16 bytes at global address ``src`` to shared address ``dst``."""
+
+    def codegen(context: Any, builder: ir.IRBuilder, signature: Any, args: Any) -> Any:
         dst32 = context.cast(builder, args[0], signature.args[0], nb_types.uint32)
+        src64 = context.cast(builder, args[1], signature.args[1], nb_types.int64)
         text = (
             "{\n\t.reg .u64 %rg;\n\tcvta.to.global.u64 %rg, $1;\n"
             "\tcp.async.cg.shared.global [$0], [%rg], 16;\n}"
         )
-        _asm(builder, ir.VoidType(), [dst32, builder.ptrtoint(ptr, _I64)], text, "r,l,~{memory}")
+        _asm(builder, ir.VoidType(), [dst32, src64], text, "r,l,~{memory}")
         return context.get_dummy_value()
 
-    return nb_types.void(dst, src, r, c), codegen
+    return nb_types.void(dst, src), codegen
 
 
 _cp16 = intrinsic(_cp16_typer)
@@ -312,20 +325,24 @@ _store = intrinsic(_store_typer)
 
 @cuda.jit(device=True, inline=True)
 def _fill(base, a, b, row0, col0, k0):  # type: ignore[no-untyped-def]
-    """Stage at shared address ``base``: A = a[row0:+128, k0:+64], B = b[k0:+64, col0:+256]."""
+    """Stage at shared address ``base``: A = a[row0:+128, k0:+64], B = b[k0:+64, col0:+256].
+
+    Thread ``tid``'s runs lie 32 rows of A (8 of B) apart, at the same place of the swizzle:
+    its first run's addresses do not depend on the stage (hoisted out of the K loop), each
+    further run's is one add."""
     tid = cuda.threadIdx.y * 32 + cuda.threadIdx.x
+    r = tid >> 3  # A: row r + 32q, chunk ch
+    ch = tid & 7
+    at = base + r * 128 + ((ch ^ (r & 7)) << 4)
+    src = _address(a, row0 + r, ch * 8) + k0 * 2
     for q in range(4):
-        i = tid + q * 256
-        r = i >> 3
-        ch = i & 7
-        _cp16(base + r * 128 + ((ch ^ (r & 7)) << 4), a, row0 + r, k0 + ch * 8)
+        _cp16(at + q * 4096, src + q * 32 * a.strides[0])
+    k = tid >> 5  # B: row k + 8q, 16-byte column nc
+    nc = tid & 31
+    at = base + A_BYTES + (nc >> 3) * 8192 + k * 128 + (((nc & 7) ^ (k & 7)) << 4)
+    src = _address(b, k, col0 + nc * 8) + k0 * b.strides[0]
     for q in range(8):
-        i = tid + q * 256
-        k = i >> 5
-        nc = i & 31
-        ch = nc & 7
-        dst = base + A_BYTES + (nc >> 3) * 8192 + k * 128 + ((ch ^ (k & 7)) << 4)
-        _cp16(dst, b, k0 + k, col0 + nc * 8)
+        _cp16(at + q * 1024, src + q * 8 * b.strides[0])
 
 
 @cuda.jit
