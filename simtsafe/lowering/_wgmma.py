@@ -453,18 +453,18 @@ def _store(typingctx: Any, o: Any, acc: Any) -> Any:
                 first = cgutils.get_item_pointer2(
                     context, builder, ary.data, shapes, strides, o.arr_type.layout, coords
                 )
-                rows = [builder.bitcast(first, ir.IntType(8).as_pointer())]
-                pty = first.type
-                rows.append(builder.gep(rows[0], [builder.mul(strides[0], _const(8))]))
+                # Addressed as element_store's get_item_pointer2 addresses them: a C-contiguous
+                # output by its shape (columns itemsize apart: constant offsets), else by its
+                # strides.
+                contiguous = o.arr_type.layout == "C"
                 item = context.get_abi_sizeof(context.get_data_type(o.dtype))
+                pitch = builder.mul(shapes[1], _const(item)) if contiguous else strides[0]
+                rows = [builder.bitcast(first, ir.IntType(8).as_pointer())]
+                rows.append(builder.gep(rows[0], [builder.mul(pitch, _const(8))]))
+                pty = first.type
                 for i, v in enumerate(values):
                     k = 8 * (i >> 2) + (i & 1)  # the element's column past c
-                    # a C-contiguous row's columns lie itemsize apart (a constant offset)
-                    step = (
-                        _const(k * item)
-                        if o.arr_type.layout == "C"
-                        else builder.mul(strides[1], _const(k))
-                    )
+                    step = _const(k * item) if contiguous else builder.mul(strides[1], _const(k))
                     at = builder.gep(rows[(i >> 1) & 1], [step])
                     store_item(context, builder, o.arr_type, v, builder.bitcast(at, pty))
             with edge:
