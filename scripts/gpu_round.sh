@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call of this round's measurements; every log and result file goes into one
 # tarball $OUT/round-NAME.tgz (the device tool brings back at most 8 files).
-#   scripts/gpu_round.sh NAME STEP...   STEPs: tests tests_decode slots attn latency gemv gemv_runs decode06 decode4b decode06_4096 decode4b_4096 gemm gemm_current ncu_gemm sgemm irregular hash scan
+#   scripts/gpu_round.sh NAME STEP...   STEPs: h200 (stop unless on an H200) tests tests_decode slots attn latency gemv gemv_runs decode06 decode4b decode06_4096 decode4b_4096 gemm gemm_current ncu_gemm sgemm irregular hash scan
 #                                      primitives decode06_anchor pdl histogram ncu attn_warps decode4b_oldvec
 set -uo pipefail
 NAME=$1; shift
@@ -16,6 +16,9 @@ run() {  # each step re-packs the tarball, so a call cut short still brings back
 }
 for s in "$@"; do
   case $s in
+    h200)  # the steps after it run on an H200 only (a call asking for one may get an H100)
+      name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+      case "$name" in *H200*) ;; *) echo "=== h200: this is $name, the later steps are skipped"; exit 0 ;; esac ;;
     tests) run 220 pytest_gpu python3 -m pytest -n 12 -q -p no:cacheprovider -p no:benchmark tests/gpu tests/examples/test_decode.py
            grep -E "FAILED|ERROR|passed|failed" "$OUT/pytest_gpu.log" | tail -12 ;;
     tests_decode) run 150 pytest_decode python3 -m pytest -n 8 -q -p no:cacheprovider -p no:benchmark tests/gpu/test_lib_gpu.py \
