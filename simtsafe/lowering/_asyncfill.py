@@ -43,6 +43,7 @@ above. Both paths copy the same bytes: the uniform test implies each run's own.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any
 
 from llvmlite import ir
@@ -225,22 +226,28 @@ def _runs(builder: ir.IRBuilder, total: Any, body: Any) -> None:
         body(k)
 
 
-def _runs_pinned(builder: ir.IRBuilder, total: int, body: Any) -> None:
+def _runs_pinned(builder: ir.IRBuilder, total: int, body: Any, lined_up: Any = None) -> None:
     """``_runs`` over a constant count of runs: where the contract pins the block to ``T``
     threads, the ``ceil(total / T)`` runs of a thread one after another (the last tested
-    against ``total`` when ``T`` does not divide it), else the loop."""
+    against ``total`` when ``T`` does not divide it), else the loop.
+
+    ``lined_up(tid, T)``, where given, may return ``run(q)``: the thread's run ``q`` (run
+    ``tid + q * T``) emitted from addresses it computed once; else each run is ``body(k)``.
+    """
     block = tb.required_block(builder)
     if block is None:
         _runs(builder, total, body)
         return
     threads = block[0] * block[1] * block[2]
     tid = tb.linear_tid(builder)
+    run = lined_up(tid, threads) if lined_up is not None else None
     for q in range(-(-total // threads)):
         k = builder.add(tid, _c(q * threads))
-        if (q + 1) * threads <= total:
-            body(k)
-        else:
-            with builder.if_then(builder.icmp_unsigned("<", k, _c(total))):
+        last = (q + 1) * threads > total  # T does not divide total: tested
+        with builder.if_then(builder.icmp_unsigned("<", k, _c(total))) if last else nullcontext():
+            if run is not None:
+                run(q)
+            else:
                 body(k)
 
 
@@ -330,21 +337,15 @@ def _fill_async(typingctx: Any, t: Any, a: Any, origin: Any) -> Any:
             first = src.element_pointer(builder.add(src.r0, i), builder.add(src.c0, j))
             _cp_async(builder, dst, first, size, ir.Constant(_I32, size))
 
-        def whole_stepped() -> bool:
-            """The whole path's runs at a constant distance (where the block is pinned and
-            run ``k + T`` lies ``T / per_row`` rows below run ``k``, in the same place of its
-            row's swizzle): the first run's addresses computed once, the others by one add
-            each. Returns False where the runs do not line up so."""
-            block = tb.required_block(builder)
-            if block is None:
-                return False
-            threads = block[0] * block[1] * block[2]
+        def lined_up(tid: Any, threads: int) -> Any:
+            """Where run ``k + T`` lies ``T / per_row`` rows below run ``k`` at the same place
+            of its row's swizzle: ``run(q)`` from the thread's first run's addresses (computed
+            once here) by one add each; else None."""
             if threads % per_row:
-                return False
+                return None
             step_rows = threads // per_row
             if swizzled and step_rows % 8:  # the swizzle repeats every 8 rows
-                return False
-            tid = tb.linear_tid(builder)
+                return None
             i0, j0, dst0 = place(tid)
             first = builder.bitcast(
                 src.element_pointer(builder.add(src.r0, i0), builder.add(src.c0, j0)),
@@ -352,24 +353,19 @@ def _fill_async(typingctx: Any, t: Any, a: Any, origin: Any) -> Any:
             )
             src_step = builder.mul(src.stride0, _c(step_rows))  # bytes
             dst_step = step_rows * (BLOCK_COLS if swizzled else storage_row)  # elements
-            total = rows * per_row
-            for q in range(-(-total // threads)):
+
+            def run(q: int) -> None:
                 at = builder.gep(first, [builder.mul(src_step, _c(q))]) if q else first
-                source = builder.bitcast(at, src.mem.as_pointer())
                 dst = builder.gep(dst0, [_c(q * dst_step)]) if q else dst0
-                if (q + 1) * threads <= total:
-                    _cp_async(builder, dst, source, size, ir.Constant(_I32, size))
-                    continue
-                last = builder.icmp_unsigned("<", builder.add(tid, _c(q * threads)), _c(total))
-                with builder.if_then(last):
-                    _cp_async(builder, dst, source, size, ir.Constant(_I32, size))
-            return True
+                source = builder.bitcast(at, src.mem.as_pointer())
+                _cp_async(builder, dst, source, size, ir.Constant(_I32, size))
+
+            return run
 
         inside = src.whole_and_aligned(rows, per_row * n, size)
         with builder.if_else(inside, likely=True) as (then, otherwise):
             with then:
-                if not whole_stepped():
-                    _runs_pinned(builder, rows * per_row, whole)
+                _runs_pinned(builder, rows * per_row, whole, lined_up)
             with otherwise:
                 _runs(builder, rows * per_row, body)
         return context.get_dummy_value()

@@ -444,29 +444,26 @@ def _store(typingctx: Any, o: Any, acc: Any) -> Any:
         # Element i of the thread: local (r + 8 * ((i >> 1) & 1), c + 8 * (i >> 2) + (i & 1)),
         # inside the 64 x N rectangle (r <= 63, c + 8 * (N / 8 - 1) + 1 <= N - 1).
         tile = cgutils.create_struct_proxy(o)(context, builder, value=args[0])
-        with builder.if_else(tile.full, likely=True) as (whole, edge):
-            with whole:  # every element of the rectangle inside the output: no compare
+        # A C-contiguous output (every output is compiled so) whose 64 x N rectangle lies
+        # wholly inside: constant offsets from two row addresses, no compare, addressed as
+        # element_store addresses them (by the shape); otherwise each element's own test.
+        full = tile.full if o.arr_type.layout == "C" else cgutils.false_bit
+        with builder.if_else(full, likely=True) as (whole, edge):
+            with whole:
                 ary = make_array(o.arr_type)(context, builder, tile.arr)
                 shapes = cgutils.unpack_tuple(builder, ary.shape, 2)
                 strides = cgutils.unpack_tuple(builder, ary.strides, 2)
                 coords = [builder.add(tile.origin0, r), builder.add(tile.origin1, c)]
                 first = cgutils.get_item_pointer2(
-                    context, builder, ary.data, shapes, strides, o.arr_type.layout, coords
+                    context, builder, ary.data, shapes, strides, "C", coords
                 )
-                # Addressed as element_store's get_item_pointer2 addresses them: a C-contiguous
-                # output by its shape (columns itemsize apart: constant offsets), else by its
-                # strides.
-                contiguous = o.arr_type.layout == "C"
                 item = context.get_abi_sizeof(context.get_data_type(o.dtype))
-                pitch = builder.mul(shapes[1], _const(item)) if contiguous else strides[0]
-                rows = [builder.bitcast(first, ir.IntType(8).as_pointer())]
-                rows.append(builder.gep(rows[0], [builder.mul(pitch, _const(8))]))
-                pty = first.type
+                row0 = builder.bitcast(first, ir.IntType(8).as_pointer())
+                rows = [row0, builder.gep(row0, [builder.mul(shapes[1], _const(8 * item))])]
                 for i, v in enumerate(values):
                     k = 8 * (i >> 2) + (i & 1)  # the element's column past c
-                    step = _const(k * item) if contiguous else builder.mul(strides[1], _const(k))
-                    at = builder.gep(rows[(i >> 1) & 1], [step])
-                    store_item(context, builder, o.arr_type, v, builder.bitcast(at, pty))
+                    at = builder.gep(rows[(i >> 1) & 1], [_const(k * item)])
+                    store_item(context, builder, o.arr_type, v, builder.bitcast(at, first.type))
             with edge:
                 for i, v in enumerate(values):
                     ri = builder.add(r, _const(8 * ((i >> 1) & 1)))
