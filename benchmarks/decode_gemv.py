@@ -26,7 +26,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT / "examples"))  # ahead of benchmarks/decode.py: the package
 
-import _gemv_piped as piped  # noqa: E402
 from _common import device_name, time_batched, write_results  # noqa: E402
 from decode import gemv as G  # noqa: E402
 from decode.config import CONFIGS  # noqa: E402
@@ -68,12 +67,9 @@ def reference(kind: str, w: np.ndarray, x: np.ndarray, eps: float) -> np.ndarray
     return y
 
 
-def bench(
-    kernel: Any, kind: str, rows: int, k: int, split: int, reps: int, per: int = 0
-) -> tuple[float, float]:
+def bench(kernel: Any, kind: str, rows: int, k: int, split: int, reps: int) -> tuple[float, float]:
     """Seconds per launch, rotating over weight copies, and the largest error of the outputs
-    against ``reference``, relative to their largest magnitude. ``per``: the outputs a block
-    of a kernel without a split (the candidate ``_gemv_piped``: its residual GEMV)."""
+    against ``reference``, relative to their largest magnitude."""
     rng = np.random.default_rng(0)
     one = (rng.standard_normal((rows, k), dtype=np.float32) * 0.02).astype(BF16)
     copies = max(1, -(-160 * 2**20 // one.nbytes)) if not ss.SIMULATOR else 1
@@ -81,22 +77,18 @@ def bench(
     x = cuda.to_device(rng.standard_normal(k, dtype=np.float32))
     nw = cuda.to_device(np.ones(k, np.float32))
     out_rows = rows // 2 if kind == "swiglu" else rows
-    per = per or G.rows_per_block(split)
+    per = G.rows_per_block(split)
     y = cuda.device_array((out_rows // per, per), np.float32)
     res = cuda.to_device(np.zeros((out_rows // per, per), np.float32))
-    nb = out_rows // per
+    nb = G.grid(out_rows, split)
     bval = cuda.device_array(nb, np.float32)
     bidx = cuda.device_array(nb, np.int32)
-    launch = kernel.prepare(grid=nb, block=G.BLOCK if split else piped.BLOCK, shared_mem=4 * k)
+    launch = kernel.prepare(grid=nb, block=G.BLOCK, shared_mem=4 * k)
     eps = np.float32(1e-6)
     calls = []
     for w in ws:
-        if kind == "residual" and split == 0:
-            args: tuple[Any, ...] = (y, w, x, res)
-        elif kind == "residual":
-            args = (y, w, x, res, split)
-        elif split == 0:
-            args = (y, w, x, nw, eps)
+        if kind == "residual":
+            args: tuple[Any, ...] = (y, w, x, res, split)
         elif kind == "lm_head":
             args = (y, bval, bidx, w, x, nw, eps, split)
         else:
@@ -121,18 +113,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shapes", default="tiny" if ss.SIMULATOR else "0.6b,4b")
     ap.add_argument("--blocks-per-sm", default=str(G.BLOCKS_PER_SM))
     ap.add_argument("--splits", default=",".join(map(str, G.SPLITS)))
-    ap.add_argument(
-        "--piped",
-        default="",
-        help="blocks/SM of the candidates of benchmarks/_gemv_piped.py, measured on every "
-        "shape's rows x k: lm_head as the normed GEMV (no argmax), the others as their kind "
-        "(comma-separated; empty: not measured)",
-    )
     a = ap.parse_args(argv)
     bw = copy_rate(2**20 if ss.SIMULATOR else 2**30)
     bps_list = [int(b) for b in a.blocks_per_sm.split(",")]
     kernels = {b: G.variants(b) for b in bps_list}
-    pipes = {int(b): piped.variants(int(b)) for b in a.piped.split(",") if b}
     rows: list[dict[str, Any]] = []
     for cfg in a.shapes.split(","):
         for label, kind, wrows, k in shapes(cfg):
@@ -151,29 +135,6 @@ def main(argv: list[str] | None = None) -> int:
                         "blocks_per_sm": b,
                         "split": split,
                         "picked": split == G.pick_split(outputs),
-                        "us": t * 1e6,
-                        "GBps": gbps,
-                        "pct_copy": 100 * gbps * 1e9 / bw,
-                        "rel_err": err,
-                    }
-                )
-                print(rows[-1], flush=True)
-            for b in [int(v) for v in a.piped.split(",") if v]:
-                pk = {"lm_head": "norm"}.get(kind, kind)
-                per = piped.WARPS if pk == "swiglu" else piped.RB
-                if outputs % per:
-                    continue
-                t, err = bench(pipes[b][pk], pk, wrows, k, 0, a.reps, per)
-                gbps = wrows * (-(-k // 8) * 8) * 2 / t / 1e9
-                rows.append(
-                    {
-                        "shape": cfg,
-                        "gemv": f"{label}, piped candidate ({pk})",
-                        "rows": wrows,
-                        "k": k,
-                        "blocks_per_sm": b,
-                        "split": 0,
-                        "picked": False,
                         "us": t * 1e6,
                         "GBps": gbps,
                         "pct_copy": 100 * gbps * 1e9 / bw,

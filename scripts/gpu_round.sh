@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call of this round's measurements; every log and result file goes into one
 # tarball $OUT/round-NAME.tgz (the device tool brings back at most 8 files).
-#   scripts/gpu_round.sh NAME STEP...   STEPs: h200 (stop unless on an H200) tests tests_decode slots attn latency gemv gemv_piped gemv_runs decode06 decode4b decode06_4096 decode4b_4096 gemm gemm_current ncu_gemm sgemm irregular hash scan
+#   scripts/gpu_round.sh NAME STEP...   STEPs: h200 (stop unless on an H200) tests tests_decode slots attn latency gemv gemv_runs decode06 decode4b decode06_4096 decode4b_4096 gemm gemm_current ncu_gemm sgemm irregular hash scan
 #                                      primitives decode06_anchor pdl histogram ncu attn_warps decode4b_oldvec
 set -uo pipefail
 NAME=$1; shift
@@ -38,9 +38,6 @@ for s in "$@"; do
       grep -E "simtsafe graph|attention|combine" "$OUT/decode4b_c0_c4096.log" ;;
     latency) run 120 launch_latency python3 benchmarks/launch_latency.py --launches 5000 --rounds 3; grep "^|" "$OUT/launch_latency.log" | cut -c1-110 ;;
     gemv) run 120 decode_gemv python3 benchmarks/decode_gemv.py; grep "^|" "$OUT/decode_gemv.log" | cut -c1-100 ;;
-    gemv_piped)  # the GEMVs beside the candidates streaming their weights through shared tiles
-      run 230 decode_gemv_piped python3 benchmarks/decode_gemv.py --shapes 0.6b,4b --splits 1,2,4 --piped 2,3,4
-      grep "^|" "$OUT/decode_gemv_piped.log" | cut -c1-110 ;;
     gemv_runs)  # the GEMVs' runs in flight (gemv.RUNS) against their register bound
       for rb in 2:3 4:3; do r=${rb%:*}; b=${rb#*:}
         export SIMTSAFE_DECODE_RUNS=$r; run 200 decode_gemv_runs${r}_bps$b python3 benchmarks/decode_gemv.py --blocks-per-sm $b --splits 1,2,4
