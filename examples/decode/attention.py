@@ -243,10 +243,17 @@ def attention(
         else:
             mt[w] = st[1]
     ss.block.sync()
+    # The merge's tile reads at indices known in range: ``0 <= g < ng <= GMAX`` and ``0 <= d <
+    # hdp <= 128``, so ``g & (GMAX - 1)`` is ``g``, ``d & 3`` is ``d % 4`` and ``(d >> 2) &
+    # 31`` is ``d // 4``; written so, the compiler sees each read inside the tile and drops
+    # its bounds check (a branch a read, which kept each read waiting for the one before it).
     for w in thread.block_row(opart):
         g = w.col // hdp - g0
         if g >= 0 and g < ng:
+            g = g & (GMAX - 1)
             d = w.col % hdp
+            at = 4 * g + (d & 3)
+            lane_at = (d >> 2) & 31
             m = NEG_INF
             for k in range(WARPS):
                 m = max(m, mt[_MROW + g, 32 * k])
@@ -255,11 +262,12 @@ def attention(
             for k in range(WARPS):
                 c = math.exp(mt[_MROW + g, 32 * k] - m)
                 lsum += mt[_LROW + g, 32 * k] * c
-                total += mt[4 * g + d % 4, 32 * k + d // 4] * c
+                total += mt[at, 32 * k + lane_at] * c
             opart[w] = total / lsum
     for w in thread.block_row(ml):
         g = w.col % group - g0
         if g >= 0 and g < ng:
+            g = g & (GMAX - 1)
             m = NEG_INF
             for k in range(WARPS):
                 m = max(m, mt[_MROW + g, 32 * k])
