@@ -10,10 +10,12 @@ long context and leaves all but the first chunk idle at a short one. Lane ``l`` 
 dimensions ``4l .. 4l + 3`` of each query head (``hdp <= 128``). Warp ``w`` takes the
 chunk's positions ``w, w + WARPS, ...``, four in flight per iteration: each lane reads the
 four positions' 8-byte runs of K with one ``vec.load_runs`` (the loads in flight
-together), then those of V, the scores come from ``ss.warp.sum`` of the lanes' partial dot products, and each head keeps a
-running maximum, exp-sum and weighted V (flash-decoding's online softmax). The warps'
-states meet in a shared tile; the block writes its row of ``opart`` (each head's output
-normalized by the chunk's exp-sum) and of ``ml`` (the chunk's maximum and exp-sum per head),
+together), then those of V (the warp's last one to three positions, a short context's only
+ones, one at a time: no iteration computes a masked position), the scores come from
+``ss.warp.sum`` of the lanes' partial dot products, and each head keeps a running maximum,
+exp-sum and weighted V (flash-decoding's online softmax). The warps' states meet in a
+shared tile; the block writes its row of ``opart`` (each head's output normalized by the
+chunk's exp-sum) and of ``ml`` (the chunk's maximum and exp-sum per head),
 which ``kernels.combine`` merges across chunks.
 
 Ownership: ``opart`` and ``ml`` are ``BlockRow`` outputs (block ``b`` owns row ``b``); the
@@ -94,16 +96,22 @@ def _update(st, s, v):  # type: ignore[no-untyped-def]
 
 
 @ss.device
-def _head(st, qh, k0, k1, k2, k3, v0, v1, v2, v3, ok1, ok2, ok3, scale):  # type: ignore[no-untyped-def]
-    """One head's state after positions 0..3 of an iteration (1..3 only where ``ok``)."""
+def _head(st, qh, k0, k1, k2, k3, v0, v1, v2, v3, scale):  # type: ignore[no-untyped-def]
+    """One head's state after the four positions of a whole iteration."""
     s0 = ss.warp.sum(_dot4(qh, k0)) * scale
     s1 = ss.warp.sum(_dot4(qh, k1)) * scale
     s2 = ss.warp.sum(_dot4(qh, k2)) * scale
     s3 = ss.warp.sum(_dot4(qh, k3)) * scale
     st = _update(st, s0, v0)
-    st = _update(st, s1 if ok1 else NEG_INF, v1)
-    st = _update(st, s2 if ok2 else NEG_INF, v2)
-    return _update(st, s3 if ok3 else NEG_INF, v3)
+    st = _update(st, s1, v1)
+    st = _update(st, s2, v2)
+    return _update(st, s3, v3)
+
+
+@ss.device
+def _head1(st, qh, k, v, scale):  # type: ignore[no-untyped-def]
+    """One head's state after one more position."""
+    return _update(st, ss.warp.sum(_dot4(qh, k)) * scale, v)
 
 
 @ss.device
@@ -193,17 +201,10 @@ def attention(
     st2 = _S0
     st3 = _S0
     j = wid
-    while j < n:
-        j1 = j + WARPS
-        j2 = j1 + WARPS
-        j3 = j2 + WARPS
-        ok1 = j1 < n
-        ok2 = j2 < n
-        ok3 = j3 < n
+    while j + 3 * WARPS < n:  # whole iterations: the warp's next four positions
         r = start + j
         # the four positions' K runs in flight together, then their V runs (one vec.load
-        # each would wait for each run before issuing the next); a position past ``n`` is
-        # read (a row of the cache, or zeros past its end) and masked below
+        # each would wait for each run before issuing the next)
         runs = ((r, col), (r + WARPS, col), (r + 2 * WARPS, col), (r + 3 * WARPS, col))
         k0, k1, k2, k3 = ss.vec.load_runs(kc, runs, 4)
         v0, v1, v2, v3 = ss.vec.load_runs(vc, runs, 4)
@@ -212,17 +213,30 @@ def attention(
         k2 = k2 if act else _Z4
         k3 = k3 if act else _Z4
         v0 = v0 if act else _Z4
-        v1 = v1 if act and ok1 else _Z4  # the score is -inf there: e * v must be 0
-        v2 = v2 if act and ok2 else _Z4
-        v3 = v3 if act and ok3 else _Z4
-        st0 = _head(st0, q0, k0, k1, k2, k3, v0, v1, v2, v3, ok1, ok2, ok3, scale)
+        v1 = v1 if act else _Z4
+        v2 = v2 if act else _Z4
+        v3 = v3 if act else _Z4
+        st0 = _head(st0, q0, k0, k1, k2, k3, v0, v1, v2, v3, scale)
         if ng > 1:
-            st1 = _head(st1, q1, k0, k1, k2, k3, v0, v1, v2, v3, ok1, ok2, ok3, scale)
+            st1 = _head(st1, q1, k0, k1, k2, k3, v0, v1, v2, v3, scale)
         if ng > 2:
-            st2 = _head(st2, q2, k0, k1, k2, k3, v0, v1, v2, v3, ok1, ok2, ok3, scale)
+            st2 = _head(st2, q2, k0, k1, k2, k3, v0, v1, v2, v3, scale)
         if ng > 3:
-            st3 = _head(st3, q3, k0, k1, k2, k3, v0, v1, v2, v3, ok1, ok2, ok3, scale)
-        j = j3 + WARPS
+            st3 = _head(st3, q3, k0, k1, k2, k3, v0, v1, v2, v3, scale)
+        j += 4 * WARPS
+    while j < n:  # at most three positions left: one at a time (a short context's only ones)
+        k = ss.vec.load(kc, (start + j, col), 4)
+        v = ss.vec.load(vc, (start + j, col), 4)
+        k = k if act else _Z4
+        v = v if act else _Z4
+        st0 = _head1(st0, q0, k, v, scale)
+        if ng > 1:
+            st1 = _head1(st1, q1, k, v, scale)
+        if ng > 2:
+            st2 = _head1(st2, q2, k, v, scale)
+        if ng > 3:
+            st3 = _head1(st3, q3, k, v, scale)
+        j += WARPS
     # -- the warps' states meet: mt[4g + e, t] element e of head g of thread t's run,
     # mt[_MROW + g, t] and mt[_LROW + g, t] its warp's maximum and exp-sum of head g
     mt = ss.shared.tile((_TROWS, BLOCK), np.float32)
