@@ -139,8 +139,11 @@ def test_to_host_waits_for_a_non_blocking_writer_a_plain_copy_does_not() -> None
     side = _side_stream()
     a, b = _filled(1), _filled(-7)
     cuda.synchronize()
+    # compiled and checked before the spin: a compile after it let the spin end before the
+    # launch (failed once in the H100 GPU suite, 2026-12-06: the copy saw the written 2s)
+    write = scale.prepare(grid=GRID, block=128, stream=side)
     spin(int(side.handle))
-    scale.prepare(grid=GRID, block=128, stream=side)(b, a, np.float32(2))
+    write(b, a, np.float32(2))
     stale = b.copy_to_host()  # not ordered after the writer
     assert (stale == -7).all()
     np.testing.assert_array_equal(ss.to_host(b), np.full(N, 2, np.float32))
@@ -150,9 +153,10 @@ def test_host_read_check_catches_a_copy_of_an_in_flight_output() -> None:
     side = _side_stream()
     a, b = _filled(1), _filled(-7)
     cuda.synchronize()
+    write = scale.prepare(grid=GRID, block=128, stream=side)  # compiled before the spin
     with ss.configure(check_host_reads=True):
         spin(int(side.handle))
-        handle = scale.prepare(grid=GRID, block=128, stream=side).launch(b, a, np.float32(2))
+        handle = write.launch(b, a, np.float32(2))
         with pytest.raises(ss.HostReadError, match="may still be running"):
             b.copy_to_host()
         handle.wait()
