@@ -49,8 +49,11 @@ CHUNK = 16 if ss.SIMULATOR else 32
 SLOTS = 2 if ss.SIMULATOR else int(os.environ.get("SIMTSAFE_DECODE_SLOTS", "32"))
 #: A chunk's length is a multiple of this: the warps' four positions in flight each.
 _CHUNK_STEP = 4 * WARPS
-#: Query heads per KV head one launch takes.
+#: Query heads per KV head one launch takes: a power of two (the merge masks a head number
+#: with ``GMAX - 1``).
 GMAX = 4
+if GMAX & (GMAX - 1):
+    raise ValueError(f"GMAX must be a power of two, got {GMAX}")
 #: Rows of the merge tile: 4 accumulator elements per head, then the maxima, then the sums.
 _MROW = 4 * GMAX
 _LROW = 5 * GMAX
