@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call of this round's measurements; every log and result file goes into one
 # tarball $OUT/round-NAME.tgz (the device tool brings back at most 8 files).
-#   scripts/gpu_round.sh NAME STEP...   STEPs: h200 (stop unless on an H200) tests tests_decode slots attn latency gemv gemv_runs decode06 decode4b decode06_4096 decode4b_4096 gemm gemm_current ncu_gemm sgemm irregular hash scan
+#   scripts/gpu_round.sh NAME STEP...   STEPs: h200 (stop unless on an H200) tests tests_decode slots attn latency gemv gemv_runs decode06 decode4b decode06_4096 decode4b_4096 gemm gemm_current wgsweep ptxv ncu_gemm sgemm irregular hash scan
 #                                      primitives decode06_anchor pdl histogram ncu attn_warps decode4b_oldvec
 set -uo pipefail
 NAME=$1; shift
@@ -48,6 +48,10 @@ for s in "$@"; do
               grep -E "simtsafe graph|us each" "$OUT/decode4b.log" ;;
     gemm_current) run 300 gemm_bf16_current python3 benchmarks/gemm_bf16.py --current-only --reps 10; tail -16 "$OUT/gemm_bf16_current.log" ;;
     wgmma) run 300 gemm_bf16_wgmma python3 benchmarks/gemm_bf16.py --current-only --wgmma --reps 10; tail -16 "$OUT/gemm_bf16_wgmma.log" ;;
+    wgsweep) run 200 wgmma_sweep python3 scripts/wgmma_sweep.py; grep "^|" "$OUT/wgmma_sweep.log" | cut -c1-100 ;;
+    ptxv)  # PTX variants of the wgmma example (scripts/ptx_variants.py --make .alt/ptxv, carried)
+      run 200 ptx_variants python3 scripts/ptx_variants.py .alt/ptxv/raw.ptx:197632 \
+        $(for f in .alt/ptxv/safe*.ptx; do echo $f:204800; done); grep -E "^\||wgmma" "$OUT/ptx_variants.log" | cut -c1-120 ;;
     gemm) run 480 gemm_bf16 python3 benchmarks/gemm_bf16.py; tail -16 "$OUT/gemm_bf16.log" ;;
     sgemm) run 260 sgemm_variants python3 benchmarks/sgemm_variants.py --n 4096 --reps 10; tail -24 "$OUT/sgemm_variants.log" ;;
     irregular) run 60 irregular python3 benchmarks/irregular.py --parts compaction --reps 20; grep "^|" "$OUT/irregular.log" ;;
