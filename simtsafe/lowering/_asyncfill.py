@@ -251,20 +251,33 @@ def _runs_pinned(builder: ir.IRBuilder, total: int, body: Any, lined_up: Any = N
                 body(k)
 
 
-def _cp_async(builder: ir.IRBuilder, dst: Any, src: Any, size: int, src_bytes: Any) -> None:
+def _cp_async(
+    builder: ir.IRBuilder, dst: Any, src: Any, size: int, src_bytes: Any, guard: Any = None
+) -> None:
     """``cp.async`` of ``size`` bytes from ``src`` (``src_bytes`` of them read, the rest
     zero-filled) to ``dst``, a tile element: given to the instruction as its 32-bit address in
     the shared window (the tile is a shared object, so the generic round trip folds away and
-    the address arithmetic can stay in 32 bits)."""
+    the address arithmetic can stay in 32 bits). With ``guard`` (an ``i1``), the copy is a
+    predicated instruction: it reads and writes nothing where the guard is false."""
     kind = "cg" if size == 16 else "ca"
-    text = (
-        "{\n\t.reg .u64 %ssg;\n\tcvta.to.global.u64 %ssg, $1;\n"
-        f"\tcp.async.{kind}.shared.global [$0], [%ssg], {size}, $2;\n}}"
-    )
-    fnty = ir.FunctionType(ir.VoidType(), [_I32, _I64, _I32])
-    asm = ir.InlineAsm(fnty, text, "r,l,r,~{memory}", side_effect=True)
+    copy = f"cp.async.{kind}.shared.global [$0], [%ssg], {size}, $2;"
+    args = [_I32, _I64, _I32]
+    constraints = "r,l,r,~{memory}"
+    if guard is None:
+        text = f"{{\n\t.reg .u64 %ssg;\n\tcvta.to.global.u64 %ssg, $1;\n\t{copy}\n}}"
+    else:
+        text = (
+            "{\n\t.reg .pred %ssp;\n\t.reg .u64 %ssg;\n\tsetp.ne.b32 %ssp, $3, 0;\n"
+            f"\tcvta.to.global.u64 %ssg, $1;\n\t@%ssp {copy}\n}}"
+        )
+        args.append(_I32)
+        constraints = "r,l,r,r,~{memory}"
+    asm = ir.InlineAsm(ir.FunctionType(ir.VoidType(), args), text, constraints, side_effect=True)
     shared = builder.addrspacecast(dst, ir.PointerType(dst.type.pointee, 3))
-    builder.call(asm, [builder.ptrtoint(shared, _I32), builder.ptrtoint(src, _I64), src_bytes])
+    values = [builder.ptrtoint(shared, _I32), builder.ptrtoint(src, _I64), src_bytes]
+    if guard is not None:
+        values.append(builder.zext(guard, _I32))
+    builder.call(asm, values)
 
 
 def _plain_asm(builder: ir.IRBuilder, text: str) -> None:
@@ -332,10 +345,12 @@ def _fill_async(typingctx: Any, t: Any, a: Any, origin: Any) -> Any:
             _runs(builder, builder.udiv(builder.add(length, _c(n - 1)), _c(n)), body)
             return context.get_dummy_value()
 
+        guard: list[Any] = [None]  # the whole path's copies' predicate, where they have one
+
         def whole(k: Any) -> None:  # every run inside and aligned: one cp.async, no test
             i, j, dst = place(k)
             first = src.element_pointer(builder.add(src.r0, i), builder.add(src.c0, j))
-            _cp_async(builder, dst, first, size, ir.Constant(_I32, size))
+            _cp_async(builder, dst, first, size, ir.Constant(_I32, size), guard[0])
 
         def lined_up(tid: Any, threads: int) -> Any:
             """Where run ``k + T`` lies ``T / per_row`` rows below run ``k`` at the same place
@@ -358,11 +373,21 @@ def _fill_async(typingctx: Any, t: Any, a: Any, origin: Any) -> Any:
                 at = builder.gep(first, [builder.mul(src_step, _c(q))]) if q else first
                 dst = builder.gep(dst0, [_c(q * dst_step)]) if q else dst0
                 source = builder.bitcast(at, src.mem.as_pointer())
-                _cp_async(builder, dst, source, size, ir.Constant(_I32, size))
+                _cp_async(builder, dst, source, size, ir.Constant(_I32, size), guard[0])
 
             return run
 
         inside = src.whole_and_aligned(rows, per_row * n, size)
+        if tb.required_block(builder) is not None:
+            # A pinned block: the whole path is straight-line copies predicated on the test
+            # (no branch around them, so the compiler computes their addresses ahead, before
+            # a barrier that precedes the fill, and issues the copies back to back); the
+            # per-run path, where the test fails, under a branch after them.
+            guard[0] = inside
+            _runs_pinned(builder, rows * per_row, whole, lined_up)
+            with builder.if_then(builder.not_(inside), likely=False):
+                _runs(builder, rows * per_row, body)
+            return context.get_dummy_value()
         with builder.if_else(inside, likely=True) as (then, otherwise):
             with then:
                 _runs_pinned(builder, rows * per_row, whole, lined_up)

@@ -32,13 +32,17 @@ def test_one_stage_copies_the_window_and_zeros_outside(tmp_path: Path, r0: int, 
 
 
 # Rows of 24 float32 (96 bytes, a multiple of 16): a tile wholly inside takes the fill's
-# whole-tile path (every run one cp.async, no per-run test); one row or column past the
-# edge, a negative origin or a misaligned column take the per-run path. Same values both.
+# whole-tile path (every run one cp.async, predicated on the tile's test, no per-run test);
+# one row or column past the edge, a negative origin, a misaligned column or a tile wholly
+# outside (at or past an end, wholly before a start, an origin past 2**62) take the per-run
+# path, the whole path's copies predicated off. Same values all.
 WIDE = np.arange(1, 7 * 24 + 1, dtype=np.float32).reshape(7, 24)
 
 
 @pytest.mark.parametrize(
-    ("r0", "c0"), [(0, 0), (3, 8), (0, 4), (4, 8), (3, 12), (-1, 0), (0, -4), (2, 2)]
+    ("r0", "c0"),
+    [(0, 0), (3, 8), (0, 4), (4, 8), (3, 12), (-1, 0), (0, -4), (2, 2), (-3, -15)]
+    + [(7, 0), (0, 24), (-4, 3), (2, -16), (50, -50), (2**62, 0), (0, -(2**62)), (6, 23)],
 )
 def test_whole_tile_and_per_run_paths_copy_the_same(tmp_path: Path, r0: int, c0: int) -> None:
     out = cuda.to_device(np.full(64, -1, np.float32))
@@ -54,10 +58,11 @@ def test_whole_tile_and_per_run_paths_copy_the_same(tmp_path: Path, r0: int, c0:
 
 
 @pytest.mark.parametrize("rows", sorted(STEPPED))
-@pytest.mark.parametrize(("r0", "c0"), [(0, 0), (8, 12), (100, 4), (1, 2)])
+@pytest.mark.parametrize(("r0", "c0"), [(0, 0), (8, 12), (100, 4), (1, 2), (160, 4), (0, 80)])
 def test_stepped_runs_copy_every_row(tmp_path: Path, rows: int, r0: int, c0: int) -> None:
     # 4 or 8 runs a thread at a constant distance on the whole-tile path ((0, 0), (8, 12));
-    # (100, 4) passes the input's last row and (1, 2) is misaligned: the per-run path.
+    # (100, 4) passes the input's last row, (1, 2) is misaligned and (160, 4), (0, 80) start
+    # at an end: the per-run path (the whole path's copies predicated off).
     a = np.random.default_rng(rows).integers(-50, 50, (160, 80)).astype(np.float32)
     out = cuda.to_device(np.full(256, np.nan, np.float32))
     load_kernel_module(tmp_path, STEPPED[rows]).k.prepare(grid=1, block=256)(

@@ -71,6 +71,23 @@ def test_a_tile_wholly_inside_is_copied_run_by_run_with_no_test(tmp_path: Path) 
     assert any(re.search(rf"mov\.(?:u|b)32\s+{re.escape(r)}, 16;", body) for r in copies)
 
 
+def test_a_pinned_whole_fill_is_predicated_not_branched_around(tmp_path: Path) -> None:
+    # The block is pinned: the whole path's copy is one predicated instruction whose
+    # predicate is the tile's test (a register set to 0 or 1), so no branch goes around it;
+    # the per-run path's copy keeps its computed src-size and no predicate.
+    _, body = _body(tmp_path, ONE_STAGE)
+    guarded = re.findall(
+        r"setp\.ne\.b32 %ssp, (%r\d+), 0;\s*cvta\.to\.global\.u64 %ssg, %rd\d+;\s*"
+        r"@%ssp cp\.async\.cg\.shared\.global \[%r\d+\], \[%ssg\], 16, (%r\d+);",
+        body,
+    )
+    assert len(guarded) == 1, guarded
+    ((test, size),) = guarded
+    assert re.search(rf"mov\.(?:u|b)32\s+{re.escape(size)}, 16;", body)
+    assert re.search(rf"selp\.u32\s+{re.escape(test)}, 1, 0, %p\d+;", body), test
+    assert len(re.findall(r"@%ssp cp\.async", body)) == 1
+
+
 def test_double_buffer_waits_for_all_but_the_newest_group(tmp_path: Path) -> None:
     ptx, body = _body(tmp_path, DOUBLE_BUFFER)
     # 1D tiles of 64 floats: 16-byte runs; the prologue's fill and the loop's two
