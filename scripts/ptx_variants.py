@@ -16,7 +16,8 @@ The variants ``--make`` writes (NVVM for sm_90a; ``.version`` lowered to 8.5 for
 in a register instead of re-reading ``%cgactaid`` in the loop), ``safe_nochecks.ptx`` (every
 whole-tile fill's test taken as true: an upper bound of what the fills' checks cost, run with
 inputs padded so the fills past K's end stay inside their allocations) and
-``safe_base_nochecks.ptx``.
+``safe_base_nochecks.ptx``; where the whole-tile copies are predicated, ``safe_nofallback.ptx``
+(their branches to the per-run path removed: what the joins after them cost).
 """
 
 from __future__ import annotations
@@ -92,6 +93,20 @@ def _no_checks(ptx: str) -> str:
     return out
 
 
+def _no_fallback(ptx: str) -> str:
+    """Each predicated whole-tile fill's branch to its per-run path (taken where the tile's
+    test fails) removed: the copies stay predicated, no join follows them (valid for inputs
+    whose every fill lies inside but the stages past K's end, which are never read)."""
+    out, count = re.subn(
+        r"(@%ssp cp\.async[^\n]*\n\}\n\t// end inline asm\n)"
+        r"\t@%p\d+ bra \t(\$L__BB0_\d+);\n\tbra.uni \t(\$L__BB0_\d+);",
+        r"\1\tbra.uni \t\2;\n\tbra.uni \t\3;",
+        ptx,
+    )
+    assert count, "no predicated fill found"
+    return out
+
+
 def make(out: Path) -> None:
     cc = (9, 0, "a")
     out.mkdir(parents=True, exist_ok=True)
@@ -105,6 +120,8 @@ def make(out: Path) -> None:
         "safe_nochecks.ptx": _no_checks(safe),
         "safe_base_nochecks.ptx": _no_checks(_one_base(safe)),
     }
+    if "@%ssp cp.async" in safe:  # predicated whole-tile copies (a pinned block)
+        files["safe_nofallback.ptx"] = _no_fallback(safe)
     for name, text in files.items():
         (out / name).write_text(text)
         shared = RAW_SHARED if name == "raw.ptx" else SAFE_SHARED
