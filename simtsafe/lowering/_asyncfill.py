@@ -31,14 +31,19 @@ A fixed-shape tile first tests, once, whether the whole source rectangle lies
 inside the input with every run's source 16/8/4-byte aligned (origin inside,
 ``origin + tile shape <= input shape``, ``a[r0, c0]``'s address and the row
 pitch multiples of the run size). Then every run is whole and aligned and the
-thread issues its ``cp.async`` runs with no per-run test -- one straight-line
-copy per run when the contract pins the block (``.reqntid``: the runs of a
-thread are a constant count). Where the block's ``T`` threads are a whole
-number of tile rows of runs (and, in a swizzled tile, of 8 rows: the swizzle's
-period), run ``k + T`` lies the same number of rows below run ``k`` at the same
-place in its row: the thread's first source and tile addresses are computed
-once, each further run's by one add. Otherwise it takes the per-run path
-above. Both paths copy the same bytes: the uniform test implies each run's own.
+thread issues its ``cp.async`` runs with no per-run test. Where the contract
+pins the block (``.reqntid``: the runs of a thread are a constant count), they
+are straight-line copies, each a predicated instruction whose predicate is the
+test (``@p cp.async``: where the test fails it reads and writes nothing), and
+the per-run path follows under a branch taken where the test fails: no branch
+goes around the copies, so the compiler computes their addresses ahead (before
+a barrier that precedes the fill). Without a pinned block the test branches
+between the two paths. Where the block's ``T`` threads are a whole number of
+tile rows of runs (and, in a swizzled tile, of 8 rows: the swizzle's period),
+run ``k + T`` lies the same number of rows below run ``k`` at the same place in
+its row: the thread's first source and tile addresses are computed once, each
+further run's by one add. Both paths copy the same bytes: the test implies each
+run's own, and one value of it decides both.
 """
 
 from __future__ import annotations
@@ -347,7 +352,7 @@ def _fill_async(typingctx: Any, t: Any, a: Any, origin: Any) -> Any:
 
         guard: list[Any] = [None]  # the whole path's copies' predicate, where they have one
 
-        def whole(k: Any) -> None:  # every run inside and aligned: one cp.async, no test
+        def whole(k: Any) -> None:  # every run inside and aligned: one cp.async, no run test
             i, j, dst = place(k)
             first = src.element_pointer(builder.add(src.r0, i), builder.add(src.c0, j))
             _cp_async(builder, dst, first, size, ir.Constant(_I32, size), guard[0])

@@ -109,6 +109,7 @@ def _unguarded(block: list[str]) -> list[str]:
         if i.startswith("@%ssp cp.async"):
             while out and not out[-1].startswith("setp.ne.b32 %ssp"):
                 out.pop()  # the copy's cvta and the predicate's setp: its own asm block
+            assert out, f"a predicated copy without its predicate's setp: {i}"
             out.pop()
             continue
         out.append(i)
