@@ -70,6 +70,36 @@ def _lean_cupy() -> Any:
     return module
 
 
+def _twelve() -> Any:
+    """A kernel of twelve arguments (six arrays, six scalars), the decode attention's count."""
+    import simtsafe as ss
+    from simtsafe import DisjointSlice, In, thread
+
+    # the annotations are strings (this module's __future__ import), read in its globals,
+    # where simtsafe is imported late (after --tree)
+    globals().update(ss=ss, DisjointSlice=DisjointSlice, In=In, thread=thread)
+
+    @ss.kernel(contract=ss.LaunchContract(domain=1, block=(256, 1, 1)))
+    def twelve(
+        out: DisjointSlice[np.float32],
+        a: In[np.float32],
+        b: In[np.float32],
+        c: In[np.float32],
+        d: In[np.float32],
+        e: In[np.float32],
+        n0: int,
+        n1: int,
+        n2: int,
+        n3: int,
+        n4: int,
+        s: np.float32,
+    ) -> None:
+        i = thread.index_1d()
+        out[i] = (a[i] + b[i] + c[i] + d[i] + e[i]) * s + (n0 + n1 + n2 + n3 + n4)
+
+    return twelve
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--launches", type=int, default=20000)
@@ -94,12 +124,15 @@ def main() -> int:
 
     n = 1024
     plan = vecadd.prepare(grid=4, block=256)._plan
+    plan12 = _twelve().prepare(grid=4, block=256)._plan
     # The CUDA code path with a launch that does nothing.
     argfacts.device_array_type = lambda: FakeCUDAArray  # type: ignore[assignment]
     launch_module.SIMULATOR = False  # type: ignore[misc]
     launch_module.device_array_type = lambda: FakeCUDAArray  # type: ignore[assignment]
     plan._cufuncs[("C", "C")] = type("F", (), {"kernel": object()})
     plan._core_launch = lambda *a: None
+    plan12._cufuncs[("C",) * 5] = type("F", (), {"kernel": object()})
+    plan12._core_launch = lambda *a: None
     sys.modules["cupy"] = _lean_cupy()
     make_cupy = sys.modules["cupy"].ndarray
 
@@ -117,8 +150,11 @@ def main() -> int:
 
         return run
 
+    args12 = (out, a, b, *(cuda.to_device(np.ones(n, np.float32)) for _ in range(3)))
+    args12 += (1, 2, 3, 4, 5, np.float32(0.5))
     variants: dict[str, Callable[[], None]] = {
         "same arrays (checks memoized)": lambda: plan.launch((out, a, b)),
+        "12 arguments, same arrays (checks memoized)": lambda: plan12.launch(args12),
         "16 rotating arrays (checks re-run)": rotating(ring),
         "CuPy arrays (native facts, memoized)": lambda: plan.launch(tuple(c)),
         "CuPy arrays, 16 rotating (native facts)": rotating(cring),

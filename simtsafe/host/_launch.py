@@ -178,6 +178,40 @@ _ACCEPTS = {
 }
 
 
+def key_function(array_idx: tuple[int, ...]) -> Callable[[tuple[Any, ...]], tuple[int, ...]]:
+    """``args -> (id(args[i]), ...)`` over the array arguments, as one generated expression
+    (the memo's key: a launch with the same array objects looks its entry up by it)."""
+    items = "".join(f"id(args[{i}]), " for i in array_idx)
+    key: Callable[[tuple[Any, ...]], tuple[int, ...]]
+    key = eval(f"lambda args: ({items})", {"id": id})  # the source: indices only
+    return key
+
+
+def matcher_factory(
+    nargs: int, array_idx: tuple[int, ...], scalar_idx: tuple[int, ...]
+) -> Callable[..., Callable[[tuple[Any, ...]], bool]]:
+    """A factory of a plan's memo matchers: ``make(ref..., type, value, ...)`` gives
+    ``match(args)``, true when ``args`` has ``nargs`` items, each array argument is the
+    object its weak reference holds and each scalar has the recorded type and is equal to
+    the recorded value (``not (a != value)``). One straight-line expression, generated once
+    per plan from the argument positions (no loop per launch); the same tests as
+    ``_Memo.matches``, in the same order."""
+    refs = [f"r{i}" for i in array_idx]
+    scalars = [f"t{i}, v{i}" for i in scalar_idx]
+    tests = [f"len(args) == {nargs}"]
+    tests += [f"args[{i}] is r{i}()" for i in array_idx]
+    tests += [f"type(args[{i}]) is t{i} and not (args[{i}] != v{i})" for i in scalar_idx]
+    source = (
+        f"def make({', '.join(refs + scalars)}):\n"
+        f"    def match(args):\n"
+        f"        return {' and '.join(tests)}\n"
+        f"    return match\n"
+    )
+    scope: dict[str, Any] = {}
+    exec(source, {"len": len, "type": type}, scope)  # the source: indices only
+    return scope["make"]  # type: ignore[no-any-return]
+
+
 @final
 class _Memo:
     """A recently checked launch: which objects and scalar values it was checked for.
@@ -198,6 +232,7 @@ class _Memo:
         "go",
         "kernel",
         "label",
+        "match",
         "nargs",
         "params",
         "readers",
@@ -219,6 +254,7 @@ class _Memo:
         guards: dict[int, Guard],
         label: str,
         go: Callable[[], None],
+        make_match: Callable[..., Callable[[tuple[Any, ...]], bool]] | None = None,
     ) -> None:
         self.kernel = kernel
         self.params = params
@@ -238,6 +274,12 @@ class _Memo:
         self.streams: tuple[int | None, ...] = tuple(dict.fromkeys(fixed))
         self.readers = tuple(dict.fromkeys(g[2] for g in guards.values()))
         self.stamp: object = None
+        #: ``match(args)``: the plan's generated matcher where no argument needs a metadata
+        #: fingerprint (Numba arrays and scalars), else the general loop below.
+        self.match: Callable[[tuple[Any, ...]], bool] = self.matches
+        if make_match is not None and not self.checks:
+            values = [x for _, kind, value in self.scalars for x in (kind, value)]
+            self.match = make_match(*[r for _, r in self.refs], *values)
 
     def matches(self, args: tuple[Any, ...]) -> bool:
         """Same array objects (alive, unchanged metadata) and equal scalars of the same type."""
@@ -270,6 +312,8 @@ class LaunchPlan:
         "_dispatch",
         "_fast_check",
         "_array_idx",
+        "_key_of",
+        "_make_match",
         "_core_launch",
         "_direct",
         "_default_layouts",
@@ -332,6 +376,8 @@ class LaunchPlan:
         self._default_layouts = tuple("C" for p in kernel.params if p.kind == "in")
         self._array_idx = tuple(i for i, p in enumerate(kernel.params) if p.is_array)
         self._scalar_idx = tuple(i for i, p in enumerate(kernel.params) if not p.is_array)
+        self._key_of = key_function(self._array_idx)
+        self._make_match = matcher_factory(len(kernel.params), self._array_idx, self._scalar_idx)
         self._core_launch: Any = None
         self._direct = False
         # Per array parameter: (is it an output, its name) -- for the access sets.
@@ -413,9 +459,9 @@ class LaunchPlan:
                 check_device(self.name, self.device_id, current, ())
         key = None
         if len(args) == len(self.expect):
-            key = tuple([id(args[i]) for i in self._array_idx])
+            key = self._key_of(args)
             memo = self._memo.get(key)
-            if memo is not None and memo.matches(args):
+            if memo is not None and memo.match(args):
                 # Same array objects with the same metadata and equal scalars as a recent
                 # checked launch: every check would give the same answer.
                 streams: tuple[int | None, ...] = memo.streams
@@ -594,6 +640,7 @@ class LaunchPlan:
                 guards,
                 self.name,
                 go,
+                self._make_match,
             )
         except TypeError:  # an array type that cannot be weakly referenced: not memoized
             return
