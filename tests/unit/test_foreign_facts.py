@@ -197,29 +197,33 @@ def test_other_objects_have_no_native_reader_or_guard() -> None:
 
 
 def test_memo_entry_with_tensors_matches_only_while_nothing_changed() -> None:
-    from simtsafe.host._launch import _Memo
+    from simtsafe.host._launch import _Memo, matcher_factory
 
     out = fa.make_torch(0x1000, (8,), (1,), "float32")
     a = fa.make_torch(0x2000, (8,), (1,), "float32")
     args = (out, a, np.float32(2))
     facts = tuple(native_facts(x, 4) for x in (out, a))
     guards = {i: g for i, g in enumerate(guard(x) for x in (out, a)) if g is not None}
-    memo = _Memo(args, (0, 1), (2,), None, (), (), facts, guards, "k", lambda: None)  # type: ignore[arg-type]
-    assert memo.matches(args)
+    make = matcher_factory(3, (0, 1), (2,))
+    memo = _Memo(args, (0, 1), (2,), None, (), (), facts, guards, "k", lambda: None, make)  # type: ignore[arg-type]
+    # Fingerprinted arrays: the launch path's match is the loop that re-reads them, not the
+    # generated matcher (which compares identities and scalars only).
+    assert memo.match == memo.matches
+    assert memo.match(args)
     # The producer stream is re-read at each launch, once per device (not once per tensor).
     assert memo.streams == () and len(memo.readers) == 1
     fa.set_torch_stream(0x77)
     assert [read() for read in memo.readers] == [0x77]
-    assert not memo.matches((out, a, np.float32(3)))  # another scalar
-    assert not memo.matches((out, fa.make_torch(0x2000, (8,), (1,), "float32"), np.float32(2)))
+    assert not memo.match((out, a, np.float32(3)))  # another scalar
+    assert not memo.match((out, fa.make_torch(0x2000, (8,), (1,), "float32"), np.float32(2)))
     a.shape = (4,)  # a.resize_(4): same object, same pointer
-    assert not memo.matches(args)
+    assert not memo.match(args)
     a.shape = (8,)
-    assert memo.matches(args)
+    assert memo.match(args)
     a.layout = object()  # e.g. turned sparse: its attributes raise or differ -> no match
 
     def broken() -> int:
         raise RuntimeError("sparse tensors do not have is_contiguous")
 
     a.is_contiguous = broken  # type: ignore[method-assign]
-    assert not memo.matches(args)
+    assert not memo.match(args)
