@@ -27,6 +27,7 @@ the ledger's order is the enqueue order.
 
 from __future__ import annotations
 
+import math
 import threading
 import weakref
 from collections.abc import Callable
@@ -187,20 +188,40 @@ def key_function(array_idx: tuple[int, ...]) -> Callable[[tuple[Any, ...]], tupl
     return key
 
 
+def zero_sign(x: Any) -> Any:
+    """The signs of a number's zero parts (``-0.0 == 0.0``, yet a kernel can tell them apart):
+    ``copysign(1, x)``, per part of a complex number."""
+    if isinstance(x, complex | np.complexfloating):
+        return (math.copysign(1.0, x.real), math.copysign(1.0, x.imag))
+    return math.copysign(1.0, x)
+
+
+def has_zero(x: Any) -> bool:
+    """Does the scalar have a zero part whose sign ``==`` does not see?"""
+    if isinstance(x, complex | np.complexfloating):
+        return bool(x.real == 0 or x.imag == 0)
+    return isinstance(x, float | np.floating) and bool(x == 0)
+
+
 def matcher_factory(
     nargs: int, array_idx: tuple[int, ...], scalar_idx: tuple[int, ...]
 ) -> Callable[..., Callable[[tuple[Any, ...]], bool]]:
-    """A factory of a plan's memo matchers: ``make(ref..., type, value, ...)`` gives
+    """A factory of a plan's memo matchers: ``make(ref..., type, value, zero, ...)`` gives
     ``match(args)``, true when ``args`` has ``nargs`` items, each array argument is the
-    object its weak reference holds and each scalar has the recorded type and is equal to
-    the recorded value (``not (a != value)``). One straight-line expression, generated once
-    per plan from the argument positions (no loop per launch); the same tests as
+    object its weak reference holds and each scalar has the recorded type, is equal to the
+    recorded value (``not (a != value)``) and, where that value has a zero part
+    (``zero``), the same sign there. One straight-line expression, generated once per plan
+    from the argument positions (no loop per launch); the same tests as
     ``_Memo.matches``, in the same order."""
     refs = [f"r{i}" for i in array_idx]
-    scalars = [f"t{i}, v{i}" for i in scalar_idx]
+    scalars = [f"t{i}, v{i}, z{i}" for i in scalar_idx]
     tests = [f"len(args) == {nargs}"]
     tests += [f"args[{i}] is r{i}()" for i in array_idx]
-    tests += [f"type(args[{i}]) is t{i} and not (args[{i}] != v{i})" for i in scalar_idx]
+    tests += [
+        f"type(args[{i}]) is t{i} and not (args[{i}] != v{i})"
+        f" and (not z{i} or zero_sign(args[{i}]) == zero_sign(v{i}))"
+        for i in scalar_idx
+    ]
     source = (
         f"def make({', '.join(refs + scalars)}):\n"
         f"    def match(args):\n"
@@ -208,7 +229,8 @@ def matcher_factory(
         f"    return match\n"
     )
     scope: dict[str, Any] = {}
-    exec(source, {"len": len, "type": type}, scope)  # the source: indices only
+    names = {"len": len, "type": type, "zero_sign": zero_sign}
+    exec(source, names, scope)  # the source: indices only
     return scope["make"]  # type: ignore[no-any-return]
 
 
@@ -278,7 +300,7 @@ class _Memo:
         #: fingerprint (Numba arrays and scalars), else the general loop below.
         self.match: Callable[[tuple[Any, ...]], bool] = self.matches
         if make_match is not None and not self.checks:
-            values = [x for _, kind, value in self.scalars for x in (kind, value)]
+            values = [x for _, k, v in self.scalars for x in (k, v, has_zero(v))]
             self.match = make_match(*[r for _, r in self.refs], *values)
 
     def matches(self, args: tuple[Any, ...]) -> bool:
@@ -292,6 +314,8 @@ class _Memo:
             a = args[i]
             if type(a) is not kind or a != value:
                 return False
+            if has_zero(value) and zero_sign(a) != zero_sign(value):
+                return False  # -0.0 against 0.0: equal, yet another argument
         if self.checks:
             try:
                 for i, fingerprint, value in self.checks:

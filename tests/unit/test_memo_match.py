@@ -95,3 +95,22 @@ def test_every_argument_position_is_tested() -> None:
         for i in range(12):
             changed = args[:i] + ((Arr() if pattern[i] else i + 100),) + args[i + 1 :]
             assert not memo.match(changed) and not memo.matches(changed), (pattern, i)
+
+
+@pytest.mark.parametrize(
+    ("recorded", "other"),
+    [
+        (0.0, -0.0),
+        (-0.0, 0.0),
+        (np.float32(0.0), np.float32(-0.0)),
+        (np.float64(-0.0), np.float64(0.0)),
+        (complex(1.0, 0.0), complex(1.0, -0.0)),
+        (np.complex64(complex(-0.0, 2.0)), np.complex64(complex(0.0, 2.0))),
+    ],
+)
+def test_a_zero_of_the_other_sign_is_another_argument(recorded: Any, other: Any) -> None:
+    # -0.0 == 0.0, yet a kernel can tell them apart (1 / x, copysign): a memo recorded for one
+    # must not launch with the other's value.
+    memo = _memo((ARR[0], recorded), (0,))
+    assert memo.match((ARR[0], recorded)) and memo.matches((ARR[0], recorded))
+    assert not memo.match((ARR[0], other)) and not memo.matches((ARR[0], other))
