@@ -49,9 +49,10 @@ for s in "$@"; do
     gemm_current) run 300 gemm_bf16_current python3 benchmarks/gemm_bf16.py --current-only --reps 10; tail -16 "$OUT/gemm_bf16_current.log" ;;
     wgmma) run 300 gemm_bf16_wgmma python3 benchmarks/gemm_bf16.py --current-only --wgmma --reps 10; tail -16 "$OUT/gemm_bf16_wgmma.log" ;;
     wgsweep) run 200 wgmma_sweep python3 scripts/wgmma_sweep.py; grep "^|" "$OUT/wgmma_sweep.log" | cut -c1-100 ;;
-    ptxv)  # PTX variants of the wgmma example (scripts/ptx_variants.py --make .alt/ptxv, carried)
-      run 200 ptx_variants python3 scripts/ptx_variants.py .alt/ptxv/raw.ptx:197632 \
-        $(for f in .alt/ptxv/safe*.ptx; do echo $f:204800; done); grep -E "^\||wgmma" "$OUT/ptx_variants.log" | cut -c1-120 ;;
+    ptxv)  # PTX variants of the wgmma example: .alt/ptxv where carried, else made here
+      dir=.alt/ptxv; [ -d "$dir" ] || { dir=/tmp/ptxv; python3 scripts/ptx_variants.py --make "$dir" >"$OUT/ptx_make.log" 2>&1; }
+      run 200 ptx_variants python3 scripts/ptx_variants.py "$dir/raw.ptx:197632" \
+        $(for f in "$dir"/safe*.ptx; do echo "$f:204800"; done); grep -E "^\||wgmma" "$OUT/ptx_variants.log" | cut -c1-120 ;;
     gemm) run 480 gemm_bf16 python3 benchmarks/gemm_bf16.py; tail -16 "$OUT/gemm_bf16.log" ;;
     sgemm) run 260 sgemm_variants python3 benchmarks/sgemm_variants.py --n 4096 --reps 10; tail -24 "$OUT/sgemm_variants.log" ;;
     irregular) run 60 irregular python3 benchmarks/irregular.py --parts compaction --reps 20; grep "^|" "$OUT/irregular.log" ;;
