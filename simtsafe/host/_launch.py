@@ -196,30 +196,33 @@ def zero_sign(x: Any) -> Any:
     return math.copysign(1.0, x)
 
 
-def has_zero(x: Any) -> bool:
-    """Does the scalar have a zero part whose sign ``==`` does not see?"""
+def signed_zero(x: Any) -> Any:
+    """``zero_sign(x)`` where the scalar has a zero part whose sign ``==`` does not see
+    (a float or complex zero), else None: what a memo records to tell -0.0 from 0.0."""
     if isinstance(x, complex | np.complexfloating):
-        return bool(x.real == 0 or x.imag == 0)
-    return isinstance(x, float | np.floating) and bool(x == 0)
+        return zero_sign(x) if x.real == 0 or x.imag == 0 else None
+    if isinstance(x, float | np.floating) and x == 0:
+        return zero_sign(x)
+    return None
 
 
 def matcher_factory(
     nargs: int, array_idx: tuple[int, ...], scalar_idx: tuple[int, ...]
 ) -> Callable[..., Callable[[tuple[Any, ...]], bool]]:
-    """A factory of a plan's memo matchers: ``make(ref..., type, value, zero, ...)`` gives
+    """A factory of a plan's memo matchers: ``make(ref..., type, value, sign, ...)`` gives
     ``match(args)``, true when ``args`` has ``nargs`` items, each array argument is the
     object its weak reference holds and each scalar has the recorded type, is equal to the
-    recorded value (``not (a != value)``) and, where that value has a zero part
-    (``zero``), the same sign there. One straight-line expression, generated once per plan
+    recorded value (``not (a != value)``) and, where that value has a zero part (``sign``,
+    ``signed_zero`` of it, not None), the same sign there. One straight-line expression, generated once per plan
     from the argument positions (no loop per launch); the same tests as
     ``_Memo.matches``, in the same order."""
     refs = [f"r{i}" for i in array_idx]
-    scalars = [f"t{i}, v{i}, z{i}" for i in scalar_idx]
+    scalars = [f"t{i}, v{i}, s{i}" for i in scalar_idx]
     tests = [f"len(args) == {nargs}"]
     tests += [f"args[{i}] is r{i}()" for i in array_idx]
     tests += [
         f"type(args[{i}]) is t{i} and not (args[{i}] != v{i})"
-        f" and (not z{i} or zero_sign(args[{i}]) == zero_sign(v{i}))"
+        f" and (s{i} is None or zero_sign(args[{i}]) == s{i})"
         for i in scalar_idx
     ]
     source = (
@@ -286,7 +289,9 @@ class _Memo:
         self.nargs = len(args)
         ref = weakref.ref
         self.refs = tuple([(i, ref(args[i])) for i in array_idx])
-        self.scalars = tuple([(i, type(args[i]), args[i]) for i in scalar_idx])
+        self.scalars = tuple(
+            [(i, type(args[i]), args[i], signed_zero(args[i])) for i in scalar_idx]
+        )
         self.checks = tuple([(i, g[0], g[1]) for i, g in guards.items()])
         fixed = [
             f.stream
@@ -300,7 +305,7 @@ class _Memo:
         #: fingerprint (Numba arrays and scalars), else the general loop below.
         self.match: Callable[[tuple[Any, ...]], bool] = self.matches
         if make_match is not None and not self.checks:
-            values = [x for _, k, v in self.scalars for x in (k, v, has_zero(v))]
+            values = [x for _, kind, value, sign in self.scalars for x in (kind, value, sign)]
             self.match = make_match(*[r for _, r in self.refs], *values)
 
     def matches(self, args: tuple[Any, ...]) -> bool:
@@ -310,11 +315,11 @@ class _Memo:
         for i, ref in self.refs:
             if ref() is not args[i]:
                 return False
-        for i, kind, value in self.scalars:
+        for i, kind, value, sign in self.scalars:
             a = args[i]
             if type(a) is not kind or a != value:
                 return False
-            if has_zero(value) and zero_sign(a) != zero_sign(value):
+            if sign is not None and zero_sign(a) != sign:
                 return False  # -0.0 against 0.0: equal, yet another argument
         if self.checks:
             try:

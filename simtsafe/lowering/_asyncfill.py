@@ -350,12 +350,15 @@ def _fill_async(typingctx: Any, t: Any, a: Any, origin: Any) -> Any:
             _runs(builder, builder.udiv(builder.add(length, _c(n - 1)), _c(n)), body)
             return context.get_dummy_value()
 
-        guard: list[Any] = [None]  # the whole path's copies' predicate, where they have one
+        inside = src.whole_and_aligned(rows, per_row * n, size)
+        pinned = tb.required_block(builder) is not None
+        # A pinned block's whole-path copies are predicated on the test (see below)
+        guard = inside if pinned else None
 
         def whole(k: Any) -> None:  # every run inside and aligned: one cp.async, no run test
             i, j, dst = place(k)
             first = src.element_pointer(builder.add(src.r0, i), builder.add(src.c0, j))
-            _cp_async(builder, dst, first, size, ir.Constant(_I32, size), guard[0])
+            _cp_async(builder, dst, first, size, ir.Constant(_I32, size), guard)
 
         def lined_up(tid: Any, threads: int) -> Any:
             """Where run ``k + T`` lies ``T / per_row`` rows below run ``k`` at the same place
@@ -378,17 +381,15 @@ def _fill_async(typingctx: Any, t: Any, a: Any, origin: Any) -> Any:
                 at = builder.gep(first, [builder.mul(src_step, _c(q))]) if q else first
                 dst = builder.gep(dst0, [_c(q * dst_step)]) if q else dst0
                 source = builder.bitcast(at, src.mem.as_pointer())
-                _cp_async(builder, dst, source, size, ir.Constant(_I32, size), guard[0])
+                _cp_async(builder, dst, source, size, ir.Constant(_I32, size), guard)
 
             return run
 
-        inside = src.whole_and_aligned(rows, per_row * n, size)
-        if tb.required_block(builder) is not None:
+        if pinned:
             # A pinned block: the whole path is straight-line copies predicated on the test
             # (no branch around them, so the compiler computes their addresses ahead, before
             # a barrier that precedes the fill, and issues the copies back to back); the
             # per-run path, where the test fails, under a branch after them.
-            guard[0] = inside
             _runs_pinned(builder, rows * per_row, whole, lined_up)
             with builder.if_then(builder.not_(inside), likely=False):
                 _runs(builder, rows * per_row, body)
