@@ -94,11 +94,11 @@ def _no_checks(ptx: str) -> str:
 
 
 def _no_fallback(ptx: str) -> str:
-    """Each predicated whole-tile fill's branch to its per-run path (taken where the tile's
-    test fails) removed: the copies stay predicated, no join follows them (valid for inputs
+    """Each predicated whole-tile fill's (or pair of fills') branch to its per-run paths
+    (taken where a tile's test fails) removed: the copies stay predicated, no join follows them (valid for inputs
     whose every fill lies inside but the stages past K's end, which are never read)."""
     out, count = re.subn(
-        r"(@%ssp cp\.async[^\n]*\n\}\n\t// end inline asm\n)"
+        r"(@%ssp cp\.async[^\n]*\n\}\n\t// end inline asm\n(?:\tand\.pred[^\n]*\n)?)"
         r"\t@%p\d+ bra \t(\$L__BB0_\d+);\n\tbra.uni \t(\$L__BB0_\d+);",
         r"\1\tbra.uni \t\2;\n\tbra.uni \t\3;",
         ptx,

@@ -24,7 +24,8 @@ proven domain, expands ``grid_stride`` into a range loop minting one witness
 per step, calls numpy ufuncs through their private scalar twins
 (``__ss_ufunc_<name>``), guards a helper's returns against witnesses, replaces chains
 through user modules by private names, and prepends the view prologue and
-the ``.reqntid`` stamp. Line numbers are kept.
+the ``.reqntid`` stamp, and joins consecutive ``fill_async`` calls into one
+(``_fillpairs``). Line numbers are kept.
 
 The same analysis runs at decoration (names not yet bound are *pending*) and
 again, strictly, over the frozen scope at every compile: what Numba compiles
@@ -50,6 +51,7 @@ from .._errors import SafetyError, UnsafeRegionRequired
 from .._unsafe import check_reason
 from ..lowering._ufuncs import builtin_name as ufunc_builtin
 from ..lowering._ufuncs import unsupported_ufunc
+from ._fillpairs import pair_fills
 from ._outroutes import check_output_tiles
 from ._phases import check_phases
 from ._policy import ALLOWED_BUILTINS, LOCAL_ATTRIBUTES, Ref, Refusal, classify, resolve_chain
@@ -1136,7 +1138,7 @@ def analyze(
     check_output_tiles(
         original, kind=kind, params=source.params, ref_name=ref_name, fail=checker.fail
     )
-    fn_node.body = new_body
+    fn_node.body = pair_fills(new_body)
     fn_node.decorator_list = []
     fn_node.returns = None
     for a in fn_node.args.args:

@@ -57,7 +57,7 @@ from numba.cuda.core import errors
 from numba.cuda.np.arrayobj import make_array
 
 from . import _tilebase as tb
-from ._fillrule import dynamic_run_bytes, fill_refusal, run_bytes, wait_refusal
+from ._fillrule import dynamic_run_bytes, fill_refusal, run_bytes, second_call, wait_refusal
 from ._swizzle import BLOCK_COLS, SwizzledTileType, chunk_offset, only_fill_and_wgmma
 
 __all__ = ["builtins"]
@@ -171,8 +171,14 @@ class _Source:
             room = b.sub(extent, _c(span))
             ok = b.and_(ok, b.icmp_signed(">=", room, _c(0)))
             ok = b.and_(ok, b.icmp_unsigned("<=", v, room))
-        first = b.ptrtoint(self.element_pointer(self.r0, self.c0), _I64)
-        both = b.or_(first, self.stride0) if rows > 1 else first
+        if rows > 1:
+            # a[r0, c0] and every later row's start are size-aligned exactly when the pitch
+            # and a[0, c0]'s address are (size divides 2**64, so r0 * pitch is a multiple of
+            # size whenever the pitch is, wrap or not): a test with no product of the row,
+            # the same in every step of a loop that moves the origin along the rows
+            both = b.or_(b.ptrtoint(self.element_pointer(_c(0), self.c0), _I64), self.stride0)
+        else:
+            both = b.ptrtoint(self.element_pointer(self.r0, self.c0), _I64)
         return b.and_(ok, b.icmp_unsigned("==", b.and_(both, _c(size - 1)), _c(0)))
 
     def row_inside(self, gr: Any) -> Any:
@@ -290,118 +296,190 @@ def _plain_asm(builder: ir.IRBuilder, text: str) -> None:
     builder.call(asm, [])
 
 
-def _fill_async(typingctx: Any, t: Any, a: Any, origin: Any) -> Any:
-    size, origin_types = _type_fill("shared.fill_async", t, a, origin)
-    itemsize = t.dtype.bitwidth // 8
-    n = size // itemsize
-    dynamic = t.shape is None
-    rows = 1 if dynamic else t.shape[0] if t.ndim == 2 else 1
-    per_row = 0 if dynamic else t.shape[-1] // n
-    storage_row = 0 if dynamic else t.storage[-1]
-    swizzled = isinstance(t, SwizzledTileType)
+class _Fill:
+    """One ``fill_async`` call's lowering: its source, its tile and, for a fixed-shape tile,
+    the test that the whole source rectangle lies inside the input, aligned."""
 
-    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+    def __init__(
+        self, context: Any, builder: ir.IRBuilder, types_: tuple[Any, Any, Any], args: Any
+    ) -> None:
+        t, a, origin = types_
+        size, origin_types = _type_fill("shared.fill_async", t, a, origin)
+        self.builder = builder
+        self.size = size
+        self.n = n = size // (t.dtype.bitwidth // 8)
+        self.itemsize = t.dtype.bitwidth // 8
+        self.dynamic = t.shape is None
+        self.rows = 1 if self.dynamic else t.shape[0] if t.ndim == 2 else 1
+        self.per_row = 0 if self.dynamic else t.shape[-1] // n
+        self.storage_row = 0 if self.dynamic else t.storage[-1]
+        self.swizzled = isinstance(t, SwizzledTileType)
         raw = [args[2]] if t.ndim == 1 else cgutils.unpack_tuple(builder, args[2], 2)
         origin_vals = [
             _origin_value(context, builder, v, ty) for v, ty in zip(raw, origin_types, strict=True)
         ]
-        src = _Source(context, builder, a, args[1], origin_vals)
+        self.src = _Source(context, builder, a, args[1], origin_vals)
         data, shape, _ = tb.holder_parts(context, builder, t, args[0])
-        mem = context.get_data_type(t.dtype)
-        tile = builder.bitcast(data, mem.as_pointer())
-        length = shape[0]  # a dynamic tile's runs: ceil(length / n), the last one partial
+        self.tile = builder.bitcast(data, context.get_data_type(t.dtype).as_pointer())
+        self.length = shape[0]  # a dynamic tile's runs: ceil(length / n), the last one partial
+        # A fixed-shape tile's whole-path test; where the contract pins the block, the whole
+        # path's copies are predicated on it (see ``copies``).
+        self.inside = (
+            None if self.dynamic else self.src.whole_and_aligned(self.rows, self.per_row * n, size)
+        )
+        self.predicated = self.inside is not None and tb.required_block(builder) is not None
 
-        def place(k: Any) -> tuple[Any, Any, Any]:
-            """Run ``k`` of a fixed-shape tile: its row, first column and tile address."""
-            i = builder.udiv(k, _c(per_row))
-            c = builder.urem(k, _c(per_row))
-            j = builder.mul(c, _c(n))
-            if swizzled:  # run = chunk c of row i (16 bytes, n = 8): placed by the swizzle
-                return i, j, builder.gep(tile, [chunk_offset(builder, rows, i, c)])
-            return i, j, builder.gep(tile, [builder.add(builder.mul(i, _c(storage_row)), j)])
+    def place(self, k: Any) -> tuple[Any, Any, Any]:
+        """Run ``k`` of a fixed-shape tile: its row, first column and tile address."""
+        b = self.builder
+        i = b.udiv(k, _c(self.per_row))
+        c = b.urem(k, _c(self.per_row))
+        j = b.mul(c, _c(self.n))
+        if self.swizzled:  # run = chunk c of row i (16 bytes, n = 8): placed by the swizzle
+            return i, j, b.gep(self.tile, [chunk_offset(b, self.rows, i, c)])
+        return i, j, b.gep(self.tile, [b.add(b.mul(i, _c(self.storage_row)), j)])
 
-        def body(k: Any) -> None:
-            if dynamic:
-                i, j = _c(0), builder.mul(k, _c(n))
-                dst = builder.gep(tile, [j])
-                whole = builder.icmp_unsigned("<=", builder.add(j, _c(n)), length)
-            else:
-                i, j, dst = place(k)
-                whole = cgutils.true_bit
-            gr = builder.add(src.r0, i)
-            gc = builder.add(src.c0, j)
-            row_ok = src.row_inside(gr)
-            start_ok = builder.and_(row_ok, builder.icmp_unsigned("<", gc, src.cols))
-            first = src.element_pointer(gr, gc)
-            misalign = builder.and_(builder.ptrtoint(first, _I64), _c(size - 1))
-            fast = builder.and_(start_ok, builder.icmp_unsigned("==", misalign, _c(0)))
-            fast = builder.and_(fast, whole)
-            with builder.if_else(fast, likely=True) as (then, otherwise):
-                with then:
-                    left = builder.sub(src.cols, gc)  # >= 1 here
-                    inside = builder.select(builder.icmp_unsigned("<", left, _c(n)), left, _c(n))
-                    nbytes = builder.trunc(builder.mul(inside, _c(itemsize)), _I32)
-                    _cp_async(builder, dst, first, size, nbytes)
-                with otherwise:
-                    for e in range(n):
-                        _copy_element(builder, src, dst, gr, gc, e, row_ok, j, length, dynamic)
+    def run(self, k: Any) -> None:
+        """The per-run path of run ``k``: one ``cp.async`` where the run starts inside the
+        input, aligned (and, in a dynamic tile, is whole), else element by element."""
+        b, src, n, size = self.builder, self.src, self.n, self.size
+        if self.dynamic:
+            i, j = _c(0), b.mul(k, _c(n))
+            dst = b.gep(self.tile, [j])
+            whole = b.icmp_unsigned("<=", b.add(j, _c(n)), self.length)
+        else:
+            i, j, dst = self.place(k)
+            whole = cgutils.true_bit
+        gr = b.add(src.r0, i)
+        gc = b.add(src.c0, j)
+        row_ok = src.row_inside(gr)
+        start_ok = b.and_(row_ok, b.icmp_unsigned("<", gc, src.cols))
+        first = src.element_pointer(gr, gc)
+        misalign = b.and_(b.ptrtoint(first, _I64), _c(size - 1))
+        fast = b.and_(start_ok, b.icmp_unsigned("==", misalign, _c(0)))
+        fast = b.and_(fast, whole)
+        with b.if_else(fast, likely=True) as (then, otherwise):
+            with then:
+                left = b.sub(src.cols, gc)  # >= 1 here
+                inside = b.select(b.icmp_unsigned("<", left, _c(n)), left, _c(n))
+                nbytes = b.trunc(b.mul(inside, _c(self.itemsize)), _I32)
+                _cp_async(b, dst, first, size, nbytes)
+            with otherwise:
+                for e in range(n):
+                    _copy_element(b, src, dst, gr, gc, e, row_ok, j, self.length, self.dynamic)
 
-        if dynamic:
-            _runs(builder, builder.udiv(builder.add(length, _c(n - 1)), _c(n)), body)
-            return context.get_dummy_value()
+    def per_run(self) -> None:
+        """Every run of this thread by the per-run path."""
+        b = self.builder
+        if self.dynamic:
+            _runs(b, b.udiv(b.add(self.length, _c(self.n - 1)), _c(self.n)), self.run)
+        else:
+            _runs(b, self.rows * self.per_row, self.run)
 
-        inside = src.whole_and_aligned(rows, per_row * n, size)
-        pinned = tb.required_block(builder) is not None
-        # A pinned block's whole-path copies are predicated on the test (see below)
-        guard = inside if pinned else None
+    def copies(self) -> None:
+        """The whole path of a fixed-shape tile: every run one ``cp.async``, no run test;
+        predicated on the test where the block is pinned (``self.predicated``)."""
+        b, src, size = self.builder, self.src, self.size
+        guard = self.inside if self.predicated else None
 
-        def whole(k: Any) -> None:  # every run inside and aligned: one cp.async, no run test
-            i, j, dst = place(k)
-            first = src.element_pointer(builder.add(src.r0, i), builder.add(src.c0, j))
-            _cp_async(builder, dst, first, size, ir.Constant(_I32, size), guard)
+        def whole(k: Any) -> None:
+            i, j, dst = self.place(k)
+            first = src.element_pointer(b.add(src.r0, i), b.add(src.c0, j))
+            _cp_async(b, dst, first, size, ir.Constant(_I32, size), guard)
 
         def lined_up(tid: Any, threads: int) -> Any:
             """Where run ``k + T`` lies ``T / per_row`` rows below run ``k`` at the same place
             of its row's swizzle: ``run(q)`` from the thread's first run's addresses (computed
             once here) by one add each; else None."""
-            if threads % per_row:
+            if threads % self.per_row:
                 return None
-            step_rows = threads // per_row
-            if swizzled and step_rows % 8:  # the swizzle repeats every 8 rows
+            step_rows = threads // self.per_row
+            if self.swizzled and step_rows % 8:  # the swizzle repeats every 8 rows
                 return None
-            i0, j0, dst0 = place(tid)
-            first = builder.bitcast(
-                src.element_pointer(builder.add(src.r0, i0), builder.add(src.c0, j0)),
+            i0, j0, dst0 = self.place(tid)
+            first = b.bitcast(
+                src.element_pointer(b.add(src.r0, i0), b.add(src.c0, j0)),
                 ir.IntType(8).as_pointer(),
             )
-            src_step = builder.mul(src.stride0, _c(step_rows))  # bytes
-            dst_step = step_rows * (BLOCK_COLS if swizzled else storage_row)  # elements
+            src_step = b.mul(src.stride0, _c(step_rows))  # bytes
+            dst_step = step_rows * (BLOCK_COLS if self.swizzled else self.storage_row)
 
             def run(q: int) -> None:
-                at = builder.gep(first, [builder.mul(src_step, _c(q))]) if q else first
-                dst = builder.gep(dst0, [_c(q * dst_step)]) if q else dst0
-                source = builder.bitcast(at, src.mem.as_pointer())
-                _cp_async(builder, dst, source, size, ir.Constant(_I32, size), guard)
+                at = b.gep(first, [b.mul(src_step, _c(q))]) if q else first
+                dst = b.gep(dst0, [_c(q * dst_step)]) if q else dst0
+                source = b.bitcast(at, src.mem.as_pointer())
+                _cp_async(b, dst, source, size, ir.Constant(_I32, size), guard)
 
             return run
 
-        if pinned:
-            # A pinned block: the whole path is straight-line copies predicated on the test
-            # (no branch around them, so the compiler computes their addresses ahead, before
-            # a barrier that precedes the fill, and issues the copies back to back); the
-            # per-run path, where the test fails, under a branch after them.
-            _runs_pinned(builder, rows * per_row, whole, lined_up)
-            with builder.if_then(builder.not_(inside), likely=False):
-                _runs(builder, rows * per_row, body)
-            return context.get_dummy_value()
-        with builder.if_else(inside, likely=True) as (then, otherwise):
-            with then:
-                _runs_pinned(builder, rows * per_row, whole, lined_up)
-            with otherwise:
-                _runs(builder, rows * per_row, body)
+        _runs_pinned(b, self.rows * self.per_row, whole, lined_up)
+
+    def fallback(self) -> None:
+        """After predicated copies: the per-run path where the test failed."""
+        with self.builder.if_then(self.builder.not_(self.inside), likely=False):
+            self.per_run()
+
+    def emit(self) -> None:
+        """The whole fill: a dynamic tile's runs one by one; a fixed tile's whole path where
+        its test holds, else the per-run path."""
+        b = self.builder
+        if self.dynamic:
+            self.per_run()
+        elif self.predicated:
+            # straight-line copies predicated on the test (no branch around them, so the
+            # compiler computes their addresses ahead, before a barrier that precedes the
+            # fill, and issues the copies back to back); the per-run path after them
+            self.copies()
+            self.fallback()
+        else:
+            with b.if_else(self.inside, likely=True) as (then, otherwise):
+                with then:
+                    self.copies()
+                with otherwise:
+                    self.per_run()
+
+
+def _fill_async(typingctx: Any, t: Any, a: Any, origin: Any) -> Any:
+    _type_fill("shared.fill_async", t, a, origin)
+
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        _Fill(context, builder, (t, a, origin), args).emit()
         return context.get_dummy_value()
 
     return types.none(t, a, origin), codegen
+
+
+def _fill_async_pair(
+    typingctx: Any, t1: Any, a1: Any, o1: Any, t2: Any, a2: Any, o2: Any, line2: Any
+) -> Any:
+    """Two consecutive ``fill_async`` calls (``decoration._fillpairs``), the second written on
+    source line ``line2``. Where both tiles' copies are predicated, every copy of both comes
+    before either per-run path (one branch, taken where a test fails, after the copies of
+    both): the compiler issues the second tile's copies right after the first's. Else the two
+    fills one after the other, as written."""
+    _type_fill("shared.fill_async", t1, a1, o1)
+    try:
+        _type_fill("shared.fill_async", t2, a2, o2)
+    except errors.TypingError as e:
+        line = getattr(line2, "literal_value", 0)
+        raise errors.TypingError(second_call(str(e.args[0]), line)) from None
+
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        first = _Fill(context, builder, (t1, a1, o1), args[0:3])
+        second = _Fill(context, builder, (t2, a2, o2), args[3:6])
+        if not (first.predicated and second.predicated):
+            first.emit()
+            second.emit()
+            return context.get_dummy_value()
+        first.copies()
+        second.copies()
+        both = builder.and_(first.inside, second.inside)
+        with builder.if_then(builder.not_(both), likely=False):
+            first.fallback()
+            second.fallback()
+        return context.get_dummy_value()
+
+    return types.none(t1, a1, o1, t2, a2, o2, line2), codegen
 
 
 def _fill_transposed(typingctx: Any, t: Any, a: Any, origin: Any) -> Any:
@@ -508,6 +586,7 @@ def _wait_all(fenced: bool) -> Any:
 
 _BUILTINS = {
     "__ss_shared_fill_async": tb.literal_intrinsic(_fill_async),
+    "__ss_shared_fill_async_pair": tb.literal_intrinsic(_fill_async_pair),
     "__ss_shared_fill_transposed": tb.literal_intrinsic(_fill_transposed),
     "__ss_shared_commit_group": tb.literal_intrinsic(_commit_group),
     "__ss_shared_wait_group": tb.literal_intrinsic(_wait_group(False)),

@@ -20,7 +20,7 @@ import numpy as np
 
 from .._errors import SafetyError
 from . import _simrt
-from ._fillrule import dynamic_run_bytes, fill_refusal, run_bytes, wait_refusal
+from ._fillrule import dynamic_run_bytes, fill_refusal, run_bytes, second_call, wait_refusal
 
 __all__ = ["builtins"]
 
@@ -131,6 +131,18 @@ def fill_async(t: Any, a: Any, origin: Any) -> None:
             copies.open.append((t, idx, a, (r0 + i, c0 + j * n + e)))
 
 
+def fill_async_pair(t1: Any, a1: Any, o1: Any, t2: Any, a2: Any, o2: Any, line2: int) -> None:
+    """Two consecutive ``fill_async`` calls (``decoration._fillpairs``): both checked, then
+    their copies, the second's as written on source line ``line2``."""
+    _check("shared.fill_async", t1, a1, o1)
+    try:
+        _check("shared.fill_async", t2, a2, o2)
+    except SafetyError as e:
+        raise SafetyError(second_call(str(e.args[0]), line2), rule="typing") from None
+    fill_async(t1, a1, o1)
+    fill_async(t2, a2, o2)
+
+
 def fill_transposed(t: Any, a: Any, origin: Any) -> None:
     size, (r0, c0) = _check("shared.fill_transposed", t, a, origin)
     n = size // t._arr.dtype.itemsize
@@ -174,6 +186,7 @@ def builtins() -> dict[str, Any]:
     """The ``__ss_shared_*`` names of the whole-tile fills and copy groups on the simulator."""
     return {
         "__ss_shared_fill_async": fill_async,
+        "__ss_shared_fill_async_pair": fill_async_pair,
         "__ss_shared_fill_transposed": fill_transposed,
         "__ss_shared_commit_group": commit_group,
         # a kernel that uses wgmma: the device's waits also fence the copies (no proxies here)

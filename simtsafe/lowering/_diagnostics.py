@@ -13,6 +13,7 @@ import re
 
 from .._errors import SafetyError
 from ._compat import typing_error_location
+from ._fillrule import SECOND_CALL
 
 __all__ = ["translate_simulator_error", "translate_typing_error"]
 
@@ -106,6 +107,15 @@ _VEC_RUN_TIME_N = (
 )
 
 
+def _second_call(message: str, lineno: int | None) -> tuple[str, int | None]:
+    """A refusal of the second call of a pair of fills at that call's line, without the note
+    that carried it (``_fillrule.second_call``)."""
+    found = SECOND_CALL.search(message)
+    if found is None:
+        return message, lineno
+    return message[: found.start()] + message[found.end() :], int(found.group(1))
+
+
 def translate_typing_error(exc: BaseException, name: str, filename: str) -> BaseException:
     """Turn a Numba typing error in a simtsafe kernel into a SafetyError at the user's line.
 
@@ -128,6 +138,7 @@ def translate_typing_error(exc: BaseException, name: str, filename: str) -> Base
     not_defined = _NOT_DEFINED.search(text)
     if simtsafe is not None:
         message = simtsafe.group(1).strip()
+        message, lineno = _second_call(message, lineno)
     elif not_defined is not None:
         message = _UNBOUND_NAME.format(name=not_defined.group(1))
     elif operation is not None and _run_time_string(operation):
@@ -177,6 +188,7 @@ def translate_simulator_error(exc: BaseException, name: str) -> SafetyError:
         thread = match.group(1)
         text = text[match.end() :]
     text = text.removeprefix("simtsafe: ")
+    second = SECOND_CALL.search(text)
     if not isinstance(exc, SafetyError):
         text = (
             f"{type(exc).__name__} in the kernel's code on the simulator: {text} (the "
@@ -190,6 +202,8 @@ def translate_simulator_error(exc: BaseException, name: str) -> SafetyError:
         if not code_file.startswith(_PACKAGE_DIR) and "/numba" not in code_file:
             filename, lineno = code_file, tb.tb_lineno
         tb = tb.tb_next
+    if isinstance(exc, SafetyError) and second is not None:
+        text, lineno = _second_call(text, lineno)
     line = linecache.getline(filename, lineno) if filename and lineno else None
     suffix = f" (simulated thread {thread})" if thread else ""
     return SafetyError(

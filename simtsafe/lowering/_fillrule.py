@@ -12,10 +12,30 @@ no element has two writers within one fill.
 
 from __future__ import annotations
 
-__all__ = ["MAX_WAIT", "dynamic_run_bytes", "fill_refusal", "run_bytes", "wait_refusal"]
+import re
+
+__all__ = [
+    "MAX_WAIT",
+    "SECOND_CALL",
+    "dynamic_run_bytes",
+    "fill_refusal",
+    "run_bytes",
+    "second_call",
+    "wait_refusal",
+]
 
 #: ``wait_group(n)``: 0 <= n <= MAX_WAIT (the phase analysis follows ages up to it).
 MAX_WAIT = 7
+
+
+#: The end of a refusal of the second call of a pair of fills (``decoration._fillpairs``):
+#: the diagnostics (``_diagnostics``) report that call's line, not the pair's.
+SECOND_CALL = re.compile(r" \(the call on line (\d+)\)")
+
+
+def second_call(refusal: str, line: int) -> str:
+    """``refusal`` of the second call of a pair of fills, written on source line ``line``."""
+    return f"{refusal} (the call on line {int(line)})"
 
 
 def dynamic_run_bytes(itemsize: int) -> int | None:

@@ -20,7 +20,18 @@ Refused kernels fail at decoration (the tile's phases, ``rule="tile-phase"``) or
 
 from __future__ import annotations
 
-__all__ = ["DOUBLE_BUFFER", "DYNAMIC", "ONE_STAGE", "REFUSED", "STEPPED", "TRANSPOSED"]
+__all__ = [
+    "DOUBLE_BUFFER",
+    "DYNAMIC",
+    "ONE_STAGE",
+    "PAIR",
+    "PAIR_REFUSAL",
+    "PAIR_REFUSED",
+    "REFUSED",
+    "STEPPED",
+    "TRANSPOSED",
+    "UNPAIRED",
+]
 
 
 def _k(sig: str, block: int, body: str) -> str:
@@ -112,6 +123,39 @@ DYNAMIC = (
     "    ss.block.sync()\n"
     "    out[w] = t[cuda.threadIdx.x]\n"
 )
+
+#: ``PAIR``: ``k(out, a, b, r0, c0, r1, c1)``: two consecutive fills, joined by the decorator
+#: into one pair (``decoration._fillpairs``): an 8 x 64 float tile ``t`` from ``a`` at
+#: ``(r0, c0)`` and ``u`` from ``b`` at ``(r1, c1)`` (one 16-byte run of each a thread, 128
+#: threads a block). In each of 8 blocks, element ``e = 128 * block + thread`` of ``out`` is
+#: ``t``'s element ``e`` (row-major) for ``e < 512``, else ``u``'s element ``e - 512``.
+#: ``UNPAIRED``: the same with a statement between the two fills (two calls, as written).
+PAIR = _k(
+    "a: In2D[np.float32], b: In2D[np.float32], r0: np.int64, c0: np.int64, "
+    "r1: np.int64, c1: np.int64",
+    128,
+    "t = ss.shared.tile((8, 64), np.float32, pad=4)\n"
+    "u = ss.shared.tile((8, 64), np.float32, pad=4)\n"
+    "ss.shared.fill_async(t, a, (r0, c0))\n"
+    "ss.shared.fill_async(u, b, (r1, c1))\n"
+    "ss.shared.commit_group()\n"
+    "ss.shared.wait_group(0)\n"
+    "ss.block.sync()\n"
+    "e = cuda.blockIdx.x * 128 + cuda.threadIdx.x\n"
+    "if e < 512:\n"
+    "    out[w] = t[e // 64, e % 64]\n"
+    "else:\n"
+    "    out[w] = u[(e - 512) // 64, (e - 512) % 64]\n",
+)
+UNPAIRED = PAIR.replace(
+    "    ss.shared.fill_async(u, b", "    e = cuda.blockIdx.x\n    ss.shared.fill_async(u, b"
+)
+#: PAIR whose second fill is refused (``b`` holds float64, the tile float32): the refusal
+#: names that call's line, not the pair's.
+PAIR_REFUSED = PAIR.replace("b: In2D[np.float32]", "b: In2D[np.float64]").replace(
+    "fill_async(u, b, (r1, c1))\n", "fill_async(u, b, (r1, c1))  # BAD\n"
+)
+PAIR_REFUSAL = "shared.fill_async copies bytes: the tile's element type must be the input's"
 
 _ASYNC_READ = "filled asynchronously at line"
 

@@ -14,9 +14,13 @@ from tests.kernels.async_fill_rules import (
     DOUBLE_BUFFER,
     DYNAMIC,
     ONE_STAGE,
+    PAIR,
+    PAIR_REFUSAL,
+    PAIR_REFUSED,
     REFUSED,
     STEPPED,
     TRANSPOSED,
+    UNPAIRED,
 )
 
 pytestmark = pytest.mark.ptx
@@ -158,3 +162,36 @@ def test_a_pinned_whole_fill_computes_one_address_per_thread(tmp_path: Path) -> 
         muls.append(len(re.findall(r"\bmul(?:\.wide)?\.(?:lo\.)?[su]64\b", body)))
         _assembles(ptx)
     assert muls[0] == muls[1], muls
+
+
+def _between_copies(body: str) -> str:
+    """The PTX from the first predicated whole-tile copy to the last."""
+    first = body.index("@%ssp cp.async")
+    last = body.rindex("@%ssp cp.async")
+    return body[first:last]
+
+
+def test_a_pair_issues_both_tiles_copies_before_any_branch(tmp_path: Path) -> None:
+    # Two consecutive fills are one pair: the copies of both tiles (one 16-byte run of each a
+    # thread, predicated on its tile's test) come one after the other, and one branch after
+    # them leads to the per-run paths, each under its own tile's test.
+    ptx, body = _body(tmp_path, PAIR)
+    assert len(re.findall(r"@%ssp cp\.async\.cg", body)) == 2
+    assert "bra" not in _between_copies(body)
+    after = body[body.rindex("@%ssp cp.async") :]
+    assert re.search(r"and\.pred\s+(%p\d+), %p\d+, %p\d+;\s*@\1 bra", after), after[:400]
+    _assembles(ptx)
+
+
+def test_two_fills_apart_keep_a_branch_between_their_copies(tmp_path: Path) -> None:
+    # The accepted twin: a statement between the two fills keeps them two calls; the first
+    # fill's per-run path is branched to between the two tiles' copies.
+    ptx, body = _body(tmp_path, UNPAIRED)
+    assert len(re.findall(r"@%ssp cp\.async\.cg", body)) == 2
+    assert "bra" in _between_copies(body)
+    _assembles(ptx)
+
+
+def test_a_pairs_second_call_is_refused_at_its_own_line(tmp_path: Path) -> None:
+    error = assert_refused(tmp_path, PAIR_REFUSED, PAIR_REFUSAL, lambda mod: mod.k.ptx(cc=CC))
+    assert "the call on line" not in str(error)

@@ -16,8 +16,12 @@ from tests.kernels.async_fill_rules import (
     DOUBLE_BUFFER,
     DYNAMIC,
     ONE_STAGE,
+    PAIR,
+    PAIR_REFUSAL,
+    PAIR_REFUSED,
     REFUSED,
     TRANSPOSED,
+    UNPAIRED,
 )
 
 pytestmark = pytest.mark.sim
@@ -161,3 +165,60 @@ def test_dynamic_tile_from_a_huge_unsigned_start_is_zero(tmp_path: Path, start: 
     got, want = run_dynamic(mod, 16, np.uint64(start))
     assert not want.any()
     np.testing.assert_array_equal(got, want)
+
+
+# Two fills joined into a pair: inputs whose rows are 100 floats (400 bytes, 16-aligned).
+# Each case puts each tile wholly inside (its copies), past an edge, misaligned or wholly
+# outside (its per-run path): both tiles' values, as two separate calls give them.
+PAIR_A = np.arange(1, 20 * 100 + 1, dtype=np.float32).reshape(20, 100)
+PAIR_B = -np.arange(1, 16 * 100 + 1, dtype=np.float32).reshape(16, 100)
+PAIR_CASES = [
+    ((0, 0), (8, 32)),  # both inside
+    ((4, 36), (12, 0)),  # inside; u's rows 12..19 pass b's last row (15)
+    ((15, 8), (0, 4)),  # t's last rows past a's end; inside
+    ((2, 1), (-3, 40)),  # t misaligned; u starts above b
+    ((40, 0), (0, 100)),  # both wholly outside (past an end)
+    ((0, -(2**62)), (2**62, 0)),  # origins at the limit
+]
+
+
+def pair_window(src: np.ndarray, r0: int, c0: int) -> np.ndarray:
+    """``src[r0:r0+8, c0:c0+64]`` with zeros outside ``src``, flat."""
+    out = np.zeros((8, 64), np.float32)
+    for i in range(8):
+        for j in range(64):
+            if 0 <= r0 + i < src.shape[0] and 0 <= c0 + j < src.shape[1]:
+                out[i, j] = src[r0 + i, c0 + j]
+    return out.ravel()
+
+
+def run_pair(mod: Any, first: tuple[int, int], second: tuple[int, int]) -> np.ndarray:
+    out = cuda.to_device(np.full(1024, np.nan, np.float32))
+    mod.k.prepare(grid=8, block=128)(
+        out,
+        cuda.to_device(PAIR_A),
+        cuda.to_device(PAIR_B),
+        *(np.int64(v) for v in (*first, *second)),
+    )
+    return out.copy_to_host()
+
+
+@pytest.mark.parametrize("source", [PAIR, UNPAIRED], ids=["pair", "unpaired"])
+@pytest.mark.parametrize(("first", "second"), PAIR_CASES)
+def test_a_pair_of_fills_copies_both_tiles(
+    tmp_path: Path, source: str, first: tuple[int, int], second: tuple[int, int]
+) -> None:
+    got = run_pair(load_kernel_module(tmp_path, source), first, second)
+    want = np.concatenate([pair_window(PAIR_A, *first), pair_window(PAIR_B, *second)])
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_pairs_second_call_is_refused_at_its_own_line(tmp_path: Path) -> None:
+    def act(mod: Any) -> object:
+        out = cuda.to_device(np.zeros(1024, np.float32))
+        b = cuda.to_device(PAIR_B.astype(np.float64))
+        zeros = (np.int64(0),) * 4
+        return mod.k.prepare(grid=8, block=128)(out, cuda.to_device(PAIR_A), b, *zeros)
+
+    error = assert_refused(tmp_path, PAIR_REFUSED, PAIR_REFUSAL, act)
+    assert "the call on line" not in str(error)
