@@ -2,7 +2,7 @@
 # One device call of this round's measurements; every log and result file goes into one
 # tarball $OUT/round-NAME.tgz (the device tool brings back at most 8 files).
 #   scripts/gpu_round.sh NAME STEP...   STEPs: h200 (stop unless on an H200) tests tests_fill tests_decode slots attn latency gemv gemv_runs decode06 decode4b decode06_4096 decode4b_4096 gemm gemm_current wgsweep ptxv ncu_gemm sgemm irregular hash scan
-#                                      primitives decode06_anchor pdl histogram ncu attn_warps decode4b_oldvec
+#                                      primitives decode06_anchor pdl atomics histogram ncu attn_warps decode4b_oldvec
 set -uo pipefail
 NAME=$1; shift
 FINAL=${OUT:-benchmarks/results}
@@ -96,6 +96,7 @@ for s in "$@"; do
       cp simtsafe/lowering/_vec.py /tmp/vec_new.py && cp benchmarks/_vec_main.txt simtsafe/lowering/_vec.py
       run 170 decode4b_oldvec python3 benchmarks/decode.py --configs 4b --contexts 0 --skip-anchor --tokens 32 --repeats 3
       cp /tmp/vec_new.py simtsafe/lowering/_vec.py; grep -E "simtsafe graph|qkv|o_proj|gate_up|down" "$OUT/decode4b_oldvec.log" ;;
+    atomics) run 90 shared_atomic_probe python3 benchmarks/shared_atomic_probe.py; grep "^|" "$OUT/shared_atomic_probe.log" ;;
     pdl) run 90 pdl_probe python3 benchmarks/pdl_probe.py; grep -E "^\||copy|chain" "$OUT/pdl_probe.log" ;;
     histogram) run 200 primitives_histogram python3 benchmarks/primitives.py --parts histogram; grep -E "^\| histogram" "$OUT/primitives_histogram.log" ;;
     decode06_4096)  # the anchor writes the 0.6b checkpoint at its first (only) context
