@@ -58,6 +58,7 @@ from numba.cuda.np.arrayobj import make_array
 
 from . import _tilebase as tb
 from ._fillrule import dynamic_run_bytes, fill_refusal, run_bytes, second_call, wait_refusal
+from ._provenance import at_line
 from ._swizzle import BLOCK_COLS, SwizzledTileType, chunk_offset, only_fill_and_wgmma
 
 __all__ = ["builtins"]
@@ -457,26 +458,34 @@ def _fill_async_pair(
     before either per-run path (one branch, taken where a test fails, after the copies of
     both): the compiler issues the second tile's copies right after the first's. Else the two
     fills one after the other, as written."""
+    if not isinstance(line2, types.IntegerLiteral):
+        return None  # the literal attempt's answer stands
     _type_fill("shared.fill_async", t1, a1, o1)
     try:
         _type_fill("shared.fill_async", t2, a2, o2)
     except errors.TypingError as e:
-        line = getattr(line2, "literal_value", 0)
-        raise errors.TypingError(second_call(str(e.args[0]), line)) from None
+        raise errors.TypingError(second_call(str(e.args[0]), line2.literal_value)) from None
+
+    line = line2.literal_value
 
     def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        # The second fill's instructions carry its own line (the compiled-form checks name it)
         first = _Fill(context, builder, (t1, a1, o1), args[0:3])
-        second = _Fill(context, builder, (t2, a2, o2), args[3:6])
+        with at_line(line):
+            second = _Fill(context, builder, (t2, a2, o2), args[3:6])
         if not (first.predicated and second.predicated):
             first.emit()
-            second.emit()
+            with at_line(line):
+                second.emit()
             return context.get_dummy_value()
         first.copies()
-        second.copies()
+        with at_line(line):
+            second.copies()
         both = builder.and_(first.inside, second.inside)
         with builder.if_then(builder.not_(both), likely=False):
             first.fallback()
-            second.fallback()
+            with at_line(line):
+                second.fallback()
         return context.get_dummy_value()
 
     return types.none(t1, a1, o1, t2, a2, o2, line2), codegen

@@ -13,6 +13,7 @@ no element has two writers within one fill.
 from __future__ import annotations
 
 import re
+import secrets
 
 __all__ = [
     "MAX_WAIT",
@@ -28,14 +29,17 @@ __all__ = [
 MAX_WAIT = 7
 
 
-#: The end of a refusal of the second call of a pair of fills (``decoration._fillpairs``):
-#: the diagnostics (``_diagnostics``) report that call's line, not the pair's.
-SECOND_CALL = re.compile(r" \(the call on line (\d+)\)")
+#: This process's mark of a refusal of the second call of a pair of fills
+#: (``decoration._fillpairs``): the diagnostics (``_diagnostics``) report that call's line,
+#: not the pair's, and drop the mark. Random, so no text a user writes (a record field's
+#: name, say) can carry it; the typing and its diagnostics run in one process.
+_MARK = secrets.token_hex(8)
+SECOND_CALL = re.compile(rf"\[second call: line (\d+) {_MARK}\]")
 
 
 def second_call(refusal: str, line: int) -> str:
     """``refusal`` of the second call of a pair of fills, written on source line ``line``."""
-    return f"{refusal} (the call on line {int(line)})"
+    return f"{refusal} [second call: line {int(line)} {_MARK}]"
 
 
 def dynamic_run_bytes(itemsize: int) -> int | None:

@@ -52,6 +52,7 @@ from llvmlite import ir
 from ._blockgeo import bound_sreg
 
 __all__ = [
+    "at_line",
     "current_loc",
     "current_site",
     "declare_uniform",
@@ -139,6 +140,20 @@ def grid_read() -> Iterator[None]:
         yield
     finally:
         _TLS.gridread = saved
+
+
+@contextlib.contextmanager
+def at_line(line: int) -> Iterator[None]:
+    """Tag every instruction emitted inside with ``line`` of the statement's file: the part of
+    one lowered call that a source statement below it wrote (the second call of a pair of
+    fills, ``decoration._fillpairs``). Nothing changes outside a tagged statement."""
+    saved = getattr(_TLS, "loc", None)
+    if saved is not None:
+        _TLS.loc = (saved[0], int(line))
+    try:
+        yield
+    finally:
+        _TLS.loc = saved
 
 
 @contextlib.contextmanager

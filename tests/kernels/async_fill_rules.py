@@ -25,6 +25,7 @@ __all__ = [
     "DYNAMIC",
     "ONE_STAGE",
     "PAIR",
+    "PAIR_EARLY_READ",
     "PAIR_REFUSAL",
     "PAIR_REFUSED",
     "REFUSED",
@@ -154,6 +155,20 @@ UNPAIRED = PAIR.replace(
 #: names that call's line, not the pair's.
 PAIR_REFUSED = PAIR.replace("b: In2D[np.float32]", "b: In2D[np.float64]").replace(
     "fill_async(u, b, (r1, c1))\n", "fill_async(u, b, (r1, c1))  # BAD\n"
+)
+#: PAIR reading ``u`` (the second fill's tile) before waiting for the copies: refused, the
+#: fill named at its own line (``PAIR_EARLY_FILL``), by the compiled form too.
+PAIR_EARLY_READ = _k(
+    "a: In2D[np.float32], b: In2D[np.float32], r0: np.int64, c0: np.int64, "
+    "r1: np.int64, c1: np.int64",
+    128,
+    "t = ss.shared.tile((8, 64), np.float32, pad=4)\n"
+    "u = ss.shared.tile((8, 64), np.float32, pad=4)\n"
+    "ss.shared.fill_async(t, a, (r0, c0))\n"
+    "ss.shared.fill_async(u, b, (r1, c1))  # FILL\n"
+    "ss.shared.commit_group()\n"
+    "ss.block.sync()\n"
+    "out[w] = u[cuda.threadIdx.x // 64, cuda.threadIdx.x % 64]  # BAD\n",
 )
 PAIR_REFUSAL = "shared.fill_async copies bytes: the tile's element type must be the input's"
 
