@@ -131,22 +131,24 @@ DYNAMIC = (
 #: threads a block). In each of 8 blocks, element ``e = 128 * block + thread`` of ``out`` is
 #: ``t``'s element ``e`` (row-major) for ``e < 512``, else ``u``'s element ``e - 512``.
 #: ``UNPAIRED``: the same with a statement between the two fills (two calls, as written).
-PAIR = _k(
+_PAIR_FILLS = _k(
     "a: In2D[np.float32], b: In2D[np.float32], r0: np.int64, c0: np.int64, "
     "r1: np.int64, c1: np.int64",
     128,
     "t = ss.shared.tile((8, 64), np.float32, pad=4)\n"
     "u = ss.shared.tile((8, 64), np.float32, pad=4)\n"
     "ss.shared.fill_async(t, a, (r0, c0))\n"
-    "ss.shared.fill_async(u, b, (r1, c1))\n"
-    "ss.shared.commit_group()\n"
-    "ss.shared.wait_group(0)\n"
-    "ss.block.sync()\n"
-    "e = cuda.blockIdx.x * 128 + cuda.threadIdx.x\n"
-    "if e < 512:\n"
-    "    out[w] = t[e // 64, e % 64]\n"
-    "else:\n"
-    "    out[w] = u[(e - 512) // 64, (e - 512) % 64]\n",
+    "ss.shared.fill_async(u, b, (r1, c1))  # FILL\n"
+    "ss.shared.commit_group()\n",
+)
+PAIR = _PAIR_FILLS.replace("  # FILL", "") + (
+    "    ss.shared.wait_group(0)\n"
+    "    ss.block.sync()\n"
+    "    e = cuda.blockIdx.x * 128 + cuda.threadIdx.x\n"
+    "    if e < 512:\n"
+    "        out[w] = t[e // 64, e % 64]\n"
+    "    else:\n"
+    "        out[w] = u[(e - 512) // 64, (e - 512) % 64]\n"
 )
 UNPAIRED = PAIR.replace(
     "    ss.shared.fill_async(u, b", "    e = cuda.blockIdx.x\n    ss.shared.fill_async(u, b"
@@ -156,19 +158,11 @@ UNPAIRED = PAIR.replace(
 PAIR_REFUSED = PAIR.replace("b: In2D[np.float32]", "b: In2D[np.float64]").replace(
     "fill_async(u, b, (r1, c1))\n", "fill_async(u, b, (r1, c1))  # BAD\n"
 )
-#: PAIR reading ``u`` (the second fill's tile) before waiting for the copies: refused, the
-#: fill named at its own line (``PAIR_EARLY_FILL``), by the compiled form too.
-PAIR_EARLY_READ = _k(
-    "a: In2D[np.float32], b: In2D[np.float32], r0: np.int64, c0: np.int64, "
-    "r1: np.int64, c1: np.int64",
-    128,
-    "t = ss.shared.tile((8, 64), np.float32, pad=4)\n"
-    "u = ss.shared.tile((8, 64), np.float32, pad=4)\n"
-    "ss.shared.fill_async(t, a, (r0, c0))\n"
-    "ss.shared.fill_async(u, b, (r1, c1))  # FILL\n"
-    "ss.shared.commit_group()\n"
-    "ss.block.sync()\n"
-    "out[w] = u[cuda.threadIdx.x // 64, cuda.threadIdx.x % 64]  # BAD\n",
+#: The two fills, then a read of ``u`` (the second fill's tile) before the wait for its
+#: copies: refused, the fill (the line marked ``# FILL``) named at its own line, by the
+#: compiled form too.
+PAIR_EARLY_READ = _PAIR_FILLS + (
+    "    ss.block.sync()\n    out[w] = u[cuda.threadIdx.x // 64, cuda.threadIdx.x % 64]  # BAD\n"
 )
 PAIR_REFUSAL = "shared.fill_async copies bytes: the tile's element type must be the input's"
 
