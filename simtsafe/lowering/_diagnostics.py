@@ -189,7 +189,16 @@ def translate_simulator_error(exc: BaseException, name: str) -> SafetyError:
         text = text[match.end() :]
     text = text.removeprefix("simtsafe: ")
     second = SECOND_CALL.search(text)
-    if not isinstance(exc, SafetyError):
+    rule = (exc.rule or "typing") if isinstance(exc, SafetyError) else "simulator"
+    if isinstance(exc, UnboundLocalError):
+        rule = "unbound-local"
+        text = (
+            f"{text}: a name used on a path that never bound it. The simulator raises here, as "
+            "Python does; the compiled kernel does not -- Numba gives such a number the value "
+            "0 on the GPU (a witness, tile or view that may be unbound is refused at compile). "
+            "Bind it on every path before the use"
+        )
+    elif not isinstance(exc, SafetyError):
         text = (
             f"{type(exc).__name__} in the kernel's code on the simulator: {text} (the "
             "simulator cannot run this line; check it on the GPU or with simtsafe.sim.check)"
@@ -209,7 +218,7 @@ def translate_simulator_error(exc: BaseException, name: str) -> SafetyError:
     return SafetyError(
         f"kernel {name!r}: {text}{suffix}",
         kernel=name,
-        rule=(exc.rule or "typing") if isinstance(exc, SafetyError) else "simulator",
+        rule=rule,
         filename=filename,
         lineno=lineno,
         source_line=line or None,

@@ -289,7 +289,7 @@ def simulate_launch(
             run_cooperative(dispatcher, grid, block, shared_mem, converted, kernel)
         else:
             dispatcher[grid, block, 0, shared_mem](*converted)
-    except (SafetyError, AttributeError, TypeError) as exc:
+    except (SafetyError, AttributeError, TypeError, UnboundLocalError) as exc:
         if isinstance(exc, SafetyError) and exc.rule == "grid-sync" and exc.kernel == kernel:
             raise  # already names the kernel and the grid sync's line
         raise translate_simulator_error(exc, kernel).with_traceback(exc.__traceback__) from None
