@@ -8,7 +8,7 @@
 #                                STEPs pick some (bandwidth launch_latency graph_replay coop
 #                                sgemm_variants collectives tiles axis_mapping rows gemv
 #                                irregular sanitizer_corpus decode_06b_c0 decode_06b_c4096
-#                                decode_4b_c0 decode_4b_c4096 primitives gemm_bf16); the decode steps take up to
+#                                decode_4b_c0 decode_4b_c4096 primitives shared_atomic_probe gemm_bf16); the decode steps take up to
 #                                ~9 minutes each (the PyTorch anchor with torch.compile runs
 #                                inside) and run only when named: one or two per call. After
 #                                unpacking all of them into benchmarks/results, `python
@@ -70,6 +70,7 @@ else
   # TSDF fusion (examples/tsdf) allocation/integration vs raw twins at 640x480, lost blocks
   want irregular && step 300 irregular python3 benchmarks/irregular.py
   want primitives && step 420 primitives python3 benchmarks/primitives.py
+  want shared_atomic_probe && step 90 shared_atomic_probe python3 benchmarks/shared_atomic_probe.py
   # bf16 GEMM 8192^3 on tensor cores: simtsafe.mma vs raw twin vs torch.matmul vs Triton
   want gemm_bf16 && step 300 gemm_bf16 python3 benchmarks/gemm_bf16.py
   if want sanitizer_corpus; then
