@@ -44,6 +44,13 @@ run ``k + T`` lies the same number of rows below run ``k`` at the same place in
 its row: the thread's first source and tile addresses are computed once, each
 further run's by one add. Both paths copy the same bytes: the test implies each
 run's own, and one value of it decides both.
+
+``__ss_shared_fill_async_pair(t1, a1, o1, t2, a2, o2, line2)`` is two consecutive calls
+(``decoration._fillpairs``): where both tiles' copies are predicated, every copy of both
+comes first and one branch after them leads to the per-run paths, each under its own
+tile's test (a branch between the two tiles' copies would keep the compiler from issuing
+the second's right after the first's); otherwise the two fills in order. The second
+fill's instructions carry its own source line (``line2``), as its refusal does.
 """
 
 from __future__ import annotations
