@@ -17,7 +17,8 @@ in a register instead of re-reading ``%cgactaid`` in the loop), ``safe_nochecks.
 whole-tile fill's test taken as true: an upper bound of what the fills' checks cost, run with
 inputs padded so the fills past K's end stay inside their allocations) and
 ``safe_base_nochecks.ptx``; where the whole-tile copies are predicated, ``safe_nofallback.ptx``
-(their branches to the per-run path removed: what the joins after them cost).
+(their branches to the per-run path removed: what the joins after them cost), and the
+``nochecks`` variants are the copies' guards set to 1 with those branches removed.
 """
 
 from __future__ import annotations
@@ -107,6 +108,20 @@ def _no_fallback(ptx: str) -> str:
     return out
 
 
+def _whole_always(ptx: str) -> str:
+    """Every predicated whole-tile copy's guard (the register its ``setp.ne.b32 %ssp`` reads,
+    set by a ``selp.u32 1, 0`` of the tile's test) set to 1, and the branches to the per-run
+    paths removed: the predicated form with every whole-tile test taken as true."""
+    guards = set(re.findall(r"setp\.ne\.b32 %ssp, (%r\d+), 0;", ptx))
+    out, count = re.subn(
+        r"selp\.u32 \t(%r\d+), 1, 0, %p\d+;",
+        lambda m: f"mov.u32 \t{m.group(1)}, 1;" if m.group(1) in guards else m.group(0),
+        ptx,
+    )
+    assert count and out != ptx, "no whole-tile guard found"
+    return _no_fallback(out)
+
+
 def make(out: Path) -> None:
     cc = (9, 0, "a")
     out.mkdir(parents=True, exist_ok=True)
@@ -117,11 +132,14 @@ def make(out: Path) -> None:
         "safe.ptx": safe,
         "raw.ptx": _lowered(raw),
         "safe_base.ptx": _one_base(safe),
-        "safe_nochecks.ptx": _no_checks(safe),
-        "safe_base_nochecks.ptx": _no_checks(_one_base(safe)),
     }
     if "@%ssp cp.async" in safe:  # predicated whole-tile copies (a pinned block)
         files["safe_nofallback.ptx"] = _no_fallback(safe)
+        files["safe_nochecks.ptx"] = _whole_always(safe)
+        files["safe_base_nochecks.ptx"] = _whole_always(_one_base(safe))
+    else:
+        files["safe_nochecks.ptx"] = _no_checks(safe)
+        files["safe_base_nochecks.ptx"] = _no_checks(_one_base(safe))
     for name, text in files.items():
         (out / name).write_text(text)
         shared = RAW_SHARED if name == "raw.ptx" else SAFE_SHARED
