@@ -309,10 +309,15 @@ class _Fill:
     the test that the whole source rectangle lies inside the input, aligned."""
 
     def __init__(
-        self, context: Any, builder: ir.IRBuilder, types_: tuple[Any, Any, Any], args: Any
+        self,
+        context: Any,
+        builder: ir.IRBuilder,
+        types_: tuple[Any, Any, Any],
+        checked: tuple[int, tuple[Any, ...]],
+        args: Any,
     ) -> None:
         t, a, origin = types_
-        size, origin_types = _type_fill("shared.fill_async", t, a, origin)
+        size, origin_types = checked  # what the typer's _type_fill returned
         self.builder = builder
         self.size = size
         self.n = n = size // (t.dtype.bitwidth // 8)
@@ -448,10 +453,10 @@ class _Fill:
 
 
 def _fill_async(typingctx: Any, t: Any, a: Any, origin: Any) -> Any:
-    _type_fill("shared.fill_async", t, a, origin)
+    checked = _type_fill("shared.fill_async", t, a, origin)
 
     def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
-        _Fill(context, builder, (t, a, origin), args).emit()
+        _Fill(context, builder, (t, a, origin), checked, args).emit()
         return context.get_dummy_value()
 
     return types.none(t, a, origin), codegen
@@ -467,9 +472,9 @@ def _fill_async_pair(
     fills one after the other, as written."""
     if not isinstance(line2, types.IntegerLiteral):
         return None  # the literal attempt's answer stands
-    _type_fill("shared.fill_async", t1, a1, o1)
+    checked1 = _type_fill("shared.fill_async", t1, a1, o1)
     try:
-        _type_fill("shared.fill_async", t2, a2, o2)
+        checked2 = _type_fill("shared.fill_async", t2, a2, o2)
     except errors.TypingError as e:
         raise errors.TypingError(second_call(str(e.args[0]), line2.literal_value)) from None
 
@@ -477,9 +482,9 @@ def _fill_async_pair(
 
     def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
         # The second fill's instructions carry its own line (the compiled-form checks name it)
-        first = _Fill(context, builder, (t1, a1, o1), args[0:3])
+        first = _Fill(context, builder, (t1, a1, o1), checked1, args[0:3])
         with at_line(line):
-            second = _Fill(context, builder, (t2, a2, o2), args[3:6])
+            second = _Fill(context, builder, (t2, a2, o2), checked2, args[3:6])
         if not (first.predicated and second.predicated):
             first.emit()
             with at_line(line):

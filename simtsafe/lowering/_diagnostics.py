@@ -188,7 +188,6 @@ def translate_simulator_error(exc: BaseException, name: str) -> SafetyError:
         thread = match.group(1)
         text = text[match.end() :]
     text = text.removeprefix("simtsafe: ")
-    second = SECOND_CALL.search(text)
     rule = (exc.rule or "typing") if isinstance(exc, SafetyError) else "simulator"
     if isinstance(exc, UnboundLocalError):
         rule = "unbound-local"
@@ -211,7 +210,7 @@ def translate_simulator_error(exc: BaseException, name: str) -> SafetyError:
         if not code_file.startswith(_PACKAGE_DIR) and "/numba" not in code_file:
             filename, lineno = code_file, tb.tb_lineno
         tb = tb.tb_next
-    if isinstance(exc, SafetyError) and second is not None:
+    if isinstance(exc, SafetyError):
         text, lineno = _second_call(text, lineno)
     line = linecache.getline(filename, lineno) if filename and lineno else None
     suffix = f" (simulated thread {thread})" if thread else ""
