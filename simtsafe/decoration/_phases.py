@@ -413,7 +413,8 @@ class _Analysis:
         return state
 
     def wait_count(self, e: ast.Call) -> int:
-        arg = e.args[0] if len(e.args) == 1 and not e.keywords else None
+        given = [*e.args, *[k.value for k in e.keywords if k.arg == "n"]]
+        arg = given[0] if len(given) == 1 and len(e.args) + len(e.keywords) == 1 else None
         if not (
             isinstance(arg, ast.Constant)
             and isinstance(arg.value, int)
@@ -575,6 +576,13 @@ class _Analysis:
             if frame is not None:
                 (frame.breaks if isinstance(s, ast.Break) else frame.continues).append(state)
             return _State()
+        if isinstance(s, ast.Assert):
+            # The message is evaluated only where the test fails: a branch, like a later
+            # operand of `and` (a barrier in it is not on every path).
+            state = self.expr(s.test, state)
+            if s.msg is None:
+                return state
+            return self.joined(state, self.expr(s.msg, state.copy()), s)
         if isinstance(s, ast.Return | ast.Raise):
             # The thread leaves, but what it did belongs to this interval, which the other
             # threads continue (until the next barrier): its state flows on.

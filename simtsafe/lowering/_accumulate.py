@@ -45,7 +45,7 @@ from numba.cuda.typing.templates import (
 )
 
 from ._blockgeo import BlockGeometry
-from ._provenance import site, tile_symbol
+from ._provenance import fill_writes, site, tile_symbol
 
 __all__ = ["AccumulateType", "SharedAccumulatorType", "builtins"]
 
@@ -384,9 +384,12 @@ def _shared_accumulator_typer(typingctx: Any, n: Any, dtype: Any) -> Any:
 def _zero_fill(builder: ir.IRBuilder, data: ir.Value, lty: ir.Type, size: int) -> None:
     """Every thread clears elements ``tid, tid + T, ...``; then one barrier."""
     geo = BlockGeometry(builder)
-    with cgutils.for_range_slice(builder, geo.ltid, ir.Constant(_I32, size), geo.nthreads) as (
-        j,
-        _,
+    with (
+        fill_writes("zero"),  # element j to thread j mod T (verify._tilephases)
+        cgutils.for_range_slice(builder, geo.ltid, ir.Constant(_I32, size), geo.nthreads) as (
+            j,
+            _,
+        ),
     ):
         builder.store(ir.Constant(lty, None), builder.gep(data, [j], inbounds=True))
     barrier = cgutils.get_or_insert_function(

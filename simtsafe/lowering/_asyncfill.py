@@ -65,7 +65,7 @@ from numba.cuda.np.arrayobj import make_array
 
 from . import _tilebase as tb
 from ._fillrule import dynamic_run_bytes, fill_refusal, run_bytes, second_call, wait_refusal
-from ._provenance import at_line
+from ._provenance import at_line, fill_start, fill_writes
 from ._swizzle import BLOCK_COLS, SwizzledTileType, chunk_offset, only_fill_and_wgmma
 
 __all__ = ["builtins"]
@@ -342,6 +342,18 @@ class _Fill:
         )
         self.predicated = self.inside is not None and tb.required_block(builder) is not None
 
+    def writes(self) -> Any:
+        """The context of this fill's writes: every copy and store tagged with the map that
+        gives the tile's elements to threads (run ``k`` of ``size`` bytes to thread ``k mod
+        T``), so the compiled-form check knows two fills of a tile by one map apart from a
+        fill of another kind (``verify._tilephases``)."""
+        return fill_writes(f"async{self.size}")
+
+    def start(self) -> None:
+        """Mark where this fill's copies begin (the compiled-form check asks there whether an
+        earlier copy of this thread into the tile may still be in flight)."""
+        fill_start(self.builder, self.tile)
+
     def place(self, k: Any) -> tuple[Any, Any, Any]:
         """Run ``k`` of a fixed-shape tile: its row, first column and tile address."""
         b = self.builder
@@ -436,6 +448,7 @@ class _Fill:
         """The whole fill: a dynamic tile's runs one by one; a fixed tile's whole path where
         its test holds, else the per-run path."""
         b = self.builder
+        self.start()
         if self.dynamic:
             self.per_run()
         elif self.predicated:
@@ -456,7 +469,9 @@ def _fill_async(typingctx: Any, t: Any, a: Any, origin: Any) -> Any:
     checked = _type_fill("shared.fill_async", t, a, origin)
 
     def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
-        _Fill(context, builder, (t, a, origin), checked, args).emit()
+        fill = _Fill(context, builder, (t, a, origin), checked, args)
+        with fill.writes():
+            fill.emit()
         return context.get_dummy_value()
 
     return types.none(t, a, origin), codegen
@@ -486,17 +501,22 @@ def _fill_async_pair(
         with at_line(line):
             second = _Fill(context, builder, (t2, a2, o2), checked2, args[3:6])
         if not (first.predicated and second.predicated):
-            first.emit()
-            with at_line(line):
+            with first.writes():
+                first.emit()
+            with at_line(line), second.writes():
                 second.emit()
             return context.get_dummy_value()
-        first.copies()
-        with at_line(line):
+        with first.writes():
+            first.start()
+            first.copies()
+        with at_line(line), second.writes():
+            second.start()
             second.copies()
         both = builder.and_(first.inside, second.inside)
         with builder.if_then(builder.not_(both), likely=False):
-            first.fallback()
-            with at_line(line):
+            with first.writes():
+                first.fallback()
+            with at_line(line), second.writes():
                 second.fallback()
         return context.get_dummy_value()
 
@@ -551,7 +571,9 @@ def _fill_transposed(typingctx: Any, t: Any, a: Any, origin: Any) -> Any:
                 at = builder.add(builder.mul(builder.add(c, _c(e)), _c(storage_row)), r)
                 builder.store(builder.load(slot), builder.gep(tile, [at]))
 
-        _runs(builder, m_len * per_row, body)
+        # run k (n elements down one column) to thread k mod T: one map per tile
+        with fill_writes(f"tfill{n}"):
+            _runs(builder, m_len * per_row, body)
         return context.get_dummy_value()
 
     return types.none(t, a, origin), codegen

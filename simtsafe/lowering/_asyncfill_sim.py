@@ -124,6 +124,17 @@ def fill_async(t: Any, a: Any, origin: Any) -> None:
     rows = t._shape[0] if len(t._shape) == 2 else 1
     per_row = -(-t._shape[-1] // n)  # a dynamic tile's last run may be partial
     copies = _copies()
+    flying = {id(c[0]._arr) for group in [*copies.closed, copies.open] for c in group}
+    if id(t._arr) in flying:
+        # The thread's own copies of the same elements, both in flight, land in either order
+        # on the GPU (the phase analysis refuses this; here for kernels it did not see).
+        raise SafetyError(
+            "simtsafe: this shared tile is filled asynchronously again while this thread's "
+            "earlier copies into it may still be in flight: the two copies of an element "
+            "land in either order. Wait for the copies (shared.wait_group(n) or wait_all()) "
+            "before the tile is filled again",
+            rule="tile-phase",
+        )
     for k in _runs(rows * per_row):
         i, j = divmod(k, per_row)
         for e in range(min(n, t._shape[-1] - j * n)):

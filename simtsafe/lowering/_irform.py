@@ -21,7 +21,9 @@ would otherwise replace a marked load by an unmarked phi).
 
 Likewise a store tagged ``!ss.own`` (a witness store into a shared tile) gets a
 call ``@__ss.own.K`` of its address right before it: what the tile phase
-check (``verify._tilephases``) reads as "the thread's own element".
+check (``verify._tilephases``) reads as "the thread's own element"; each write
+of a fill (``!ss.fill``) a call ``@__ss.fill.<label>.K`` of its address, and the
+start of an asynchronous fill a call ``@__ss.fillstart`` of the tile's address.
 
 Only this module imports ``llvmlite.binding``; the analysis (``simtsafe.verify``)
 works on the dataclasses below.
@@ -320,6 +322,78 @@ def _mark_own_stores(text: str) -> str:
     return "\n".join(out) + "\n"
 
 
+_FILL_ASM_RE = re.compile(
+    r'^([ \t]*)call void asm sideeffect "((?:[^"\\]|\\.)*)", "[^"]*"\((i32 ' + _LOCAL + r")"
+    r"[^()\n]*\)((?:, ![-\w.]+ !\d+)+)[ \t]*$",
+    re.M,
+)
+_FILL_START_RE = re.compile(r"^(\s*)(" + _LOCAL + r") = ptrtoint .* to i64\b.*!ss\.fillstart !\d+")
+_FILL_TAG_RE = re.compile(r"!ss\.fill !(\d+)")
+
+
+def _fill_label(attached: str, nodes: dict[int, tuple[str | int, ...]]) -> str | None:
+    """The label of a ``!ss.fill`` attachment (letters and digits), or None."""
+    m = _FILL_TAG_RE.search(attached)
+    items = nodes.get(int(m.group(1)), ()) if m is not None else ()
+    label = str(items[0]) if len(items) == 1 else ""
+    return label if label.isalnum() else None
+
+
+def _mark_fill_writes(text: str) -> str:
+    """Put ``call void @__ss.fill.<label>.K(<address>)`` before each write of a fill: a store
+    tagged ``!ss.fill`` whose address is a ``getelementptr``, and a ``cp.async`` (inline
+    assembly whose first operand is its shared destination); and ``call void
+    @__ss.fillstart(i64 %t)`` after the tagged ``ptrtoint`` that starts an asynchronous fill.
+
+    What the tile phase check (``verify._tilephases``) reads as "this write belongs to a fill
+    of that label". A call keeps its place (no pass moves a store or an inline assembly
+    across an unknown call) and its operand, which no pass strips as it may a tag.
+    """
+    if "!ss.fill" not in text:
+        return text
+    nodes = _metadata(text)
+    opcode = {
+        m.group(1): m.group(2)
+        for line in text.splitlines()
+        if "=" in line
+        for m in [_DEF_OPCODE_RE.match(line)]
+        if m is not None
+    }
+    decls: dict[tuple[str, str], str] = {}
+
+    def marker(indent: str, label: str, ptype: str, value: str) -> str:
+        fn = decls.setdefault((label, ptype), f'@"__ss.fill.{label}.{len(decls)}"')
+        return f"{indent}call void {fn}({ptype} {value})\n"
+
+    # the copies: inline assembly spans lines (its template holds newlines)
+    pieces: list[str] = []
+    done = 0
+    for copy in _FILL_ASM_RE.finditer(text):
+        label = _fill_label(copy.group(4), nodes)
+        if label is None or "cp.async." not in copy.group(2):
+            continue
+        ptype, _, value = copy.group(3).rpartition(" ")
+        pieces += [text[done : copy.start()], marker(copy.group(1), label, ptype, value)]
+        done = copy.start()
+    text = "".join([*pieces, text[done:]])
+    out: list[str] = []
+    for line in text.splitlines():
+        m = _OWN_STORE_RE.match(line) if "!ss.fill" in line else None
+        parts = split_operands(m.group(2)) if m is not None else []
+        label = _fill_label(m.group(3), nodes) if m is not None else None
+        if m is not None and label is not None and len(parts) >= 2:
+            ptype, _, ptr = parts[1].rpartition(" ")
+            if ptype and opcode.get(ptr) == "getelementptr":
+                out.append(marker(m.group(1), label, ptype, ptr).rstrip("\n"))
+        out.append(line)
+        s = _FILL_START_RE.match(line) if "!ss.fillstart" in line else None
+        if s is not None:
+            out.append(f'{s.group(1)}call void @"__ss.fillstart"(i64 {s.group(2)})')
+            decls.setdefault(("", "i64"), '@"__ss.fillstart"')
+    out.extend(f"declare void {fn}({ptype})" for (_, ptype), fn in decls.items())
+    return "\n".join(out) + "\n"
+
+
 _WITNESS_LINE = re.compile(r'^(\s*)%"((?:[^"\\]|\\.)*)" = (add (i\d+) .*!ss\.witness !(\d+).*)$')
 
 
@@ -400,8 +474,12 @@ def _normalize(texts: Sequence[str], root: str, callees: list[str]) -> str:
     defined = {_unquote(m.group(1)) for t in texts for m in _DEFINED_RE.finditer(t)}
     prepared = [
         _mark_calls(
-            _mark_own_stores(
-                _route_witness_markers(_route_uniform_markers(_freeze_intrinsics(_inlinable(t))))
+            _mark_fill_writes(
+                _mark_own_stores(
+                    _route_witness_markers(
+                        _route_uniform_markers(_freeze_intrinsics(_inlinable(t)))
+                    )
+                )
             ),
             defined,
             callees,

@@ -26,7 +26,15 @@ kinds; the PTX is byte-identical, ``tests/ptx/test_provenance_ptx.py``):
 * ``!ss.own !{i32 1}`` -- every instruction a store into a shared tile through a
   block-local witness emits (``tile[w] = v``): its address is the thread's own
   element, which no other thread writes (``verify._tilephases`` lets the thread
-  read that address back in the fill phase).
+  read that address back in the fill phase);
+* ``!ss.fill !{!"async16"}`` -- every instruction a whole-object fill emits
+  (``shared.fill_async``, ``fill_transposed``, an accumulator's zeroing): the
+  label names how the fill gives the object's elements to threads, so that two
+  fills with one label write each element from one thread (``verify._tilephases``
+  compares the writes of one object by it);
+* ``!ss.fillstart !{i32 1}`` -- a ``ptrtoint`` of the tile an asynchronous fill
+  emits before its first copy: where the check asks whether the thread's earlier
+  copies into that tile may still be in flight.
 
 Two hooks, installed once at import of the CUDA backend: Numba's
 ``CUDALower.lower_inst`` records the statement's location while a function
@@ -56,6 +64,8 @@ __all__ = [
     "current_loc",
     "current_site",
     "declare_uniform",
+    "fill_start",
+    "fill_writes",
     "grid_read",
     "install",
     "mark_built",
@@ -173,6 +183,34 @@ def own_store() -> Iterator[None]:
         _TLS.own = saved
 
 
+@contextlib.contextmanager
+def fill_writes(label: str) -> Iterator[None]:
+    """Tag every instruction emitted inside as part of a whole-object fill whose elements go
+    to threads by the map ``label`` names.
+
+    Safety:
+        Only the lowering of a fill may use this, with a label that determines which thread
+        writes each element of the object (two fills of one object with one label give every
+        element to the same thread): the compiled-form check does not compare writes of one
+        label with each other.
+    """
+    saved = getattr(_TLS, "fill", None)
+    _TLS.fill = label
+    try:
+        yield
+    finally:
+        _TLS.fill = saved
+
+
+def fill_start(builder: ir.IRBuilder, tile: ir.Value) -> None:
+    """Mark the start of an asynchronous fill of ``tile``: an unused ``ptrtoint`` of it, tagged
+    (NVVM drops it; the compiled-form check asks there whether copies into the tile may still
+    be in flight)."""
+    out = builder.ptrtoint(tile, ir.IntType(64))
+    if isinstance(out, ir.Instruction):
+        out.metadata["ss.fillstart"] = _node(builder.module, (1,))
+
+
 def mark_witness(builder: ir.IRBuilder, value: ir.Value, space: str, axis: int) -> ir.Value:
     """``value``, a block-local witness's index on ``axis``, through a tagged ``add 0``.
 
@@ -221,6 +259,9 @@ def _tagging_insert(original: Any) -> Any:
                 instr.metadata["ss.gridread"] = _node(module, (1,))
             if getattr(_TLS, "own", False):
                 instr.metadata["ss.own"] = _node(module, (1,))
+            fill = getattr(_TLS, "fill", None)
+            if fill is not None:
+                instr.metadata["ss.fill"] = _node(module, (fill,))
             where = getattr(_TLS, "site", None)
             if where is not None:
                 instr.metadata["ss.site"] = _node(module, where)

@@ -39,11 +39,16 @@ may hold a default value on some path) is a plain write.
 
 Among writes, an atomic update clashes with every non-atomic write, and a
 witness store with every other write (a fill's stores give the element to
-another thread). Plain stores are not compared with each other: the stores
-of ``fill_async``'s scalar runs, of ``fill_transposed`` and an accumulator's
-zero-fill are each one thread's own by their lowering, and this check does
-not tell two fills apart (the source analysis refuses two fills of one tile in
-one interval).
+another thread). Each write of a whole-object fill -- ``fill_async``'s copies
+and per-element stores, ``fill_transposed``'s stores, an accumulator's zeroing
+-- carries the label of the map by which its fill gives elements to threads
+(``!ss.fill``, a call ``@__ss.fill.<label>.K`` of its address right before it
+in the compiled form): two writes with one label write each element from one
+thread, any other two plain writes (two labels, or a write without one) may
+write it from two threads, and clash. An asynchronous fill also starts with a
+call ``@__ss.fillstart`` of its tile: where a copy of the thread into that tile
+may still be in flight (not waited for on some path), the fill is refused, as
+the thread's two copies of an element land in either order.
 
 ``cp.async`` writes land asynchronously: a copy counts as a write in every
 interval from the one it is issued in up to the one in which the thread
@@ -117,6 +122,8 @@ _PURE = frozenset(
 _FLAGS_RE = re.compile(r"\b(?:inbounds|nuw|nsw|nusw|exact|disjoint|samesign)\s+")
 _SREG = "llvm.nvvm.read.ptx.sreg."
 _WITNESS = "__ss.witness."
+_FILL = "__ss.fill."
+_FILL_START = "__ss.fillstart"
 #: The most commits a copy is counted through (``wait_group n`` takes small ``n``).
 _OLD = 64
 _WAIT_GROUP_RE = re.compile(r"cp\.async\.wait_group\s+(\d+)")
@@ -156,9 +163,11 @@ class Access:
     instr: Instr
     obj: str  # SharedObject.key
     kind: str  # read, own, witness, write, async, update, other
+    label: str | None = None  # a fill's write: the map that gives elements to threads
 
 
-def _clash(a: str, b: str) -> bool:
+def _clash(x: Access, y: Access) -> bool:
+    a, b = x.kind, y.kind
     if a in READS or b in READS:
         if a in READS and b in READS:
             return False
@@ -167,9 +176,10 @@ def _clash(a: str, b: str) -> bool:
     if "update" in (a, b):
         return a != b
     if "witness" in (a, b):
-        other = b if a == "witness" else a
-        return other in ("async", "write", "other")
-    return False
+        return a != b
+    # Two plain writes (stores, copies, calls): fills of one map give each element to one
+    # thread; anything else may give it to two.
+    return x.label is None or x.label != y.label
 
 
 def is_block_sync(ins: Instr) -> bool:
@@ -245,6 +255,43 @@ class _Finder:
             for key in [self.keys.of(ins.operands[0])]
             if "%" not in key and "witness:" in key
         }
+        self.labels = self._fill_labels()
+
+    def starts(self) -> dict[int, tuple[Instr, frozenset[str]]]:
+        """``id(start)`` -> (the start of an asynchronous fill, the objects it fills)."""
+        return {
+            id(ins): (ins, self.arg_objs(_call_args(ins)))
+            for b in self.form.blocks
+            for ins in b.instrs
+            if ins.opcode == "call" and ins.callee == _FILL_START
+        }
+
+    def _fill_labels(self) -> dict[int, str]:
+        """``id(write)`` -> the label of the fill it belongs to: the write (a store, a
+        ``cp.async``) right after a ``__ss.fill.<label>.K`` marker of its own address
+        (``lowering._irform``), with no other memory access or call between them."""
+        out: dict[int, str] = {}
+        for b in self.form.blocks:
+            pending: tuple[str, str] | None = None
+            for ins in b.instrs:
+                name = ins.callee or ""
+                if ins.opcode == "call" and name.startswith(_FILL) and ins.operands:
+                    label = name[len(_FILL) :].rpartition(".")[0]
+                    pending = (label, self.keys.of(ins.operands[0]))
+                    continue
+                address = None
+                if ins.opcode == "store" and ins.pointers:
+                    address = ins.pointers[-1]
+                elif name == "asm" and "cp.async." in (ins.asm or ""):
+                    first = _call_args(ins)[:1]
+                    found = _LOCAL_RE.findall(first[0]) if first else []
+                    address = found[0] if len(found) == 1 else None
+                if pending is not None and address is not None:
+                    if self.keys.of(address) == pending[1]:
+                        out[id(ins)] = pending[0]
+                if ins.opcode in ("load", "store", "atomicrmw", "cmpxchg", "call"):
+                    pending = None
+        return out
 
     def of(self, ptr: str) -> frozenset[str]:
         p = self.prov.get(ptr, frozenset())
@@ -290,7 +337,7 @@ class _Finder:
         if op != "call" or is_block_sync(ins):
             return []
         name = ins.callee or ""
-        if name.startswith("__ss.own."):
+        if name.startswith(("__ss.own.", _FILL)) or name == _FILL_START:
             return []
         if name == "asm":
             text = ins.asm or ""
@@ -330,9 +377,13 @@ def _async_spans(
     fills: set[int],
     last: Mapping[int, frozenset[int]],
     wgmma: frozenset[int] = frozenset(),
+    starts: frozenset[int] = frozenset(),
+    in_flight: dict[int, set[int]] | None = None,
 ) -> dict[int, frozenset[int]]:
     """``id(cp.async)`` -> the barriers that may open an interval in which its copy may land;
     ``id(wgmma.mma_async)`` -> those that may open an interval in which it may still read.
+    ``in_flight`` (if given) receives, for each fill start in ``starts``, the copies that may
+    still be in flight there.
 
     Copies age by ``cp.async.commit_group`` and leave at ``cp.async.wait_*``; wgmma groups
     age by wgmma commits (an issue, a synchronous ``wgmma.mma``) and leave at
@@ -360,6 +411,8 @@ def _async_spans(
             if is_block_sync(ins):
                 for f, _age in now:
                     spans[f].add(id(ins))
+            elif id(ins) in starts and in_flight is not None:
+                in_flight.setdefault(id(ins), set()).update(f for f, _ in now if f in fills)
             elif id(ins) in wgmma:
                 # the issue commits its own group: age 1, every earlier wgmma group one older
                 now = older(now, is_wgmma=True) | {(id(ins), 1)}
@@ -413,15 +466,22 @@ def check_tile_phases(
     found: list[Access] = []
     for b in form.blocks:
         for ins in b.instrs:
+            label = finder.labels.get(id(ins))
             for kind, objs in finder.accesses(ins):
-                found.extend(Access(ins, o, kind) for o in objs)
+                found.extend(Access(ins, o, kind, label) for o in objs)
     if not found:
         return
     last = last_syncs(form, is_block_sync)
     after = next_syncs(form, is_block_sync)
     fills = {id(a.instr) for a in found if a.kind == "async"}
     areads = frozenset(id(a.instr) for a in found if a.kind == "aread")
-    spans = _async_spans(form, fills, last, areads) if fills or areads else {}
+    starts = finder.starts()
+    in_flight: dict[int, set[int]] = {}
+    spans = (
+        _async_spans(form, fills, last, areads, frozenset(starts), in_flight)
+        if fills or areads
+        else {}
+    )
 
     def span(a: Access) -> frozenset[int]:
         if a.kind in ("async", "aread"):
@@ -444,12 +504,64 @@ def check_tile_phases(
     for key, accesses in by_obj.items():
         for i, x in enumerate(accesses):
             for y in accesses[i:]:
-                if not _clash(x.kind, y.kind) or not together(x, y):
+                if not _clash(x, y) or not together(x, y):
                     continue
                 if x.instr is y.instr and x.kind == y.kind:
                     continue
                 first, second = (x, y) if x.kind in READS or y.kind not in READS else (y, x)
                 _raise_clash(kernel, by_key[key], first, second, where, line_of, fallback)
+    _check_refills(kernel, objects, found, starts, in_flight, where, line_of, fallback)
+
+
+def _check_refills(
+    kernel: str,
+    objects: Mapping[str, SharedObject],
+    found: list[Access],
+    starts: Mapping[int, tuple[Instr, frozenset[str]]],
+    in_flight: Mapping[int, set[int]],
+    where: Where,
+    line_of: Callable[[Instr], tuple[str, int] | None],
+    fallback: tuple[str, int],
+) -> None:
+    """Refuse an asynchronous fill that starts while a copy of the same thread into its tile
+    may still be in flight: the thread's two copies of an element land in either order."""
+    copies = {id(a.instr): a for a in found if a.kind == "async"}
+    by_key = {o.key: o for o in objects.values()}
+    for start, flying in in_flight.items():
+        ins, objs = starts[start]
+        for f in sorted(flying, key=lambda f: str(copies[f].instr.loc)):
+            if copies[f].obj in objs:
+                _raise_refill(
+                    kernel, by_key[copies[f].obj], ins, copies[f].instr, where, line_of, fallback
+                )
+
+
+def _raise_refill(
+    kernel: str,
+    obj: SharedObject,
+    start: Instr,
+    copy: Instr,
+    where: Where,
+    line_of: Callable[[Instr], tuple[str, int] | None],
+    fallback: tuple[str, int],
+) -> None:
+    filename, lineno = line_of(start) or fallback
+    named = _name_at(filename, obj.line)
+    what = f"{obj.kind} {named!r}" if named else obj.kind
+    made = f" (made at line {obj.line})" if obj.line is not None else ""
+    other = line_of(copy)
+    raise SafetyError(
+        f"kernel {kernel!r}: {what}{made} is filled asynchronously at {where(start)} while "
+        f"its copies of {where(copy)} may still be in flight (the thread has not waited for "
+        "them on some path), so two copies of one element land in either order. Wait for the "
+        "copies (simtsafe.shared.wait_group(n) or wait_all()) before the tile is filled again",
+        kernel=kernel,
+        rule="tile-phase",
+        filename=filename,
+        lineno=lineno,
+        source_line=linecache.getline(filename, lineno) or None,
+        cause_line=other[1] if other is not None else None,
+    )
 
 
 def _check_proxy_fences(
@@ -489,6 +601,18 @@ _WRITE_WORDS = {
     "update": "updated atomically",
     "other": "written (by a call or inline assembly)",
 }
+#: A plain store's words by the fill it belongs to (its label's letters).
+_FILL_WORDS = {
+    "async": "filled asynchronously (an element copied by the thread itself)",
+    "tfill": "filled (transposed)",
+    "zero": "zeroed (made)",
+}
+
+
+def _words(a: Access) -> str:
+    if a.kind == "write" and a.label is not None:
+        return _FILL_WORDS.get(a.label.rstrip("0123456789"), "written")
+    return _WRITE_WORDS[a.kind]
 
 
 def _raise_clash(
@@ -526,7 +650,7 @@ def _raise_clash(
             )
         race = "one thread may read an element while another writes it"
     else:
-        how = _WRITE_WORDS[a.kind]
+        how = _words(a)
         fix = (
             "Fill (or update) a shared object one way per interval: put simtsafe.block.sync() "
             "between the two (after the wait, for an asynchronous fill)"
@@ -534,7 +658,7 @@ def _raise_clash(
         race = "two threads may write one element"
     raise SafetyError(
         f"kernel {kernel!r}: {what}{made} is {how} at {where(a.instr)} and "
-        f"{_WRITE_WORDS[b.kind]} at {where(b.instr)} in the same barrier interval (the "
+        f"{_words(b)} at {where(b.instr)} in the same barrier interval (the "
         f"compiled code has no simtsafe block barrier between them on some path), so {race}. "
         f"{fix}",
         kernel=kernel,

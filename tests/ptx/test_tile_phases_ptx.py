@@ -131,14 +131,20 @@ def test_async_fill_phase_refusals_are_refused_by_the_compiled_form(
         assert "Wait for the copies" in str(exc)
 
 
-def test_fills_again_in_flight_are_left_to_the_source_analysis(
+def test_a_fill_again_in_flight_is_refused_by_the_compiled_form(
     tmp_path: Path, compiled_form_only: None
 ) -> None:
     # Two fill_async of one tile in flight together: each element is copied twice by the SAME
-    # thread (one run mapping), an ordering question of one thread the compiled form does not
-    # decide; the source analysis refuses it (tests/kernels/async_fill_rules.py).
+    # thread (one run mapping), and the two copies land in either order. The compiled form
+    # asks at the start of each asynchronous fill which copies may still be in flight.
     source, _ = fills.REFUSED["fill-again-while-in-flight"]
-    load_kernel_module(tmp_path, source).k.ptx(cc=CC)
+    mod = load_kernel_module(tmp_path, source)
+    with pytest.raises(ss.SafetyError) as info:
+        mod.k.ptx(cc=CC)
+    exc = info.value
+    assert exc.rule == "tile-phase"
+    assert exc.lineno == line_of(tmp_path, "# BAD"), str(exc)
+    assert "may still be in flight" in str(exc) and "shared tile 't'" in str(exc)
 
 
 @pytest.mark.parametrize(
