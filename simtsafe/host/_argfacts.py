@@ -38,6 +38,7 @@ __all__ = [
     "Facts",
     "array_facts",
     "current_device",
+    "input_layout",
     "make_facts",
     "native_facts",
     "pointer_device",
@@ -257,3 +258,25 @@ def _c_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
 def _is_c_contiguous(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> bool:
     expected = _c_strides(shape, itemsize)
     return all(n == 1 or s == e for n, s, e in zip(shape, strides, expected, strict=True))
+
+
+#: The run (bytes) of ``input_layout``'s ``"C16"``: lowering._runaligned.RUN.
+_RUN = 16
+
+
+def input_layout(f: Facts, itemsize: int, runs: bool) -> str:
+    """The layout code an input is compiled for: ``"A"`` (strided), ``"C"`` (C-contiguous),
+    or, for a kernel that copies its inputs in 16-byte runs (``runs``: it calls
+    ``shared.fill_async``), ``"C16"`` where the data pointer, the row pitch (2D) and the row
+    length in bytes are multiples of 16 -- what the compiled code of that specialization
+    assumes (lowering._runaligned)."""
+    if not f.c_contiguous:
+        return "A"
+    if (
+        runs
+        and f.ptr % _RUN == 0
+        and (f.shape[-1] * itemsize) % _RUN == 0
+        and (len(f.shape) < 2 or f.strides[0] % _RUN == 0)
+    ):
+        return "C16"
+    return "C"

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .._errors import ArgumentTypeError
-from ._argfacts import FACTS_CACHE, array_facts, native_facts, record_dtype
+from ._argfacts import FACTS_CACHE, array_facts, input_layout, native_facts, record_dtype
 from ._requires import launch_env
 
 if TYPE_CHECKING:
@@ -85,7 +85,8 @@ def build_fast_check(plan: LaunchPlan, check_devices: bool) -> FastCheck:
         if param.kind in ("out", "acc"):
             cond += [f"not f{i}.c_contiguous", f"f{i}.readonly"]
         else:
-            layouts.append(f"('C' if f{i}.c_contiguous else 'A')")
+            names["LAYOUT"] = input_layout
+            layouts.append(f"LAYOUT(f{i}, {itemsize}, {plan.run_layouts})")
         if check_devices:
             cond.append(f"(f{i}.device is not None and f{i}.device != DEVICE)")
         code += [f"    if {' or '.join(cond)}:", "        return None"]

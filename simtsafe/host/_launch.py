@@ -57,7 +57,14 @@ from ..lowering._launching import (
     stream_handle,
 )
 from ..lowering._scalars import scalar_kind
-from ._argfacts import Facts, array_facts, current_device, record_dtype, several_devices
+from ._argfacts import (
+    Facts,
+    array_facts,
+    current_device,
+    input_layout,
+    record_dtype,
+    several_devices,
+)
 from ._fastcheck import build_fast_check
 from ._foreign import Guard, dtype_name, guard
 from ._limits import tile_window
@@ -363,6 +370,7 @@ class LaunchPlan:
         "expect",
         "grid",
         "kernel",
+        "run_layouts",
         "name",
         "needs_env",
         "shared_mem",
@@ -414,6 +422,9 @@ class LaunchPlan:
         self._roles = tuple((p.kind in ("out", "acc"), p.name) for p in kernel.params if p.is_array)
         # The latest producer-stream tuple that needed no wait (all the launch stream).
         self._quiet: tuple[int | None, ...] = ()
+        # Inputs compiled as "C16" where the launch finds them aligned for 16-byte runs (a
+        # kernel that fills shared tiles from them: lowering._runaligned).
+        self.run_layouts = run_layouts(kernel)
         self._fast_check = build_fast_check(self, check_devices=several_devices())
         # Inputs read in runs with vec.load: (array position, param, bytes its data pointer
         # and row pitch must be a multiple of). Checked after the generated checker too.
@@ -738,7 +749,7 @@ class LaunchPlan:
                 if not facts.c_contiguous or facts.readonly:
                     self._bad_output(param, facts)
             else:
-                layouts.append("C" if facts.c_contiguous else "A")
+                layouts.append(input_layout(facts, itemsize, self.run_layouts))
             if facts.size:
                 ranges.append((facts.lo, facts.hi, param.name, param.kind in ("out", "acc")))
                 if facts.device is not None:
@@ -994,6 +1005,17 @@ def vec_alignment(kernel: Any) -> tuple[tuple[int, str, int], ...]:
         if ns:
             out.append((pos, p.name, max(ns) * p.dtype.itemsize))
     return tuple(out)
+
+
+def run_layouts(kernel: Any) -> bool:
+    """Whether the kernel fills shared tiles asynchronously (its inputs then get the layout
+    code ``"C16"`` where aligned: ``_argfacts.input_layout``); never on the simulator."""
+    if SIMULATOR:
+        return False
+    try:
+        return "shared.fill_async" in kernel._freeze().analysis.api_used
+    except AttributeError:
+        return False
 
 
 def misaligned(f: Facts, need: int) -> tuple[str, int] | None:

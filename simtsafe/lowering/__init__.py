@@ -43,6 +43,10 @@ def numba_type(dtype: Any, ndim: int = 0, layout: str = "C") -> Any:
     from numba.cuda.np.numpy_support import from_dtype
 
     scalar = from_dtype(dtype)
+    if ndim and layout == "C16":  # an input the launch found aligned for 16-byte runs
+        from ._runaligned import RunAlignedArray
+
+        return RunAlignedArray(scalar, ndim)
     return types.Array(scalar, ndim, layout) if ndim else scalar
 
 

@@ -168,26 +168,25 @@ class _Source:
         self.origin_ok = ok
         self.r0, self.c0 = origin
 
-    def whole_and_aligned(self, rows: int, cols: int, size: int) -> Any:
-        """True when ``rows`` x ``cols`` elements from the origin all lie inside the input
-        and every run of ``size`` bytes from the origin's row starts ``size``-aligned."""
+    def whole_runs(self, rows: int, size: int) -> Any:
+        """True when every run of ``size`` bytes from the origin's row starts ``size``-aligned
+        and every row of the input ends ``size``-aligned: then each run lies wholly inside a
+        row or wholly outside it (its row or its first column outside the input), no run is
+        cut by a row's end."""
         b = self.builder
-        ok = cgutils.true_bit
-        for v, extent, span in ((self.r0, self.rows, rows), (self.c0, self.cols, cols)):
-            # 0 <= v <= extent - span: the unsigned compare refuses a negative v, the signed
-            # one an extent under span (extent - span would be negative)
-            room = b.sub(extent, _c(span))
-            ok = b.and_(ok, b.icmp_signed(">=", room, _c(0)))
-            ok = b.and_(ok, b.icmp_unsigned("<=", v, room))
         if rows > 1:
-            # a[r0, c0] and every later row's start are size-aligned exactly when the pitch
-            # and a[0, c0]'s address are (size divides 2**64, so r0 * pitch is a multiple of
-            # size whenever the pitch is, wrap or not): a test with no product of the row,
-            # the same in every step of a loop that moves the origin along the rows
-            both = b.or_(b.ptrtoint(self.element_pointer(_c(0), self.c0), _I64), self.stride0)
+            # a[r, c0] and a[r, cols] for every r are size-aligned exactly when the pitch,
+            # a[0, c0]'s and a[0, cols]'s addresses are (size divides 2**64, so r * pitch is a
+            # multiple of size whenever the pitch is, wrap or not): a test with no product of
+            # the row, the same in every step of a loop that moves the origin along the rows
+            r = _c(0)
+            both = self.stride0
         else:
-            both = b.ptrtoint(self.element_pointer(self.r0, self.c0), _I64)
-        return b.and_(ok, b.icmp_unsigned("==", b.and_(both, _c(size - 1)), _c(0)))
+            r = self.r0
+            both = _c(0)
+        for c in (self.c0, self.cols):
+            both = b.or_(both, b.ptrtoint(self.element_pointer(r, c), _I64))
+        return b.icmp_unsigned("==", b.and_(both, _c(size - 1)), _c(0))
 
     def row_inside(self, gr: Any) -> Any:
         b = self.builder
@@ -271,31 +270,50 @@ def _runs_pinned(builder: ir.IRBuilder, total: int, body: Any, lined_up: Any = N
 
 
 def _cp_async(
-    builder: ir.IRBuilder, dst: Any, src: Any, size: int, src_bytes: Any, guard: Any = None
+    builder: ir.IRBuilder,
+    dst: Any,
+    src: Any,
+    size: int,
+    *,
+    src_bytes: Any = None,
+    ignore: Any = None,
+    guard: Any = None,
 ) -> None:
-    """``cp.async`` of ``size`` bytes from ``src`` (``src_bytes`` of them read, the rest
-    zero-filled) to ``dst``, a tile element: given to the instruction as its 32-bit address in
-    the shared window (the tile is a shared object, so the generic round trip folds away and
-    the address arithmetic can stay in 32 bits). With ``guard`` (an ``i1``), the copy is a
-    predicated instruction: it reads and writes nothing where the guard is false."""
+    """``cp.async`` of ``size`` bytes from ``src`` to ``dst``, a tile element: given to the
+    instruction as its 32-bit address in the shared window (the tile is a shared object, so
+    the generic round trip folds away and the address arithmetic can stay in 32 bits).
+    ``src_bytes`` (an ``i32``): that many bytes read, the rest zero-filled; or ``ignore`` (an
+    ``i1``): where true the source is not read at all and the run is zero-filled. With
+    ``guard`` (an ``i1``), the copy is a predicated instruction: it reads and writes nothing
+    where the guard is false."""
     kind = "cg" if size == 16 else "ca"
-    copy = f"cp.async.{kind}.shared.global [$0], [%ssg], {size}, $2;"
-    args = [_I32, _I64, _I32]
-    constraints = "r,l,r,~{memory}"
-    if guard is None:
-        text = f"{{\n\t.reg .u64 %ssg;\n\tcvta.to.global.u64 %ssg, $1;\n\t{copy}\n}}"
+    regs = ["\t.reg .u64 %ssg;\n"]
+    sets = []
+    args = [_I32, _I64]
+    values = [
+        builder.ptrtoint(builder.addrspacecast(dst, ir.PointerType(dst.type.pointee, 3)), _I32),
+        builder.ptrtoint(src, _I64),
+    ]
+    if ignore is not None:
+        regs.append("\t.reg .pred %ssi;\n")
+        sets.append(f"\tsetp.ne.b32 %ssi, ${len(values)}, 0;\n")
+        tail = "%ssi"
+        values.append(builder.zext(ignore, _I32))
     else:
-        text = (
-            "{\n\t.reg .pred %ssp;\n\t.reg .u64 %ssg;\n\tsetp.ne.b32 %ssp, $3, 0;\n"
-            f"\tcvta.to.global.u64 %ssg, $1;\n\t@%ssp {copy}\n}}"
-        )
-        args.append(_I32)
-        constraints = "r,l,r,r,~{memory}"
-    asm = ir.InlineAsm(ir.FunctionType(ir.VoidType(), args), text, constraints, side_effect=True)
-    shared = builder.addrspacecast(dst, ir.PointerType(dst.type.pointee, 3))
-    values = [builder.ptrtoint(shared, _I32), builder.ptrtoint(src, _I64), src_bytes]
+        tail = f"${len(values)}"
+        values.append(src_bytes)
+    args.append(_I32)
+    predicate = ""
     if guard is not None:
+        regs.append("\t.reg .pred %ssp;\n")
+        sets.append(f"\tsetp.ne.b32 %ssp, ${len(values)}, 0;\n")
+        predicate = "@%ssp "
         values.append(builder.zext(guard, _I32))
+        args.append(_I32)
+    copy = f"{predicate}cp.async.{kind}.shared.global [$0], [%ssg], {size}, {tail};"
+    text = "{\n" + "".join(regs + sets) + f"\tcvta.to.global.u64 %ssg, $1;\n\t{copy}\n}}"
+    constraints = ",".join(["r", "l"] + ["r"] * (len(values) - 2) + ["~{memory}"])
+    asm = ir.InlineAsm(ir.FunctionType(ir.VoidType(), args), text, constraints, side_effect=True)
     builder.call(asm, values)
 
 
@@ -335,12 +353,10 @@ class _Fill:
         data, shape, _ = tb.holder_parts(context, builder, t, args[0])
         self.tile = builder.bitcast(data, context.get_data_type(t.dtype).as_pointer())
         self.length = shape[0]  # a dynamic tile's runs: ceil(length / n), the last one partial
-        # A fixed-shape tile's whole-path test; where the contract pins the block, the whole
-        # path's copies are predicated on it (see ``copies``).
-        self.inside = (
-            None if self.dynamic else self.src.whole_and_aligned(self.rows, self.per_row * n, size)
-        )
-        self.predicated = self.inside is not None and tb.required_block(builder) is not None
+        # A fixed-shape tile's alignment test; where the contract pins the block, the copies
+        # are predicated on it (see ``copies``).
+        self.aligned = None if self.dynamic else self.src.whole_runs(self.rows, size)
+        self.predicated = self.aligned is not None and tb.required_block(builder) is not None
 
     def writes(self) -> Any:
         """The context of this fill's writes: every copy and store tagged with the map that
@@ -388,7 +404,7 @@ class _Fill:
                 left = b.sub(src.cols, gc)  # >= 1 here
                 inside = b.select(b.icmp_unsigned("<", left, _c(n)), left, _c(n))
                 nbytes = b.trunc(b.mul(inside, _c(self.itemsize)), _I32)
-                _cp_async(b, dst, first, size, nbytes)
+                _cp_async(b, dst, first, size, src_bytes=nbytes)
             with otherwise:
                 for e in range(n):
                     _copy_element(b, src, dst, gr, gc, e, row_ok, j, self.length, self.dynamic)
@@ -402,51 +418,63 @@ class _Fill:
             _runs(b, self.rows * self.per_row, self.run)
 
     def copies(self) -> None:
-        """The whole path of a fixed-shape tile: every run one ``cp.async``, no run test;
-        predicated on the test where the block is pinned (``self.predicated``)."""
+        """Every run of a fixed-shape tile one ``cp.async`` whose src-size is the run's bytes
+        inside the input (0 outside: the hardware zero-fills the rest and reads nothing past
+        them; the source address is then the input's start), no branch: correct where every
+        run's source is aligned, and predicated on that test where the block is pinned
+        (``self.predicated``)."""
         b, src, size = self.builder, self.src, self.size
-        guard = self.inside if self.predicated else None
+        guard = self.aligned if self.predicated else None
 
         def whole(k: Any) -> None:
             i, j, dst = self.place(k)
-            first = src.element_pointer(b.add(src.r0, i), b.add(src.c0, j))
-            _cp_async(b, dst, first, size, ir.Constant(_I32, size), guard)
+            gr, gc = b.add(src.r0, i), b.add(src.c0, j)
+            inside = b.and_(src.row_inside(gr), b.icmp_unsigned("<", gc, src.cols))
+            first = src.element_pointer(gr, gc)
+            _cp_async(b, dst, first, size, ignore=b.not_(inside), guard=guard)
 
         def lined_up(tid: Any, threads: int) -> Any:
             """Where run ``k + T`` lies ``T / per_row`` rows below run ``k`` at the same place
-            of its row's swizzle: ``run(q)`` from the thread's first run's addresses (computed
-            once here) by one add each; else None."""
+            of its row's swizzle: ``run(q)`` from the thread's first run's addresses and its
+            column's bytes (computed once here) by one add each; else None."""
             if threads % self.per_row:
                 return None
             step_rows = threads // self.per_row
             if self.swizzled and step_rows % 8:  # the swizzle repeats every 8 rows
                 return None
             i0, j0, dst0 = self.place(tid)
-            first = b.bitcast(
-                src.element_pointer(b.add(src.r0, i0), b.add(src.c0, j0)),
-                ir.IntType(8).as_pointer(),
-            )
+            gr0, gc0 = b.add(src.r0, i0), b.add(src.c0, j0)
+            # Run q's row is gr0 + q * step_rows: inside where gr0 >= 0 (and the origin in
+            # range, and the column: the same in every run of the thread) and q * step_rows <
+            # rows - gr0 (no wrap: |gr0| < 2**62 where the origin is in range), so each run
+            # compares one number with a constant.
+            ok = b.and_(src.origin_ok, b.icmp_signed(">=", gr0, _c(0)))
+            ok = b.and_(ok, b.icmp_unsigned("<", gc0, src.cols))
+            left = b.sub(src.rows, gr0)
+            first = b.bitcast(src.element_pointer(gr0, gc0), ir.IntType(8).as_pointer())
             src_step = b.mul(src.stride0, _c(step_rows))  # bytes
             dst_step = step_rows * (BLOCK_COLS if self.swizzled else self.storage_row)
 
             def run(q: int) -> None:
                 at = b.gep(first, [b.mul(src_step, _c(q))]) if q else first
                 dst = b.gep(dst0, [_c(q * dst_step)]) if q else dst0
+                row_ok = b.icmp_signed(">", left, _c(q * step_rows))
+                inside = b.and_(ok, row_ok)
                 source = b.bitcast(at, src.mem.as_pointer())
-                _cp_async(b, dst, source, size, ir.Constant(_I32, size), guard)
+                _cp_async(b, dst, source, size, ignore=b.not_(inside), guard=guard)
 
             return run
 
         _runs_pinned(b, self.rows * self.per_row, whole, lined_up)
 
     def fallback(self) -> None:
-        """After predicated copies: the per-run path where the test failed."""
-        with self.builder.if_then(self.builder.not_(self.inside), likely=False):
+        """After predicated copies: the per-run path where a run's source is misaligned."""
+        with self.builder.if_then(self.builder.not_(self.aligned), likely=False):
             self.per_run()
 
     def emit(self) -> None:
-        """The whole fill: a dynamic tile's runs one by one; a fixed tile's whole path where
-        its test holds, else the per-run path."""
+        """The whole fill: a dynamic tile's runs one by one; a fixed tile's copies where its
+        runs' sources are aligned, else the per-run path."""
         b = self.builder
         self.start()
         if self.dynamic:
@@ -458,7 +486,7 @@ class _Fill:
             self.copies()
             self.fallback()
         else:
-            with b.if_else(self.inside, likely=True) as (then, otherwise):
+            with b.if_else(self.aligned, likely=True) as (then, otherwise):
                 with then:
                     self.copies()
                 with otherwise:
@@ -512,7 +540,7 @@ def _fill_async_pair(
         with at_line(line), second.writes():
             second.start()
             second.copies()
-        both = builder.and_(first.inside, second.inside)
+        both = builder.and_(first.aligned, second.aligned)
         with builder.if_then(builder.not_(both), likely=False):
             with first.writes():
                 first.fallback()

@@ -54,6 +54,7 @@ from numba.cuda.typing.templates import (
 from .._spaces import LOCAL_SPACE_NDIM, SPACE_NDIM, WITNESS_NDIM
 from . import _coop, _lowerchecks, _provenance
 from ._bf16 import bf16_to_f32, is_bf16, stored_element
+from ._runaligned import assume_run_aligned
 
 # Source lines and collective sites on every instruction of simtsafe functions
 # (the compiled-form checks read them; NVVM ignores them).
@@ -910,6 +911,7 @@ def _make_view(space: str | None) -> Any:
 
         def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
             if space is None:
+                assume_run_aligned(context, builder, arr, args[0])  # what the launch checked
                 return args[0]
             view = cgutils.create_struct_proxy(rt)(context, builder)
             view.arr = args[0]

@@ -86,6 +86,8 @@ _NO_VALUE = (
     "__ss.at.",  # call-site markers (lowering._irform)
     "__ss.own.",  # a witness store's address (lowering._irform); the store follows it
     "__ss.witness.",  # a block-local witness's index (lowering._irform): the value itself
+    "__ss.fill.",  # a fill's write's address (lowering._irform); the write follows it
+    "__ss.fillstart",  # where an asynchronous fill starts (lowering._irform): its tile
 )
 _WRITES_DEST = ("llvm.memcpy", "llvm.memmove", "llvm.memset")
 _SREG = "llvm.nvvm.read.ptx.sreg."

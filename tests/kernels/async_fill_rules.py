@@ -105,6 +105,22 @@ STEPPED = {
     for rows in (64, 128)
 }
 
+#: A 4 x 16 tile filled from ``a`` at ``(r0, k)`` for k = 0, 16, 32, ... < a's width (the
+#: origin column steps by whole 16-byte runs); thread ``t`` sums its element over the steps.
+STEPPED_LOOP = _k(
+    _SIG2,
+    64,
+    "t = ss.shared.tile((4, 16), np.float32)\n"
+    "s = np.float32(0)\n"
+    "for k in range(0, a.shape[1], 16):\n"
+    "    ss.shared.fill_async(t, a, (r0, k))\n"
+    "    ss.shared.wait_all()\n"
+    "    ss.block.sync()\n"
+    "    s += t[cuda.threadIdx.x // 16, cuda.threadIdx.x % 16]\n"
+    "    ss.block.sync()\n"
+    "out[w] = s\n",
+)
+
 TRANSPOSED = _k(
     _SIG2,
     128,

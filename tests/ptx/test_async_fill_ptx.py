@@ -20,6 +20,7 @@ from tests.kernels.async_fill_rules import (
     PAIR_REFUSED,
     REFUSED,
     STEPPED,
+    STEPPED_LOOP,
     TRANSPOSED,
     UNPAIRED,
 )
@@ -65,32 +66,51 @@ def test_one_stage_is_cp_async_with_a_src_size_and_its_group(tmp_path: Path) -> 
     _assembles(ptx)
 
 
-def test_a_tile_wholly_inside_is_copied_run_by_run_with_no_test(tmp_path: Path) -> None:
-    # Two paths: the whole-tile one (the 16 runs of the 4 x 16 tile: with the block pinned to
-    # 64 threads, the runs of threads 0..15, one cp.async each whose src-size is the run's 16
-    # bytes) and the per-run one (a cp.async under its tests, else element by element).
+def test_each_run_is_one_copy_that_zero_fills_outside(tmp_path: Path) -> None:
+    # Two paths: the copies (the 16 runs of the 4 x 16 tile: with the block pinned to 64
+    # threads, the runs of threads 0..15, one cp.async each whose ignore-src predicate is
+    # "this run's row or column lies outside the input": zeros there, nothing read) and the
+    # per-run one for misaligned sources (a cp.async with a computed src-size, else element
+    # by element).
     _, body = _body(tmp_path, ONE_STAGE)
-    copies = re.findall(r"cp\.async\.cg\.shared\.global \[%\w+\], \[%\w+\], 16, (%r\d+);", body)
-    assert len(copies) == 2
-    # the whole-tile copy's src-size register holds the constant 16
-    assert any(re.search(rf"mov\.(?:u|b)32\s+{re.escape(r)}, 16;", body) for r in copies)
+    whole = re.findall(r"cp\.async\.cg\.shared\.global \[%\w+\], \[%\w+\], 16, %ssi;", body)
+    per_run = re.findall(r"cp\.async\.cg\.shared\.global \[%\w+\], \[%\w+\], 16, %r\d+;", body)
+    assert len(whole) == 1 and len(per_run) == 1, (whole, per_run)
 
 
-def test_a_pinned_whole_fill_is_predicated_not_branched_around(tmp_path: Path) -> None:
-    # The block is pinned: the whole path's copy is one predicated instruction whose
-    # predicate is the tile's test (a register set to 0 or 1), so no branch goes around it;
-    # the per-run path's copy keeps its computed src-size and no predicate.
+def test_a_pinned_fill_is_predicated_not_branched_around(tmp_path: Path) -> None:
+    # The block is pinned: each copy is one predicated instruction whose predicate is the
+    # alignment test (a register set to 0 or 1), so no branch goes around it, and whose
+    # ignore-src predicate is the run's bounds test; the per-run path's copy keeps its
+    # computed src-size and no predicate.
     _, body = _body(tmp_path, ONE_STAGE)
     guarded = re.findall(
-        r"setp\.ne\.b32 %ssp, (%r\d+), 0;\s*cvta\.to\.global\.u64 %ssg, %rd\d+;\s*"
-        r"@%ssp cp\.async\.cg\.shared\.global \[%r\d+\], \[%ssg\], 16, (%r\d+);",
+        r"setp\.ne\.b32 %ssi, (%r\d+), 0;\s*setp\.ne\.b32 %ssp, (%r\d+), 0;\s*"
+        r"cvta\.to\.global\.u64 %ssg, %rd\d+;\s*"
+        r"@%ssp cp\.async\.cg\.shared\.global \[%r\d+\], \[%ssg\], 16, %ssi;",
         body,
     )
     assert len(guarded) == 1, guarded
-    ((test, size),) = guarded
-    assert re.search(rf"mov\.(?:u|b)32\s+{re.escape(size)}, 16;", body)
+    ((outside, test),) = guarded
     assert re.search(rf"selp\.u32\s+{re.escape(test)}, 1, 0, %p\d+;", body), test
+    assert re.search(rf"selp\.u32\s+{re.escape(outside)}, 1, 0, %p\d+;", body), outside
     assert len(re.findall(r"@%ssp cp\.async", body)) == 1
+
+
+def test_inputs_aligned_for_runs_have_no_per_run_path(tmp_path: Path) -> None:
+    # Compiled for inputs the launch found aligned for 16-byte runs ("C16": data pointer,
+    # pitch and row bytes multiples of 16) and a fill whose origin column steps by whole
+    # runs, NVVM folds the alignment test: no per-run path (no element loads or shared
+    # stores), the copies only. For any input ("C") the per-run path stays.
+    mod = load_kernel_module(tmp_path, STEPPED_LOOP)
+    fast = mod.k.ptx(cc=CC, layouts=("C16",))
+    generic = mod.k.ptx(cc=CC, layouts=("C",))
+    for ptx, per_run in ((fast, False), (generic, True)):
+        body = ptx.split(".entry", 1)[1]
+        assert ("st.shared.f32" in body) == per_run
+        assert ("ld.global.f32" in body) == per_run
+        assert re.search(r"cp\.async\.cg\.shared\.global .*, 16, %ssi;", body)
+        _assembles(ptx)
 
 
 def test_double_buffer_waits_for_all_but_the_newest_group(tmp_path: Path) -> None:
