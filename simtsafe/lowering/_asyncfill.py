@@ -27,23 +27,24 @@ stores: the tile is filled when the thread has run the call.
 Origins are compared before any addition that could wrap: an origin beyond
 ``+-2**62`` reads as outside the input.
 
-A fixed-shape tile first tests, once, whether the whole source rectangle lies
-inside the input with every run's source 16/8/4-byte aligned (origin inside,
-``origin + tile shape <= input shape``, ``a[r0, c0]``'s address and the row
-pitch multiples of the run size). Then every run is whole and aligned and the
-thread issues its ``cp.async`` runs with no per-run test. Where the contract
-pins the block (``.reqntid``: the runs of a thread are a constant count), they
-are straight-line copies, each a predicated instruction whose predicate is the
-test (``@p cp.async``: where the test fails it reads and writes nothing), and
-the per-run path follows under a branch taken where the test fails: no branch
-goes around the copies, so the compiler computes their addresses ahead (before
-a barrier that precedes the fill). Without a pinned block the test branches
-between the two paths. Where the block's ``T`` threads are a whole number of
-tile rows of runs (and, in a swizzled tile, of 8 rows: the swizzle's period),
-run ``k + T`` lies the same number of rows below run ``k`` at the same place in
-its row: the thread's first source and tile addresses are computed once, each
-further run's by one add. Both paths copy the same bytes: the test implies each
-run's own, and one value of it decides both.
+A fixed-shape tile first tests, once, whether every run's source is aligned
+and no row's end cuts a run (``a[0, c0]``'s address, the row pitch and the row's end
+address multiples of the run size: ``_Source.whole_runs``). Then each run is one
+``cp.async`` of its whole size whose ignore-src predicate is "the run's row or first
+column lies outside the input": the hardware zero-fills it and reads nothing, so a tile at
+an edge needs no branch. Where the contract pins the block (``.reqntid``: the runs of a
+thread are a constant count), they are straight-line copies, each a predicated instruction
+whose predicate is the test (``@p cp.async``: where the test fails it reads and writes
+nothing), and the per-run path follows under a branch taken where the test fails: no
+branch goes around the copies, so the compiler computes their addresses ahead (before a
+barrier that precedes the fill). Without a pinned block the test branches between the two
+paths. Where the block's ``T`` threads are a whole number of tile rows of runs (and, in a
+swizzled tile, of 8 rows: the swizzle's period), run ``k + T`` lies the same number of rows
+below run ``k`` at the same place in its row: the thread's first source and tile addresses
+are computed once, each further run's by one add, and each run's row test is one compare
+with a constant. Both paths copy the same bytes. An input the launch found aligned for
+runs (``_runaligned``) makes the test a fact of the origin alone: where the origin steps by
+whole runs NVVM folds it, and the per-run path is gone.
 
 ``__ss_shared_fill_async_pair(t1, a1, o1, t2, a2, o2, line2)`` is two consecutive calls
 (``decoration._fillpairs``): where both tiles' copies are predicated, every copy of both

@@ -19,7 +19,7 @@ Kernels are module bodies for ``tests.kernels.load_kernel_module``; refused line
 
 from __future__ import annotations
 
-__all__ = ["ACCEPTED", "COMPILED_ONLY", "CONSERVATIVE", "REFUSED", "SIM_ARGS"]
+__all__ = ["ACCEPTED", "COMPILED_ONLY", "CONSERVATIVE", "MARKERS", "REFUSED", "SIM_ARGS"]
 
 
 def _k(sig: str, body: str) -> str:
@@ -212,5 +212,38 @@ CONSERVATIVE: dict[str, tuple[str, str]] = {
             "out[w] = t[(cuda.threadIdx.x + 1) % 64] + u[(cuda.threadIdx.x + 1) % 64]  # BAD",
         ),
         "is read by index at line",
+    ),
+}
+
+#: case -> safe kernel that the compiled form's fill markers must not touch (attack round 11:
+#: the markers counted as calls that may write any memory, so every input read counted as
+#: thread-dependent and a grid.read as racing with the fill).
+MARKERS: dict[str, str] = {
+    "collective-under-an-input-branch-with-a-transposed-fill": (
+        "@ss.kernel(contract=ss.LaunchContract(domain=1, block=64, requires=['a.size >= 1']))\n"
+        "def k(out: DisjointSlice[np.float32], a: In[np.float32], b: In2D[np.float32], "
+        "n: np.int64) -> None:\n"
+        "    w = thread.index_1d()\n"
+        "    t = ss.shared.tile((8, 8), np.float32)\n"
+        "    m = n\n"
+        "    if a[0] > 0:\n"
+        "        s = ss.block.sum(np.float32(1))\n"
+        "        m = m + 1\n"
+        "    ss.shared.fill_transposed(t, b, (0, 0))\n"
+        "    ss.block.sync()\n"
+        "    out[w] = t[cuda.threadIdx.x // 8, cuda.threadIdx.x % 8] + np.float32(m)\n"
+    ),
+    "grid-read-in-the-phase-of-a-transposed-fill": (
+        "@ss.kernel(contract=ss.LaunchContract(domain=1, block=32, cooperative=True))\n"
+        "def k(a: DisjointSlice[np.float32], b: DisjointSlice[np.float32], "
+        "c: In2D[np.float32], steps: np.int32) -> None:\n"
+        "    w = thread.index_1d()\n"
+        "    i = w.index\n"
+        "    a[w] = np.float32(1)\n"
+        "    ss.grid.sync()\n"
+        "    t = ss.shared.tile((4, 8), np.float32)\n"
+        "    ss.shared.fill_transposed(t, c, (0, 0))\n"
+        "    ss.block.sync()\n"
+        "    b[w] = ss.grid.read(a, i + 1) + t[cuda.threadIdx.x // 8, cuda.threadIdx.x % 8]\n"
     ),
 }

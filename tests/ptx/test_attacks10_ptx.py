@@ -12,7 +12,7 @@ import pytest
 
 import simtsafe as ss
 from tests.kernels import line_of, load_kernel_module
-from tests.kernels.attacks10 import ACCEPTED, COMPILED_ONLY, CONSERVATIVE, REFUSED
+from tests.kernels.attacks10 import ACCEPTED, COMPILED_ONLY, CONSERVATIVE, MARKERS, REFUSED
 
 pytestmark = pytest.mark.ptx
 
@@ -79,3 +79,11 @@ def test_twin_is_accepted_by_the_compiled_form_alone(
     tmp_path: Path, case: str, compiled_form_only: None
 ) -> None:
     load_kernel_module(tmp_path, ACCEPTED[case]).k.ptx(cc=CC)
+
+
+@pytest.mark.parametrize("case", sorted(MARKERS))
+def test_fill_markers_write_nothing(tmp_path: Path, case: str) -> None:
+    # The markers of the analysed form (__ss.fill.*, __ss.fillstart) are no writes: an input
+    # read stays trusted and a grid.read does not race with a fill of a shared tile.
+    ptx = load_kernel_module(tmp_path, MARKERS[case]).k.ptx(cc=CC)
+    assert "ld.global" in ptx
