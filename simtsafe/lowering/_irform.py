@@ -288,6 +288,17 @@ _OWN_STORE_RE = re.compile(r"^(\s*)store (.*?)((?:, ![-\w.]+ !\d+)+)\s*$")
 _DEF_OPCODE_RE = re.compile(r"^\s*(" + _LOCAL + r") = (\w+)")
 
 
+def _opcodes(text: str) -> dict[str, str]:
+    """Each local value of a module text -> the opcode that defines it."""
+    return {
+        m.group(1): m.group(2)
+        for line in text.splitlines()
+        if "=" in line
+        for m in [_DEF_OPCODE_RE.match(line)]
+        if m is not None
+    }
+
+
 def _mark_own_stores(text: str) -> str:
     """Put ``call void @__ss.own.K(ptr %p)`` before each store tagged ``!ss.own``.
 
@@ -300,13 +311,7 @@ def _mark_own_stores(text: str) -> str:
     """
     if "!ss.own" not in text:
         return text
-    opcode = {
-        m.group(1): m.group(2)
-        for line in text.splitlines()
-        if "=" in line
-        for m in [_DEF_OPCODE_RE.match(line)]
-        if m is not None
-    }
+    opcode = _opcodes(text)
     decls: dict[str, str] = {}
     out: list[str] = []
     for line in text.splitlines():
@@ -352,13 +357,7 @@ def _mark_fill_writes(text: str) -> str:
     if "!ss.fill" not in text:
         return text
     nodes = _metadata(text)
-    opcode = {
-        m.group(1): m.group(2)
-        for line in text.splitlines()
-        if "=" in line
-        for m in [_DEF_OPCODE_RE.match(line)]
-        if m is not None
-    }
+    opcode = _opcodes(text)
     decls: dict[tuple[str, str], str] = {}
 
     def marker(indent: str, label: str, ptype: str, value: str) -> str:

@@ -546,12 +546,10 @@ def _raise_refill(
     fallback: tuple[str, int],
 ) -> None:
     filename, lineno = line_of(start) or fallback
-    named = _name_at(filename, obj.line)
-    what = f"{obj.kind} {named!r}" if named else obj.kind
-    made = f" (made at line {obj.line})" if obj.line is not None else ""
     other = line_of(copy)
     raise SafetyError(
-        f"kernel {kernel!r}: {what}{made} is filled asynchronously at {where(start)} while "
+        f"kernel {kernel!r}: {_named(obj, filename)} is filled asynchronously at "
+        f"{where(start)} while "
         f"its copies of {where(copy)} may still be in flight (the thread has not waited for "
         "them on some path), so two copies of one element land in either order. Wait for the "
         "copies (simtsafe.shared.wait_group(n) or wait_all()) before the tile is filled again",
@@ -626,9 +624,6 @@ def _raise_clash(
 ) -> None:
     at = line_of(a.instr) or fallback
     filename, lineno = at
-    named = _name_at(filename, obj.line)
-    what = f"{obj.kind} {named!r}" if named else obj.kind
-    made = f" (made at line {obj.line})" if obj.line is not None else ""
     other = line_of(b.instr)
     if a.kind in READS:
         how = "read through the thread's own witness" if a.kind == "own" else "read"
@@ -657,7 +652,7 @@ def _raise_clash(
         )
         race = "two threads may write one element"
     raise SafetyError(
-        f"kernel {kernel!r}: {what}{made} is {how} at {where(a.instr)} and "
+        f"kernel {kernel!r}: {_named(obj, filename)} is {how} at {where(a.instr)} and "
         f"{_words(b)} at {where(b.instr)} in the same barrier interval (the "
         f"compiled code has no simtsafe block barrier between them on some path), so {race}. "
         f"{fix}",
@@ -671,6 +666,13 @@ def _raise_clash(
 
 
 _ASSIGNED_RE = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=")
+
+
+def _named(obj: SharedObject, filename: str) -> str:
+    """The object as a message names it: its kind, its name and the line that makes it."""
+    named = _name_at(filename, obj.line)
+    what = f"{obj.kind} {named!r}" if named else obj.kind
+    return what + (f" (made at line {obj.line})" if obj.line is not None else "")
 
 
 def _name_at(filename: str, line: int | None) -> str | None:
