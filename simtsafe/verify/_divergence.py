@@ -78,6 +78,10 @@ SCOPE_LEVEL = {"grid": GRID, "block": BLOCK, "warp": WARP, "coalesced": THREAD}
 UNKNOWN = "<unknown>"
 
 _PURE_PREFIXES = ("llvm.", "__nv_")
+#: Numba's atomic read-modify-writes that are calls (float add: an NVVM intrinsic, renamed by
+#: lowering._irform; float min/max and the f64 add of old GPUs: Numba's own functions): each
+#: reads and writes what its pointer points to, atomically, and nothing else.
+ATOMIC_CALLS = ("__ss.nvvm.atomic.", "___numba_atomic_")
 _NO_VALUE = (
     "llvm.lifetime.",
     "llvm.dbg.",
@@ -283,6 +287,8 @@ def written_by(ins: Instr, of: Callable[[str], frozenset[str]]) -> frozenset[str
         return frozenset()
     if name.startswith(("__ss.nvvm.ldg", "__ss.nvvm.ldu")) or name == "vprintf":
         return frozenset()  # loads; print's formatting reads its argument buffer only
+    if name.startswith(ATOMIC_CALLS):
+        return frozenset().union(*(of(p) for p in ins.pointers))
     if name.startswith(_PURE_PREFIXES) and not name.startswith(_WRITES_DEST):
         # e.g. __nv_sincosf(x, ptr, ptr) writes its results
         return frozenset().union(*(of(p) for p in ins.pointers))

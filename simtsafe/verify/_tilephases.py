@@ -16,7 +16,8 @@ Accesses are found by pointer provenance (``_divergence.pointer_roots``), on
 what LLVM cannot rename away:
 
 * reads: a ``load``; inline assembly that loads (``ldmatrix``, ``ld.``);
-* writes: a ``store``; an atomic (an *update* of an accumulator);
+* writes: a ``store``; an atomic (an *update* of an accumulator: ``atomicrmw``, or a call
+  of Numba's float atomics);
   ``cp.async`` (inline assembly; its destination is its first operand); a
   call or other inline assembly that may write what its operands point to;
 * a read or write whose pointer cannot be followed touches every object.
@@ -79,7 +80,7 @@ from dataclasses import dataclass
 
 from .._errors import SafetyError
 from ..lowering._irform import FunctionForm, Instr, split_operands
-from ._divergence import UNKNOWN, _provenance, convergent_scope, written_by
+from ._divergence import ATOMIC_CALLS, UNKNOWN, _provenance, convergent_scope, written_by
 from ._phases import last_syncs, next_syncs
 
 __all__ = ["check_tile_phases", "shared_objects"]
@@ -363,6 +364,8 @@ class _Finder:
                 )  # a symbol named in the text
                 return [("read", touched), ("other", touched)]
             return []
+        if name.startswith(ATOMIC_CALLS) and ins.pointers:  # a float accumulator's update
+            return [("update", self.objs(self.of(ins.pointers[0])))]
         wrote = written_by(ins, self.of)
         out: list[tuple[str, frozenset[str]]] = []
         if wrote:

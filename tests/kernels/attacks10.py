@@ -19,7 +19,15 @@ Kernels are module bodies for ``tests.kernels.load_kernel_module``; refused line
 
 from __future__ import annotations
 
-__all__ = ["ACCEPTED", "COMPILED_ONLY", "CONSERVATIVE", "MARKERS", "REFUSED", "SIM_ARGS"]
+__all__ = [
+    "ACCEPTED",
+    "COMPILED_ONLY",
+    "CONSERVATIVE",
+    "FLOAT_ACCUMULATORS",
+    "MARKERS",
+    "REFUSED",
+    "SIM_ARGS",
+]
 
 
 def _k(sig: str, body: str) -> str:
@@ -247,3 +255,27 @@ MARKERS: dict[str, str] = {
         "    b[w] = ss.grid.read(a, i + 1) + t[cuda.threadIdx.x // 8, cuda.threadIdx.x % 8]\n"
     ),
 }
+
+
+def _float_acc(dtype: str, update: str, barrier: bool) -> str:
+    return _k(
+        _SIG1,
+        f"h = ss.shared.accumulator(64, np.{dtype})\n"
+        f"h.{update}(cuda.threadIdx.x, np.{dtype}(1))  # FILL\n"
+        + ("ss.block.sync()\n" if barrier else "")
+        + "out[w] = np.float32(h[(cuda.threadIdx.x + 1) % 64])  # BAD",
+    )
+
+
+#: case -> a float accumulator updated, then read after a barrier: accepted (attack round 11:
+#: Numba's float atomics are calls, which the compiled form took for a read and an unknown
+#: write of the accumulator by each update; now they are its updates).
+FLOAT_ACCUMULATORS: dict[str, str] = {
+    f"{dtype}-{update}": _float_acc(dtype, update, barrier=True)
+    for dtype in ("float32", "float64")
+    for update in ("add", "min", "max")
+}
+COMPILED_ONLY["float-accumulator-read-in-its-update-phase"] = (
+    _float_acc("float32", "add", barrier=False),
+    "and updated atomically at line",
+)

@@ -12,7 +12,14 @@ import pytest
 
 import simtsafe as ss
 from tests.kernels import line_of, load_kernel_module
-from tests.kernels.attacks10 import ACCEPTED, COMPILED_ONLY, CONSERVATIVE, MARKERS, REFUSED
+from tests.kernels.attacks10 import (
+    ACCEPTED,
+    COMPILED_ONLY,
+    CONSERVATIVE,
+    FLOAT_ACCUMULATORS,
+    MARKERS,
+    REFUSED,
+)
 
 pytestmark = pytest.mark.ptx
 
@@ -58,7 +65,7 @@ def test_the_compiled_form_refuses_it_alone(
     exc = info.value
     assert exc.rule == "tile-phase", str(exc)
     assert fragment in str(exc), str(exc)
-    assert "kernel 'k'" in str(exc) and "shared tile 't' (made at line" in str(exc)
+    assert "kernel 'k'" in str(exc) and "(made at line" in str(exc)
     marked = {line_of(tmp_path, "# BAD")} | (
         {line_of(tmp_path, "# FILL")} if "# FILL" in source else set()
     )
@@ -87,3 +94,9 @@ def test_fill_markers_write_nothing(tmp_path: Path, case: str) -> None:
     # read stays trusted and a grid.read does not race with a fill of a shared tile.
     ptx = load_kernel_module(tmp_path, MARKERS[case]).k.ptx(cc=CC)
     assert "ld.global" in ptx
+
+
+@pytest.mark.parametrize("case", sorted(FLOAT_ACCUMULATORS))
+def test_float_accumulators_compile(tmp_path: Path, case: str) -> None:
+    ptx = load_kernel_module(tmp_path, FLOAT_ACCUMULATORS[case]).k.ptx(cc=CC)
+    assert "atom" in ptx or "red." in ptx
