@@ -419,11 +419,12 @@ class _Fill:
             _runs(b, self.rows * self.per_row, self.run)
 
     def copies(self) -> None:
-        """Every run of a fixed-shape tile one ``cp.async`` whose src-size is the run's bytes
-        inside the input (0 outside: the hardware zero-fills the rest and reads nothing past
-        them; the source address is then the input's start), no branch: correct where every
-        run's source is aligned, and predicated on that test where the block is pinned
-        (``self.predicated``)."""
+        """Every run of a fixed-shape tile one ``cp.async`` whose ignore-src predicate is "the
+        run's row or first column lies outside the input" (then the hardware zero-fills it
+        and reads nothing: its computed source address, which may lie outside the input, is
+        never dereferenced), no branch: correct where every run's source is aligned and no
+        row's end cuts a run (``self.aligned``), and predicated on that test where the block
+        is pinned (``self.predicated``)."""
         b, src, size = self.builder, self.src, self.size
         guard = self.aligned if self.predicated else None
 
@@ -445,13 +446,18 @@ class _Fill:
                 return None
             i0, j0, dst0 = self.place(tid)
             gr0, gc0 = b.add(src.r0, i0), b.add(src.c0, j0)
-            # Run q's row is gr0 + q * step_rows: inside where gr0 >= 0 (and the origin in
-            # range, and the column: the same in every run of the thread) and q * step_rows <
-            # rows - gr0 (no wrap: |gr0| < 2**62 where the origin is in range), so each run
-            # compares one number with a constant.
-            ok = b.and_(src.origin_ok, b.icmp_signed(">=", gr0, _c(0)))
-            ok = b.and_(ok, b.icmp_unsigned("<", gc0, src.cols))
+            # Run q's row is gr0 + q * step_rows: inside where the origin is in range, the
+            # column (the same in every run of the thread) is, and -gr0 <= q * step_rows <
+            # rows - gr0 (no wrap: |gr0| < 2**62 where the origin is in range). The lower
+            # bound clamped once to [0, 2**30] and cut to 32 bits (every q * step_rows is
+            # below 2**30: the answers stay the same; 0 where gr0 is known not negative), so
+            # each run compares two numbers with a constant.
+            ok = b.and_(src.origin_ok, b.icmp_unsigned("<", gc0, src.cols))
             left = b.sub(src.rows, gr0)
+            low = b.sub(_c(0), gr0)
+            low = b.select(b.icmp_signed("<", low, _c(0)), _c(0), low)
+            low = b.trunc(b.select(b.icmp_signed(">", low, _c(2**30)), _c(2**30), low), _I32)
+            assert -(-self.rows * self.per_row // threads) * step_rows < 2**30
             first = b.bitcast(src.element_pointer(gr0, gc0), ir.IntType(8).as_pointer())
             src_step = b.mul(src.stride0, _c(step_rows))  # bytes
             dst_step = step_rows * (BLOCK_COLS if self.swizzled else self.storage_row)
@@ -459,8 +465,9 @@ class _Fill:
             def run(q: int) -> None:
                 at = b.gep(first, [b.mul(src_step, _c(q))]) if q else first
                 dst = b.gep(dst0, [_c(q * dst_step)]) if q else dst0
-                row_ok = b.icmp_signed(">", left, _c(q * step_rows))
-                inside = b.and_(ok, row_ok)
+                below = b.icmp_signed(">", left, _c(q * step_rows))
+                above = b.icmp_signed("<=", low, ir.Constant(_I32, q * step_rows))
+                inside = b.and_(ok, b.and_(below, above))
                 source = b.bitcast(at, src.mem.as_pointer())
                 _cp_async(b, dst, source, size, ignore=b.not_(inside), guard=guard)
 

@@ -70,7 +70,7 @@ def assume_run_aligned(context: Any, builder: ir.IRBuilder, aty: Any, value: Any
         return
     i64 = ir.IntType(64)
     ary = make_array(aty)(context, builder, value)
-    itemsize = aty.dtype.bitwidth // 8
+    itemsize = context.get_abi_sizeof(context.get_data_type(aty.dtype))
     zero = ir.Constant(i64, 0)
 
     def multiple(v: Any, of: int) -> Any:

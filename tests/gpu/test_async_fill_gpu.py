@@ -32,11 +32,10 @@ def test_one_stage_copies_the_window_and_zeros_outside(tmp_path: Path, r0: int, 
     np.testing.assert_array_equal(got, _window(r0, c0, 4, 16).ravel())
 
 
-# Rows of 24 float32 (96 bytes, a multiple of 16): a tile wholly inside takes the fill's
-# whole-tile path (every run one cp.async, predicated on the tile's test, no per-run test);
-# one row or column past the edge, a negative origin, a misaligned column or a tile wholly
-# outside (at or past an end, wholly before a start, an origin past 2**62) take the per-run
-# path, the whole path's copies predicated off. Same values all.
+# Rows of 24 float32 (96 bytes, a multiple of 16): every run one cp.async, zero-filled where
+# its row or first column lies outside (one row or column past the edge, a negative origin,
+# a tile wholly outside: at or past an end, wholly before a start, an origin past 2**62); a
+# misaligned column takes the per-run path, the copies predicated off. Same values all.
 WIDE = np.arange(1, 7 * 24 + 1, dtype=np.float32).reshape(7, 24)
 
 
@@ -59,19 +58,26 @@ def test_whole_tile_and_per_run_paths_copy_the_same(tmp_path: Path, r0: int, c0:
 
 
 @pytest.mark.parametrize("rows", sorted(STEPPED))
-@pytest.mark.parametrize(("r0", "c0"), [(0, 0), (8, 12), (100, 4), (1, 2), (160, 4), (0, 80)])
+@pytest.mark.parametrize(
+    ("r0", "c0"),
+    [(0, 0), (8, 12), (100, 4), (1, 2), (160, 4), (0, 80), (-1, 0), (-9, 4), (-200, 0), (-3, -4)],
+)
 def test_stepped_runs_copy_every_row(tmp_path: Path, rows: int, r0: int, c0: int) -> None:
-    # 4 or 8 runs a thread at a constant distance on the whole-tile path ((0, 0), (8, 12));
-    # (100, 4) passes the input's last row, (1, 2) is misaligned and (160, 4), (0, 80) start
-    # at an end: the per-run path (the whole path's copies predicated off).
+    # 4 or 8 runs a thread at a constant distance, each one copy zero-filled where its row or
+    # column lies outside: wholly inside ((0, 0), (8, 12)); past the input's last row (100,
+    # 4); rows before the first (-1, 0), (-9, 4): a thread's first run outside, its later
+    # ones inside (attack round 12); wholly outside (160, 4), (0, 80), (-200, 0); and the
+    # per-run path of a misaligned source (1, 2).
     a = np.random.default_rng(rows).integers(-50, 50, (160, 80)).astype(np.float32)
     out = cuda.to_device(np.full(256, np.nan, np.float32))
     load_kernel_module(tmp_path, STEPPED[rows]).k.prepare(grid=1, block=256)(
         out, cuda.to_device(a), np.int64(r0), np.int64(c0)
     )
     tile = np.zeros((rows, 64), np.float32)
-    window = a[r0 : r0 + rows, c0 : c0 + 64]
-    tile[: window.shape[0], : window.shape[1]] = window
+    for i in range(rows):
+        for j in range(64):
+            if 0 <= r0 + i < a.shape[0] and 0 <= c0 + j < a.shape[1]:
+                tile[i, j] = a[r0 + i, c0 + j]
     want = [tile[t // 64 :: 4, t % 64].sum() for t in range(256)]
     np.testing.assert_array_equal(out.copy_to_host(), np.array(want, np.float32))
 

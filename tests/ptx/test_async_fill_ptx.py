@@ -249,3 +249,27 @@ def test_a_refusal_mentioning_a_second_call_keeps_its_own_line(tmp_path: Path) -
         "    out[w] = a[0]\n"
     )
     assert_refused(tmp_path, source, "fills a shared tile", lambda mod: mod.k.ptx(cc=CC))
+
+
+BOOL_INPUT = """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float32], a: In2D[np.float32], m: In2D[np.bool_], r0: np.int64,
+      c0: np.int64) -> None:
+    w = thread.index_1d()
+    t = ss.shared.tile((4, 16), np.float32)
+    ss.shared.fill_async(t, a, (r0, c0))
+    ss.shared.wait_all()
+    ss.block.sync()
+    v = t[cuda.threadIdx.x // 16, cuda.threadIdx.x % 16]
+    if m[0, 0]:
+        v = np.float32(0)
+    out[w] = v
+"""
+
+
+@pytest.mark.parametrize("layouts", [("C", "C"), ("C16", "C"), ("C16", "C16")])
+def test_every_input_type_compiles_run_aligned(tmp_path: Path, layouts: tuple[str, str]) -> None:
+    # A launch gives any aligned input of a fill kernel the "C16" specialization, a bool
+    # array included (attack round 12: its size was read from a bit width bool lacks).
+    ptx = load_kernel_module(tmp_path, BOOL_INPUT).k.ptx(cc=CC, layouts=layouts)
+    assert "cp.async" in ptx
