@@ -548,20 +548,16 @@ def _raise_refill(
     line_of: Callable[[Instr], tuple[str, int] | None],
     fallback: tuple[str, int],
 ) -> None:
-    filename, lineno = line_of(start) or fallback
-    other = line_of(copy)
-    raise SafetyError(
-        f"kernel {kernel!r}: {_named(obj, filename)} is filled asynchronously at "
-        f"{where(start)} while "
-        f"its copies of {where(copy)} may still be in flight (the thread has not waited for "
-        "them on some path), so two copies of one element land in either order. Wait for the "
-        "copies (simtsafe.shared.wait_group(n) or wait_all()) before the tile is filled again",
-        kernel=kernel,
-        rule="tile-phase",
-        filename=filename,
-        lineno=lineno,
-        source_line=linecache.getline(filename, lineno) or None,
-        cause_line=other[1] if other is not None else None,
+    at = line_of(start) or fallback
+    raise _phase_error(
+        kernel,
+        f"kernel {kernel!r}: {_named(obj, at[0])} is filled asynchronously at {where(start)} "
+        f"while its copies of {where(copy)} may still be in flight (the thread has not waited "
+        "for them on some path), so two copies of one element land in either order. Wait for "
+        "the copies (simtsafe.shared.wait_group(n) or wait_all()) before the tile is filled "
+        "again",
+        at,
+        line_of(copy),
     )
 
 
@@ -626,7 +622,7 @@ def _raise_clash(
     fallback: tuple[str, int],
 ) -> None:
     at = line_of(a.instr) or fallback
-    filename, lineno = at
+    filename = at[0]
     other = line_of(b.instr)
     if a.kind in READS:
         how = "read through the thread's own witness" if a.kind == "own" else "read"
@@ -654,11 +650,28 @@ def _raise_clash(
             "between the two (after the wait, for an asynchronous fill)"
         )
         race = "two threads may write one element"
-    raise SafetyError(
+    raise _phase_error(
+        kernel,
         f"kernel {kernel!r}: {_named(obj, filename)} is {how} at {where(a.instr)} and "
         f"{_words(b)} at {where(b.instr)} in the same barrier interval (the "
         f"compiled code has no simtsafe block barrier between them on some path), so {race}. "
         f"{fix}",
+        at,
+        other,
+    )
+
+
+_ASSIGNED_RE = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=")
+
+
+def _phase_error(
+    kernel: str, message: str, at: tuple[str, int], other: tuple[str, int] | None
+) -> SafetyError:
+    """The tile-phase refusal ``message``, at ``at`` (file, line), naming ``other``'s line as
+    its cause."""
+    filename, lineno = at
+    return SafetyError(
+        message,
         kernel=kernel,
         rule="tile-phase",
         filename=filename,
@@ -666,9 +679,6 @@ def _raise_clash(
         source_line=linecache.getline(filename, lineno) or None,
         cause_line=other[1] if other is not None else None,
     )
-
-
-_ASSIGNED_RE = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=")
 
 
 def _named(obj: SharedObject, filename: str) -> str:
