@@ -85,8 +85,11 @@ def build_fast_check(plan: LaunchPlan, check_devices: bool) -> FastCheck:
         if param.kind in ("out", "acc"):
             cond += [f"not f{i}.c_contiguous", f"f{i}.readonly"]
         else:
-            names["LAYOUT"] = input_layout
-            layouts.append(f"LAYOUT(f{i}, {itemsize}, {plan.run_layouts})")
+            if plan.run_layouts:  # "C16" where aligned for runs (_argfacts.input_layout)
+                names["LAYOUT"] = input_layout
+                layouts.append(f"LAYOUT(f{i}, {itemsize}, True)")
+            else:  # input_layout(f, itemsize, False), inline
+                layouts.append(f"('C' if f{i}.c_contiguous else 'A')")
         if check_devices:
             cond.append(f"(f{i}.device is not None and f{i}.device != DEVICE)")
         code += [f"    if {' or '.join(cond)}:", "        return None"]

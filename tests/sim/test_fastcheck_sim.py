@@ -87,6 +87,33 @@ def test_generated_checker_accepts_valid_arguments() -> None:
     assert fast[0] == ("C", "C")
 
 
+@settings(max_examples=200, deadline=None)
+@given(arrays=st.lists(views, min_size=3, max_size=3))
+def test_generated_checker_gives_the_run_aligned_layouts(arrays) -> None:  # type: ignore[no-untyped-def]
+    # A kernel that fills shared tiles gets "C16" for inputs aligned for 16-byte runs (the
+    # simulator never asks for it: forced here on a fresh plan and its generated checker).
+    from simtsafe.host._fastcheck import build_fast_check
+
+    plan = _plans()["vecadd"]
+    saved = plan._fast_check
+    plan.run_layouts = True
+    plan._fast_check = build_fast_check(plan, check_devices=False)
+    args = tuple(_make(v) for v in arrays)
+    try:
+        slow = plan._check(args)
+        fast = plan._fast_check(args)
+    except ss.LaunchContractError:
+        assert plan._fast_check(args) is None
+        return
+    finally:
+        plan.run_layouts, plan._fast_check = False, saved
+    if fast is not None:
+        assert fast == slow
+    for layout, f in zip(slow[0], slow[3][1:], strict=True):  # the inputs' facts
+        aligned = f.c_contiguous and f.ptr % 16 == 0 and (f.shape[-1] * 4) % 16 == 0
+        assert layout == ("C16" if aligned else "C" if f.c_contiguous else "A"), (layout, f)
+
+
 def test_generated_checker_source_is_straight_line() -> None:
     plan = _plans()["saxpy"]
     code = plan._fast_check.__code__
