@@ -149,8 +149,9 @@ def _reads(block: list[str]) -> list[str]:
 
 
 def test_each_step_is_one_block_of_64_mma_and_16_ldmatrix() -> None:
-    # The loop shape: one barrier per 32-deep step, and between two barriers one basic block
-    # per step with 64 mma.sync and 16 ldmatrix per warp (0.25 ldmatrix per MMA; the previous
+    # The loop shape (as a launch of aligned inputs compiles it: the fills have no branch,
+    # so the whole loop body is one basic block): one barrier per 32-deep step, and between
+    # two barriers one step with 64 mma.sync and 16 ldmatrix per warp (0.25 ldmatrix per MMA; the previous
     # schedule had 16 mma and 8 ldmatrix per barrier). The checks of every ldmatrix run are
     # decided at compile time -- the fragment origins are constants or functions of
     # threadIdx.y, which .reqntid bounds, and the helpers are inlined into the kernel
@@ -171,19 +172,18 @@ def test_each_step_is_one_block_of_64_mma_and_16_ldmatrix() -> None:
         assert len(others) <= LDMATRIX_PER_STEP + 48, others
         extra += len(others) - LDMATRIX_PER_STEP
     assert extra <= 48, extra
-    # The safe blocks also hold the next fill's whole-tile copies: predicated on the tile's
-    # test (the block is pinned), they are not branched around, while the raw twin's copies
+    # The safe steps also hold the next fills' copies: predicated on the alignment test (the
+    # block is pinned; a fact where the inputs are aligned for runs), each with its run's
+    # bounds as its ignore-src predicate, never branched around, while the raw twin's copies
     # sit in the block its `if` opens. Apart from them the two have the same operations.
     safe_ops = [op for b in safe_blocks for op in _opcodes(_unguarded(b))]
     raw_ops = [op for b in raw_blocks for op in _opcodes(b)]
     for op in ("ldmatrix", "mma", "cp"):
         assert safe_ops.count(op) == raw_ops.count(op), op
     assert count(safe(), r"@%ssp cp\.async\.cg") == WHOLE_RUNS  # every whole-tile copy
-    # the address adds above (16 a step), the set-up, and the next fills' whole-tile tests
-    # and copies' addresses (a fill's origin checked on both axes against the input, where
-    # the raw twin trusts it non-negative; the A and B fills are one pair, so both tiles'
-    # tests and copies sit in the step's block, before the one branch to their per-run
-    # paths): at most 56 a step more than raw
+    # the address adds above (16 a step), the set-up, and the next fills' bounds tests and
+    # copies' addresses (each run's row and column checked against the input, where the raw
+    # twin trusts the origin non-negative and inside): at most 56 a step more than raw
     assert len(safe_ops) - len(raw_ops) <= 56 * STAGES, (len(safe_ops), len(raw_ops))
 
 
