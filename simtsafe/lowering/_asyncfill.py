@@ -438,7 +438,7 @@ class _Fill:
         def lined_up(tid: Any, threads: int) -> Any:
             """Where run ``k + T`` lies ``T / per_row`` rows below run ``k`` at the same place
             of its row's swizzle: ``run(q)`` from the thread's first run's addresses and its
-            column's bytes (computed once here) by one add each; else None."""
+            column's and rows' bounds (computed once here) by one add each; else None."""
             if threads % self.per_row:
                 return None
             step_rows = threads // self.per_row
