@@ -11,14 +11,13 @@ form be worth" before the lowering is changed to produce it.
     python3 scripts/ptx_variants.py --make DIR    # no GPU: write the variants below to DIR
 
 The variants ``--make`` writes (NVVM for sm_90a; ``.version`` lowered to 8.5 for older drivers):
-``safe.ptx`` (the example as compiled), ``raw.ptx`` (its raw twin: a check of this loader),
-``safe_base.ptx`` (every tile's shared address from one base computed once, which ptxas keeps
-in a register instead of re-reading ``%cgactaid`` in the loop), ``safe_nochecks.ptx`` (every
-whole-tile fill's test taken as true: an upper bound of what the fills' checks cost, run with
-inputs padded so the fills past K's end stay inside their allocations) and
-``safe_base_nochecks.ptx``; where the whole-tile copies are predicated, ``safe_nofallback.ptx``
-(their branches to the per-run path removed: what the joins after them cost), and the
-``nochecks`` variants are the copies' guards set to 1 with those branches removed.
+``safe.ptx`` (the example as a launch of aligned inputs compiles it: the run-aligned
+specialization, ``lowering._runaligned``), ``safe_any_input.ptx`` (as compiled for inputs not
+aligned for runs: the fills keep their per-run path), ``raw.ptx`` (its raw twin: a check of
+this loader) and ``safe_base.ptx`` (every tile's shared address from one base computed once,
+which ptxas keeps in a register instead of re-reading ``%cgactaid`` in the loop). Earlier
+sessions' variants (the fills' per-run branches removed, their tests taken as true) were of
+forms the lowering no longer emits; their figures are in benchmarks/results.
 """
 
 from __future__ import annotations
@@ -75,71 +74,18 @@ def _one_base(ptx: str) -> str:
     return head + ".entry" + "\n".join(lines[:first] + setup) + "\n" + rest
 
 
-def _no_checks(ptx: str) -> str:
-    """Every whole-tile fill's branch (to a block of cp.async with a constant 16-byte
-    src-size) made unconditional."""
-    blocks = {
-        m.group(1): m.group(2)
-        for m in re.finditer(r"^(\$L__BB0_\d+):\n(.*?)(?=^\$L__BB0_\d+:|\Z)", ptx, re.S | re.M)
-    }
-
-    def take(m: re.Match[str]) -> str:
-        whole = blocks.get(m.group(2), "")
-        if "cp.async.cg" in whole and re.search(r"mov.u32 \t%r\d+, 16;", whole):
-            return f"bra.uni \t{m.group(2)};\n\tbra.uni \t{m.group(3)};"
-        return m.group(0)
-
-    out, count = re.subn(r"@(%p\d+) bra \t(\$L__BB0_\d+);\n\tbra.uni \t(\$L__BB0_\d+);", take, ptx)
-    assert out != ptx, "no whole-tile branch found"
-    return out
-
-
-def _no_fallback(ptx: str) -> str:
-    """Each predicated whole-tile fill's (or pair of fills') branch to its per-run paths
-    (taken where a tile's test fails) removed: the copies stay predicated, no join follows them (valid for inputs
-    whose every fill lies inside but the stages past K's end, which are never read)."""
-    out, count = re.subn(
-        r"(@%ssp cp\.async[^\n]*\n\}\n\t// end inline asm\n(?:\tand\.pred[^\n]*\n)?)"
-        r"\t@%p\d+ bra \t(\$L__BB0_\d+);\n\tbra.uni \t(\$L__BB0_\d+);",
-        r"\1\tbra.uni \t\2;\n\tbra.uni \t\3;",
-        ptx,
-    )
-    assert count, "no predicated fill found"
-    return out
-
-
-def _whole_always(ptx: str) -> str:
-    """Every predicated whole-tile copy's guard (the register its ``setp.ne.b32 %ssp`` reads,
-    set by a ``selp.u32 1, 0`` of the tile's test) set to 1, and the branches to the per-run
-    paths removed: the predicated form with every whole-tile test taken as true."""
-    guards = set(re.findall(r"setp\.ne\.b32 %ssp, (%r\d+), 0;", ptx))
-    out, count = re.subn(
-        r"selp\.u32 \t(%r\d+), 1, 0, %p\d+;",
-        lambda m: f"mov.u32 \t{m.group(1)}, 1;" if m.group(1) in guards else m.group(0),
-        ptx,
-    )
-    assert count and out != ptx, "no whole-tile guard found"
-    return _no_fallback(out)
-
-
 def make(out: Path) -> None:
     cc = (9, 0, "a")
     out.mkdir(parents=True, exist_ok=True)
-    safe = _lowered(str(g.gemm_bf16.ptx(cc=cc)))
+    safe = _lowered(str(g.gemm_bf16.ptx(cc=cc, layouts=("C16", "C16"))))
     u16 = t.uint16[:, ::1]
     raw, _ = cuda.compile_ptx(g.gemm_bf16_raw.py_func, (t.float32[:, ::1], u16, u16), cc=cc)
     files = {
         "safe.ptx": safe,
+        "safe_any_input.ptx": _lowered(str(g.gemm_bf16.ptx(cc=cc, layouts=("C", "C")))),
         "raw.ptx": _lowered(raw),
         "safe_base.ptx": _one_base(safe),
     }
-    if "@%ssp cp.async" in safe:  # predicated whole-tile copies (a pinned block)
-        files["safe_nofallback.ptx"] = _no_fallback(safe)
-        files["safe_nochecks.ptx"] = _whole_always(safe)
-        files["safe_base_nochecks.ptx"] = _whole_always(_one_base(safe))
-    else:
-        files["safe_nochecks.ptx"] = _no_checks(safe)
-        files["safe_base_nochecks.ptx"] = _no_checks(_one_base(safe))
     for name, text in files.items():
         (out / name).write_text(text)
         shared = RAW_SHARED if name == "raw.ptx" else SAFE_SHARED
