@@ -273,3 +273,24 @@ def test_every_input_type_compiles_run_aligned(tmp_path: Path, layouts: tuple[st
     # array included (attack round 12: its size was read from a bit width bool lacks).
     ptx = load_kernel_module(tmp_path, BOOL_INPUT).k.ptx(cc=CC, layouts=layouts)
     assert "cp.async" in ptx
+
+
+@pytest.mark.parametrize(
+    ("module", "kernel"),
+    [
+        ("sgemm_async", "sgemm_async"),
+        ("decode.gemv", "gemv_norm"),
+        ("decode.gemv", "gemv_swiglu"),
+        ("decode.gemv", "lm_head"),
+    ],
+)
+def test_example_fill_kernels_compile_run_aligned(module: str, kernel: str) -> None:
+    # What their launches compile for aligned inputs (every input "C16"): the facts stated,
+    # the fills' copies still there.
+    from tests.coop_examples import example
+
+    k = getattr(example(module), kernel)
+    inputs = sum(1 for p in k.params if p.kind == "in")
+    ptx = k.ptx(cc=CC, layouts=("C16",) * inputs)
+    assert "cp.async" in ptx
+    _assembles(ptx)
