@@ -52,6 +52,8 @@ def build_fast_check(plan: LaunchPlan, check_devices: bool) -> FastCheck:
     code = ["def fast_check(args):", f"    if len(args) != {len(expect)}:", "        return None"]
     if expect:
         code.append(f"    ({', '.join(f'x{i}' for i in range(len(expect)))},) = args")
+    if plan.run_layouts:
+        names["LAYOUT"] = input_layout
     arrays: list[int] = []
     layouts: list[str] = []
     packed: list[str] = []
@@ -86,7 +88,6 @@ def build_fast_check(plan: LaunchPlan, check_devices: bool) -> FastCheck:
             cond += [f"not f{i}.c_contiguous", f"f{i}.readonly"]
         else:
             if plan.run_layouts:  # "C16" where aligned for runs (_argfacts.input_layout)
-                names["LAYOUT"] = input_layout
                 layouts.append(f"LAYOUT(f{i}, {itemsize}, True)")
             else:  # input_layout(f, itemsize, False), inline
                 layouts.append(f"('C' if f{i}.c_contiguous else 'A')")

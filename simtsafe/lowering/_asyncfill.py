@@ -325,7 +325,7 @@ def _plain_asm(builder: ir.IRBuilder, text: str) -> None:
 
 class _Fill:
     """One ``fill_async`` call's lowering: its source, its tile and, for a fixed-shape tile,
-    the test that the whole source rectangle lies inside the input, aligned."""
+    the test that every run's source is aligned and no row's end cuts a run."""
 
     def __init__(
         self,
@@ -339,8 +339,8 @@ class _Fill:
         size, origin_types = checked  # what the typer's _type_fill returned
         self.builder = builder
         self.size = size
-        self.n = n = size // (t.dtype.bitwidth // 8)
         self.itemsize = t.dtype.bitwidth // 8
+        self.n = n = size // self.itemsize
         self.dynamic = t.shape is None
         self.rows = 1 if self.dynamic else t.shape[0] if t.ndim == 2 else 1
         self.per_row = 0 if self.dynamic else t.shape[-1] // n

@@ -4,7 +4,9 @@ The compiled-form checks (``simtsafe.verify``) read the LLVM IR Numba hands
 to NVVM. To report a finding at the user's line, and to tell simtsafe's own
 collectives from raw code, every instruction created while a simtsafe kernel
 or helper is lowered carries custom metadata (NVVM ignores unknown metadata
-kinds; the PTX is byte-identical, ``tests/ptx/test_provenance_ptx.py``):
+kinds, and drops the one instruction a tag adds, ``fill_start``'s unused
+``ptrtoint``; the wgmma example's PTX was compared byte for byte when the fill
+tags came in, no test pins it):
 
 * ``!ss.loc !{!"file.py", i32 line}`` -- the user statement being lowered
   (instructions of Numba-internal functions compiled for that statement get
@@ -142,14 +144,20 @@ def user_code(ident: int) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def grid_read() -> Iterator[None]:
-    """Tag every instruction emitted inside as part of a ``simtsafe.grid.read``."""
-    saved = getattr(_TLS, "gridread", False)
-    _TLS.gridread = True
+def _tagging(name: str, value: Any, default: Any) -> Iterator[None]:
+    """``_TLS.<name> = value`` inside (what ``_tagging_insert`` copies onto each new
+    instruction), the previous value (``default`` if none) after."""
+    saved = getattr(_TLS, name, default)
+    setattr(_TLS, name, value)
     try:
         yield
     finally:
-        _TLS.gridread = saved
+        setattr(_TLS, name, saved)
+
+
+def grid_read() -> contextlib.AbstractContextManager[None]:
+    """Tag every instruction emitted inside as part of a ``simtsafe.grid.read``."""
+    return _tagging("gridread", True, False)
 
 
 @contextlib.contextmanager
@@ -166,8 +174,7 @@ def at_line(line: int) -> Iterator[None]:
         _TLS.loc = saved
 
 
-@contextlib.contextmanager
-def own_store() -> Iterator[None]:
+def own_store() -> contextlib.AbstractContextManager[None]:
     """Tag every instruction emitted inside as part of a witness store into a shared tile.
 
     Safety:
@@ -175,16 +182,10 @@ def own_store() -> Iterator[None]:
         the tile's space may use this: the tag tells the compiled-form check
         that the address is the storing thread's own element.
     """
-    saved = getattr(_TLS, "own", False)
-    _TLS.own = True
-    try:
-        yield
-    finally:
-        _TLS.own = saved
+    return _tagging("own", True, False)
 
 
-@contextlib.contextmanager
-def fill_writes(label: str) -> Iterator[None]:
+def fill_writes(label: str) -> contextlib.AbstractContextManager[None]:
     """Tag every instruction emitted inside as part of a whole-object fill whose elements go
     to threads by the map ``label`` names.
 
@@ -194,12 +195,7 @@ def fill_writes(label: str) -> Iterator[None]:
         element to the same thread): the compiled-form check does not compare writes of one
         label with each other.
     """
-    saved = getattr(_TLS, "fill", None)
-    _TLS.fill = label
-    try:
-        yield
-    finally:
-        _TLS.fill = saved
+    return _tagging("fill", label, None)
 
 
 def fill_start(builder: ir.IRBuilder, tile: ir.Value) -> None:
@@ -207,8 +203,9 @@ def fill_start(builder: ir.IRBuilder, tile: ir.Value) -> None:
     (NVVM drops it; the compiled-form check asks there whether copies into the tile may still
     be in flight)."""
     out = builder.ptrtoint(tile, ir.IntType(64))
-    if isinstance(out, ir.Instruction):
-        out.metadata["ss.fillstart"] = _node(builder.module, (1,))
+    # never folded away: without the mark the check would not ask at this fill
+    assert isinstance(out, ir.Instruction), out
+    out.metadata["ss.fillstart"] = _node(builder.module, (1,))
 
 
 def mark_witness(builder: ir.IRBuilder, value: ir.Value, space: str, axis: int) -> ir.Value:
