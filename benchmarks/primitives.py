@@ -391,6 +391,7 @@ def histogram_lane_x2(
 
 
 HIST_BLOCK = 256
+BLOCKS_PER_SM_C = 6  # the CUDA C references' blocks per SM (32 KB of counters each)
 
 
 @cuda.jit
@@ -432,6 +433,77 @@ def histogram_raw(counts, words, data):  # type: ignore[no-untyped-def]
         if s != 0:
             cuda.atomic.add(counts, j, s)
 
+
+#: CUDA C references for the histogram (compiled by CuPy's NVRTC on the GPU machine; not
+#: simtsafe): examples/histogram_vec.py's per-lane bins (counter ``bin * 32 + lane``) with
+#: ``HIST_STEP`` 16-byte runs in flight per step. ``-DASM`` writes each counter update as
+#: inline PTX -- the byte taken with ``bfe``, its counter's 32-bit shared address with one
+#: ``mad`` from a per-lane base -- which ptxas turns into three instructions a byte (PRMT,
+#: IMAD, ATOMS) against four (plain CUDA C) and five (the Numba-compiled kernels): what the
+#: histogram reaches when the issue of the update instructions is not what limits it.
+_HIST_C = r"""
+#define LANES 32
+__device__ __forceinline__ void count4(unsigned* h, unsigned lane, unsigned lanebase, unsigned w) {
+#ifdef ASM
+    asm volatile(
+        "{\n\t.reg .u32 b, a, one;\n\t"
+        "mov.u32 one, 1;\n\t"
+        "bfe.u32 b, %0, 0, 8;\n\tmad.lo.u32 a, b, 128, %1;\n\tred.shared.add.u32 [a], one;\n\t"
+        "bfe.u32 b, %0, 8, 8;\n\tmad.lo.u32 a, b, 128, %1;\n\tred.shared.add.u32 [a], one;\n\t"
+        "bfe.u32 b, %0, 16, 8;\n\tmad.lo.u32 a, b, 128, %1;\n\tred.shared.add.u32 [a], one;\n\t"
+        "shr.u32 b, %0, 24;\n\tmad.lo.u32 a, b, 128, %1;\n\tred.shared.add.u32 [a], one;\n\t}"
+        :: "r"(w), "r"(lanebase) : "memory");
+#else
+    atomicAdd(&h[(w & 0xffu) * LANES + lane], 1u);
+    atomicAdd(&h[((w >> 8) & 0xffu) * LANES + lane], 1u);
+    atomicAdd(&h[((w >> 16) & 0xffu) * LANES + lane], 1u);
+    atomicAdd(&h[(w >> 24) * LANES + lane], 1u);
+#endif
+}
+
+extern "C" __global__ void hist_c(const uint4* __restrict__ runs_p, long long runs,
+                                  const unsigned* __restrict__ words, long long nwords,
+                                  const unsigned char* __restrict__ data, long long nbytes,
+                                  unsigned* counts) {
+    __shared__ unsigned h[256 * LANES];
+    for (int j = threadIdx.x; j < 256 * LANES; j += blockDim.x) h[j] = 0;
+    __syncthreads();
+    unsigned lane = threadIdx.x & 31;
+    unsigned lanebase = (unsigned)__cvta_generic_to_shared(h) + 4 * lane;
+    long long p = (long long)gridDim.x * blockDim.x;
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long r = i;
+    for (; r + (STEP - 1) * p < runs; r += STEP * p) {
+        uint4 u[STEP];
+#pragma unroll
+        for (int s = 0; s < STEP; ++s) u[s] = runs_p[r + s * p];
+#pragma unroll
+        for (int s = 0; s < STEP; ++s) {
+            count4(h, lane, lanebase, u[s].x);
+            count4(h, lane, lanebase, u[s].y);
+            count4(h, lane, lanebase, u[s].z);
+            count4(h, lane, lanebase, u[s].w);
+        }
+    }
+    for (; r < runs; r += p) {
+        uint4 u = runs_p[r];
+        count4(h, lane, lanebase, u.x);
+        count4(h, lane, lanebase, u.y);
+        count4(h, lane, lanebase, u.z);
+        count4(h, lane, lanebase, u.w);
+    }
+    long long q = 4 * runs + i;
+    if (q < nwords) count4(h, lane, lanebase, words[q]);
+    long long t = 4 * nwords + i;
+    if (t < nbytes) atomicAdd(&h[data[t] * LANES + lane], 1u);
+    __syncthreads();
+    for (int j = threadIdx.x; j < 256; j += blockDim.x) {
+        unsigned s = 0;
+        for (int k = 0; k < 32; ++k) s += h[j * 32 + ((k + j) & 31)];
+        if (s) atomicAdd(&counts[j], s);
+    }
+}
+"""
 
 SUM_BLOCK = 256
 
@@ -692,6 +764,30 @@ def bench_histogram(b: Bench, log2n: int, kind: str) -> None:
             label = f"candidate simtsafe, {name}, {per_sm} blocks/SM"
             b.run(prim, label, safe_with(grid, kernel), nbytes=nbytes, batch=5)
     b.run(prim, "examples/histogram.py (one copy)", tier1_one_copy, nbytes=nbytes, batch=5)
+    if cp is not None and not ss.SIMULATOR:
+        cwords, cdata_u8 = cp.asarray(words), cp.asarray(data)
+        ccounts = cp.asarray(counts)
+        runs = int(words.size) // 4
+        args = (cwords, np.int64(runs), cwords, np.int64(words.size), cdata_u8,
+                np.int64(data.size), ccounts)  # fmt: skip
+        for label, opts in (
+            ("reference CUDA C, per-lane bins", ()),
+            ("reference CUDA C, per-lane bins, inline-PTX updates", ("-DASM",)),
+        ):
+
+            def cuda_c(
+                opts: tuple[str, ...] = opts,
+            ) -> tuple[Callable[[], None], Callable[[], bool]]:
+                kernel = cp.RawKernel(_HIST_C, "hist_c", options=(f"-DSTEP={HIST_STEP}", *opts))
+                grid = (BLOCKS_PER_SM_C * _sms(),)
+
+                def run() -> None:
+                    counts.copy_to_device(zeros)
+                    kernel(grid, (HIST_BLOCK,), args)
+
+                return run, check
+
+            b.run(prim, f"{label}, {HIST_STEP} runs per step", cuda_c, nbytes=nbytes, batch=5)
     if torch is not None and not ss.SIMULATOR:
         tdata = torch.as_tensor(data, device="cuda")
         box: dict[str, Any] = {}
