@@ -28,8 +28,8 @@ Origins are compared before any addition that could wrap: an origin beyond
 ``+-2**62`` reads as outside the input.
 
 A fixed-shape tile first tests, once, whether every run's source is aligned
-and no row's end cuts a run (``a[0, c0]``'s address, the row pitch and the row's end
-address multiples of the run size: ``_Source.whole_runs``). Then each run is one
+and no row's start or end cuts a run (``a[0, 0]``'s and ``a[0, c0]``'s addresses, the row
+pitch and the row's end address multiples of the run size: ``_Source.whole_runs``). Then each run is one
 ``cp.async`` of its whole size whose ignore-src predicate is "the run's row or first
 column lies outside the input": the hardware zero-fills it and reads nothing, so a tile at
 an edge needs no branch. Where the contract pins the block (``.reqntid``: the runs of a
@@ -170,22 +170,26 @@ class _Source:
         self.r0, self.c0 = origin
 
     def whole_runs(self, rows: int, size: int) -> Any:
-        """True when every run of ``size`` bytes from the origin's row starts ``size``-aligned
-        and every row of the input ends ``size``-aligned: then each run lies wholly inside a
-        row or wholly outside it (its row or its first column outside the input), no run is
-        cut by a row's end."""
+        """True when every row of the input starts and ends ``size``-aligned and every run
+        of ``size`` bytes from the origin's row starts ``size``-aligned: then each run lies
+        wholly inside a row or wholly outside it (its row or its first column outside the
+        input), no run is cut by a row's start or end. (A row whose start is not aligned
+        -- a view from an element offset -- cuts the run holding its first column: that
+        run's first column lies before the row, and the ignore-src copy would zero-fill the
+        row's first elements; attack round 13.)"""
         b = self.builder
         if rows > 1:
-            # a[r, c0] and a[r, cols] for every r are size-aligned exactly when the pitch,
-            # a[0, c0]'s and a[0, cols]'s addresses are (size divides 2**64, so r * pitch is a
-            # multiple of size whenever the pitch is, wrap or not): a test with no product of
-            # the row, the same in every step of a loop that moves the origin along the rows
+            # a[r, 0], a[r, c0] and a[r, cols] for every r are size-aligned exactly when the
+            # pitch and a[0, 0]'s, a[0, c0]'s and a[0, cols]'s addresses are (size divides
+            # 2**64, so r * pitch is a multiple of size whenever the pitch is, wrap or not):
+            # a test with no product of the row, the same in every step of a loop that moves
+            # the origin along the rows
             r = _c(0)
             both = self.stride0
         else:
             r = self.r0
             both = _c(0)
-        for c in (self.c0, self.cols):
+        for c in (_c(0), self.c0, self.cols):
             both = b.or_(both, b.ptrtoint(self.element_pointer(r, c), _I64))
         return b.icmp_unsigned("==", b.and_(both, _c(size - 1)), _c(0))
 

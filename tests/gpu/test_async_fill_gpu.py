@@ -23,6 +23,11 @@ from tests.sim.test_async_fill_sim import (  # noqa: F401
     test_dynamic_tile_of_small_or_large_elements,
 )
 
+# Attack round 13: views from an element offset, origins around their start.
+from tests.sim.test_attacks13_sim import (  # noqa: F401
+    test_a_view_from_an_element_offset_fills_its_first_elements,
+)
+
 pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("gpu")]
 
 
