@@ -582,6 +582,20 @@ def _safe(kernel: Callable[[], Any]) -> Callable[[int, int], Callable[..., None]
     return make
 
 
+def _safe_general(kernel: Callable[[], Any]) -> Callable[[int, int], Callable[..., None]]:
+    """As ``_safe``, the inputs compiled in the general layout (``"C"``) even where aligned
+    for runs: the code a launch compiled before the run-aligned specialization (``"C16"``),
+    for the A/B of that specialization in one run."""
+
+    def make(m: int, n: int) -> Callable[..., None]:
+        from unittest import mock
+
+        with mock.patch("simtsafe.host._launch.run_layouts", lambda kernel: False):
+            return kernel().prepare(grid=grid_for(m, n), block=(TX, TY, 1))  # type: ignore[no-any-return]
+
+    return make
+
+
 def _raw(kernel: Callable[[], Any]) -> Callable[[int, int], Callable[..., None]]:
     def make(m: int, n: int) -> Callable[..., None]:
         k = kernel()
@@ -617,6 +631,7 @@ VARIANTS: list[Variant] = [
     ("vec", RAW, _raw(lambda: sgemm_vec_raw)),
     ("vec + lb2", RAW, _raw(lambda: sgemm_vec_raw_lb2)),
     ("async (examples/sgemm_async.py)", TIER1, _safe(lambda: _example_async())),
+    ("async, general layout", TIER1, _safe_general(lambda: _example_async())),
     ("async + lb2 (raw twin)", RAW, _raw(lambda: sgemm_async_raw(lb2=True))),
     ("async bk8 (benchmarks/_sgemm_async_bk8.py)", TIER1, _safe(lambda: _async_bk8())),
     ("async bk8 + lb2 (raw twin)", RAW, _raw(lambda: sgemm_async_bk8_raw(lb2=True))),

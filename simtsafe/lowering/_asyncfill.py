@@ -80,6 +80,12 @@ def _c(v: int) -> ir.Constant:
     return ir.Constant(_I64, v)
 
 
+def _clamp30(b: ir.IRBuilder, v: Any) -> Any:
+    """An i64 clamped to ``[0, 2**30]``, as an i32."""
+    v = b.select(b.icmp_signed("<", v, _c(0)), _c(0), v)
+    return b.trunc(b.select(b.icmp_signed(">", v, _c(2**30)), _c(2**30), v), _I32)
+
+
 def _origin_types(origin: Any, ndim: int) -> tuple[Any, ...] | None:
     if ndim == 1:
         return (origin,) if isinstance(origin, types.Integer) else None
@@ -452,15 +458,14 @@ class _Fill:
             gr0, gc0 = b.add(src.r0, i0), b.add(src.c0, j0)
             # Run q's row is gr0 + q * step_rows: inside where the origin is in range, the
             # column (the same in every run of the thread) is, and -gr0 <= q * step_rows <
-            # rows - gr0 (no wrap: |gr0| < 2**62 where the origin is in range). The lower
-            # bound clamped once to [0, 2**30] and cut to 32 bits (every q * step_rows is
-            # below 2**30: the answers stay the same; 0 where gr0 is known not negative), so
-            # each run compares two numbers with a constant.
+            # rows - gr0 (no wrap: |gr0| < 2**62 where the origin is in range). Both bounds
+            # clamped once to [0, 2**30] and cut to 32 bits (every q * step_rows is below
+            # 2**30: the answers stay the same), the upper one 0 where the origin or the
+            # column is outside (no run inside then), so each run is two 32-bit compares of
+            # a number with a constant.
             ok = b.and_(src.origin_ok, b.icmp_unsigned("<", gc0, src.cols))
-            left = b.sub(src.rows, gr0)
-            low = b.sub(_c(0), gr0)
-            low = b.select(b.icmp_signed("<", low, _c(0)), _c(0), low)
-            low = b.trunc(b.select(b.icmp_signed(">", low, _c(2**30)), _c(2**30), low), _I32)
+            low = _clamp30(b, b.sub(_c(0), gr0))
+            left = b.select(ok, _clamp30(b, b.sub(src.rows, gr0)), ir.Constant(_I32, 0))
             assert -(-self.rows * self.per_row // threads) * step_rows < 2**30
             first = b.bitcast(src.element_pointer(gr0, gc0), ir.IntType(8).as_pointer())
             src_step = b.mul(src.stride0, _c(step_rows))  # bytes
@@ -469,9 +474,9 @@ class _Fill:
             def run(q: int) -> None:
                 at = b.gep(first, [b.mul(src_step, _c(q))]) if q else first
                 dst = b.gep(dst0, [_c(q * dst_step)]) if q else dst0
-                below = b.icmp_signed(">", left, _c(q * step_rows))
+                below = b.icmp_signed(">", left, ir.Constant(_I32, q * step_rows))
                 above = b.icmp_signed("<=", low, ir.Constant(_I32, q * step_rows))
-                inside = b.and_(ok, b.and_(below, above))
+                inside = b.and_(below, above)
                 source = b.bitcast(at, src.mem.as_pointer())
                 _cp_async(b, dst, source, size, ignore=b.not_(inside), guard=guard)
 
