@@ -71,31 +71,8 @@ def _lean_cupy() -> Any:
 
 
 def _twelve() -> Any:
-    """A kernel of twelve arguments (six arrays, six scalars), the decode attention's count."""
-    import simtsafe as ss
-    from simtsafe import DisjointSlice, In, thread
-
-    # the annotations are strings (this module's __future__ import), read in its globals,
-    # where simtsafe is imported late (after --tree)
-    globals().update(ss=ss, DisjointSlice=DisjointSlice, In=In, thread=thread)
-
-    @ss.kernel(contract=ss.LaunchContract(domain=1, block=(256, 1, 1)))
-    def twelve(
-        out: DisjointSlice[np.float32],
-        a: In[np.float32],
-        b: In[np.float32],
-        c: In[np.float32],
-        d: In[np.float32],
-        e: In[np.float32],
-        n0: int,
-        n1: int,
-        n2: int,
-        n3: int,
-        n4: int,
-        s: np.float32,
-    ) -> None:
-        i = thread.index_1d()
-        out[i] = (a[i] + b[i] + c[i] + d[i] + e[i]) * s + (n0 + n1 + n2 + n3 + n4)
+    """benchmarks/launch_latency.py's kernel of twelve arguments (six arrays, six scalars)."""
+    from launch_latency import twelve
 
     return twelve
 

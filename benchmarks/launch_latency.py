@@ -3,7 +3,8 @@
     python benchmarks/launch_latency.py [--launches 20000] [--rounds 5]
 
 A 1024-element vecadd (3 array arguments; the GPU work is a few
-microseconds) is launched back to back; the host time per launch is
+microseconds) is launched back to back (and a kernel of 12 arguments, six arrays and six
+scalars, to compare an application's launches with launches of the same arity); the host time per launch is
 measured with the whole batch synchronized at the end. Rounds interleave
 the variants, and the median round is reported. simtsafe runs with every
 per-launch check on (argument kinds, dtypes, ranks, layout, aliasing,
@@ -55,6 +56,38 @@ def vecadd_raw(out, a, b):  # type: ignore[no-untyped-def]
         out[i] = a[i] + b[i]
 
 
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=(BLOCK, 1, 1)))
+def twelve(
+    out: ss.DisjointSlice[np.float32],
+    a: ss.In[np.float32],
+    b: ss.In[np.float32],
+    c: ss.In[np.float32],
+    d: ss.In[np.float32],
+    e: ss.In[np.float32],
+    n0: int,
+    n1: int,
+    n2: int,
+    n3: int,
+    n4: int,
+    s: np.float32,
+) -> None:
+    """A kernel of twelve arguments (six arrays, six scalars: the decode attention's count),
+    to compare an application's launches with a launch of the same arity."""
+    i = ss.thread.index_1d()
+    out[i] = (a[i] + b[i] + c[i] + d[i] + e[i]) * s + (n0 + n1 + n2 + n3 + n4)
+
+
+CUDA_TWELVE = r"""
+extern "C" __global__ void twelve(float* out, const float* a, const float* b, const float* c,
+                                  const float* d, const float* e, long long n0, long long n1,
+                                  long long n2, long long n3, long long n4, float s,
+                                  long long n) {
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = (a[i] + b[i] + c[i] + d[i] + e[i]) * s + (float)(n0 + n1 + n2 + n3 + n4);
+}
+"""
+
+
 def per_launch_us(fn: Callable[[], None], launches: int) -> float:
     cuda.synchronize()
     t0 = time.perf_counter()
@@ -100,12 +133,19 @@ def main() -> int:
         turn[0] += 1
         prepared(*ring[turn[0] & 15])
 
+    prepared12 = twelve.prepare(grid=grid, block=BLOCK)
+    arrays12 = [cuda.to_device(rng.standard_normal(N, dtype=np.float32)) for _ in range(5)]
+    args12 = (out, *arrays12, 1, 2, 3, 4, 5, np.float32(0.5))
+
     variants: dict[str, Callable[[], None]] = {
         "numba kernel[grid, block](...)": lambda: vecadd_raw[grid, BLOCK](out, a, b),
         "numba pre-configured launcher": lambda: preconfigured(out, a, b),
         "simtsafe PreparedLaunch, same arrays (checks memoized)": lambda: prepared(out, a, b),
         "simtsafe PreparedLaunch, ping-pong arrays (checks memoized)": ping_pong,
         "simtsafe PreparedLaunch, 16 rotating arrays (checks re-run)": rotating,
+        "simtsafe PreparedLaunch, 12 arguments, same arrays (checks memoized)": lambda: prepared12(
+            *args12
+        ),
     }
     batched: dict[str, Callable[[], None]] = {}  # variants that switch a setting per batch
     try:
@@ -130,6 +170,10 @@ def main() -> int:
 
         wo, wa, wb = CaiOnly(cout), CaiOnly(ca), CaiOnly(cb)
         variants["cupy RawKernel"] = lambda: raw((grid,), (BLOCK,), (cout, ca, cb, n64))
+        raw12 = cp.RawKernel(CUDA_TWELVE, "twelve")
+        cargs12 = (cout, *[cp.asarray(x) for x in arrays12], *map(np.int64, args12[6:11]))
+        cargs12 = (*cargs12, np.float32(0.5), n64)
+        variants["cupy RawKernel, 12 arguments"] = lambda: raw12((grid,), (BLOCK,), cargs12)
         variants["simtsafe PreparedLaunch, CuPy arrays (native facts, memoized)"] = lambda: (
             prepared(cout, ca, cb)
         )
@@ -175,6 +219,9 @@ def main() -> int:
         for _ in range(50):
             memo.go()
     cuda.synchronize()
+    expected12 = sum(x.copy_to_host() for x in arrays12) * np.float32(0.5) + 15
+    prepared12(*args12)
+    assert np.allclose(out.copy_to_host(), expected12, rtol=1e-6)
     expected = a.copy_to_host() + b.copy_to_host()
     prepared(out, a, b)
     assert np.array_equal(out.copy_to_host(), expected)
