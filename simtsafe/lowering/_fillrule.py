@@ -51,11 +51,14 @@ def dynamic_run_bytes(itemsize: int) -> int | None:
 
 def run_bytes(row_elems: int, storage_elems: int, itemsize: int) -> int | None:
     """The bytes of one copied run: 16, 8 or 4, the largest that divides a row of the tile
-    (``row_elems`` elements) and a row of its storage (with padding), so that every run
-    starts at a multiple of its size from the tile's 16-byte-aligned start; None if none."""
+    (``row_elems`` elements) and a row of its storage (with padding) and holds whole elements,
+    so that every run starts at a multiple of its size from the tile's 16-byte-aligned start
+    and at an element; None if none. (A 12-byte record in a row of 48 bytes: 16 divides the
+    row but not the element, and runs of 16 bytes would start inside elements -- misaligned
+    copies past the row's end; attack round 14.)"""
     for size in (16, 8, 4):
         if (
-            size >= itemsize
+            size % itemsize == 0
             and (row_elems * itemsize) % size == 0
             and (storage_elems * itemsize) % size == 0
         ):
@@ -108,8 +111,9 @@ def fill_refusal(
     if run is None:
         axis = "source rows (the tile's rows)" if transposed else "tile rows"
         return (
-            f"{what} copies runs of 4, 8 or 16 bytes: its {axis} (and, padded, their storage) "
-            "must be a multiple of 4 bytes long"
+            f"{what} copies runs of 4, 8 or 16 bytes of whole elements: its {axis} (and, "
+            "padded, their storage) must be a multiple of 4 bytes long, and its elements 1, 2, "
+            "4, 8 or 16 bytes"
         )
     return None
 

@@ -89,6 +89,8 @@ _TILE = "_simtsafe_tile"
 _DYNAMIC = "_simtsafe_dyntile"
 _ACC = "__ss_acc"
 _LINE_RE = re.compile(r"_L(\d+)_")
+#: The type before an operand's value: ``i32``, ``ptr``, ``ptr addrspace(3)``, attributes.
+_TYPE_PREFIX = re.compile(r"^(?:i\d+|ptr(?: addrspace\(\d+\))?)(?:\s+(?:noundef|nonnull|align \d+))*\s+")
 _LOCAL_RE = re.compile(r'%(?:"(?:[^"\\]|\\.)*"|[-a-zA-Z$._][-a-zA-Z$._0-9]*|[0-9]+)')
 #: Opcodes whose result is a function of their operands alone (an address computation).
 _PURE = frozenset(
@@ -270,29 +272,46 @@ class _Finder:
     def _fill_labels(self) -> dict[int, str]:
         """``id(write)`` -> the label of the fill it belongs to: the write (a store, a
         ``cp.async``) right after a ``__ss.fill.<label>.K`` marker of its own address
-        (``lowering._irform``), with no other memory access or call between them."""
+        (``lowering._irform``), with no other memory access or call between them. The
+        address is a value or, where the compiler folded it (one thread's last run at a
+        fixed place of the tile), a constant expression, compared as text (attack round
+        14: such a copy had no label and clashed with its own fill's other copies)."""
         out: dict[int, str] = {}
         for b in self.form.blocks:
             pending: tuple[str, str] | None = None
             for ins in b.instrs:
                 name = ins.callee or ""
-                if ins.opcode == "call" and name.startswith(_FILL) and ins.operands:
+                if ins.opcode == "call" and name.startswith(_FILL):
+                    marked = _call_args(ins)[:1]
+                    key = self._address_key(marked[0]) if marked else None
                     label = name[len(_FILL) :].rpartition(".")[0]
-                    pending = (label, self.keys.of(ins.operands[0]))
+                    pending = (label, key) if key is not None else None
                     continue
                 address = None
-                if ins.opcode == "store" and ins.pointers:
-                    address = ins.pointers[-1]
+                if ins.opcode == "store":
+                    parts = split_operands(ins.text.partition("store ")[2])
+                    address = parts[1] if len(parts) > 1 else None
                 elif name == "asm" and "cp.async." in (ins.asm or ""):
                     first = _call_args(ins)[:1]
-                    found = _LOCAL_RE.findall(first[0]) if first else []
-                    address = found[0] if len(found) == 1 else None
+                    address = first[0] if first else None
                 if pending is not None and address is not None:
-                    if self.keys.of(address) == pending[1]:
+                    if self._address_key(address) == pending[1]:
                         out[id(ins)] = pending[0]
                 if ins.opcode in ("load", "store", "atomicrmw", "cmpxchg", "call"):
                     pending = None
         return out
+
+    def _address_key(self, typed: str) -> str | None:
+        """The value number of a typed operand (``i32 %x``, ``ptr addrspace(3) %p``): its
+        value's key; a constant expression (it names no local value) by its text; None
+        where the text is neither."""
+        value = _TYPE_PREFIX.sub("", typed.strip(), count=1)
+        found = _LOCAL_RE.findall(value)
+        if len(found) == 1 and found[0] == value:
+            return self.keys.of(value)
+        if not found:
+            return "const:" + value
+        return None
 
     def of(self, ptr: str) -> frozenset[str]:
         p = self.prov.get(ptr, frozenset())
