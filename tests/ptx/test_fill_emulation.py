@@ -77,9 +77,9 @@ SPECS = [
     Spec(1, 2, (24,), block=(3, 1, 1)),
     Spec(1, 4, (16,), block=None),
     Spec(1, 4, (16,), block=(4, 1, 1), otype="np.uint64"),
-    Spec(1, 4, (20,), block=(4, 1, 1)),  # refused (FALSE-REFUSAL): A14_UNVERIFIED=1
-    Spec(2, 4, (4, 16), block=(15, 1, 1)),  # refused (FALSE-REFUSAL): A14_UNVERIFIED=1
-    Spec(2, 4, (4, 16), block=(1, 1, 1)),  # refused (FALSE-REFUSAL): A14_UNVERIFIED=1
+    Spec(1, 4, (20,), block=(4, 1, 1)),  # a constant tile address (attack round 14)
+    Spec(2, 4, (4, 16), block=(15, 1, 1)),  # a constant tile address (attack round 14)
+    Spec(2, 4, (4, 16), block=(1, 1, 1)),  # a constant tile address (attack round 14)
     Spec(2, 2, (9, 8), block=(4, 1, 1)),
     Spec(2, 4, (3, 8), pad=4, block=(4, 1, 1)),
     Spec(2, 1, (2, 48), block=(6, 1, 1)),
