@@ -90,7 +90,9 @@ _DYNAMIC = "_simtsafe_dyntile"
 _ACC = "__ss_acc"
 _LINE_RE = re.compile(r"_L(\d+)_")
 #: The type before an operand's value: ``i32``, ``ptr``, ``ptr addrspace(3)``, attributes.
-_TYPE_PREFIX = re.compile(r"^(?:i\d+|ptr(?: addrspace\(\d+\))?)(?:\s+(?:noundef|nonnull|align \d+))*\s+")
+_TYPE_PREFIX = re.compile(
+    r"^(?:i\d+|ptr(?: addrspace\(\d+\))?)(?:\s+(?:noundef|nonnull|align \d+))*\s+"
+)
 _LOCAL_RE = re.compile(r'%(?:"(?:[^"\\]|\\.)*"|[-a-zA-Z$._][-a-zA-Z$._0-9]*|[0-9]+)')
 #: Opcodes whose result is a function of their operands alone (an address computation).
 _PURE = frozenset(
