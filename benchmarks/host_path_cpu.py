@@ -100,8 +100,9 @@ def main() -> int:
     import simtsafe.host._launch as launch_module
 
     n = 1024
-    plan = vecadd.prepare(grid=4, block=256)._plan
-    plan12 = _twelve().prepare(grid=4, block=256)._plan
+    prepared = vecadd.prepare(grid=4, block=256)
+    prepared12 = _twelve().prepare(grid=4, block=256)
+    plan, plan12 = prepared._plan, prepared12._plan
     # The CUDA code path with a launch that does nothing.
     argfacts.device_array_type = lambda: FakeCUDAArray  # type: ignore[assignment]
     launch_module.SIMULATOR = False  # type: ignore[misc]
@@ -129,9 +130,13 @@ def main() -> int:
 
     args12 = (out, a, b, *(cuda.to_device(np.ones(n, np.float32)) for _ in range(3)))
     args12 += (1, 2, 3, 4, 5, np.float32(0.5))
+    bound3 = prepared.bind(out, a, b) if hasattr(prepared, "bind") else lambda: None
+    bound12 = prepared12.bind(*args12) if hasattr(prepared12, "bind") else lambda: None
     variants: dict[str, Callable[[], None]] = {
         "same arrays (checks memoized)": lambda: plan.launch((out, a, b)),
         "12 arguments, same arrays (checks memoized)": lambda: plan12.launch(args12),
+        "BoundLaunch, same arrays": bound3,
+        "BoundLaunch, 12 arguments": bound12,
         "16 rotating arrays (checks re-run)": rotating(ring),
         "CuPy arrays (native facts, memoized)": lambda: plan.launch(tuple(c)),
         "CuPy arrays, 16 rotating (native facts)": rotating(cring),

@@ -146,6 +146,8 @@ def main() -> int:
         "simtsafe PreparedLaunch, 12 arguments, same arrays (checks memoized)": lambda: prepared12(
             *args12
         ),
+        "simtsafe BoundLaunch (prepared.bind), same arrays": prepared.bind(out, a, b),
+        "simtsafe BoundLaunch (prepared.bind), 12 arguments": prepared12.bind(*args12),
     }
     batched: dict[str, Callable[[], None]] = {}  # variants that switch a setting per batch
     try:

@@ -128,6 +128,7 @@ from .host._appended import empty_keys as empty_keys
 from .host._appended import hash_lookup as hash_lookup
 from .host._appended import insert_result as insert_result
 from .host._appended import inserted as inserted
+from .host._bound import BoundLaunch as BoundLaunch
 from .host._contract import LaunchConfig as LaunchConfig
 from .host._contract import LaunchContract as LaunchContract
 from .host._contract import cover as cover
@@ -153,6 +154,7 @@ __all__ = [
     "ArgumentError",
     "ArgumentTypeError",
     "BlockShapeMismatch",
+    "BoundLaunch",
     "CapacityExceeded",
     "ClusterError",
     "ComputeCapabilityError",

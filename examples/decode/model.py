@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -57,14 +57,20 @@ def pad_heads(a: np.ndarray, heads: int, hd: int, hdp: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Launch:
-    """One launch of the step: a prepared kernel and its arguments."""
+    """One launch of the step: a prepared kernel and its arguments, bound once
+    (``prepared.bind``: checked when the decoder is built; a call launches them, with
+    neither the memo's lookup nor its match of the arguments)."""
 
     name: str
     prepared: Any
     args: tuple[Any, ...]
+    bound: Any = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "bound", self.prepared.bind(*self.args))
 
     def __call__(self) -> None:
-        self.prepared(*self.args)
+        self.bound()
 
 
 class Decoder:

@@ -494,9 +494,7 @@ class LaunchPlan:
                 recorder.add(self, args, self.checked(args))
                 return 0
         if several_devices():
-            current = current_device()
-            if current != self.device_id:
-                check_device(self.name, self.device_id, current, ())
+            self._check_current_device()
         key = None
         if len(args) == len(self.expect):
             key = self._key_of(args)
@@ -504,42 +502,70 @@ class LaunchPlan:
             if memo is not None and memo.match(args):
                 # Same array objects with the same metadata and equal scalars as a recent
                 # checked launch: every check would give the same answer.
-                streams: tuple[int | None, ...] = memo.streams
-                if memo.readers:
-                    if known is None:
-                        streams = streams + tuple([read() for read in memo.readers])
-                    else:
-                        kread, kvalue = known
-                        streams = streams + tuple(
-                            [kvalue if read is kread else read() for read in memo.readers]
-                        )
-                led = LEDGER
-                if led.mode is OFF:  # no ledger: nothing to order, nothing to lock
-                    if streams and led.cai_sync and streams != self._quiet:
-                        with led.lock:
-                            self._sync(led, self._sstate, streams)
-                    memo.go()
-                    return 0
-                s = self._sstate
-                lock = led.lock
-                lock.acquire()  # (not `with`: half the cost on this path)
-                try:
-                    if led.solo is s:  # every unfinished launch is on this stream
-                        if streams and led.cai_sync and streams != self._quiet:
-                            self._sync(led, s, streams)
-                        memo.go()
-                        seq = led.seq + 1  # Ledger.tick, inlined
-                        led.seq = s.tail = seq
-                        return seq
-                    if memo.stamp is not led.stamp or led.current is not s:
-                        led.before(s, memo.access, memo, self.name, self.device_id)
-                    if streams and led.cai_sync and streams != self._quiet:
-                        self._sync(led, s, streams)
-                    memo.go()
-                    return led.after(s, memo, self._stream_obj)
-                finally:
-                    lock.release()
+                return self._launch_memo(memo, known)
         return self._launch_checked(args, key)
+
+    def memo_for(self, args: tuple[Any, ...]) -> _Memo | None:
+        """The memo entry of exactly these arguments where their identity settles every
+        check (Numba arrays and scalars: no metadata fingerprint), else None."""
+        if len(args) != len(self.expect):
+            return None
+        memo = self._memo.get(self._key_of(args))
+        if memo is None or memo.checks or not memo.match(args):
+            return None
+        return memo
+
+    def launch_bound(self, args: tuple[Any, ...], memo: _Memo) -> int:
+        """Launch ``args``, whose memo entry ``memo`` (``memo_for(args)``) the caller holds
+        together with the arguments themselves (``BoundLaunch``): no key, no match."""
+        if RECORDING[0] and current_recorder() is not None:
+            return self.launch(args)
+        if several_devices():
+            self._check_current_device()
+        return self._launch_memo(memo, None)
+
+    def _check_current_device(self) -> None:
+        current = current_device()
+        if current != self.device_id:
+            check_device(self.name, self.device_id, current, ())
+
+    def _launch_memo(self, memo: _Memo, known: tuple[Any, Any] | None) -> int:
+        """A memoized launch: its producer streams, the ordering, the recorded launch."""
+        streams: tuple[int | None, ...] = memo.streams
+        if memo.readers:
+            if known is None:
+                streams = streams + tuple([read() for read in memo.readers])
+            else:
+                kread, kvalue = known
+                streams = streams + tuple(
+                    [kvalue if read is kread else read() for read in memo.readers]
+                )
+        led = LEDGER
+        if led.mode is OFF:  # no ledger: nothing to order, nothing to lock
+            if streams and led.cai_sync and streams != self._quiet:
+                with led.lock:
+                    self._sync(led, self._sstate, streams)
+            memo.go()
+            return 0
+        s = self._sstate
+        lock = led.lock
+        lock.acquire()  # (not `with`: half the cost on this path)
+        try:
+            if led.solo is s:  # every unfinished launch is on this stream
+                if streams and led.cai_sync and streams != self._quiet:
+                    self._sync(led, s, streams)
+                memo.go()
+                seq = led.seq + 1  # Ledger.tick, inlined
+                led.seq = s.tail = seq
+                return seq
+            if memo.stamp is not led.stamp or led.current is not s:
+                led.before(s, memo.access, memo, self.name, self.device_id)
+            if streams and led.cai_sync and streams != self._quiet:
+                self._sync(led, s, streams)
+            memo.go()
+            return led.after(s, memo, self._stream_obj)
+        finally:
+            lock.release()
 
     def checked(self, args: tuple[Any, ...]) -> Checked:
         """Every argument check (the generated checker, else the general loop that raises)."""

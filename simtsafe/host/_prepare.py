@@ -37,6 +37,7 @@ from ..lowering._launching import (
     stream_handle,
     uses_grid_sync,
 )
+from ._bound import BoundLaunch
 from ._contract import check_static, normalize_dims
 from ._foreign import ambient_reader, ambient_stream, producer_reader
 from ._handles import LaunchHandle
@@ -355,6 +356,17 @@ class PreparedLaunch:
         else:
             plan, known = self._plan_for(args)
             plan.launch(args, known)
+
+    def bind(self, *args: Any) -> BoundLaunch:
+        """Check ``args`` now and return a ``BoundLaunch`` that launches exactly them.
+
+        Raises what a call with ``args`` raises (nothing is launched). Each call of the
+        bound launch skips what the arguments' identity settles (the memo's lookup and
+        match); the current device, the stream ordering and, for CuPy and PyTorch arrays,
+        every check still run per call (docs/execution.md).
+        """
+        self._plan.checked(args)
+        return BoundLaunch._mint(self, args)
 
     def launch(self, *args: Any) -> LaunchHandle:
         """Like calling the launch, and return a ``LaunchHandle`` (``wait()``, ``done()``, ``event``).
