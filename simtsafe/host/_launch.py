@@ -1009,7 +1009,10 @@ class LaunchPlan:
                     f"kernel {self.name!r} must cover every element of {self.covers!r} by its "
                     f"launch contract, but the launch owns {cap} along axis {axis} and "
                     f"{self.covers!r} has {n}. Prepare with a larger grid (simtsafe.cover(n, "
-                    "block) blocks).",
+                    "block) blocks). (covers counts one element a thread: for an output "
+                    "written through thread.tile_1d(out, k) or another output tile, state "
+                    "the tiles' reach with requires, e.g. 'grid.x * block.x * k >= out.size', "
+                    "instead of covers.)",
                     kernel=self.name,
                     argument=self.covers,
                     axis=axis,

@@ -44,7 +44,9 @@ _SUPPORTS = {
     "ThreadIndex": (
         "a witness (ThreadIndex) has no arithmetic, comparison or conversion: it only indexes "
         "DisjointSlices and inputs. Use w.index / w.row / w.col / w.x / w.y / w.z for a plain "
-        "int (which can read inputs but no longer index a DisjointSlice)"
+        "int (which can read inputs but no longer index a DisjointSlice). A bounds guard such "
+        "as `if i < out.size:` is not needed: a write through a witness outside its output "
+        "does nothing; to test it, `w.in_bounds(out)`"
     ),
 }
 

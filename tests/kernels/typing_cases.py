@@ -62,6 +62,10 @@ CASES: dict[str, tuple[str, str]] = {
         "no arithmetic",
     ),
     "lt": ("i = thread.index_1d()\nif i < 5:  # BAD\n    out[i] = 1.0", "no arithmetic"),
+    "bounds-guard": (
+        "i = thread.index_1d()\nif i < out.size:  # BAD\n    out[i] = 1.0",
+        "is not needed: a write through a witness outside its output does nothing",
+    ),
     "int": ("i = thread.index_1d()\nx = int(i)  # BAD", "no arithmetic"),
     # 4. a witness stored in an array / used as an int
     "store-as-value": ("i = thread.index_1d()\niout[i] = i  # BAD", "ThreadIndex[Index1D]"),
