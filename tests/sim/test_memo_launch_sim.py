@@ -13,10 +13,10 @@ from typing import Any
 import numpy as np
 import pytest
 from numba import cuda
-from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
 
 import simtsafe as ss
 from tests import fake_arrays as fa
+from tests.sim.cuda_path import cuda_code_path
 
 pytestmark = pytest.mark.sim
 
@@ -31,18 +31,8 @@ def cuda_path(monkeypatch: pytest.MonkeyPatch) -> tuple[Any, list[Any]]:
     monkeypatch.syspath_prepend(str(ROOT / "examples"))
     from vecadd import vecadd
 
-    import simtsafe.host._argfacts as argfacts
-    import simtsafe.host._launch as launch_module
-
     plan = vecadd.prepare(grid=4, block=256)._plan
-    monkeypatch.setattr(argfacts, "device_array_type", lambda: FakeCUDAArray)
-    monkeypatch.setattr(launch_module, "SIMULATOR", False)
-    monkeypatch.setattr(launch_module, "device_array_type", lambda: FakeCUDAArray)
-    launched: list[Any] = []
-    monkeypatch.setitem(plan._cufuncs, ("C", "C"), type("F", (), {"kernel": object()}))
-    monkeypatch.setattr(plan, "_core_launch", lambda *a: launched.append(a))
-    monkeypatch.setattr(plan, "_direct", False)
-    fa.install(monkeypatch)
+    launched = cuda_code_path(plan, ("C", "C"), monkeypatch)
     return plan, launched
 
 
