@@ -28,6 +28,8 @@ __all__ = [
 ]
 
 SENTINEL: Final = 2**63 - 1
+#: Spaces whose witness is valid in one thread of a group (its leader) only.
+_LEADER_SPACES: Final = frozenset({"PerBlock", "PerWarp"})
 
 _CTOR_FOR_SPACE = {
     "Index1D": "thread.index_1d() or `for w in thread.grid_stride(out)`",
@@ -283,6 +285,8 @@ class SimDisjointSlice(_SimView):
         w, row = _column_access(self._space, key)
         self._check_space(w, writing=True)
         idx = _witness_for(self._arr.shape, w, row)
+        if self._space in _LEADER_SPACES:  # sim.check: a write no leader ran (sim/_leaders)
+            _simrt.leader_write(self._space, SENTINEL not in w._idx)
         if idx is not None:
             store_element(self._arr, idx, value)
 

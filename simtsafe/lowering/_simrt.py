@@ -30,6 +30,7 @@ __all__ = [
     "geometry",
     "grid_sync",
     "install",
+    "leader_write",
     "record_read",
     "record_write",
     "shared_array",
@@ -82,6 +83,12 @@ class SimRuntime(Protocol):
 
     def atomic(self, array: Any, index: Any, op: str, update: Any) -> Any:
         """Atomically ``array[index] = update(old)``; returns ``old`` (a recorded atomic)."""
+        ...
+
+    def leader_write(self, space: str, valid: bool) -> None:
+        """A write through a leader witness of ``space`` (``PerBlock``: ``block_leader``,
+        ``PerWarp``: ``warp_leader``), ``valid`` in the leader (``simtsafe.sim.check``
+        reports a write that no leader ran; Numba's simulator has nothing to do)."""
         ...
 
 
@@ -141,6 +148,13 @@ def record_write(array: Any, index: Any, site: tuple[str, int] | None = None) ->
     current().record_write(array, index, site)
 
 
+def leader_write(space: str, valid: bool) -> None:
+    """A write through a leader witness ran (``SimRuntime.leader_write``)."""
+    runtime = getattr(_local, "runtime", None)
+    if runtime is not None:
+        runtime.leader_write(space, valid)
+
+
 def atomic(array: Any, index: Any, op: str, update: Any) -> Any:
     """Atomic read-modify-write of ``array[index]``: stores ``update(old)``, returns ``old``.
 
@@ -169,6 +183,9 @@ class _NumbaSimulatorRuntime:
             tuple(manager._block_dim),
             tuple(manager._grid_dim),
         )
+
+    def leader_write(self, space: str, valid: bool) -> None:
+        """Nothing to record: Numba's simulator reports no finding."""
 
     def barrier(self, site: tuple[str, int] | None) -> None:
         self._thread().syncthreads()

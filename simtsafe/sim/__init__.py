@@ -3,8 +3,9 @@
 Replays one launch of a kernel (simtsafe or raw ``numba.cuda.jit``) on the
 CPU under its own deterministic scheduler, with every memory access and
 synchronization recorded, and reports data races, divergent barriers, bad
-warp masks, out-of-bounds accesses and uses of uninitialized memory with
-thread coordinates and source lines. See docs/checker.md.
+warp masks, out-of-bounds accesses, uses of uninitialized memory and writes
+through a leader's witness that no leader ran, with thread coordinates and
+source lines. See docs/checker.md.
 
 Layout: ``_check`` (the entry point), ``_source`` (which function runs, over
 which globals), ``_device`` (the fake ``numba.cuda`` API), ``_sched`` (the
@@ -12,7 +13,8 @@ baton scheduler), ``_threads`` (simulated threads and blocks), ``_sync``
 (barriers, warp collectives, grid sync: arrival and resolution), ``_warp``
 (warp collective results), ``_hb`` (happens-before, shadow memory, race
 checks), ``_uninit`` (uninitialized memory: origins and uses of undefined
-values), ``_poison`` (an undefined value, propagated by arithmetic),
+values), ``_leaders`` (leader-witness writes no leader ran), ``_poison`` (an
+undefined value, propagated by arithmetic),
 ``_memory`` (recorded arrays), ``_findings`` / ``_report`` (what is
 reported), ``_cli`` (``simtsafe sim-check``).
 """

@@ -18,7 +18,9 @@ import numpy as np
 
 __all__ = ["KINDS", "CheckReport", "Finding", "Kind", "ThreadRef"]
 
-Kind = Literal["race", "barrier_divergence", "warp_mask", "out_of_bounds", "uninitialized"]
+Kind = Literal[
+    "race", "barrier_divergence", "warp_mask", "out_of_bounds", "uninitialized", "dropped_write"
+]
 
 #: Every finding kind, in the order the report lists them.
 KINDS: Final[tuple[Kind, ...]] = (
@@ -27,6 +29,7 @@ KINDS: Final[tuple[Kind, ...]] = (
     "warp_mask",
     "out_of_bounds",
     "uninitialized",
+    "dropped_write",
 )
 
 Location = tuple[str, int]
@@ -52,7 +55,8 @@ class Finding:
 
     Attributes:
         kind: ``race``, ``barrier_divergence``, ``warp_mask``,
-            ``out_of_bounds`` or ``uninitialized``.
+            ``out_of_bounds``, ``uninitialized`` or ``dropped_write`` (a write through a
+            leader witness that a block's or warp's leader never ran).
         array: the array's parameter name, ``shared``, ``local`` or
             ``const`` (None for synchronization findings).
         index: the element's index in that array (None for synchronization

@@ -30,6 +30,7 @@ import numpy as np
 from ..lowering import _simrt
 from ._findings import Collector
 from ._hb import MemoryModel
+from ._leaders import LeaderWrites
 from ._memory import LOCAL, SHARED, Buffer, RecArray
 from ._report import Location
 from ._sync import SyncPoints
@@ -58,7 +59,7 @@ def _internal(filename: str) -> bool:
     return filename.startswith(_PKG) and not filename.startswith(_LIB)
 
 
-class Replay(UndefinedMemory, SyncPoints, MemoryModel):
+class Replay(UndefinedMemory, LeaderWrites, SyncPoints, MemoryModel):
     """One checked launch: its threads, memory, findings and the scheduler.
 
     (``UndefinedMemory`` comes first: the other two declare the hooks of it they call.)
@@ -95,6 +96,7 @@ class Replay(UndefinedMemory, SyncPoints, MemoryModel):
         self.cur: SimThread = None  # type: ignore[assignment]
         self._pending = {}
         self._uses = {}
+        self._leaders = {}
         self._internal: dict[types.CodeType, bool] = {}
         self.next_block = 0
         self.active: list[Block] = []
@@ -414,6 +416,7 @@ class Replay(UndefinedMemory, SyncPoints, MemoryModel):
             if t.os is not None and t.os is not threading.current_thread():
                 t.os.join(timeout=1.0)
         self.flush_uninitialized()
+        self.flush_leader_writes()
         return time.perf_counter() - start
 
 

@@ -130,6 +130,9 @@ class SimThread:
             if e is not None:
                 self.replay.access(array, e, 1)
 
+    def leader_write(self, space: str, valid: bool) -> None:
+        self.replay.leader_write(self, space, valid, self.replay.site())
+
     def atomic(self, array: Any, index: Any, op: str, update: Any) -> Any:
         if isinstance(array, RecArray):
             from ._device import recorded_atomic

@@ -299,3 +299,20 @@ def ss_matmul_ok(c: DisjointSlice2D[np.float32], a: In2D[np.float32], b: In2D[np
                 acc += sa[ty, k] * sb[k, tx]
             cuda.syncthreads()
         c[w] = acc
+
+
+@ss.kernel(contract=C1)
+def ss_last_thread_total_bug(
+    partial: DisjointSlice[np.float32, PerBlock], x: In[np.float32]
+) -> None:
+    s = ss.block.sum(x[thread.index_1d()])
+    if cuda.threadIdx.x == B - 1:  # the CUDA habit: the last thread holds the block's total
+        partial[thread.block_leader()] = s  # BUG
+
+
+@ss.kernel(contract=C1)
+def ss_last_thread_total_ok(
+    partial: DisjointSlice[np.float32, PerBlock], x: In[np.float32]
+) -> None:
+    s = ss.block.sum(x[thread.index_1d()])
+    partial[thread.block_leader()] = s  # every thread may write: only the leader's lands
