@@ -79,6 +79,8 @@ _WITNESS_SPACE_CTORS = {
 _FOR_ITERABLES = frozenset({"grid_stride", "block_stride", "block_row", "warp_row"})
 #: simtsafe kernel API that writes without a witness: only inside ``simtsafe.unsafe``.
 _GATED_API = frozenset({"vec.store_at"})
+#: Output tiles whose elements a thread owns by a fixed map (``_note_out_tile``).
+_COVERING_TILES = frozenset({"thread.tile_1d", "thread.tile_2d", "thread.tile_2d_strided"})
 #: Waits for cp.async copies: fenced in a kernel that uses wgmma.mma (see _uses_wgmma).
 _COPY_WAITS = frozenset({"shared.wait_group", "shared.wait_all"})
 #: Row walks: ``for w in thread.<name>(s)`` -> the ``__ss_*`` names of the loop's start,
@@ -145,6 +147,9 @@ class Analysis:
     api_used: frozenset[str] = frozenset()
     #: parameter -> run lengths ``vec.load`` reads it with (the launch checks alignment)
     vec_runs: dict[str, frozenset[int]] = field(default_factory=dict)
+    #: output parameter -> (``thread.tile_*`` constructor, its static sizes): the elements
+    #: a thread owns along each axis, which a ``covers`` of that output counts
+    out_tiles: dict[str, tuple[str, tuple[int, ...]]] = field(default_factory=dict)
 
     def build(self, namespace: dict[str, Any], qualname: str, module: str) -> types.FunctionType:
         """Compile the rewritten def into ``namespace`` and return the function."""
@@ -292,6 +297,7 @@ class _Checker(ast.NodeTransformer):
         self.api_used: set[str] = set()
         #: parameter -> run lengths it is read with by ``vec.load`` (a launch-time speed check)
         self.vec_runs: dict[str, set[int]] = {}
+        self.out_tiles: dict[str, tuple[str, tuple[int, ...]]] = {}
         self._refs: dict[int, tuple[ast.expr, Ref | None]] = {}
         self.keepalive: list[ast.AST] = []
 
@@ -638,6 +644,26 @@ class _Checker(ast.NodeTransformer):
         ):
             self.vec_runs.setdefault(node.args[0].id, set()).add(n.value)
 
+    def _note_out_tile(self, node: ast.Call, ctor: str) -> None:
+        """Remember ``thread.tile_*(out, sizes...)`` of an output parameter with sizes that
+        are int literals or constants of the scope (what the tile's typing takes; anything
+        else is refused there): a ``covers`` of ``out`` counts those elements a thread. The
+        out-tile rule (``_outroutes``) leaves one tile call site per output."""
+        if not node.args or not isinstance(node.args[0], ast.Name):
+            return
+        sizes: list[int] = []
+        for arg in node.args[1:]:
+            value: Any = None
+            if isinstance(arg, ast.Constant):
+                value = arg.value
+            elif _chain(arg) is not None:
+                ref = self.ref_of(arg)
+                value = ref.obj if ref is not None and ref.kind == "const" else None
+            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+                return
+            sizes.append(int(value))
+        self.out_tiles[node.args[0].id] = (ctor, tuple(sizes))
+
     def visit_Call(self, node: ast.Call) -> Any:
         self._call_targets.add(id(node.func))
         ref = self.ref_of(node.func) if _chain(node.func) is not None else None
@@ -659,6 +685,8 @@ class _Checker(ast.NodeTransformer):
             self._check_reduce_op(node, ref)
         if ref is not None and ref.kind == "simtsafe" and ref.name in ("vec.load", "vec.load_runs"):
             self._note_vec_run(node)
+        if ref is not None and ref.kind == "simtsafe" and ref.name in _COVERING_TILES:
+            self._note_out_tile(node, ref.name)
         if ref is not None and ref.kind == "ufunc":
             if (
                 len(node.args) != ref.nin
@@ -1174,6 +1202,7 @@ def analyze(
         uniformity=uniformity,
         api_used=frozenset(checker.api_used),
         vec_runs={k: frozenset(v) for k, v in checker.vec_runs.items()},
+        out_tiles=dict(checker.out_tiles),
     )
 
 

@@ -460,6 +460,15 @@ class LaunchPlan:
             return None
         param = next(p for p in self.kernel.params if p.name == self.covers)
         g, b = self.grid, self.block
+        tile = out_tile(self.kernel, param.name)
+        if tile is not None:
+            # Written through an output tile: a thread owns its tile's elements (tile_1d:
+            # n a thread along the launch's threads; tile_2d and tile_2d_strided: tm x tn a
+            # thread, rows along y and columns along x, as the witnesses of those spaces).
+            ctor, sizes = tile
+            if ctor == "thread.tile_1d":
+                return (g[0] * b[0] * g[1] * b[1] * g[2] * b[2] * sizes[0],)
+            return (g[1] * b[1] * sizes[0], g[0] * b[0] * sizes[1])
         if param.space in ("Index2D", "Index3D") or (param.kind == "in" and param.ndim > 1):
             # One thread per element along each axis: the array's last axis follows
             # x, the one before y, then z (rows follow y; 3D: (z, y, x)).
@@ -1009,16 +1018,25 @@ class LaunchPlan:
                     f"kernel {self.name!r} must cover every element of {self.covers!r} by its "
                     f"launch contract, but the launch owns {cap} along axis {axis} and "
                     f"{self.covers!r} has {n}. Prepare with a larger grid (simtsafe.cover(n, "
-                    "block) blocks). (covers counts one element a thread: for an output "
-                    "written through thread.tile_1d(out, k) or another output tile, state "
-                    "the tiles' reach with requires, e.g. 'grid.x * block.x * k >= out.size', "
-                    "instead of covers.)",
+                    "block) blocks). (covers counts what a thread owns: one element a "
+                    "witness, a tile's elements where the kernel writes the output through "
+                    "thread.tile_1d / tile_2d / tile_2d_strided.)",
                     kernel=self.name,
                     argument=self.covers,
                     axis=axis,
                     actual=n,
                     limit=cap,
                 )
+
+
+def out_tile(kernel: Any, name: str) -> tuple[str, tuple[int, ...]] | None:
+    """The ``thread.tile_*`` constructor and static sizes through which the kernel writes
+    output ``name`` (``decoration._rewrite``), or None."""
+    try:
+        tiles: dict[str, tuple[str, tuple[int, ...]]] = kernel._freeze().analysis.out_tiles
+    except AttributeError:
+        return None
+    return tiles.get(name)
 
 
 def vec_alignment(kernel: Any) -> tuple[tuple[int, str, int], ...]:

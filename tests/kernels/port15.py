@@ -798,6 +798,7 @@ FALSE_REFUSALS.update(
             "launch contract, but the launch owns 64 along axis 0 and 'out' has 203. "
             "Prepare with a larger grid (simtsafe.cover(n, block) blocks).",
             "workaround": "vec_and_tail.scale_vec (requires 'grid.x * block.x * 4 >= out.size')",
+            "fixed": "covers counts a tile's elements a thread (tests/sim/test_covers_tiles_sim.py)",
         },
         "tree_reduction_shared_tile": {
             "source": FR_TREE_TILE,
