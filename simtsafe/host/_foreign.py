@@ -303,15 +303,16 @@ _AMBIENT_READERS: dict[type, Callable[[Any], tuple[Any, int]] | None] = {}
 
 
 def ambient_reader(tp: type) -> Callable[[Any], tuple[Any, int]] | None:
-    """The per-launch reader of the current stream for arrays of exactly type ``tp``.
+    """The per-launch reader of the current stream for arrays of type ``tp``: one per
+    library (a subclass of CuPy's ndarray or of torch.Tensor has its library's).
 
     A launch calls it once (with its first array) after checking that every
-    array is of that type. It returns the producer-stream reader a memoized
+    array has that reader. It returns the producer-stream reader a memoized
     launch of these arrays would call and the handle it gives now, in CAI
     form (1: the legacy default stream, 2: the per-thread one; CuPy's null
     stream is one of these), so that the launch reads the library's current
     stream once, not twice. None for any type but CuPy's ndarray and
-    torch.Tensor. :func:`ambient_stream` gives the stream object itself, on the
+    torch.Tensor and their subclasses. :func:`ambient_stream` gives the stream object itself, on the
     first launch on a stream.
     """
     try:
@@ -321,6 +322,13 @@ def ambient_reader(tp: type) -> Callable[[Any], tuple[Any, int]] | None:
     reader: Callable[[Any], tuple[Any, int]] | None = None
     cupy = sys.modules.get("cupy")
     torch = sys.modules.get("torch")
+    for base in (getattr(cupy, "ndarray", None), getattr(torch, "Tensor", None)):
+        # A subclass (torch.nn.Parameter, say) shares its library's reader: a launch of a
+        # mix of the two is one library's (attack round 16: a subclass took the default
+        # stream, unordered with the library's later work on its current stream).
+        if isinstance(base, type) and tp is not base and issubclass(tp, base):
+            reader = _AMBIENT_READERS[tp] = ambient_reader(base)
+            return reader
     if cupy is not None and tp is getattr(cupy, "ndarray", None):
         memo_read = _cupy_stream_reader()
         current = cupy.cuda.get_current_stream

@@ -15,6 +15,7 @@ here, so a ``PreparedLaunch`` makes no device query when it is reused.
 from __future__ import annotations
 
 import sys
+import threading
 from typing import TYPE_CHECKING, Any, final
 
 from .._errors import (
@@ -29,6 +30,7 @@ from .._errors import (
 from ..lowering._compat import SIMULATOR
 from ..lowering._launching import (
     LEGACY_STREAM,
+    PER_THREAD_STREAM,
     compiled_function,
     cooperative_blocks,
     device_array_type,
@@ -406,7 +408,11 @@ class PreparedLaunch:
         plan = self._plan
         ambient = self._ambient
         arrays = plan.array_indices
-        if ambient is None or not arrays or RECORDING[0] or len(args) != len(plan.expect):
+        if ambient is None or not arrays or len(args) != len(plan.expect):
+            return plan, None
+        if RECORDING[0] and current_recorder() is not None:
+            # this thread records a graph (replayed on the graph's stream); another thread's
+            # recording leaves this one's launches on their library's stream (attack round 16)
             return plan, None
         first = args[arrays[0]]
         tp = type(first)
@@ -416,16 +422,20 @@ class PreparedLaunch:
         if read is None:
             return plan, None
         for i in arrays:
-            if type(args[i]) is not tp:
+            t = type(args[i])
+            if t is not tp and ambient_reader(t) is not read:
                 return plan, None  # a mix of libraries: the default stream
         memo_read, handle = read(first)
         known = (memo_read, handle) if memo_read is not None else None
-        other = ambient.get(handle)
+        # The per-thread default stream is each thread's own: its plan (and ledger stream)
+        # too, never another thread's (attack round 16: one cached plan hid a race).
+        key = (handle, threading.get_ident()) if handle == PER_THREAD_STREAM else handle
+        other = ambient.get(key)
         if other is not None:
             return other, known
         if not handle or stream_key(handle, plan.device_id) == plan.stream_state.key:
             if handle == LEGACY_STREAM:  # one stream for all threads: remember it
-                ambient[handle] = plan
+                ambient[key] = plan
             return plan, known  # the library's default stream is the default stream
         found = ambient_stream([args[i] for i in arrays])
         if found is None:
@@ -434,7 +444,7 @@ class PreparedLaunch:
         other = self._ambient_plan(library, device, make())
         while len(ambient) >= _AMBIENT_PLANS:
             ambient.pop(next(iter(ambient)), None)
-        ambient[handle] = other
+        ambient[key] = other
         return other, known
 
     def _ambient_plan(self, library: str, device: int | None, stream: Any) -> LaunchPlan:
