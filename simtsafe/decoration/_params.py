@@ -301,8 +301,15 @@ def parse_params(fn: Any, kernel: str, binding: dict[Any, Any] | None = None) ->
     try:
         annotations = inspect.get_annotations(fn, eval_str=True)
     except Exception as exc:  # a NameError in a string annotation, typically
+        hint = ""
+        if isinstance(exc, TypeError) and "Too many arguments for simtsafe._views." in str(exc):
+            hint = (
+                ". DisjointSlice2D[T] and DisjointSlice3D[T] take the element type only (their "
+                "index space is Index2D / Index3D); an output of another space is "
+                "DisjointSlice[T, Space] (Columns, PerBlock, PerWarp, BlockRow, WarpRow)"
+            )
         raise SafetyError(
-            f"kernel {kernel!r}: its annotations could not be evaluated ({exc})",
+            f"kernel {kernel!r}: its annotations could not be evaluated ({exc}){hint}",
             kernel=kernel,
             rule="annotation",
         ) from None
