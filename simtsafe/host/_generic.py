@@ -135,6 +135,10 @@ class GenericLaunch:
         """Like calling, returning the ``LaunchHandle`` of ``PreparedLaunch.launch``."""
         return self.prepared(args).launch(*args)
 
+    def bind(self, *args: Any) -> Any:
+        """``PreparedLaunch.bind`` of the concrete launch for these arguments' dtypes."""
+        return self.prepared(args).bind(*args)
+
     def __repr__(self) -> str:
         return (
             f"GenericLaunch(kernel={self.kernel.name!r}, grid={self.grid}, block={self.block}, "

@@ -78,3 +78,17 @@ def test_instantiate_errors(tmp_path):  # type: ignore[no-untyped-def]
     assert [p.dtype for p in mod.axpy.instantiate(T=np.float64).params][:1] == [
         np.dtype(np.float64)
     ]
+
+
+def test_a_generic_launch_binds_its_arguments(tmp_path):  # type: ignore[no-untyped-def]
+    mod = load_kernel_module(tmp_path, GENERIC)
+    x = np.arange(40, dtype=np.float64)
+    out = cuda.to_device(np.zeros(40, np.float64))
+    bound = mod.half.prepare(grid=2, block=32).bind(out, cuda.to_device(x))
+    assert isinstance(bound, ss.BoundLaunch)
+    bound()
+    np.testing.assert_array_equal(out.copy_to_host(), x / 2)
+    with pytest.raises(ss.ArgumentTypeError, match="F may be subtypes of floating; got int32"):
+        mod.half.prepare(grid=2, block=32).bind(
+            cuda.to_device(np.zeros(40, np.int32)), cuda.to_device(np.zeros(40, np.int32))
+        )
