@@ -1,7 +1,9 @@
 """Host side: prepare takes ints or tuples of ints and returns a PreparedLaunch; the
-execution API (handles, graphs, settings) is typed."""
+execution API (handles, bound launches, graphs, settings) is typed."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 from typing_extensions import assert_type
@@ -29,6 +31,10 @@ def execution(launch: ss.PreparedLaunch, out: object, a: object) -> None:
     assert_type(handle, ss.LaunchHandle)
     assert_type(handle.done(), bool)
     handle.wait(stream=0)
+    bound = launch.bind(out, a)
+    assert_type(bound, ss.BoundLaunch)
+    assert_type(bound(), None)
+    assert_type(bound.args, tuple[Any, ...])
     with ss.graph() as g:
         launch(out, a)
     assert_type(g, ss.Graph)
