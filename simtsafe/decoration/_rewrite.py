@@ -649,10 +649,20 @@ class _Checker(ast.NodeTransformer):
         are int literals or constants of the scope (what the tile's typing takes; anything
         else is refused there): a ``covers`` of ``out`` counts those elements a thread. The
         out-tile rule (``_outroutes``) leaves one tile call site per output."""
-        if not node.args or not isinstance(node.args[0], ast.Name):
-            return
+        names = ("n",) if ctor == "thread.tile_1d" else ("tm", "tn")  # the sizes' parameters
+        given = dict(zip(names, node.args[1:], strict=False))
+        given.update(
+            {k.arg: k.value for k in node.keywords if k.arg is not None and k.arg in names}
+        )
+        if (
+            not node.args
+            or not isinstance(node.args[0], ast.Name)
+            or len(node.args) + len(node.keywords) != 1 + len(names)
+            or len(given) != len(names)
+        ):
+            return  # another spelling: covers counts one element a thread (the safe side)
         sizes: list[int] = []
-        for arg in node.args[1:]:
+        for arg in (given[n] for n in names):
             value: Any = None
             if isinstance(arg, ast.Constant):
                 value = arg.value

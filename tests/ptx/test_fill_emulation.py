@@ -240,6 +240,16 @@ def test_a_run_of_part_of_an_element_is_refused(tmp_path: Path, name: str) -> No
         load_kernel_module(tmp_path, RECORD_RUNS[name]).k.ptx(cc=(9, 0))
 
 
+def test_a_run_of_whole_elements_is_accepted(tmp_path: Path) -> None:
+    # the accepted twin: the same kernel with an 8-byte element, whole elements a run.
+    # (A tile of 8- or 16-byte records is refused too, by another check: its per-element
+    # path's record stores lose their fill label -- a false refusal noted in the stop's note.)
+    body = RECORD_RUNS["fill-async-record12-1d"].replace("In[rec]", "In[np.float64]")
+    body = body.replace("ss.shared.tile(4, rec)", "ss.shared.tile(4, np.float64)")
+    assert "rec)" not in body
+    load_kernel_module(tmp_path, body).k.ptx(cc=(9, 0))
+
+
 @pytest.mark.parametrize("name", sorted(CONST_ADDRESS))
 def test_a_copy_at_a_constant_tile_address_is_part_of_its_fill(tmp_path: Path, name: str) -> None:
     load_kernel_module(tmp_path, CONST_ADDRESS[name]).k.ptx(cc=(9, 0))  # accepted

@@ -69,3 +69,14 @@ def test_the_ported_vector_kernel_with_covers_launches(tmp_path: Path) -> None:
     out = cuda.to_device(np.zeros(n, np.float32))
     k.prepare(grid=1, block=64)(out, x, np.float32(2))  # 64 tiles of 4 reach 256 >= 203
     np.testing.assert_array_equal(out.copy_to_host(), 2 * np.arange(n, dtype=np.float32))
+
+
+def test_a_tile_with_its_size_by_keyword_is_covered_alike(tmp_path: Path) -> None:
+    body = TILE_1D.replace("thread.tile_1d(out, RUN)", "thread.tile_1d(out, n=RUN)")
+    k = load_kernel_module(tmp_path, body).k
+    x = cuda.to_device(np.arange(256, dtype=np.float32))
+    out = cuda.to_device(np.zeros(256, np.float32))
+    k.prepare(grid=2, block=32)(out, x)  # 64 threads, tiles of 4
+    np.testing.assert_array_equal(out.copy_to_host(), np.arange(256))
+    with pytest.raises(ss.CoverageError, match="owns 256 along axis 0"):
+        k.prepare(grid=2, block=32)(cuda.to_device(np.zeros(257, np.float32)), x)
