@@ -267,6 +267,30 @@ def time_runs(dec: Decoder, start: int, tok0: int, args: argparse.Namespace) -> 
     }
 
 
+def alone_submit(dec: Decoder, start: int, reps: int = 32) -> dict[str, Any]:
+    """Host time of each launch of the step repeated ``reps`` times alone (no wait), as
+    ``benchmarks/launch_latency.py`` times one launch: the same launches, outside the step.
+    Every launch writes only its outputs, so repeating one leaves the step's state as one
+    launch would; the position is set back afterwards (``finish`` advances it)."""
+    per: list[float] = []
+    for launch in dec.launches:
+        dec.set_position(start)
+        ss.synchronize()
+        cuda.synchronize()
+        go = launch.bound
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            go()
+        per.append((time.perf_counter() - t0) / reps)
+    ss.synchronize()
+    cuda.synchronize()
+    dec.set_position(start)
+    return {
+        "host_alone_us_per_launch": statistics.fmean(per) * 1e6,
+        "host_alone_us_per_launch_max": max(per) * 1e6,
+    }
+
+
 #: The weight matrix of each GEMV launch (by the launch's name): its position in the arguments.
 _WEIGHT_ARG = {"qkv": 1, "o_proj": 1, "gate_up": 1, "down": 1, "lm_head": 3}
 
@@ -384,6 +408,8 @@ def bench_pair(
             v["host_submit_us_per_launch"] = (
                 v["host_submit_us_per_step"] / v["host_launches_per_token"]
             )
+            if name == "per_launch" and not ss.SIMULATOR:
+                v.update(alone_submit(dec, start))
             print(
                 f"  simtsafe {name}: {v['tok_s']:.1f} tok/s, {v['ms_per_token']:.3f} ms/token, "
                 f"{100 * v['frac_roofline']:.1f}% of roofline, check {v.get('check', '-')}",
@@ -496,8 +522,10 @@ def table(results: list[dict[str, Any]]) -> str:
                 "",
                 f"{r['config']} context {r['context']}: host time to submit one step launch by "
                 f"launch {per['host_submit_us_per_step']:.1f} us = "
-                f"{per['host_submit_us_per_launch']:.2f} us per launch "
-                "(benchmarks/launch_latency.py measures a PreparedLaunch alone); one graph replay "
+                f"{per['host_submit_us_per_launch']:.2f} us per launch; the same launches each "
+                f"repeated alone {_fmt(per.get('host_alone_us_per_launch'), '.2f')} us per launch "
+                "(mean over the step's launches; benchmarks/launch_latency.py times one launch "
+                "alone the same way); one graph replay "
                 f"{_fmt(graph.get('host_submit_us_per_step'), '.1f')} us; device time per token "
                 f"{_fmt(graph.get('device_ms_per_token'), '.3f')} ms (graph), "
                 f"{_fmt(per.get('device_ms_per_token'), '.3f')} ms (per launch)",

@@ -168,6 +168,8 @@ class Decoder:
         self.bidx = cuda.device_array(self.lm_blocks, np.int32)
 
         self.launches = self._build()
+        #: The bound launches themselves: the step calls them with no frame between.
+        self._calls = tuple(launch.bound for launch in self.launches)
         self.graph: Any = None
 
     # ------------------------------------------------------------------ the step
@@ -333,8 +335,8 @@ class Decoder:
         if self.graph is not None:
             self.graph.replay()
         else:
-            for launch in self.launches:
-                launch()
+            for go in self._calls:
+                go()
 
     # ------------------------------------------------------------------ host side
 
