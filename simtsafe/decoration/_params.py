@@ -18,6 +18,7 @@ import numpy as np
 from .._atomicviews import AppendBuffer, Counter, HashTable, HashValues
 from .._coopviews import Accumulate
 from .._errors import SafetyError
+from .._records import array_field
 from .._spaces import SPACE_NDIM, IndexSpace
 from .._views import DisjointSlice, In, In2D, In3D
 from ..lowering._scalars import scalar_kind
@@ -88,7 +89,7 @@ def _element_dtype(arg: Any, kernel: str, name: str, annotation: Any) -> np.dtyp
         return np.dtype(arg)
     if isinstance(arg, np.dtype) and arg.names is not None:
         # A record (structured) dtype: fields by name, each a scalar or a nested record.
-        sub = _subarray_field(arg)
+        sub = array_field(arg)
         if sub is not None:
             raise SafetyError(
                 f"kernel {kernel!r}: parameter {name!r} is annotated {_describe(annotation)}, "
@@ -106,20 +107,6 @@ def _element_dtype(arg: Any, kernel: str, name: str, annotation: Any) -> np.dtyp
         kernel=kernel,
         rule="annotation",
     )
-
-
-def _subarray_field(dtype: np.dtype[Any], prefix: str = "") -> str | None:
-    """The (dotted) name of the first field of ``dtype`` that is an array, or None."""
-    assert dtype.names is not None
-    for field in dtype.names:
-        ftype = dtype.fields[field][0]  # type: ignore[index]
-        if ftype.subdtype is not None:
-            return prefix + field
-        if ftype.names is not None:
-            inner = _subarray_field(ftype, f"{prefix}{field}.")
-            if inner is not None:
-                return inner
-    return None
 
 
 #: A dtype standing in for a type variable until a launch binds it.

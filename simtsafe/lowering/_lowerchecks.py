@@ -2,7 +2,8 @@
 
 Some rules are decided on Numba's typed IR, where every spelling of a construct has become
 the same statement: a name that may be unbound (``_unbound``), an exception whose message
-is known only at run time (``_raises``). One hook on ``CUDALower.lower_inst`` runs each
+is known only at run time (``_raises``), a view of a record's array field
+(``_recordfields``). One hook on ``CUDALower.lower_inst`` runs each
 check on each statement of a simtsafe kernel or helper before any code is emitted for it;
 Numba-internal functions are left alone.
 """
@@ -13,14 +14,18 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from . import _raises, _unbound
+from . import _raises, _recordfields, _unbound
 from ._provenance import BUILT
 
 __all__ = ["CHECKS", "install"]
 
 #: Each takes the lowering object and the statement, and raises a Numba TypingError whose
 #: text starts with ``simtsafe:`` to refuse it.
-CHECKS: tuple[Callable[[Any, Any], None], ...] = (_unbound.check, _raises.check)
+CHECKS: tuple[Callable[[Any, Any], None], ...] = (
+    _unbound.check,
+    _raises.check,
+    _recordfields.check,
+)
 
 
 def _checking_lower_inst(original: Any) -> Any:

@@ -34,6 +34,7 @@ from numba.cuda.typing.templates import (
     signature,
 )
 
+from .._records import array_field, record_field_refusal
 from ._cuda import _const, _reject, _sreg
 from ._provenance import own_store
 
@@ -273,6 +274,12 @@ def dtype_of(dtype: Any, what: str) -> Any:
     nb = parse_dtype(dtype)
     if nb is None:
         raise _reject(f"{what}: the dtype must be a scalar type such as np.float32, got {dtype}")
+    if isinstance(nb, types.Record):
+        from numba.cuda.np.numpy_support import as_dtype
+
+        field = array_field(as_dtype(nb))
+        if field is not None:
+            raise _reject(record_field_refusal(what, field))
     return nb
 
 

@@ -16,6 +16,7 @@ from typing import Any, Final, NoReturn, final
 
 import numpy as np
 
+from .._records import array_field, record_field_refusal
 from .._spaces import out_tile_too_large
 from . import _simrt
 from ._sim import _BF16, SENTINEL, SimDisjointSlice, SimWitness, _mint, _reject, store_element
@@ -76,17 +77,22 @@ def _inside(shape: tuple[int, ...], idx: tuple[int, ...]) -> bool:
     return all(0 <= i < n for i, n in zip(idx, shape, strict=True))
 
 
-def _as_dtype(dtype: Any) -> np.dtype[Any]:
+def _as_dtype(dtype: Any, what: str | None = None) -> np.dtype[Any]:
+    """``dtype`` as numpy's; for the element of ``what`` (a tile, a local array) a record
+    with an array field is refused, as the typing does (``_tilebase.dtype_of``)."""
     if isinstance(dtype, np.dtype):
-        return dtype
-    try:
-        parsed: np.dtype[Any] = np.dtype(dtype)
-        return parsed
-    except TypeError:
-        from numba.cuda.np.numpy_support import as_dtype
+        parsed: np.dtype[Any] = dtype
+    else:
+        try:
+            parsed = np.dtype(dtype)
+        except TypeError:
+            from numba.cuda.np.numpy_support import as_dtype
 
-        converted: np.dtype[Any] = as_dtype(dtype)  # a Numba type such as numba.float32
-        return converted
+            parsed = as_dtype(dtype)  # a Numba type such as numba.float32
+    field = array_field(parsed) if what is not None else None
+    if field is not None:
+        _reject(record_field_refusal(what or "", field))
+    return parsed
 
 
 def _static_shape(shape: Any, what: str) -> tuple[int, ...]:
@@ -378,7 +384,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
                 f"shared.tile(): swizzle is 0 (rows) or 128 (the 128-byte swizzled layout that "
                 f"wgmma.mma reads), a compile-time int; got {swizzle!r}"
             )
-        elem = _as_dtype(dtype)
+        elem = _as_dtype(dtype, "shared.tile")
         if swizzle:
             refusal = swizzle_refusal(dims, elem, elem in (_BF16, np.dtype(np.float16)), int(pad))
             if refusal is not None:
@@ -415,11 +421,13 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
 
     def shared_dynamic_tile(dtype: Any) -> SimSharedTile:
         site = _caller_site("shared.dynamic_tile()")
-        return SimSharedTile(_dynamic_array(_as_dtype(dtype), site), dynamic=True)
+        return SimSharedTile(
+            _dynamic_array(_as_dtype(dtype, "shared.dynamic_tile"), site), dynamic=True
+        )
 
     def local_array(shape: Any, dtype: Any, alignment: Any = None) -> SimLocalArray:
         dims = _static_shape(shape, "cuda.local.array(shape, dtype)")
-        return SimLocalArray(np.zeros(dims, _as_dtype(dtype)))
+        return SimLocalArray(np.zeros(dims, _as_dtype(dtype, "cuda.local.array")))
 
     def local_index() -> SimWitness:
         return _mint("Local1D", (_linear_tid(),))

@@ -20,7 +20,7 @@ import pytest
 
 PKG = Path(__file__).resolve().parents[2] / "simtsafe"
 
-VOCABULARY = {"_errors", "_spaces", "_unsafe", "_collective", "_toolchain", "_dtypes"}
+VOCABULARY = {"_errors", "_spaces", "_unsafe", "_collective", "_toolchain", "_dtypes", "_records"}
 ANNOTATIONS = {
     "_views",
     "_coopviews",
