@@ -2,7 +2,7 @@
 # One device call of this round's measurements; every log and result file goes into one
 # tarball $OUT/round-NAME.tgz (the device tool brings back at most 8 files).
 #   scripts/gpu_round.sh NAME STEP...   STEPs: h200 (stop unless on an H200) tests tests_fill tests_decode slots attn latency gemv gemv_runs decode06 decode4b decode06_4096 decode4b_4096 gemm gemm_current wgsweep ptxv ncu_gemm sgemm irregular hash scan
-#                                      primitives decode06_anchor pdl atomics histogram ncu attn_warps decode4b_oldvec
+#                                      primitives decode06_anchor pdl atomics histogram ncu ncu_hist attn_warps decode4b_oldvec
 set -uo pipefail
 NAME=$1; shift
 FINAL=${OUT:-benchmarks/results}
@@ -79,6 +79,16 @@ for s in "$@"; do
             python3 scripts/wgmma_ncu_target.py $which
           grep -vE "^==PROF==|Warning" "$OUT/ncu_wgmma_$which.log" | grep -E "Duration|Throughput|Executed Ipc|Issue Slots|Registers|Warp Cycles Per Issued|Stall|Instructions|Eligible|Active Warps|No Eligible|L1|Bank|Achieved" | head -40
         done
+      fi ;;
+    ncu_hist)  # Nsight Compute on the histogram example and its raw twin, uniform and skewed bytes
+      if command -v ncu >/dev/null; then
+        for which in safe raw; do for kind in uniform skewed; do
+          run 120 ncu_hist_${which}_$kind ncu -k regex:histogram --launch-skip 2 --launch-count 1 \
+            --section SpeedOfLight --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables \
+            --section WarpStateStats --section SchedulerStats --section InstructionStats --section Occupancy \
+            python3 scripts/hist_ncu_target.py $which $kind
+          grep -vE "^==PROF==|Warning" "$OUT/ncu_hist_${which}_$kind.log" | grep -E "Duration|Throughput|Executed Ipc|Issue Slots|Warp Cycles Per Issued|Stall|Bank|Shared|Eligible|Achieved Occupancy|Instructions" | head -30
+        done; done
       fi ;;
     ncu_gemm)  # Nsight Compute on the bf16 GEMM example (one launch at 8192^3): where its warps stall
       if command -v ncu >/dev/null; then
