@@ -161,6 +161,17 @@ class _Source:
         self.builder = builder
         self.mem = context.get_data_type(aty.dtype)
         self.itemsize = aty.dtype.bitwidth // 8
+        # A record's data type is an array of bytes, whose store LLVM splits into one store a
+        # byte: pieces without their fill's marker (``lowering._irform``), which the tile
+        # phase check reads as writes of no fill. An element is copied as one integer of its
+        # size instead (1 to 16 bytes: the runs hold whole elements), read from the input
+        # with alignment 1, as Numba reads a record (its arrays are unaligned), and stored
+        # into the tile aligned to its size: a tile starts at a multiple of 16 bytes
+        # (``_tiles``) and its elements lie at multiples of their size from it.
+        record = isinstance(self.mem, ir.ArrayType)
+        self.word = ir.IntType(8 * self.itemsize) if record else self.mem
+        self.word_align = 1 if record else None
+        self.tile_align = self.itemsize if record else None
         shape = cgutils.unpack_tuple(builder, ary.shape, aty.ndim)
         self.cols = shape[-1]
         self.rows = shape[0] if aty.ndim == 2 else _c(1)
@@ -210,13 +221,25 @@ class _Source:
         return b.gep(b.bitcast(row, self.mem.as_pointer()), [gc])
 
     def element(self, gr: Any, gc: Any, row_ok: Any) -> Any:
-        """``a[gr, gc]``, or 0 outside the input."""
+        """``a[gr, gc]`` as a ``self.word``, or 0 outside the input."""
         b = self.builder
-        slot = cgutils.alloca_once_value(b, ir.Constant(self.mem, None))
+        slot = cgutils.alloca_once_value(b, ir.Constant(self.word, None))
         inside = b.and_(row_ok, b.icmp_unsigned("<", gc, self.cols))
         with b.if_then(inside, likely=True):
-            b.store(b.load(self.element_pointer(gr, gc)), slot)
+            at = self.element_pointer(gr, gc)
+            if self.word is not self.mem:
+                at = b.bitcast(at, self.word.as_pointer())
+            b.store(b.load(at, align=self.word_align), slot)
         return b.load(slot)
+
+    def store(self, value: Any, dst: Any, e: int) -> None:
+        """Store ``value`` (a ``self.word``) into element ``e`` of the run at ``dst``, a tile
+        element: one store whose address is a ``getelementptr`` (what the fill's marker
+        names)."""
+        b = self.builder
+        if self.word is not self.mem:
+            dst = b.bitcast(dst, self.word.as_pointer())
+        b.store(value, b.gep(dst, [_c(e)]), align=self.tile_align)
 
 
 def _copy_element(
@@ -235,8 +258,7 @@ def _copy_element(
     tile only where the tile has it (``j + e < length``)."""
 
     def copy() -> None:
-        value = src.element(gr, builder.add(gc, _c(e)), row_ok)
-        builder.store(value, builder.gep(dst, [_c(e)]))
+        src.store(src.element(gr, builder.add(gc, _c(e)), row_ok), dst, e)
 
     if not dynamic:
         copy()
@@ -583,7 +605,7 @@ def _fill_transposed(typingctx: Any, t: Any, a: Any, origin: Any) -> Any:
         ]
         src = _Source(context, builder, a, args[1], origin_vals)
         data, _, _ = tb.holder_parts(context, builder, t, args[0])
-        mem = context.get_data_type(t.dtype)
+        mem = src.word  # a record as one integer (see ``_Source``)
         tile = builder.bitcast(data, mem.as_pointer())
 
         def body(k: Any) -> None:
@@ -614,7 +636,7 @@ def _fill_transposed(typingctx: Any, t: Any, a: Any, origin: Any) -> Any:
                         builder.store(src.element(gr, builder.add(gc, _c(e)), row_ok), slot)
             for e, slot in enumerate(slots):
                 at = builder.add(builder.mul(builder.add(c, _c(e)), _c(storage_row)), r)
-                builder.store(builder.load(slot), builder.gep(tile, [at]))
+                builder.store(builder.load(slot), builder.gep(tile, [at]), align=src.tile_align)
 
         # run k (n elements down one column) to thread k mod T: one map per tile
         with fill_writes(f"tfill{n}"):

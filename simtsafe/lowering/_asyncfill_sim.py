@@ -21,6 +21,7 @@ import numpy as np
 from .._errors import SafetyError
 from . import _simrt
 from ._fillrule import dynamic_run_bytes, fill_refusal, run_bytes, second_call, wait_refusal
+from ._sim import _plain_record
 
 __all__ = ["builtins"]
 
@@ -109,13 +110,21 @@ def _runs(total: int) -> range:
     return range(tid, total, nx * ny * nz)
 
 
+def _zero(dtype: np.dtype[Any]) -> Any:
+    """The element of ``dtype`` whose bytes are all 0 (a record's too: ``dtype.type(0)`` of a
+    record dtype is a void of one byte, not a record)."""
+    return np.zeros((), dtype)[()]
+
+
 def _source(a: Any, gr: int, gc: int) -> Any:
-    """``a[gr, gc]`` (1D: ``a[gc]``, gr == 0), 0 outside."""
+    """``a[gr, gc]`` (1D: ``a[gc]``, gr == 0), 0 outside; a record as a numpy record (the
+    simulator reads one as a 0-d view)."""
     if len(a.shape) == 1:
-        return a[gc] if gr == 0 and 0 <= gc < a.shape[0] else a.dtype.type(0)
+        inside = gr == 0 and 0 <= gc < a.shape[0]
+        return _plain_record(a[gc]) if inside else _zero(a.dtype)
     if 0 <= gr < a.shape[0] and 0 <= gc < a.shape[1]:
-        return a[gr, gc]
-    return a.dtype.type(0)
+        return _plain_record(a[gr, gc])
+    return _zero(a.dtype)
 
 
 def fill_async(t: Any, a: Any, origin: Any) -> None:

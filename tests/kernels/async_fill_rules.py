@@ -16,9 +16,15 @@ Refused kernels fail at decoration (the tile's phases, ``rule="tile-phase"``) or
 * ``DYNAMIC``: ``k(out, a, start)`` fills the launch's dynamic tile (its length chosen by
   ``shared_mem``, any number of floats) from the 1D ``a`` at ``start``; thread ``t`` of a
   64-thread block writes ``t[t]`` (0 past the tile's end).
+* ``RECORD_TILES``: ``k(out, a, r0, c0)`` fills a 4 x 8 tile of records (8 or 16 bytes, whole
+  elements a run) from the 2D ``a`` of those records at ``(r0, c0)`` (``fill_transposed``:
+  an 8 x 4 tile, ``t[c, r] = a[r0 + r, c0 + c]``); thread ``t`` of a 32-thread block writes
+  ``t[t // 8, t % 8]`` (transposed: ``t[t // 4, t % 4]``), a whole record.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 __all__ = [
     "DOUBLE_BUFFER",
@@ -28,6 +34,9 @@ __all__ = [
     "PAIR_EARLY_READ",
     "PAIR_REFUSAL",
     "PAIR_REFUSED",
+    "RECORD_DTYPES",
+    "RECORD_TILES",
+    "RECORD_WRITTEN_DURING_THE_FILL",
     "REFUSED",
     "STEPPED",
     "TRANSPOSED",
@@ -337,4 +346,64 @@ REFUSED: dict[str, tuple[str, str]] = {
         ),
         "must be a multiple of 4 bytes long",
     ),
+}
+
+
+#: The record dtypes of ``RECORD_TILES`` (the kernels' module defines them by these names).
+#: Field names no aligned record of the tests has: numpy finds a packed and an aligned dtype
+#: of the same fields and offsets equal (one hash), and Numba's cache of dtypes then gives
+#: one the other's type, whose alignment differs.
+RECORD_DTYPES = {
+    "rec8": np.dtype([("fx", np.float32), ("fn", np.int32)]),
+    "rec16": np.dtype([("fx", np.float32), ("fn", np.int32), ("fd", np.float64)]),
+}
+
+
+def _record_kernel(rec: str, body: str) -> str:
+    return "".join(f"{name} = np.dtype({dt.descr!r})\n" for name, dt in RECORD_DTYPES.items()) + (
+        "@ss.kernel(contract=ss.LaunchContract(domain=1, block=32))\n"
+        f"def k(out: DisjointSlice[{rec}], a: In2D[{rec}], r0: np.int64, c0: np.int64) -> None:\n"
+        "    w = thread.index_1d()\n"
+        + "".join(f"    {line}\n" for line in body.strip("\n").splitlines())
+    )
+
+
+def _record_fill(rec: str, between: str = "") -> str:
+    return _record_kernel(
+        rec,
+        f"t = ss.shared.tile((4, 8), {rec})\n"
+        "ss.shared.fill_async(t, a, (r0, c0))\n"
+        + between
+        + "ss.shared.wait_all()\nss.block.sync()\n"
+        "out[w] = t[cuda.threadIdx.x // 8, cuda.threadIdx.x % 8]\n",
+    )
+
+
+#: A tile of 8- or 16-byte records filled by ``fill_async`` (whole records a run; where a run
+#: is not one copy, each record is copied by the thread as one integer of its bytes) or by
+#: ``fill_transposed``: accepted (before, the per-element path's record stores lost their
+#: fill's marker when LLVM split them and the compiled form refused the kernel).
+RECORD_TILES: dict[str, str] = {
+    **{f"{rec}-fill-async": _record_fill(rec) for rec in RECORD_DTYPES},
+    **{
+        f"{rec}-fill-transposed": _record_kernel(
+            rec,
+            f"t = ss.shared.tile((8, 4), {rec})\n"
+            "ss.shared.fill_transposed(t, a, (r0, c0))\n"
+            "ss.block.sync()\n"
+            "out[w] = t[cuda.threadIdx.x // 4, cuda.threadIdx.x % 4]\n",
+        )
+        for rec in RECORD_DTYPES
+    },
+}
+
+#: The rejected twins: a record written into the tile through a witness while its fill's
+#: copies are in flight (a write the fill did not emit: refused, by the source analysis and
+#: by the compiled form).
+RECORD_WRITTEN_DURING_THE_FILL: dict[str, tuple[str, str]] = {
+    f"{rec}-written-during-the-fill": (
+        _record_fill(rec, "v = thread.local_index_2d()\nt[v] = a[0, 0]  # BAD\n"),
+        "is filled asynchronously at line",
+    )
+    for rec in RECORD_DTYPES
 }

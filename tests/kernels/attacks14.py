@@ -40,7 +40,9 @@ __all__ = ["CONST_ADDRESS", "RECORD_RUNS"]
 # The kernel was refused, but only because the fallback's record stores are split by LLVM
 # and lose their fill label ("filled asynchronously ... and written at line N in the same
 # barrier interval"): an unrelated check. Now typing refuses a run that is not a whole
-# number of elements (itemsize 3, 6, 12, 24 ...).
+# number of elements (itemsize 3, 6, 12, 24 ...). (That unrelated refusal was itself false,
+# and refused 8- and 16-byte record tiles too; the per-element path now copies a record as
+# one integer, marked as the fill's: tests/ptx/test_fill_emulation.py.)
 # --------------------------------------------------------------------------------------------
 RECORD_RUNS_2D = """
 rec = np.dtype([("x", np.float32), ("y", np.float32), ("z", np.float32)])

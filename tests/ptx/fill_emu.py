@@ -449,6 +449,13 @@ def run_thread(
                 r -= 1 << ln
             setr(ops[0], r, bits)
             continue
+        if base == "bfi":  # b with bits [pos, pos + len) replaced by a's low len bits
+            a, b = val(ops[1], bits), val(ops[2], bits)
+            pos, ln = val(ops[3], 32) & 0xFF, val(ops[4], 32) & 0xFF
+            ln = min(ln, max(bits - pos, 0))
+            field = ((1 << ln) - 1) << pos
+            setr(ops[0], (b & ~field) | ((a << pos) & field), bits)
+            continue
         raise NotImplementedError(f"{opc} {ops}")
 
 

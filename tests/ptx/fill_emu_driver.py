@@ -28,11 +28,15 @@ DT = {
     3: "rec3",
     6: "rec6",
 }
-#: records whose itemsize is not a power of two (attack round 14, finding 2)
+#: records whose itemsize is not a power of two (attack round 14, finding 2), and records of
+#: 8 and 16 bytes (``Spec.record``: whole elements a run; the per-element path copies each as
+#: one integer, ``_asyncfill._Source``)
 RECORDS = (
     'rec12 = np.dtype([("x", np.float32), ("y", np.float32), ("z", np.float32)])\n'
     'rec6 = np.dtype([("x", np.int16), ("y", np.int16), ("z", np.int16)])\n'
     'rec3 = np.dtype([("x", np.uint8), ("y", np.uint8), ("z", np.uint8)])\n'
+    'rec8 = np.dtype([("x", np.float32), ("y", np.int32)])\n'
+    'rec16 = np.dtype([("x", np.float32), ("y", np.int32), ("z", np.float64)])\n'
 )
 NP = {1: np.uint8, 2: np.float16, 4: np.float32, 8: np.float64}
 
@@ -47,10 +51,11 @@ class Spec:
     block: tuple[int, int, int] | None = (64, 1, 1)  # None: not pinned
     otype: str = "np.int64"
     pair: bool = False  # two fills in a row (second one into t2, same input, origin (r0, c0))
+    record: bool = False  # a record of ``itemsize`` bytes (8 or 16), not a number
 
 
 def source(s: Spec) -> str:
-    dt = DT[s.itemsize]
+    dt = f"rec{s.itemsize}" if s.record else DT[s.itemsize]
     if s.swizzle:
         dt = "np.float16"
     block = f", block={list(s.block)}" if s.block else ""
@@ -72,7 +77,7 @@ def source(s: Spec) -> str:
         lines.insert(1, f"t2 = {tile}")
         lines.append(f"ss.shared.fill_async(t2, a, {origin})")
     lines += ["ss.shared.wait_all()", "ss.block.sync()", "out[w] = 0"]
-    return (RECORDS if s.itemsize in (3, 6, 12) else "") + (
+    return (RECORDS if dt.startswith("rec") else "") + (
         f"@ss.kernel(contract=ss.LaunchContract(domain=1{block}))\n"
         f"def k(out: DisjointSlice[{'np.float32' if dt.startswith('rec') else dt}], {sig}) -> None:\n"
         "    w = thread.index_1d()\n" + "".join(f"    {ln}\n" for ln in lines)

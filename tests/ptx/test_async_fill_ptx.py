@@ -18,6 +18,8 @@ from tests.kernels.async_fill_rules import (
     PAIR_EARLY_READ,
     PAIR_REFUSAL,
     PAIR_REFUSED,
+    RECORD_TILES,
+    RECORD_WRITTEN_DURING_THE_FILL,
     REFUSED,
     STEPPED,
     STEPPED_LOOP,
@@ -53,6 +55,26 @@ def _assembles(ptx: str) -> None:
 @pytest.mark.parametrize("case", sorted(REFUSED))
 def test_refused(tmp_path: Path, case: str) -> None:
     assert_refused(tmp_path, *REFUSED[case], lambda mod: mod.k.ptx(cc=CC))
+
+
+@pytest.mark.parametrize("case", sorted(RECORD_TILES))
+def test_a_tile_of_8_or_16_byte_records_is_filled(tmp_path: Path, case: str) -> None:
+    # Accepted. Where a run is not one copy, each record is one integer load and one store
+    # into the tile (st.shared.u64 / .v2.u64), never a store a byte: no piece of a record store
+    # without its fill's marker.
+    ptx, body = _body(tmp_path, RECORD_TILES[case])
+    if "fill-async" in case:
+        assert re.findall(r"cp\.async\.cg\.shared\.global \[%\w+\], \[%\w+\], 16, ", body)
+    stores = re.findall(r"st\.shared(\.v\d)?\.(\w+)", body)
+    assert stores and all(kind in ("u64", "b64") for _, kind in stores), stores
+    _assembles(ptx)
+
+
+@pytest.mark.parametrize("case", sorted(RECORD_WRITTEN_DURING_THE_FILL))
+def test_a_record_written_into_the_tile_during_its_fill_is_refused(
+    tmp_path: Path, case: str
+) -> None:
+    assert_refused(tmp_path, *RECORD_WRITTEN_DURING_THE_FILL[case], lambda mod: mod.k.ptx(cc=CC))
 
 
 def test_one_stage_is_cp_async_with_a_src_size_and_its_group(tmp_path: Path) -> None:

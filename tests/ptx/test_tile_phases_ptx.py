@@ -190,6 +190,31 @@ def test_load_runs_twin_is_accepted_by_the_compiled_form(
     load_kernel_module(tmp_path, vec_tile_rules.ACCEPTED_RUNS).k.ptx(cc=CC)
 
 
+@pytest.mark.parametrize("case", sorted(fills.RECORD_TILES))
+def test_record_fill_twins_are_accepted_by_the_compiled_form(
+    tmp_path: Path, case: str, compiled_form_only: None
+) -> None:
+    # Every store of the fill's per-element path is one integer store of a whole record,
+    # marked as the fill's: LLVM has no record store to split into unmarked pieces.
+    load_kernel_module(tmp_path, fills.RECORD_TILES[case]).k.ptx(cc=CC)
+
+
+@pytest.mark.parametrize("case", sorted(fills.RECORD_WRITTEN_DURING_THE_FILL))
+def test_a_record_written_during_its_fill_is_refused_by_the_compiled_form(
+    tmp_path: Path, case: str, compiled_form_only: None
+) -> None:
+    # A write into the tile that the fill did not emit (a witness store of a record) still
+    # clashes with the fill's copies: the marker is on the fill's own stores only.
+    source, _ = fills.RECORD_WRITTEN_DURING_THE_FILL[case]
+    exc = _refusal(tmp_path, source)
+    assert exc.lineno == line_of(tmp_path, "# BAD") - 2, str(exc)  # the fill's line
+    assert exc.cause_line == line_of(tmp_path, "# BAD"), str(exc)
+    assert "shared tile 't'" in str(exc), str(exc)
+    assert "is filled asynchronously (cp.async) at line" in str(exc), str(exc)
+    assert "and written through a witness at line" in str(exc), str(exc)
+    assert "so two threads may write one element" in str(exc), str(exc)
+
+
 def test_dynamic_fill_twin_is_accepted_by_the_compiled_form(
     tmp_path: Path, compiled_form_only: None
 ) -> None:

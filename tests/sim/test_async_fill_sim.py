@@ -19,6 +19,9 @@ from tests.kernels.async_fill_rules import (
     PAIR,
     PAIR_REFUSAL,
     PAIR_REFUSED,
+    RECORD_DTYPES,
+    RECORD_TILES,
+    RECORD_WRITTEN_DURING_THE_FILL,
     REFUSED,
     TRANSPOSED,
     UNPAIRED,
@@ -133,6 +136,50 @@ def test_double_buffer_sums_every_stage(tmp_path: Path) -> None:
 def test_transposed_fill(tmp_path: Path, r0: int, c0: int) -> None:
     got = _run2(load_kernel_module(tmp_path, TRANSPOSED), 128, r0, c0)
     np.testing.assert_array_equal(got, _window(r0, c0, 16, 8).T.ravel())
+
+
+def _records(rec: str) -> np.ndarray:
+    """A 5 x 11 input of ``rec`` (tests/kernels/async_fill_rules.RECORD_DTYPES), each field of
+    each element a different value."""
+    dtype = RECORD_DTYPES[rec]
+    a = np.zeros((5, 11), dtype)
+    for f, name in enumerate(dtype.names):
+        a[name] = np.arange(55).reshape(5, 11) + 100 * f + 1
+    return a
+
+
+# Origins inside, across the edges and outside (records of zeros there).
+@pytest.mark.parametrize(("r0", "c0"), [(0, 0), (2, 5), (-1, -3), (4, 9), (9, 0)])
+@pytest.mark.parametrize("case", sorted(RECORD_TILES))
+def test_a_tile_of_records_holds_numpys_records(
+    tmp_path: Path, case: str, r0: int, c0: int
+) -> None:
+    a = _records(case.split("-")[0])
+    out = cuda.to_device(np.zeros(32, a.dtype))
+    mod = load_kernel_module(tmp_path, RECORD_TILES[case])
+    mod.k.prepare(grid=1, block=32)(out, cuda.to_device(a), np.int64(r0), np.int64(c0))
+    rows, cols = (8, 4) if "transposed" in case else (4, 8)
+    tile = np.zeros((rows, cols), a.dtype)
+    for i in range(rows):
+        for j in range(cols):
+            gr, gc = (r0 + j, c0 + i) if "transposed" in case else (r0 + i, c0 + j)
+            if 0 <= gr < a.shape[0] and 0 <= gc < a.shape[1]:
+                tile[i, j] = a[gr, gc]
+    got = out.copy_to_host()
+    assert got.tobytes() == tile.ravel().tobytes(), (got, tile.ravel())
+
+
+@pytest.mark.parametrize("case", sorted(RECORD_WRITTEN_DURING_THE_FILL))
+def test_a_record_written_into_the_tile_during_its_fill_is_refused(
+    tmp_path: Path, case: str
+) -> None:
+    a = _records(case.split("-")[0])
+
+    def act(mod: Any) -> object:
+        out = cuda.to_device(np.zeros(32, a.dtype))
+        return mod.k.prepare(grid=1, block=32)(out, cuda.to_device(a), np.int64(0), np.int64(0))
+
+    assert_refused(tmp_path, *RECORD_WRITTEN_DURING_THE_FILL[case], act)
 
 
 # Lengths that are no multiple of 4 floats (the last run is partial: copied element by
