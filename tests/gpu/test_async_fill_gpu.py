@@ -15,9 +15,11 @@ from tests.kernels.async_fill_rules import DOUBLE_BUFFER, ONE_STAGE, STEPPED, TR
 # The simulator's dynamic-tile cases, collected here too: run on the device (this module's
 # marks), against the same expected values.
 from tests.sim.test_async_fill_sim import (  # noqa: F401
+    _records,
     _run2,
     _window,
     test_a_pair_of_fills_copies_both_tiles,
+    test_a_tile_of_records_holds_numpys_records,
     test_dynamic_tile_copies_its_launch_length,
     test_dynamic_tile_from_a_huge_unsigned_start_is_zero,
     test_dynamic_tile_of_small_or_large_elements,
