@@ -59,6 +59,9 @@ __all__ = [
     "PerBlock",
     "PerWarp",
     "WarpRow",
+    "in_bounds_rank_refusal",
+    "witness_required",
+    "other_buffer_advice",
     "out_tile_too_large",
 ]
 
@@ -179,3 +182,50 @@ def out_tile_too_large(what: str, sizes: tuple[int, ...]) -> str | None:
         "a larger tile could wrap around in 64 bits onto another thread's tile); use a "
         "smaller tile"
     )
+
+
+def other_buffer_advice(space: str, param: str) -> str:
+    """The fix for a witness of ``space`` used on AppendBuffer ``param``: a slot won on
+    another buffer is not one of ``param``'s, and a second claim would give a slot in its own
+    counter's order (the two buffers' items would not pair up) -- one buffer of records does."""
+    if not (space.startswith("Appended[") and space.endswith("]")):
+        return f"Claim with w = {param}.claim()"
+    other = space[len("Appended[") : -1]
+    return (
+        f"The slot was won on {other!r}, and {param!r} has a counter of its own: a second "
+        f"claim, w2 = {param}.claim(), would give a slot in that counter's order, so {other}[k] and "
+        f"{param}[k] would not hold one item. To append several values per item, append "
+        "records to one buffer: an AppendBuffer of np.dtype([('v', np.float32), ('i', "
+        "np.int64)]), written as out[w].v = ... and out[w].i = ..."
+    )
+
+
+def in_bounds_rank_refusal(witness: str, rank: int, ndim: int) -> str:
+    """The refusal of ``w.in_bounds(a)`` where the witness has ``rank`` indices and the
+    array ``ndim`` axes."""
+    which = "its index" if rank == 1 else f"its {rank} indices"
+    return (
+        f"{witness}.in_bounds() of a {ndim}D array: the witness holds {which} and the array "
+        f"has {ndim} axes, so the test could not say which axes it checks. Compare the "
+        "coordinate with the axis you mean (w.index < a.shape[0] for a thread per row of a "
+        f"2D input), or use a witness of the array's rank (thread.index_{ndim}d() in a "
+        f"domain={ndim} kernel)"
+        if ndim in (1, 2, 3)
+        else f"{witness}.in_bounds() of a {ndim}D array: compare the coordinates with the "
+        "array's shape instead"
+    )
+
+
+def witness_required(space: str, ctor: str, got: str) -> str:
+    """The refusal of a write to a ``space`` output at an index of type ``got``."""
+    text = (
+        f"a DisjointSlice is written only through a ThreadIndex witness of its space ({space}); "
+        f"got an index of type {got}. Get a witness with {ctor}"
+    )
+    if space in ("Index2D", "Index3D"):
+        text += (
+            ". A thread that writes several elements (a short row, a pair, a vector) owns them "
+            "as an output tile: thread.tile_1d(out, n) over a flat output (n elements a thread, "
+            "e.g. a 1D view of an [N, 3] array), thread.tile_2d(out, tm, tn) in a 2D launch"
+        )
+    return text + ', or write out.unchecked[...] inside `with simtsafe.unsafe("SAFETY: ...")`'

@@ -319,7 +319,9 @@ class _Analysis:
             f"`{node.id}` is a shared tile or accumulator: index it, call its methods, pass it "
             "to thread.block_stride or len(), or pass a tile to a @simtsafe.device helper (a "
             "read-only view, read in the tile's read phase); it cannot be copied, stored or "
-            "returned (its fill and read phases could not be followed)",
+            "returned (its fill and read phases could not be followed). To alternate two "
+            "tiles (ping-pong buffers), keep each tile's name and unroll the loop by two: "
+            "fill b from a, sync, fill a from b, sync",
             "tile-phase",
         )
 

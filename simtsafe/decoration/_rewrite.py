@@ -49,6 +49,7 @@ import numpy as np
 
 from .._errors import SafetyError, UnsafeRegionRequired
 from .._unsafe import check_reason
+from ..lowering._api import TIER1_FORMS
 from ..lowering._ufuncs import builtin_name as ufunc_builtin
 from ..lowering._ufuncs import unsupported_ufunc
 from ._fillpairs import pair_fills
@@ -292,6 +293,7 @@ class _Checker(ast.NodeTransformer):
         self.globals_used: dict[str, Any] = {}
         self.substitutes: dict[str, Any] = {}
         self._call_targets: set[int] = set()
+        self._statement_calls: set[int] = set()  # calls whose value no one uses
         self._for_iterable_ok: set[int] = set()
         self._op_values: set[int] = set()
         self.api_used: set[str] = set()
@@ -410,8 +412,13 @@ class _Checker(ast.NodeTransformer):
                     node,
                     f'`{text}` is allowed only inside `with simtsafe.unsafe("SAFETY: ..."):` '
                     "(shared memory, barriers, warp intrinsics, fences and atomics can break "
-                    "the disjoint-write guarantee). Wrap the code in such a block and state why "
-                    "it is sound",
+                    "the disjoint-write guarantee). "
+                    + (
+                        f"In Tier 1, use {TIER1_FORMS[ref.name]}; or wrap"
+                        if ref.name in TIER1_FORMS
+                        else "Wrap"
+                    )
+                    + " the code in such a block and state why it is sound",
                     "unsafe-op",
                 )
             self.api_used.add(ref.name)
@@ -570,6 +577,30 @@ class _Checker(ast.NodeTransformer):
             and target.value.id in self.locals
         )
 
+    def _check_accumulate_result(self, node: ast.Call) -> None:
+        """``acc.add(i, v)`` of an Accumulate returns nothing: a use of its value (the CUDA
+        fetch-add idiom ``pos = atomicAdd(count, 1)``) is refused here, at its line, with
+        the Tier-1 form of a unique slot (else Numba reports a ``none`` index where it is
+        used)."""
+        func = node.func
+        if (
+            id(node) in self._statement_calls
+            or not isinstance(func, ast.Attribute)
+            or func.attr not in ("add", "min", "max")
+            or not isinstance(func.value, ast.Name)
+            or self.view_names.get(func.value.id) != "acc"
+        ):
+            return
+        raise self.fail(
+            node,
+            f"`{ast.unparse(node)}` returns nothing: an Accumulate is only updated (the old "
+            "value is not returned, so two threads cannot learn distinct values from it). For "
+            "a unique slot per thread (the fetch-add idiom of stream compaction) use an "
+            f"AppendBuffer: w = buf.claim(), then buf[w] = v (docs/atomics.md); call "
+            f"{func.value.id}.{func.attr}(...) as a statement of its own",
+            "accumulate-result",
+        )
+
     def _is_global_chain(self, node: ast.expr) -> bool:
         found = _chain(node)
         return found is not None and found[0].id not in self.locals
@@ -674,8 +705,14 @@ class _Checker(ast.NodeTransformer):
             sizes.append(int(value))
         self.out_tiles[node.args[0].id] = (ctor, tuple(sizes))
 
+    def visit_Expr(self, node: ast.Expr) -> Any:
+        if isinstance(node.value, ast.Call):
+            self._statement_calls.add(id(node.value))
+        return self.generic_visit(node)
+
     def visit_Call(self, node: ast.Call) -> Any:
         self._call_targets.add(id(node.func))
+        self._check_accumulate_result(node)
         ref = self.ref_of(node.func) if _chain(node.func) is not None else None
         if ref is not None and ref.kind == "device":
             # A tile given to a helper arrives as a read-only view (the phase analysis

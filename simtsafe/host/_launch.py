@@ -973,7 +973,11 @@ class LaunchPlan:
         raise ArgumentTypeError(
             f"kernel {self.name!r}: argument {param.name!r} is declared {param.annotation} "
             f"({want}), got a {got} array of shape {shape}. Pass a {want} device array "
-            "(convert with .astype / reshape before copying to the device)",
+            + (
+                "(simtsafe.counter() makes one)"
+                if param.annotation.startswith("Counter")
+                else "(convert with .astype / reshape before copying to the device)"
+            ),
             kernel=self.name,
             argument=param.name,
             actual=got,
@@ -994,6 +998,37 @@ class LaunchPlan:
                         argument=out,
                         other=other,
                     )
+
+    def _grid_advice(self, space: str | None, axis: int, n: int) -> str:
+        """The grid that covers ``n`` elements along ``axis`` of the ``covers`` output."""
+        b = self.block
+        threads = b[0] * b[1] * b[2]
+        if space == "PerBlock":
+            return f"Prepare with {n} blocks (one element a block: grid={n})"
+        if space == "PerWarp":
+            warps = -(-threads // 32)
+            return (
+                f"Prepare with grid=simtsafe.cover({n}, {warps}) (= {-(-n // warps)}) blocks of "
+                f"{threads} threads (one element a warp, {warps} warps a block)"
+            )
+        assert self.covers is not None and self.capacity is not None
+        tile = out_tile(self.kernel, self.covers)
+        ndim = len(self.capacity)
+        if ndim == 1:
+            each = threads * (tile[1][0] if tile is not None else 1)
+            return (
+                f"Prepare with grid=simtsafe.cover({n}, {each}) (= {-(-n // each)}) blocks of "
+                f"{threads} threads"
+                + (f" ({tile[1][0]} elements a thread)" if tile is not None else "")
+            )
+        dim = ndim - 1 - axis  # the last axis follows x, the one before y, then z
+        each = b[dim] * (tile[1][axis] if tile is not None else 1)
+        return (
+            f"Prepare with grid.{'xyz'[dim]} = simtsafe.cover({n}, {each}) (= {-(-n // each)}) "
+            f"(axis {axis} follows {'xyz'[dim]}: block.{'xyz'[dim]} = {b[dim]}"
+            + (f", a tile of {tile[1][axis]} along it" if tile is not None else "")
+            + ")"
+        )
 
     def _covers_space(self) -> str | None:
         return next(p.space for p in self.kernel.params if p.name == self.covers)
@@ -1017,10 +1052,11 @@ class LaunchPlan:
                 raise CoverageError(
                     f"kernel {self.name!r} must cover every element of {self.covers!r} by its "
                     f"launch contract, but the launch owns {cap} along axis {axis} and "
-                    f"{self.covers!r} has {n}. Prepare with a larger grid (simtsafe.cover(n, "
-                    "block) blocks). (covers counts what a thread owns: one element a "
-                    "witness, a tile's elements where the kernel writes the output through "
-                    "thread.tile_1d / tile_2d / tile_2d_strided.)",
+                    f"{self.covers!r} has {n}. {self._grid_advice(space, axis, n)}. (covers "
+                    "counts what a thread owns: one element a witness, a tile's elements "
+                    "where the kernel writes the output through thread.tile_1d / tile_2d / "
+                    "tile_2d_strided; one a block of a PerBlock output, one a warp of a "
+                    "PerWarp one.)",
                     kernel=self.name,
                     argument=self.covers,
                     axis=axis,

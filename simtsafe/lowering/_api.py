@@ -20,7 +20,7 @@ from typing import Any
 
 from ._compat import SIMULATOR
 
-__all__ = ["CUDA_API", "NUMBA_API", "cuda_object_kinds", "is_numba_scalar_type"]
+__all__ = ["CUDA_API", "NUMBA_API", "TIER1_FORMS", "cuda_object_kinds", "is_numba_scalar_type"]
 
 _DIM3 = ("threadIdx", "blockIdx", "blockDim", "gridDim")
 _OK = (
@@ -87,6 +87,40 @@ _ATOMICS = (
     "or_",
     "xor",
 )
+
+#: The Tier-1 form of each gated API a refusal names (by the API's dotted name; the atomics
+#: by their module): what to write instead of an unsafe region.
+_ATOMIC_FORMS = (
+    "an Accumulate output (acc.add(i, v): a sum or count, never read back), an AppendBuffer "
+    "(w = buf.claim(): a unique slot per thread, the fetch-add idiom of stream compaction) or "
+    "a HashTable (keys inserted once; docs/atomics.md)"
+)
+TIER1_FORMS: dict[str, str] = {
+    **{f"cuda.atomic.{name}": _ATOMIC_FORMS for name in _ATOMICS},
+    **dict.fromkeys(
+        (
+            "cuda.syncthreads",
+            "cuda.syncthreads_count",
+            "cuda.syncthreads_and",
+            "cuda.syncthreads_or",
+        ),
+        "simtsafe.block.sync() (block.sum / block.max / block.min of 0/1 values for the "
+        "counting and voting forms)",
+    ),
+    "cuda.shared.array": "simtsafe.shared.tile(shape, dtype) (docs/cooperation.md)",
+    "cuda.const.array_like": (
+        "a module-level tuple of numbers (a compile-time constant the kernel indexes), or "
+        "the values passed as an In[...] parameter"
+    ),
+    **dict.fromkeys(
+        ("cuda.shfl_sync", "cuda.shfl_up_sync", "cuda.shfl_down_sync", "cuda.shfl_xor_sync"),
+        "simtsafe.warp.broadcast / warp.sum / warp.reduce / warp.scan",
+    ),
+    **dict.fromkeys(
+        ("cuda.all_sync", "cuda.any_sync"),
+        "simtsafe.warp.min / warp.max of 0/1 values (all / any)",
+    ),
+}
 
 CUDA_API: dict[str, Any] = {
     **dict.fromkeys(_DIM3, "dim3"),

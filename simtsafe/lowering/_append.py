@@ -53,6 +53,7 @@ from numba.cuda.typing.templates import (
     signature,
 )
 
+from .._spaces import other_buffer_advice
 from ._bf16 import is_bf16, stored_element
 from ._blockgeo import BlockGeometry
 from ._coop import _barrier, _c32, _Exchange, _fold, _load_value, _Op, _slot, _store_value
@@ -158,7 +159,8 @@ def _check_witness(target: AppendBufferType, idx: Any, verb: str) -> None:
         raise _reject(
             f"a {idx} witness cannot {'write' if verb == 'written' else 'read'} the AppendBuffer "
             f"{target.param!r}: only a slot won by {target.param}.claim() is this thread's "
-            f"there (its counter gave it out once). Claim with w = {target.param}.claim()"
+            f"there (its counter gave it out once). "
+            + other_buffer_advice(str(idx.space), target.param)
         )
 
 

@@ -14,6 +14,7 @@ from typing import Any, NoReturn, final
 
 import numpy as np
 
+from .._spaces import other_buffer_advice
 from . import _simrt
 from ._coop_sim import _argument, _exchange_block, _once, _site
 from ._sim import _BF16, SENTINEL, SimWitness, _mint, _plain_record, _reject, _SimView, _witness_for
@@ -121,7 +122,7 @@ class SimAppendBuffer(_SimView):
                 f"a ThreadIndex[{w._space}] witness cannot "
                 f"{'write' if verb == 'written' else 'read'} the AppendBuffer {self._param!r}: "
                 f"only a slot won by {self._param}.claim() is this thread's there (its counter "
-                f"gave it out once). Claim with w = {self._param}.claim()"
+                f"gave it out once). " + other_buffer_advice(str(w._space), self._param)
             )
 
     def __setitem__(self, w: Any, value: Any) -> None:

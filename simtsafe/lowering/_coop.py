@@ -51,6 +51,7 @@ from numba.cuda.typing.templates import signature
 
 from ._accumulate import builtins as accumulate_builtins
 from ._blockgeo import BlockGeometry
+from ._cooprule import COLLECTIVE_SCALARS
 from ._provenance import current_site, declare_uniform, grid_read, site, user_code
 
 __all__ = ["builtins"]
@@ -94,8 +95,7 @@ def _value_type(api: str, v: Any) -> Any:
     if isinstance(ty, types.Integer | types.Float | types.Boolean):
         return ty
     raise _reject(
-        f"{api}(v) takes a number (an int, float or bool scalar); got {ty}. Collectives "
-        "exchange one scalar per thread: reduce arrays element by element"
+        f"{api}(v) takes a number (an int, float or bool scalar); got {ty}. " + COLLECTIVE_SCALARS
     )
 
 

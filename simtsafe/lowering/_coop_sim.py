@@ -30,6 +30,7 @@ import numpy as np
 
 from .._errors import SafetyError
 from . import _simrt
+from ._cooprule import COLLECTIVE_SCALARS
 
 __all__ = ["SimAccumulate", "SimSharedAccumulator", "builtins"]
 
@@ -80,7 +81,7 @@ def _dtype_of(x: Any, api: str) -> np.dtype[Any]:
         return x.dtype
     _reject(
         f"{api}(v) takes a number (an int, float or bool scalar); got {type(x).__name__}. "
-        "Collectives exchange one scalar per thread: reduce arrays element by element"
+        + COLLECTIVE_SCALARS
     )
 
 

@@ -51,7 +51,13 @@ from numba.cuda.typing.templates import (
     signature,
 )
 
-from .._spaces import LOCAL_SPACE_NDIM, SPACE_NDIM, WITNESS_NDIM
+from .._spaces import (
+    LOCAL_SPACE_NDIM,
+    SPACE_NDIM,
+    WITNESS_NDIM,
+    in_bounds_rank_refusal,
+    witness_required,
+)
 from . import _coop, _lowerchecks, _provenance
 from ._bf16 import bf16_to_f32, is_bf16, stored_element
 from ._runaligned import assume_run_aligned
@@ -322,11 +328,7 @@ class _SetItem(AbstractTemplate):
         ctor = _CTOR_FOR_SPACE[target.space]
         idx = _column_witness(target, idx)
         if not isinstance(idx, ThreadIndexType):
-            raise _reject(
-                f"a DisjointSlice is written only through a ThreadIndex witness of its space "
-                f"({target.space}); got an index of type {idx}. Get a witness with {ctor}, "
-                'or write out.unchecked[...] inside `with simtsafe.unsafe("SAFETY: ...")`'
-            )
+            raise _reject(witness_required(target.space, ctor, str(idx)))
         if idx.space in LOCAL_SPACE_NDIM:
             raise _reject(
                 f"a block-local {idx} witness cannot write a DisjointSlice: it is unique within "
@@ -630,7 +632,7 @@ class _WitnessAttrs(AttributeTemplate):
         if _witness_view(target) and target.space != w.space:
             raise _reject(f"{w}.in_bounds() of a view written by witnesses of {target.space}")
         if arr.ndim != w.rank and not isinstance(target, DisjointSliceType):
-            raise _reject(f"{w}.in_bounds() of a {arr.ndim}D array")
+            raise _reject(in_bounds_rank_refusal(str(w), w.rank, arr.ndim))
         return signature(types.boolean, target)
 
 

@@ -15,7 +15,7 @@ import ml_dtypes
 import numpy as np
 
 from .._errors import SafetyError
-from .._spaces import LOCAL_SPACE_NDIM, SPACE_NDIM
+from .._spaces import LOCAL_SPACE_NDIM, SPACE_NDIM, in_bounds_rank_refusal, witness_required
 from . import _coop_sim, _simrt
 
 __all__ = [
@@ -121,7 +121,9 @@ class SimWitness:
         if isinstance(s, SimDisjointSlice) and s._space == "Columns":
             return 0 <= self._idx[0] < shape[1]  # the column exists (in every row)
         if len(shape) != len(self._idx):
-            _reject(f"ThreadIndex[{self._space}].in_bounds() of a {len(shape)}D array")
+            _reject(
+                in_bounds_rank_refusal(f"ThreadIndex[{self._space}]", len(self._idx), len(shape))
+            )
         return all(0 <= i < n for i, n in zip(self._idx, shape, strict=True))
 
     def _refuse(self, *args: object) -> NoReturn:
@@ -257,12 +259,7 @@ class SimDisjointSlice(_SimView):
         ctor = _CTOR_FOR_SPACE[self._space]
         if not isinstance(w, SimWitness):
             if writing:
-                _reject(
-                    "a DisjointSlice is written only through a ThreadIndex witness of its space "
-                    f"({self._space}); got an index of type {type(w).__name__}. Get a witness "
-                    f'with {ctor}, or write out.unchecked[...] inside `with simtsafe.unsafe("'
-                    'SAFETY: ...")`'
-                )
+                _reject(witness_required(self._space, ctor, type(w).__name__))
             _reject(
                 f"a DisjointSlice of space {self._space} is read only through a witness of that "
                 f"space (got {type(w).__name__}): any other element may be written by another "
