@@ -45,14 +45,13 @@ a shared counter across buffers, tuples in ``block.reduce``, constant memory in 
 from __future__ import annotations
 
 import sys
-import tempfile
-import traceback
 from collections.abc import Callable
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import numpy as np
+
+from tests.kernels.porting import Corpus
 
 EXTRA_HEADER = (
     "import math\nfrom simtsafe import Accumulate, BlockRow, Columns, WarpRow\nBF16 = ss.bfloat16\n"
@@ -1685,64 +1684,10 @@ CHECKS["append_soa_buffers"] = _launch_compact_with_index
 # =============================================================================================
 
 
-def _source(name: str) -> str:
-    if name in ACCEPTED:
-        return ACCEPTED[name]
-    for group in (FALSE_REFUSALS, BAD_ERRORS, DOC_GAPS):
-        if name in group:
-            return str(group[name]["source"])
-    raise KeyError(name)
-
-
-def load(name: str, tmp: Path) -> ModuleType:
-    """Import case ``name``'s module body (decoration errors propagate)."""
-    from tests.kernels import load_kernel_module
-
-    return load_kernel_module(tmp, EXTRA_HEADER + _source(name))
-
-
-def run_case(name: str) -> str:
-    """Compile (CUDA target) or run and compare with numpy (simulator); a one-line verdict."""
-    import simtsafe as ss
-
-    with tempfile.TemporaryDirectory() as d:
-        try:
-            mod = load(name, Path(d))
-        except Exception as exc:  # noqa: BLE001 - report whatever the user would see
-            return f"REFUSED at decoration: {type(exc).__name__}: {exc}"
-        kernels = {k: v for k, v in vars(mod).items() if isinstance(v, ss.Kernel)}
-        if not ss.SIMULATOR:
-            lines = []
-            for kname, k in kernels.items():
-                findings = ss.check_kernel(k)
-                lines.append(
-                    f"{kname}: "
-                    + (
-                        "ok"
-                        if not findings
-                        else "; ".join(f"{f.code} line {f.line}: {f.message}" for f in findings)
-                    )
-                )
-            return " | ".join(lines)
-        check = CHECKS.get(name)
-        if check is None:
-            return "no simulator check"
-        try:
-            ok = check(mod, np.random.default_rng(17))
-        except Exception as exc:  # noqa: BLE001
-            return f"ERROR at launch: {type(exc).__name__}: {exc}"
-        return "numpy check: " + ("PASS" if ok else "FAIL")
-
-
-def main(argv: list[str]) -> int:
-    names = argv or [*ACCEPTED, *FALSE_REFUSALS, *BAD_ERRORS, *DOC_GAPS]
-    for name in names:
-        try:
-            verdict = run_case(name)
-        except Exception:  # noqa: BLE001
-            verdict = "HARNESS ERROR\n" + traceback.format_exc()
-        print(f"[{name}] {verdict}", flush=True)
-    return 0
+_CORPUS = Corpus(EXTRA_HEADER, ACCEPTED, CHECKS, FALSE_REFUSALS, BAD_ERRORS, DOC_GAPS, seed=17)
+load = _CORPUS.load
+run_case = _CORPUS.run_case
+main = _CORPUS.main
 
 
 if __name__ == "__main__":
