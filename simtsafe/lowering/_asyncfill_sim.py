@@ -55,6 +55,21 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_)
 
 
+def _c_contiguous(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> bool:
+    """Is an array of ``shape`` and ``strides`` C-contiguous as numpy (so Numba's layout
+    "C", the only one the compiled fill takes) counts it: every axis of more than one
+    element at the stride of the axes after it (attack round 18: a view of the first
+    columns of each row passed here, refused when compiled)."""
+    if 0 in shape:
+        return True
+    step = itemsize
+    for n, stride in zip(reversed(shape), reversed(strides), strict=True):
+        if n != 1 and stride != step:
+            return False
+        step *= n
+    return True
+
+
 def _check(what: str, t: Any, a: Any, origin: Any) -> tuple[int, tuple[int, int]]:
     """The arguments' refusal, as the compiled form's; returns (run bytes, (r0, c0))."""
     from ._sim import SimDisjointSlice
@@ -81,9 +96,9 @@ def _check(what: str, t: Any, a: Any, origin: Any) -> tuple[int, tuple[int, int]
         run = run_bytes(t._shape[0], t._shape[0], itemsize) if ndim == 2 else 4
     else:
         run = run_bytes(t._shape[-1], t._arr.shape[-1], itemsize)
-    strides = getattr(arr, "strides", None)
+    strides = getattr(getattr(arr, "_arr", arr), "strides", None)  # (a SimInput wraps it)
     contiguous = source == "input" and (
-        strides is None or strides[-1] == arr.dtype.itemsize or arr.shape[-1] <= 1
+        strides is None or _c_contiguous(tuple(arr.shape), tuple(strides), arr.dtype.itemsize)
     )
     refusal = fill_refusal(
         what,

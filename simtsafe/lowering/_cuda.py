@@ -274,17 +274,29 @@ def _load_through_mov(
     return builder.load(out)
 
 
+def guarded_record(
+    context: Any, builder: ir.IRBuilder, arrty: Any, ok: ir.Value, pointer: ir.Value
+) -> Any:
+    """The record at ``pointer`` where ``ok``, else a zero-filled scratch record of this
+    thread (reads give 0, field stores through it land nowhere that matters).
+
+    A record is a reference to its bytes, so a read of one is its address: never a null
+    one out of range -- a load through a null pointer is undefined, and LLVM deletes that
+    path together with the bounds test that led to it (attack round 18: tile, local-array
+    and output-tile record reads lost their bounds tests that way). ``pointer`` is only
+    address math here; it is computed whether or not ``ok`` holds.
+    """
+    model = context.data_model_manager[arrty.dtype]
+    scratch = cgutils.alloca_once(builder, model.get_data_type())
+    builder.store(ir.Constant(model.get_data_type(), None), scratch)
+    element = load_item(context, builder, arrty, pointer)  # address math only
+    return builder.select(ok, element, _hidden(builder, scratch, model.get_value_type()))
+
+
 def _load(context: Any, builder: ir.IRBuilder, arrty: Any, arrval: Any, idx: list[Any]) -> Any:
     ok, pointer = _guarded_pointer(context, builder, arrty, arrval, idx)
     if isinstance(arrty.dtype, types.Record):
-        # A record is a reference to its bytes: in range, the element itself; out of
-        # range, a zero-filled scratch record of this thread (reads give 0, field
-        # stores through it land nowhere that matters).
-        model = context.data_model_manager[arrty.dtype]
-        scratch = cgutils.alloca_once(builder, model.get_data_type())
-        builder.store(ir.Constant(model.get_data_type(), None), scratch)
-        element = load_item(context, builder, arrty, pointer())  # address math only
-        return builder.select(ok, element, _hidden(builder, scratch, model.get_value_type()))
+        return guarded_record(context, builder, arrty, ok, pointer())
     out = cgutils.alloca_once_value(builder, context.get_constant_null(arrty.dtype))
     with builder.if_then(ok, likely=True):
         builder.store(load_item(context, builder, arrty, pointer()), out)

@@ -51,6 +51,7 @@ from ._cuda import (
     _reject,
     _slice_array,
     _sreg,
+    guarded_record,
 )
 
 __all__ = ["OutTileType", "builtins", "element_store"]
@@ -154,6 +155,9 @@ def element_store(
 
 def _load(context: Any, builder: ir.IRBuilder, oty: OutTileType, val: Any, idx: list[Any]) -> Any:
     local_ok, full, inside, pointer = _element(context, builder, oty, val, idx)
+    if isinstance(oty.dtype, types.Record):
+        ok = builder.and_(local_ok, builder.or_(full, inside()))
+        return guarded_record(context, builder, oty.arr_type, ok, pointer())
     out = cgutils.alloca_once_value(builder, context.get_constant_null(oty.dtype))
     with builder.if_then(local_ok, likely=True):
         with builder.if_then(builder.or_(full, inside()), likely=True):

@@ -35,7 +35,7 @@ from numba.cuda.typing.templates import (
 )
 
 from .._records import array_field, record_field_refusal
-from ._cuda import _const, _reject, _sreg
+from ._cuda import _const, _reject, _sreg, guarded_record
 from ._provenance import own_store
 
 __all__ = ["HolderType", "NoReturnType", "register_holder"]
@@ -230,6 +230,10 @@ def holder_load(
 ) -> Any:
     """The element at ``idx`` if it is inside the logical shape, else 0."""
     data, shape, storage = holder_parts(context, builder, ty, holder)
+    if isinstance(ty.dtype, types.Record):
+        ok = unsigned_below(builder, idx, shape)
+        ptr = _pointer(context, builder, data, storage, idx)
+        return guarded_record(context, builder, ty.arr_type, ok, ptr)
     out = cgutils.alloca_once_value(builder, context.get_constant_null(ty.dtype))
     with builder.if_then(unsigned_below(builder, idx, shape), likely=True):
         ptr = _pointer(context, builder, data, storage, idx)

@@ -19,7 +19,16 @@ import numpy as np
 from .._records import array_field, record_field_refusal
 from .._spaces import out_tile_too_large
 from . import _simrt
-from ._sim import _BF16, SENTINEL, SimDisjointSlice, SimWitness, _mint, _reject, store_element
+from ._sim import (
+    _BF16,
+    SENTINEL,
+    SimDisjointSlice,
+    SimWitness,
+    _mint,
+    _plain_record,
+    _reject,
+    store_element,
+)
 from ._swizzlerule import helper_refusal, only_fill_and_wgmma, swizzle_refusal
 
 __all__ = ["SimLocalArray", "SimOutTile", "SimSharedTile", "builtins"]
@@ -77,6 +86,22 @@ def _inside(shape: tuple[int, ...], idx: tuple[int, ...]) -> bool:
     return all(0 <= i < n for i, n in zip(idx, shape, strict=True))
 
 
+def _zero(dtype: np.dtype[Any]) -> Any:
+    """An element read out of range: 0, or a zero-filled record whose fields read as 0."""
+    if dtype.names is not None:
+        return np.zeros(1, dtype).view(np.recarray)[0]
+    return dtype.type(0)
+
+
+def _element_of(arr: Any, idx: tuple[int, ...]) -> Any:
+    """The element at ``idx``; a record as one whose fields read by name (``r.x``), as the
+    device reads them (numpy's own record scalar has no attributes)."""
+    value = arr[idx if len(idx) > 1 else idx[0]]
+    if arr.dtype.names is not None:  # a copy: Tier-1 code writes no field of these
+        return np.array(_plain_record(value)).view(np.recarray)[()]
+    return value
+
+
 def _as_dtype(dtype: Any, what: str | None = None) -> np.dtype[Any]:
     """``dtype`` as numpy's; for the element of ``what`` (a tile, a local array) a record
     with an array field is refused, as the typing does (``_tilebase.dtype_of``)."""
@@ -119,8 +144,8 @@ class _Holder:
     def _load(self, idx: tuple[int, ...]) -> Any:
         bf16 = self._arr.dtype == _BF16  # read as its exact float32, as on the device
         if not _inside(self._shape, idx):
-            return np.float32(0) if bf16 else self._arr.dtype.type(0)
-        value = self._arr[idx if len(idx) > 1 else idx[0]]
+            return np.float32(0) if bf16 else _zero(self._arr.dtype)
+        value = _element_of(self._arr, idx)
         return np.float32(value) if bf16 else value
 
     def _store(self, idx: tuple[int, ...], value: Any) -> None:
@@ -131,7 +156,8 @@ class _Holder:
             if self._arr.dtype == _BF16:  # via float32, rounded to nearest even
                 store_element(self._arr, idx, value)
                 return
-            self._arr[idx if len(idx) > 1 else idx[0]] = value
+            at = idx if len(idx) > 1 else idx[0]
+            self._arr[at] = _plain_record(value) if self._arr.dtype.names else value
 
     def __iter__(self) -> NoReturn:
         _reject(f"a {self._what} cannot be iterated; loop over range(len(...)) and index it")
@@ -304,8 +330,8 @@ class SimOutTile:
     def __getitem__(self, i: Any) -> Any:
         coords = self._element(i)
         if coords is None:
-            return self._arr.dtype.type(0)
-        return self._arr[coords if len(coords) > 1 else coords[0]]
+            return _zero(self._arr.dtype)
+        return _element_of(self._arr, coords)
 
     def __len__(self) -> int:
         if len(self._tile) != 1:

@@ -16,6 +16,13 @@ from numba import cuda
 
 from tests.kernels import load_kernel_module
 
+# Attack round 18: record reads by index out of a tile, local array or output tile are 0
+# out of range (they had lost their bounds test), the element in range.
+from tests.sim.test_attacks18_sim import (  # noqa: F401
+    test_a_record_read_by_index_is_its_element_or_zero,
+    test_an_output_tile_record_read_is_the_threads_own_or_zero,
+)
+
 pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("gpu")]
 
 ROOT = Path(__file__).resolve().parents[2]
