@@ -20,6 +20,7 @@ from tests.kernels import load_kernel_module
 # out of range (they had lost their bounds test), the element in range.
 from tests.sim.test_attacks18_sim import (  # noqa: F401
     test_a_record_read_by_index_is_its_element_or_zero,
+    test_a_record_tile_filled_through_witnesses_holds_the_records,
     test_an_output_tile_record_read_is_the_threads_own_or_zero,
 )
 

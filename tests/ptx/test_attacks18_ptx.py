@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
+import simtsafe as ss
 from tests.kernels import load_kernel_module
 from tests.kernels.attacks18 import FINDINGS
+from tests.ptx.test_tile_phases_ptx import compiled_form_only  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.ptx
 
@@ -48,3 +50,47 @@ def test_a_record_read_by_index_keeps_its_bounds_test(tmp_path: Path, name: str)
     fills = "fill_async" in FINDINGS[name]
     assert _unguarded_loads(ptx, fills) == []
     assert "selp.b64" in ptx
+
+
+# -- a false refusal of the round: a record tile filled through witnesses. Numba's record
+# copy stored an array of bytes, which LLVM split into byte stores without the witness
+# store's tag; the compiled-form phase check saw writes by no witness. A record is now
+# stored as one integer of its size (``_tilebase._store_record``).
+
+RECORDS = {
+    "4": '[("x", np.float32)]',
+    "8": '[("x", np.float32), ("y", np.float32)]',
+    "12": '[("x", np.float32), ("y", np.float32), ("z", np.float32)]',
+    "16": '[("x", np.float64), ("y", np.int32), ("z", np.int32)]',
+}
+
+WITNESS_FILL = """
+REC = np.dtype(FIELDS)
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=32))
+def k(out: DisjointSlice[np.float32], a: In[REC]) -> None:
+    w = thread.index_1d()
+    t = ss.shared.tile(32, REC)
+    t[thread.local_index()] = a[w]
+    ss.block.sync()
+    out[w] = t[31 - cuda.threadIdx.x].x
+"""
+
+
+@pytest.mark.parametrize("size", sorted(RECORDS))
+def test_a_record_tile_filled_through_witnesses_is_accepted(tmp_path: Path, size: str) -> None:
+    body = WITNESS_FILL.replace("FIELDS", RECORDS[size])
+    assert "st.shared" in load_kernel_module(tmp_path, body).k.ptx(cc=(9, 0))
+
+
+@pytest.mark.usefixtures("compiled_form_only")
+@pytest.mark.parametrize("size", sorted(RECORDS))
+def test_the_compiled_form_alone_accepts_it_and_refuses_a_read_before_the_barrier(
+    tmp_path: Path, size: str
+) -> None:
+    body = WITNESS_FILL.replace("FIELDS", RECORDS[size])
+    load_kernel_module(tmp_path, body).k.ptx(cc=(9, 0))
+    racing = body.replace("    ss.block.sync()\n", "")
+    with pytest.raises(ss.SafetyError, match="in the same barrier interval"):
+        load_kernel_module(tmp_path, racing).k.ptx(cc=(9, 0))

@@ -98,3 +98,20 @@ def test_a_fill_from_a_view_of_strided_rows_is_refused_as_when_compiled(tmp_path
         out, cuda.to_device(np.arange(32, dtype=np.float32).reshape(4, 8)), np.int64(0), np.int64(0)
     )
     np.testing.assert_array_equal(out.copy_to_host(), np.arange(32, dtype=np.float32))
+
+
+@pytest.mark.parametrize("size", ["4", "8", "12", "16"])
+def test_a_record_tile_filled_through_witnesses_holds_the_records(
+    tmp_path: Path, size: str
+) -> None:
+    from tests.ptx.test_attacks18_ptx import RECORDS, WITNESS_FILL
+
+    body = WITNESS_FILL.replace("FIELDS", RECORDS[size])
+    k = load_kernel_module(tmp_path, body).k
+    dtype = np.dtype(eval(RECORDS[size], {"np": np}))  # noqa: S307 - the test's own literal
+    a = np.zeros(32, dtype)
+    for f, name in enumerate(dtype.names or ()):
+        a[name] = np.arange(32) + 1 + 100 * f
+    out = cuda.to_device(np.zeros(32, np.float32))
+    k.prepare(grid=1, block=32)(out, cuda.to_device(a))
+    np.testing.assert_array_equal(out.copy_to_host(), a["x"][::-1].astype(np.float32))
