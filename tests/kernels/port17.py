@@ -52,6 +52,8 @@ from typing import Any
 import numpy as np
 
 from tests.kernels.porting import Corpus
+from tests.kernels.porting import to_device as _dev
+from tests.kernels.porting import to_host as _host
 
 EXTRA_HEADER = (
     "import math\nfrom simtsafe import Accumulate, BlockRow, Columns, WarpRow\nBF16 = ss.bfloat16\n"
@@ -665,16 +667,6 @@ ACCEPTED: dict[str, str] = {
 # Sizes are small (the simulator runs a Python thread per CUDA thread) and not multiples of
 # the block.
 # =============================================================================================
-
-
-def _dev(a: np.ndarray) -> Any:
-    from numba import cuda
-
-    return cuda.to_device(a)
-
-
-def _host(d: Any) -> np.ndarray:
-    return np.asarray(d.copy_to_host())
 
 
 def _check_block_sort(m: ModuleType, rng: np.random.Generator, name: str) -> bool:

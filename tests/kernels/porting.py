@@ -18,7 +18,19 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Corpus"]
+__all__ = ["Corpus", "to_device", "to_host"]
+
+
+def to_device(a: np.ndarray) -> Any:
+    """A host array on the device (the simulator's, under NUMBA_ENABLE_CUDASIM)."""
+    from numba import cuda
+
+    return cuda.to_device(a)
+
+
+def to_host(d: Any) -> np.ndarray:
+    """A device array's values on the host."""
+    return np.asarray(d.copy_to_host())
 
 
 @dataclass(frozen=True)
