@@ -1,6 +1,7 @@
 """Porting round 17 (an outside helper porting 20 kernels new to the corpus, in Tier 1;
-tests/kernels/port17.py; its kernels' checks: tests/ptx/test_porting_ptx.py). The refusals the round met now name the Tier-1
-form that works (each message asserted here, at compile or decoration)."""
+tests/kernels/port17.py; its kernels' checks: tests/ptx/test_porting_ptx.py). The refusals
+the round met now name the Tier-1 form that works (each message asserted here, at compile
+or decoration)."""
 
 from __future__ import annotations
 
