@@ -563,13 +563,18 @@ class _Checker(ast.NodeTransformer):
         return node
 
     def _own_record_field(self, node: ast.Attribute) -> bool:
-        """``out[w].field = v``: a field of this thread's own output element.
+        """``out[w].field = v`` (or ``out[w].inner.field = v``, a field of a nested record):
+        a field of this thread's own output element.
 
         The subscript of a ``DisjointSlice`` types only with a witness of its
         space (else a typing error), and an out-of-range witness yields a
-        scratch record, so the store lands in the thread's element or nowhere.
+        scratch record, so the store lands in the thread's element or nowhere. A nested
+        record field is a reference inside the same element (an array field is refused
+        by the compiled form, ``lowering._recordfields``).
         """
         target = node.value
+        while isinstance(target, ast.Attribute):
+            target = target.value
         return (  # (a parameter rebound anywhere in the function is not in view_names)
             isinstance(target, ast.Subscript)
             and isinstance(target.value, ast.Name)

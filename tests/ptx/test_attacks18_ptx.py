@@ -94,3 +94,42 @@ def test_the_compiled_form_alone_accepts_it_and_refuses_a_read_before_the_barrie
     racing = body.replace("    ss.block.sync()\n", "")
     with pytest.raises(ss.SafetyError, match="in the same barrier interval"):
         load_kernel_module(tmp_path, racing).k.ptx(cc=(9, 0))
+
+
+# -- another false refusal of the round: a field of a nested record of the thread's own
+# output element (``out[w].inner.x = v``), accepted like ``out[w].x = v``; the same store on
+# an input's element stays refused.
+
+NESTED_FIELD = """
+INNER = np.dtype([("x", np.float32), ("y", np.float32)])
+REC = np.dtype([("inner", INNER), ("n", np.int32)])
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=32))
+def k(out: DisjointSlice[REC], a: In[np.float32]) -> None:
+    w = thread.index_1d()
+    out[w].inner.x = a[w]
+    out[w].inner.y = a[w] * np.float32(2)
+    out[w].n = 7
+"""
+
+NESTED_FIELD_OF_INPUT = """
+INNER = np.dtype([("x", np.float32), ("y", np.float32)])
+REC = np.dtype([("inner", INNER), ("n", np.int32)])
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=32))
+def k(out: DisjointSlice[np.float32], a: In[REC], b: In[np.float32]) -> None:
+    w = thread.index_1d()
+    a[w].inner.x = b[w]
+    out[w] = b[w]
+"""
+
+
+def test_a_nested_field_of_the_own_element_is_written(tmp_path: Path) -> None:
+    assert "st.u8" in load_kernel_module(tmp_path, NESTED_FIELD).k.ptx(cc=(9, 0))
+
+
+def test_a_nested_field_of_an_input_element_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ss.SafetyError, match=r"assigning `a\[w\]\.inner\.x` writes through a"):
+        load_kernel_module(tmp_path, NESTED_FIELD_OF_INPUT)

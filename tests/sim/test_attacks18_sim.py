@@ -115,3 +115,17 @@ def test_a_record_tile_filled_through_witnesses_holds_the_records(
     out = cuda.to_device(np.zeros(32, np.float32))
     k.prepare(grid=1, block=32)(out, cuda.to_device(a))
     np.testing.assert_array_equal(out.copy_to_host(), a["x"][::-1].astype(np.float32))
+
+
+def test_a_nested_field_of_the_own_element_holds_its_value(tmp_path: Path) -> None:
+    from tests.ptx.test_attacks18_ptx import NESTED_FIELD
+
+    k = load_kernel_module(tmp_path, NESTED_FIELD).k
+    inner = np.dtype([("x", np.float32), ("y", np.float32)])
+    rec = np.dtype([("inner", inner), ("n", np.int32)])
+    out = cuda.to_device(np.zeros(40, rec))
+    k.prepare(grid=2, block=32)(out, cuda.to_device(np.arange(40, dtype=np.float32)))
+    got = out.copy_to_host()
+    np.testing.assert_array_equal(got["inner"]["x"], np.arange(40, dtype=np.float32))
+    np.testing.assert_array_equal(got["inner"]["y"], 2 * np.arange(40, dtype=np.float32))
+    np.testing.assert_array_equal(got["n"], np.full(40, 7, np.int32))
