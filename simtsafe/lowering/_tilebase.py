@@ -69,6 +69,9 @@ class HolderType(NoReturnType):
     storage: tuple[int, ...] | None
     ndim: int
     arr_type: types.Array
+    #: The alignment the holder's memory starts at, in bytes (a shared tile: 16; a local
+    #: array: only its element's ABI alignment, 1 for a packed record).
+    base_align: int = 1
 
 
 class _HolderModel(models.StructModel):
@@ -227,15 +230,15 @@ def holder_store(
             # by no witness (attack round 18: a record tile could not be filled through
             # witnesses). The element's address is a getelementptr over the integers (the
             # form ``_irform`` marks); read with alignment 1, as Numba reads a record, and
-            # stored at the largest power of two dividing the size (at most 16): a holder
-            # starts at a multiple of 16 bytes and its elements lie at multiples of their
-            # size from it.
+            # stored at the largest power of two dividing both the size and the holder's
+            # base alignment: its elements lie at multiples of their size from its start
+            # (a tile's at 16; a local array of packed records may start anywhere).
             size = ty.dtype.size
             word = ir.IntType(8 * size)
             ptr = _pointer(context, builder, builder.bitcast(data, word.as_pointer()), storage, idx)
             value = builder.load(builder.bitcast(val, word.as_pointer()), align=1)
             with own_store() if own else contextlib.nullcontext():
-                builder.store(value, ptr, align=min(size & -size, 16))
+                builder.store(value, ptr, align=min(size & -size, ty.base_align))
             return
         ptr = _pointer(context, builder, data, storage, idx)
         with own_store() if own else contextlib.nullcontext():

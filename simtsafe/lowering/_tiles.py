@@ -66,6 +66,10 @@ _LOCAL_CTOR = {
 class SharedTileType(tb.HolderType):
     """A block's shared tile: element type, static shape (None: dynamic, 1D), row padding."""
 
+    #: Static and dynamic tiles start at a multiple of 16 bytes (``_tile_alignment``,
+    #: ``_shared_dynamic_tile``; a ``tile_shared`` window's tiles at multiples of 16).
+    base_align = TILE_ALIGN
+
     def __init__(
         self, dtype: Any, shape: tuple[int, ...] | None, pad: int = 0, readonly: bool = False
     ) -> None:

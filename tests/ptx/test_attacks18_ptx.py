@@ -133,3 +133,25 @@ def test_a_nested_field_of_the_own_element_is_written(tmp_path: Path) -> None:
 def test_a_nested_field_of_an_input_element_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ss.SafetyError, match=r"assigning `a\[w\]\.inner\.x` writes through a"):
         load_kernel_module(tmp_path, NESTED_FIELD_OF_INPUT)
+
+
+LOCAL_PACKED = """
+REC = np.dtype([("x", np.float32), ("y", np.float32)])
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=32))
+def k(out: DisjointSlice[np.float32], a: In[REC], n: np.int64) -> None:
+    w = thread.index_1d()
+    l = cuda.local.array(4, REC)
+    l[n] = a[w]
+    out[w] = l[n & 3].x
+"""
+
+
+def test_a_record_stored_into_a_local_array_claims_no_alignment_it_lacks(tmp_path: Path) -> None:
+    # A local array of packed records starts at its element's ABI alignment (1): the one
+    # integer a record is stored as must not be stored as an aligned 8-byte word there (a
+    # shared tile starts at 16, where it is: RECORDS above, st.shared.u64).
+    ptx = load_kernel_module(tmp_path, LOCAL_PACKED).k.ptx(cc=(9, 0))
+    stores = re.findall(r"\bst\.local\.([\w.]+)\s+\[%rd\d+\]", ptx)
+    assert "u8" in stores and "u64" not in stores, stores
