@@ -206,6 +206,10 @@ def _pointer(
     )
 
 
+#: Record sizes stored into a holder as one integer (``holder_store``).
+_WORD_SIZES = frozenset({1, 2, 4, 8, 16})
+
+
 def holder_store(
     context: Any,
     builder: ir.IRBuilder,
@@ -223,7 +227,7 @@ def holder_store(
     """
     data, shape, storage = holder_parts(context, builder, ty, holder)
     with builder.if_then(unsigned_below(builder, idx, shape), likely=True):
-        if isinstance(ty.dtype, types.Record):
+        if isinstance(ty.dtype, types.Record) and ty.dtype.size in _WORD_SIZES:
             # Copied as one integer of its size: Numba's own copy stores an array of bytes,
             # which LLVM splits into a store a byte -- pieces without the ``!ss.own`` tag
             # of a witness store, which the compiled-form phase check then counts as writes
@@ -232,7 +236,11 @@ def holder_store(
             # form ``_irform`` marks); read with alignment 1, as Numba reads a record, and
             # stored at the largest power of two dividing both the size and the holder's
             # base alignment: its elements lie at multiples of their size from its start
-            # (a tile's at 16; a local array of packed records may start anywhere).
+            # (a tile's at 16; a local array of packed records may start anywhere). Only
+            # sizes whose integer LLVM lays out in exactly that many bytes (1, 2, 4, 8, 16):
+            # a getelementptr over i96 steps 16 bytes, not 12 (attack round 19: 3-, 5- and
+            # 12-byte records were stored at the wrong stride, past the tile); other
+            # records keep Numba's copy (a tile of them cannot be filled by witnesses).
             size = ty.dtype.size
             word = ir.IntType(8 * size)
             ptr = _pointer(context, builder, builder.bitcast(data, word.as_pointer()), storage, idx)

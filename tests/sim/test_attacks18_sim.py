@@ -100,7 +100,7 @@ def test_a_fill_from_a_view_of_strided_rows_is_refused_as_when_compiled(tmp_path
     np.testing.assert_array_equal(out.copy_to_host(), np.arange(32, dtype=np.float32))
 
 
-@pytest.mark.parametrize("size", ["4", "8", "12", "16"])
+@pytest.mark.parametrize("size", ["4", "8", "16"])
 def test_a_record_tile_filled_through_witnesses_holds_the_records(
     tmp_path: Path, size: str
 ) -> None:
