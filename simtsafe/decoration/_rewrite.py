@@ -550,6 +550,18 @@ class _Checker(ast.NodeTransformer):
             )
         if (
             not isinstance(node.ctx, ast.Load)
+            and node.attr in ("real", "imag")
+            and self._own_record_field(node)
+        ):
+            raise self.fail(
+                node,
+                f"assigning `{ast.unparse(node)}` writes one part of a complex value; a "
+                "complex field is written whole: "
+                f"`{ast.unparse(node.value)} = complex(re, im)`",
+                "attribute-store",
+            )
+        if (
+            not isinstance(node.ctx, ast.Load)
             and self.unsafe_depth == 0
             and not self._own_record_field(node)
         ):

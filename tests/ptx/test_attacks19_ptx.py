@@ -43,3 +43,22 @@ def test_a_local_array_of_odd_sized_records_is_stored_at_their_stride(
     assert scales.count(str(size)) >= 2, scales  # the store's index and the reads'
     wrong = {12: "16", 3: "4"}[size]
     assert wrong not in scales, scales
+
+
+COMPLEX_PART = """
+REC = np.dtype([("c", np.complex64), ("n", np.int32)])
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=32))
+def k(out: DisjointSlice[REC], a: In[np.float32]) -> None:
+    w = thread.index_1d()
+    out[w].c.real = a[w]
+"""
+
+
+def test_a_part_of_a_complex_field_is_refused_with_the_whole_store_named(tmp_path: Path) -> None:
+    # the round's raw NotImplementedError from Numba, now the rule's message
+    with pytest.raises(ss.SafetyError, match=r"a complex field is written whole: `out\[w\]\.c ="):
+        load_kernel_module(tmp_path, COMPLEX_PART)
+    whole = COMPLEX_PART.replace("out[w].c.real = a[w]", "out[w].c = complex(a[w], np.float32(0))")
+    assert ".entry" in load_kernel_module(tmp_path, whole).k.ptx(cc=(9, 0))
