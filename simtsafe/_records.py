@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["array_field", "record_field_refusal"]
+__all__ = ["array_field", "misaligned_record", "misaligned_refusal", "record_field_refusal"]
 
 
 def array_field(dtype: np.dtype[Any], prefix: str = "") -> str | None:
@@ -29,6 +29,42 @@ def array_field(dtype: np.dtype[Any], prefix: str = "") -> str | None:
         if inner is not None:
             return inner
     return None
+
+
+def misaligned_record(dtype: np.dtype[Any]) -> str | None:
+    """The (dotted) name of the first nested *aligned* record of ``dtype`` that an element of
+    an array of ``dtype`` can hold at an address its alignment does not divide, else None.
+
+    Numba reads and writes the fields of a record made with ``align=True`` at their natural
+    alignment; nested at an offset its alignment does not divide (inside a packed record),
+    or in an element whose size it does not divide, those accesses are misaligned -- a
+    fault on the GPU (attack round 20: ``st.f64`` at ``17 * w + 1``)."""
+
+    def walk(d: np.dtype[Any], offset: int, prefix: str) -> str | None:
+        for field in d.names or ():
+            ftype, foffset = d.fields[field][:2]  # type: ignore[index]
+            at = offset + foffset
+            if ftype.names is None:
+                continue
+            if ftype.isalignedstruct and (at % ftype.alignment or dtype.itemsize % ftype.alignment):
+                return prefix + field
+            inner = walk(ftype, at, f"{prefix}{field}.")
+            if inner is not None:
+                return inner
+        return None
+
+    return walk(dtype, 0, "")
+
+
+def misaligned_refusal(where: str, field: str, dtype: np.dtype[Any]) -> str:
+    """The refusal of a record dtype whose nested aligned record ``field`` can be misaligned."""
+    return (
+        f"{where}: the record field {field!r} is a record made with align=True (Numba accesses "
+        f"its fields at their natural alignment) at a byte offset or in an element of "
+        f"{dtype.itemsize} bytes that its alignment does not divide, so its fields' loads and "
+        "stores would be misaligned (a fault on the GPU). Make the outer record with "
+        "align=True as well (numpy then pads it), or the nested one without"
+    )
 
 
 def record_field_refusal(what: str, field: str) -> str:

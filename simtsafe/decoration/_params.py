@@ -18,7 +18,7 @@ import numpy as np
 from .._atomicviews import AppendBuffer, Counter, HashTable, HashValues
 from .._coopviews import Accumulate
 from .._errors import SafetyError
-from .._records import array_field
+from .._records import array_field, misaligned_record, misaligned_refusal
 from .._spaces import SPACE_NDIM, IndexSpace
 from .._views import DisjointSlice, In, In2D, In3D
 from ..lowering._scalars import scalar_kind
@@ -96,6 +96,17 @@ def _element_dtype(arg: Any, kernel: str, name: str, annotation: Any) -> np.dtyp
                 f"whose record field {sub!r} is an array; Numba gives such a field as a "
                 "mutable, unchecked array (a store through it could write an input or past the "
                 "thread's element). Use scalar fields (e.g. x0, x1, x2) or a separate 2D array",
+                kernel=kernel,
+                rule="annotation",
+            )
+        nested = misaligned_record(arg)
+        if nested is not None:
+            raise SafetyError(
+                misaligned_refusal(
+                    f"kernel {kernel!r}: parameter {name!r} is annotated {_describe(annotation)}",
+                    nested,
+                    arg,
+                ),
                 kernel=kernel,
                 rule="annotation",
             )

@@ -34,7 +34,7 @@ from numba.cuda.typing.templates import (
     signature,
 )
 
-from .._records import array_field, record_field_refusal
+from .._records import array_field, misaligned_record, misaligned_refusal, record_field_refusal
 from ._cuda import _const, _reject, _sreg, guarded_record
 from ._provenance import own_store
 
@@ -309,9 +309,13 @@ def dtype_of(dtype: Any, what: str) -> Any:
     if isinstance(nb, types.Record):
         from numba.cuda.np.numpy_support import as_dtype
 
-        field = array_field(as_dtype(nb))
+        record = as_dtype(nb)
+        field = array_field(record)
         if field is not None:
             raise _reject(record_field_refusal(what, field))
+        nested = misaligned_record(record)
+        if nested is not None:
+            raise _reject(misaligned_refusal(what, nested, record))
     return nb
 
 

@@ -267,7 +267,17 @@ def _tile_alignment(tty: SharedTileType | SwizzledTileType) -> int:
     # 16 bytes: a run of 16 bytes at a multiple of 16 from the start is one ld.shared.v4
     # (vec.load) or one cp.async.cg (shared.fill_async), and rows of 16 bytes for
     # ldmatrix (lowering/_mma).
-    return max(TILE_ALIGN, tty.dtype.bitwidth // 8 if hasattr(tty.dtype, "bitwidth") else 0)
+    return max(TILE_ALIGN, _element_align(tty.dtype))
+
+
+def _element_align(dtype: Any) -> int:
+    """The alignment an element of ``dtype`` needs: its size for a number (complex128: 16);
+    for a record at most 16 (its size need not be a power of two: a 24-byte record's
+    ``.align 24`` is invalid PTX -- attack round 20's false refusal; numpy aligns a record's
+    fields to at most 8 bytes)."""
+    if isinstance(dtype, types.Record):
+        return TILE_ALIGN
+    return int(dtype.bitwidth // 8) if hasattr(dtype, "bitwidth") else 0
 
 
 def _storage_dtype(tty: SharedTileType | SwizzledTileType) -> Any:
@@ -429,9 +439,7 @@ def _shared_dynamic_tile(typingctx: Any, dtype: Any) -> Any:
             can_dynsized=True,
             # 16 bytes, as a static tile: shared.fill_async copies 16-byte runs to
             # multiples of 16 from the start (cp.async.cg needs its destination aligned).
-            alignment=max(
-                TILE_ALIGN, tty.dtype.bitwidth // 8 if hasattr(tty.dtype, "bitwidth") else 0
-            ),
+            alignment=max(TILE_ALIGN, _element_align(tty.dtype)),
         )
         return tile._getvalue()
 

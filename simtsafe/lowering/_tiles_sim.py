@@ -16,7 +16,7 @@ from typing import Any, Final, NoReturn, final
 
 import numpy as np
 
-from .._records import array_field, record_field_refusal
+from .._records import array_field, misaligned_record, misaligned_refusal, record_field_refusal
 from .._spaces import out_tile_too_large
 from . import _simrt
 from ._sim import (
@@ -117,6 +117,9 @@ def _as_dtype(dtype: Any, what: str | None = None) -> np.dtype[Any]:
     field = array_field(parsed) if what is not None else None
     if field is not None:
         _reject(record_field_refusal(what or "", field))
+    nested = misaligned_record(parsed) if what is not None else None
+    if nested is not None:
+        _reject(misaligned_refusal(what or "", nested, parsed))
     return parsed
 
 
