@@ -13,7 +13,13 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["array_field", "misaligned_record", "misaligned_refusal", "record_field_refusal"]
+__all__ = [
+    "array_field",
+    "element_alignment",
+    "misaligned_record",
+    "misaligned_refusal",
+    "record_field_refusal",
+]
 
 
 def array_field(dtype: np.dtype[Any], prefix: str = "") -> str | None:
@@ -77,3 +83,16 @@ def record_field_refusal(what: str, field: str) -> str:
         "array an axis for the field (a field of 4 float32 in each of n elements: "
         "`ss.shared.tile((n, 4), np.float32)`)"
     )
+
+
+def element_alignment(dtype: np.dtype[Any]) -> int:
+    """The alignment in bytes the compiled code assumes for an element of ``dtype`` in memory:
+    numpy's alignment of the type (a packed record's is 1: Numba reads its fields with
+    alignment 1), and for a record the largest of its nested records made with
+    ``align=True`` (Numba accesses their fields at their natural alignment)."""
+    need = int(dtype.alignment)
+    for field in dtype.names or ():
+        ftype = dtype.fields[field][0]  # type: ignore[index]
+        if ftype.names is not None:
+            need = max(need, element_alignment(ftype))
+    return need

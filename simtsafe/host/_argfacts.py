@@ -44,6 +44,7 @@ __all__ = [
     "pointer_device",
     "record_dtype",
     "several_devices",
+    "unaligned",
 ]
 
 
@@ -280,3 +281,16 @@ def input_layout(f: Facts, itemsize: int, runs: bool) -> str:
     ):
         return "C16"
     return "C"
+
+
+def unaligned(f: Facts, align: int) -> tuple[str, int] | None:
+    """("data pointer" | "stride", its value) when it is not a multiple of ``align``, the
+    alignment an element's accesses assume; None for an empty array."""
+    if not f.size:
+        return None
+    if f.ptr % align:
+        return "data pointer", f.ptr
+    for stride, n in zip(f.strides, f.shape, strict=True):
+        if n > 1 and stride % align:
+            return "stride", stride
+    return None

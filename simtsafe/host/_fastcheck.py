@@ -27,7 +27,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .._errors import ArgumentTypeError
-from ._argfacts import FACTS_CACHE, array_facts, input_layout, native_facts, record_dtype
+from ._argfacts import (
+    FACTS_CACHE,
+    array_facts,
+    input_layout,
+    native_facts,
+    record_dtype,
+    unaligned,
+)
 from ._requires import launch_env
 
 if TYPE_CHECKING:
@@ -81,6 +88,14 @@ def build_fast_check(plan: LaunchPlan, check_devices: bool) -> FastCheck:
             f"array_facts(x{i}, P{i}, NAME, {itemsize})",
         ]
         cond = [f"f{i}.typestr != {typestr!r}", f"len(f{i}.shape) != {param.ndim}"]
+        align = plan.aligns[i]
+        if align > 1:  # the element accesses' alignment (_launch.unaligned)
+            names["UNALIGNED"] = unaligned
+            # (a C-contiguous array's strides are multiples of its itemsize: of the alignment)
+            cond.append(
+                f"(f{i}.ptr % {align} or (not f{i}.c_contiguous and "
+                f"UNALIGNED(f{i}, {align}) is not None)) and f{i}.size"
+            )
         if param.dtype.names is not None:  # a record: the whole layout, not just its size
             names["record_dtype"] = record_dtype
             cond.append(f"record_dtype(x{i}) != P{i}.dtype")

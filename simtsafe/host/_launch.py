@@ -42,6 +42,7 @@ from .._errors import (
     ContextMismatch,
     CoverageError,
 )
+from .._records import element_alignment
 from ..lowering._compat import SIMULATOR
 from ..lowering._launching import (
     PER_THREAD_STREAM,
@@ -64,6 +65,7 @@ from ._argfacts import (
     input_layout,
     record_dtype,
     several_devices,
+    unaligned,
 )
 from ._fastcheck import build_fast_check
 from ._foreign import Guard, dtype_name, guard
@@ -363,6 +365,7 @@ class LaunchPlan:
         "_vec_align",
         "_stream",
         "_stream_obj",
+        "aligns",
         "block",
         "capacity",
         "covers",
@@ -402,6 +405,8 @@ class LaunchPlan:
         self.expect = tuple(
             (p, p.dtype.str if p.is_array else "", p.dtype.itemsize) for p in kernel.params
         )
+        #: Per parameter: the alignment its elements' loads and stores assume (1: none).
+        self.aligns = tuple(element_alignment(p.dtype) if p.is_array else 1 for p in kernel.params)
         bound = kernel.bound
         self.needs_env = bool(bound and bound.per_launch)
         self.covers = bound.covers if bound else None
@@ -768,7 +773,7 @@ class LaunchPlan:
         memoizable = True
         devices: list[tuple[str, int | None]] = []
         all_facts: list[Facts] = []
-        for (param, typestr, itemsize), obj in zip(expect, args, strict=True):
+        for (param, typestr, itemsize), align, obj in zip(expect, self.aligns, args, strict=True):
             if param.kind == "scalar":
                 params += self._scalar(param, obj)
                 env[param.name] = obj
@@ -780,6 +785,8 @@ class LaunchPlan:
                 self._wrong_array(param, facts.typestr, shape)
             if param.dtype.names is not None and record_dtype(obj) != param.dtype:
                 self._wrong_record(param, obj)
+            if align > 1 and unaligned(facts, align):
+                self._unaligned(param, facts, align)
             if param.kind in ("out", "acc"):
                 if not facts.c_contiguous or facts.readonly:
                     self._bad_output(param, facts)
@@ -965,6 +972,20 @@ class LaunchPlan:
             argument=param.name,
             actual=str(got),
             limit=str(param.dtype),
+        )
+
+    def _unaligned(self, param: Param, facts: Facts, align: int) -> None:
+        what, seen = unaligned(facts, align) or ("data pointer", facts.ptr)
+        raise ArgumentTypeError(
+            f"kernel {self.name!r}: argument {param.name!r} ({param.dtype}) has its {what} at "
+            f"{seen:#x}, not a multiple of {align} bytes, the alignment the compiled code's "
+            "loads and stores of its elements assume (a misaligned access faults on the GPU). "
+            "Pass an array whose data pointer and strides are multiples of "
+            f"{align} (a fresh allocation is; a view made at a byte offset may not be: copy it)",
+            kernel=self.name,
+            argument=param.name,
+            actual=seen,
+            limit=align,
         )
 
     def _wrong_array(self, param: Param, typestr: str, shape: tuple[int, ...]) -> None:
