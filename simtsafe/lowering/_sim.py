@@ -323,6 +323,14 @@ class SimInput(_SimView):
             "kernel writes it"
         )
 
+    def _read(self, w: SimWitness, row: int | None = None) -> Any:
+        value = super()._read(w, row)
+        if type(value) is np.void and value.dtype.names:
+            # numpy's record scalar reads fields by key only; the kernel reads `a[w].x`
+            # (sim.check's replay memory gives these; an input's record is never written)
+            return np.array(value).view(np.recarray)[()]
+        return value
+
     def __getitem__(self, i: Any) -> Any:
         if isinstance(i, SimWitness):
             return self._read(i)

@@ -145,6 +145,8 @@ class Poison:
         # .item(), .astype(...)) stays undefined; metadata (.dtype, .shape, .ndim) is not.
         if name.startswith("__"):
             raise AttributeError(name)
+        if isinstance(self.v, np.void) and self.v.dtype.names and name in self.v.dtype.names:
+            return _wrap(self.v[name], self.o)  # `r.x`: numpy's record scalar reads by key
         value = getattr(self.v, name)
         if callable(value):
             origin = self.o

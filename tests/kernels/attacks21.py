@@ -144,12 +144,12 @@ FALSE_REFUSALS: dict[str, str] = {
     "AttributeError \"'numpy.void' object has no attribute 'x'\" in the replay (sim/_poison.py "
     "__getattr__ does getattr(np.void, 'x')), while k.prepare(...) on the simulator and "
     "k.ptx(cc=(9, 0)) accept it and docs/typing.md names `a[w].x` as the field read; "
-    "`a[w][\"x\"]` replays fine. (Round 18's FINDING 3 was tiles / local arrays on the simulator "
+    '`a[w]["x"]` replays fine. (Round 18\'s FINDING 3 was tiles / local arrays on the simulator '
     "launch; this is sim.check on a plain In parameter.)",
     "sim-cai-record-fields-dropped": "on the simulator, a record array given as an object with "
     "`.dtype` = REC and a __cuda_array_interface__ (CuPy-like) passes the launch's record check, "
     "but lowering/_launching._host_view rebuilds it from the CAI's typestr only ('|V16'), so "
-    "`a[w][\"x\"]` fails in the simulated threads (IndexError: only integers, slices...); the "
+    '`a[w]["x"]` fails in the simulated threads (IndexError: only integers, slices...); the '
     "GPU compile uses the annotation's record type and would run it.",
     "cai-only-padded-record": "a bare __cuda_array_interface__ object (no .dtype) of an "
     "align=True record with tail padding exports descr = dtype.descr = [('x','<f8'), "

@@ -100,3 +100,27 @@ def test_an_input_at_a_misaligned_stride_is_refused(tmp_path: Path) -> None:
     out = cuda.to_device(np.zeros(N))
     with pytest.raises(ss.ArgumentTypeError, match=r"argument 'b' .* stride at 0x9, not a"):
         m.k.prepare(grid=1, block=N)(out, _Interface(base, (9,)))
+
+
+FIELD_READ = """
+REC = np.dtype([("x", np.float64), ("n", np.int32)], align=True)
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=32))
+def k(out: DisjointSlice[np.float64], a: In[REC]) -> None:
+    w = thread.index_1d()
+    out[w] = a[w].x + 1.0
+"""
+
+
+def test_sim_check_replays_a_record_field_read_by_name(tmp_path: Path) -> None:
+    # a false refusal of the round: sim.check's replay read `a[w].x` as an attribute of
+    # numpy's record scalar, which has none (the launch and the compile accepted it)
+    from simtsafe import sim
+
+    m = load_kernel_module(tmp_path, FIELD_READ)
+    a = np.zeros(N, m.REC)
+    a["x"] = np.arange(N)
+    report = sim.check(m.k, 1, N, np.zeros(N), a)
+    assert report.ok, report
+    np.testing.assert_array_equal(report.outputs["out"], np.arange(N) + 1.0)
