@@ -249,6 +249,17 @@ def _host_view(obj: Any) -> Any:
     if cai is None or simulator_array_interface(obj) is not None or isinstance(obj, np.ndarray):
         return obj
     dtype = np.dtype(cai["typestr"])
+    if dtype.kind == "V":  # a record: its fields from the object's dtype, else the descr
+        named = getattr(obj, "dtype", None)
+        if isinstance(named, np.dtype) and named.names and named.itemsize == dtype.itemsize:
+            dtype = named
+        elif cai.get("descr"):
+            try:
+                described = np.dtype([tuple(f) for f in cai["descr"]])
+            except (TypeError, ValueError):
+                described = dtype
+            if described.itemsize == dtype.itemsize:
+                dtype = described
     shape = tuple(int(n) for n in cai["shape"])
     strides = cai.get("strides")
     if strides is None:

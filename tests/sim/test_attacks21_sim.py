@@ -124,3 +124,32 @@ def test_sim_check_replays_a_record_field_read_by_name(tmp_path: Path) -> None:
     report = sim.check(m.k, 1, N, np.zeros(N), a)
     assert report.ok, report
     np.testing.assert_array_equal(report.outputs["out"], np.arange(N) + 1.0)
+
+
+class _RecordInterface:
+    """A CuPy-like record array: ``.dtype`` and a ``__cuda_array_interface__`` (typestr
+    ``|V16``)."""
+
+    def __init__(self, host: np.ndarray) -> None:
+        self.base = host
+        self.dtype = host.dtype
+        self.shape = host.shape
+        self.__cuda_array_interface__ = {
+            "shape": host.shape,
+            "strides": None,
+            "typestr": host.dtype.str,
+            "descr": host.dtype.descr,
+            "data": (host.ctypes.data, True),
+            "version": 3,
+        }
+
+
+def test_a_record_interface_object_keeps_its_fields_on_the_simulator(tmp_path: Path) -> None:
+    # a false refusal of the round: the simulator rebuilt the array from its typestr only
+    # (a void of 16 bytes), so the kernel's field reads failed in the simulated threads
+    m = load_kernel_module(tmp_path, FIELD_READ)
+    host = np.zeros(N, m.REC)
+    host["x"] = np.arange(N) * 2.0
+    out = cuda.to_device(np.zeros(N))
+    m.k.prepare(grid=1, block=N)(out, _RecordInterface(host))
+    np.testing.assert_array_equal(out.copy_to_host(), np.arange(N) * 2.0 + 1.0)
