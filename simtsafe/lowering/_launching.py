@@ -255,7 +255,7 @@ def _host_view(obj: Any) -> Any:
             dtype = named
         elif cai.get("descr"):
             try:
-                described = np.dtype([tuple(f) for f in cai["descr"]])
+                described = np.lib.format.descr_to_dtype(cai["descr"])
             except (TypeError, ValueError):
                 described = dtype
             if described.itemsize == dtype.itemsize:
