@@ -23,8 +23,10 @@ __all__ = [
     "SimInput",
     "SimWitness",
     "builtins",
+    "named_record",
     "read_element",
     "store_element",
+    "zero_record",
 ]
 
 SENTINEL: Final = 2**63 - 1
@@ -201,6 +203,17 @@ def _plain_record(value: Any) -> Any:
     return value
 
 
+def zero_record(dtype: np.dtype[Any]) -> Any:
+    """A zero-filled record whose fields read by name (``r.x``): a read out of range."""
+    return np.zeros(1, dtype).view(np.recarray)[0]
+
+
+def named_record(value: Any) -> Any:
+    """A record read as the device reads it, fields by name (``r.x``; numpy's record scalar
+    reads them by key only): a copy -- Tier-1 code writes no field of an element it read."""
+    return np.array(_plain_record(value)).view(np.recarray)[()]
+
+
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 
 
@@ -225,7 +238,7 @@ class _SimView:
         """The element at ``idx`` as a witness read gives it; zero (None: out of range)."""
         if idx is None:
             if self._arr.dtype.names is not None:  # a zero-filled scratch record
-                return np.zeros(1, self._arr.dtype).view(np.recarray)[0]
+                return zero_record(self._arr.dtype)
             return _widened(self._arr.dtype, self._arr.dtype.type(0))
         return _widened(self._arr.dtype, self._arr[idx if len(idx) > 1 else idx[0]])
 
@@ -328,7 +341,7 @@ class SimInput(_SimView):
         if type(value) is np.void and value.dtype.names:
             # numpy's record scalar reads fields by key only; the kernel reads `a[w].x`
             # (sim.check's replay memory gives these; an input's record is never written)
-            return np.array(value).view(np.recarray)[()]
+            return named_record(value)
         return value
 
     def __getitem__(self, i: Any) -> Any:

@@ -27,7 +27,9 @@ from ._sim import (
     _mint,
     _plain_record,
     _reject,
+    named_record,
     store_element,
+    zero_record,
 )
 from ._swizzlerule import helper_refusal, only_fill_and_wgmma, swizzle_refusal
 
@@ -89,7 +91,7 @@ def _inside(shape: tuple[int, ...], idx: tuple[int, ...]) -> bool:
 def _zero(dtype: np.dtype[Any]) -> Any:
     """An element read out of range: 0, or a zero-filled record whose fields read as 0."""
     if dtype.names is not None:
-        return np.zeros(1, dtype).view(np.recarray)[0]
+        return zero_record(dtype)
     return dtype.type(0)
 
 
@@ -97,9 +99,7 @@ def _element_of(arr: Any, idx: tuple[int, ...]) -> Any:
     """The element at ``idx``; a record as one whose fields read by name (``r.x``), as the
     device reads them (numpy's own record scalar has no attributes)."""
     value = arr[idx if len(idx) > 1 else idx[0]]
-    if arr.dtype.names is not None:  # a copy: Tier-1 code writes no field of these
-        return np.array(_plain_record(value)).view(np.recarray)[()]
-    return value
+    return named_record(value) if arr.dtype.names is not None else value
 
 
 def _as_dtype(dtype: Any, what: str | None = None) -> np.dtype[Any]:
