@@ -22,8 +22,9 @@ figures in results/primitives.md before issue 20's tuning; also its
 persistent variant); the look-back by one warp with the runs in registers
 (``candidate raw, warp look-back`` in results/primitives_scan_h100.md) was
 measured there and removed. For the histogram, ``histogram_vec_x4`` (four
-16-byte runs in flight per step, Tier 1) and ``histogram_lane_x4``/``_x2`` (the
-lane read from ``%laneid``: one instruction less per byte; Tier 1).
+16-byte runs in flight per step, Tier 1) and ``histogram_flat`` (the example
+before 2D accumulators: its bins in a flat accumulator, one more SASS
+instruction a byte; Tier 1).
 
 Timing as benchmarks/coop.py: CUDA events around a batch of calls, after
 warm-up; before each batch a one-thread kernel keeps the GPU busy while the
@@ -193,10 +194,10 @@ HIST_WORDS = 16  # 4 * HIST_STEP: the words a step holds
 def histogram_vec_x4(
     counts: ss.Accumulate[np.uint32], words: In[np.uint32], data: In[np.uint8]
 ) -> None:
-    """Candidate: examples/histogram_vec.py's per-lane bins with four 16-byte runs in flight
+    """Candidate: examples/histogram_vec.py (2D accumulator) with four 16-byte runs in flight
     per step (64 bytes per thread before its first atomic), held in a thread-private array
     (constant indices: registers, no local memory -- tests/ptx checks the PTX)."""
-    h = ss.shared.accumulator(8192, np.uint32)
+    h = ss.shared.accumulator((256, 32), np.uint32)
     lane = cuda.threadIdx.x & 31
     p = cuda.gridsize(1)
     runs = words.size // 4
@@ -211,10 +212,10 @@ def histogram_vec_x4(
             w[4 * k + 3] = u[3]
         for k in range(HIST_WORDS):
             a = w[k]
-            h.add((a & 0xFF) * 32 + lane, 1)
-            h.add(((a >> 8) & 0xFF) * 32 + lane, 1)
-            h.add(((a >> 16) & 0xFF) * 32 + lane, 1)
-            h.add((a >> 24) * 32 + lane, 1)
+            h.add((a & 0xFF, lane), 1)
+            h.add(((a >> 8) & 0xFF, lane), 1)
+            h.add(((a >> 16) & 0xFF, lane), 1)
+            h.add((a >> 24, lane), 1)
         r += HIST_STEP * p
     while r < runs:  # at most three times
         u = ss.vec.load(words, r, 4)
@@ -224,149 +225,103 @@ def histogram_vec_x4(
         w[3] = u[3]
         for k in range(4):
             a = w[k]
-            h.add((a & 0xFF) * 32 + lane, 1)
-            h.add(((a >> 8) & 0xFF) * 32 + lane, 1)
-            h.add(((a >> 16) & 0xFF) * 32 + lane, 1)
-            h.add((a >> 24) * 32 + lane, 1)
+            h.add((a & 0xFF, lane), 1)
+            h.add(((a >> 8) & 0xFF, lane), 1)
+            h.add(((a >> 16) & 0xFF, lane), 1)
+            h.add((a >> 24, lane), 1)
         r += p
     i = cuda.grid(1)
     q = 4 * runs + i  # the words past the last whole run (at most 3)
     if q < words.size:
         a = words[q]
-        h.add((a & 0xFF) * 32 + lane, 1)
-        h.add(((a >> 8) & 0xFF) * 32 + lane, 1)
-        h.add(((a >> 16) & 0xFF) * 32 + lane, 1)
-        h.add((a >> 24) * 32 + lane, 1)
+        h.add((a & 0xFF, lane), 1)
+        h.add(((a >> 8) & 0xFF, lane), 1)
+        h.add(((a >> 16) & 0xFF, lane), 1)
+        h.add((a >> 24, lane), 1)
     t = 4 * words.size + i  # the bytes past the last whole word (at most 3)
     if t < data.size:
-        h.add(np.int32(data[t]) * 32 + lane, 1)
+        h.add((np.int32(data[t]), lane), 1)
     ss.block.sync()
     for k in range(256 // 8):
         j = k * 8 + cuda.threadIdx.x // 32
-        total = ss.warp.sum(h[j * 32 + lane])
+        total = ss.warp.sum(h[j, lane])
         if lane == 0 and total != 0:
             counts.add(j, total)
 
 
-# The lane-register candidates: the same per-lane bins, with the lane read from %laneid
-# (``cuda.laneid & 31``) instead of ``threadIdx.x & 31``. Same value, cheaper code: ptxas
-# re-derives ``threadIdx.x & 31`` inside every counter address, so each byte costs
-# SHF + LOP3 (mask) + LOP3 (| tid & 31) + IMAD (* 4 + shared base); with the lane in a
-# register the mask and the OR are one LOP3 (3 instead of 4 per byte). ``vec.load_runs``
-# checks the runs of a step together and issues their loads back to back. SASS (sm_90,
-# hot loop): 5.0 instructions per byte at 4 runs per step, against 6.2 for the example.
+# The flat-bins candidate: examples/histogram_vec.py as it was before 2D accumulators,
+# beside it in the same run. (The lane-register candidates, histogram_lane_x4/_x2, were
+# measured on an H100 -- results/primitives_histogram_h100_s14.md -- slower than
+# histogram_vec_x4, and removed.)
 
 
 @ss.kernel(contract=ss.LaunchContract(domain=1, block=256))
-def histogram_lane_x4(
+def histogram_flat(
     counts: ss.Accumulate[np.uint32], words: In[np.uint32], data: In[np.uint8]
 ) -> None:
-    """Candidate: histogram_vec_x4 with the lane in a register and its four runs per step
-    loaded by one ``vec.load_runs`` (64 bytes per thread in registers before the atomics)."""
+    """Candidate (the example before the 2D accumulator): the same per-lane bins in a flat
+    accumulator, counter ``b * 32 + lane``. LLVM folds the index into a shift, a mask and an
+    or, then ptxas multiplies by 4 and adds the base: 5 SASS instructions a byte against the
+    2D accumulator's 4 (one multiply-add from the lane's base)."""
     h = ss.shared.accumulator(8192, np.uint32)
-    lane = cuda.laneid & 31  # the & keeps the index provably below 8192 (no bounds compare)
+    lane = cuda.threadIdx.x & 31
     p = cuda.gridsize(1)
-    runs = words.size // 4
+    runs = words.size // 4  # whole 16-byte runs
     r = cuda.grid(1)
-    w = cuda.local.array(16, np.uint32)
-    while r + 3 * p < runs:
-        t = ss.vec.load_runs(words, (r, r + p, r + 2 * p, r + 3 * p), 4)
-        w[0] = t[0][0]
-        w[1] = t[0][1]
-        w[2] = t[0][2]
-        w[3] = t[0][3]
-        w[4] = t[1][0]
-        w[5] = t[1][1]
-        w[6] = t[1][2]
-        w[7] = t[1][3]
-        w[8] = t[2][0]
-        w[9] = t[2][1]
-        w[10] = t[2][2]
-        w[11] = t[2][3]
-        w[12] = t[3][0]
-        w[13] = t[3][1]
-        w[14] = t[3][2]
-        w[15] = t[3][3]
-        for k in range(16):
-            a = w[k]
-            h.add((a & 0xFF) * 32 + lane, 1)
-            h.add(((a >> 8) & 0xFF) * 32 + lane, 1)
-            h.add(((a >> 16) & 0xFF) * 32 + lane, 1)
-            h.add((a >> 24) * 32 + lane, 1)
-        r += 4 * p
-    while r < runs:  # at most three times
+    while r + p < runs:  # two 16-byte loads per step, both in flight
         u = ss.vec.load(words, r, 4)
-        w[0] = u[0]
-        w[1] = u[1]
-        w[2] = u[2]
-        w[3] = u[3]
-        for k in range(4):
-            a = w[k]
-            h.add((a & 0xFF) * 32 + lane, 1)
-            h.add(((a >> 8) & 0xFF) * 32 + lane, 1)
-            h.add(((a >> 16) & 0xFF) * 32 + lane, 1)
-            h.add((a >> 24) * 32 + lane, 1)
-        r += p
-    i = cuda.grid(1)
-    q = 4 * runs + i  # the words past the last whole run (at most 3)
-    if q < words.size:
-        a = words[q]
-        h.add((a & 0xFF) * 32 + lane, 1)
-        h.add(((a >> 8) & 0xFF) * 32 + lane, 1)
-        h.add(((a >> 16) & 0xFF) * 32 + lane, 1)
-        h.add((a >> 24) * 32 + lane, 1)
-    t = 4 * words.size + i  # the bytes past the last whole word (at most 3)
-    if t < data.size:
-        h.add(np.int32(data[t]) * 32 + lane, 1)
-    ss.block.sync()
-    for k in range(256 // 8):
-        j = k * 8 + cuda.threadIdx.x // 32
-        total = ss.warp.sum(h[j * 32 + lane])
-        if lane == 0 and total != 0:
-            counts.add(j, total)
-
-
-@ss.kernel(contract=ss.LaunchContract(domain=1, block=256))
-def histogram_lane_x2(
-    counts: ss.Accumulate[np.uint32], words: In[np.uint32], data: In[np.uint8]
-) -> None:
-    """Candidate: examples/histogram_vec.py's step (two runs) with the lane in a register and
-    ``vec.load_runs``: the address change alone, at the example's bytes in flight."""
-    h = ss.shared.accumulator(8192, np.uint32)
-    lane = cuda.laneid & 31  # the & keeps the index provably below 8192 (no bounds compare)
-    p = cuda.gridsize(1)
-    runs = words.size // 4
-    r = cuda.grid(1)
-    w = cuda.local.array(8, np.uint32)
-    while r + p < runs:
-        t = ss.vec.load_runs(words, (r, r + p), 4)
-        w[0] = t[0][0]
-        w[1] = t[0][1]
-        w[2] = t[0][2]
-        w[3] = t[0][3]
-        w[4] = t[1][0]
-        w[5] = t[1][1]
-        w[6] = t[1][2]
-        w[7] = t[1][3]
-        for k in range(8):
-            a = w[k]
-            h.add((a & 0xFF) * 32 + lane, 1)
-            h.add(((a >> 8) & 0xFF) * 32 + lane, 1)
-            h.add(((a >> 16) & 0xFF) * 32 + lane, 1)
-            h.add((a >> 24) * 32 + lane, 1)
+        v = ss.vec.load(words, r + p, 4)
+        h.add((u[0] & 0xFF) * 32 + lane, 1)
+        h.add(((u[0] >> 8) & 0xFF) * 32 + lane, 1)
+        h.add(((u[0] >> 16) & 0xFF) * 32 + lane, 1)
+        h.add((u[0] >> 24) * 32 + lane, 1)
+        h.add((u[1] & 0xFF) * 32 + lane, 1)
+        h.add(((u[1] >> 8) & 0xFF) * 32 + lane, 1)
+        h.add(((u[1] >> 16) & 0xFF) * 32 + lane, 1)
+        h.add((u[1] >> 24) * 32 + lane, 1)
+        h.add((u[2] & 0xFF) * 32 + lane, 1)
+        h.add(((u[2] >> 8) & 0xFF) * 32 + lane, 1)
+        h.add(((u[2] >> 16) & 0xFF) * 32 + lane, 1)
+        h.add((u[2] >> 24) * 32 + lane, 1)
+        h.add((u[3] & 0xFF) * 32 + lane, 1)
+        h.add(((u[3] >> 8) & 0xFF) * 32 + lane, 1)
+        h.add(((u[3] >> 16) & 0xFF) * 32 + lane, 1)
+        h.add((u[3] >> 24) * 32 + lane, 1)
+        h.add((v[0] & 0xFF) * 32 + lane, 1)
+        h.add(((v[0] >> 8) & 0xFF) * 32 + lane, 1)
+        h.add(((v[0] >> 16) & 0xFF) * 32 + lane, 1)
+        h.add((v[0] >> 24) * 32 + lane, 1)
+        h.add((v[1] & 0xFF) * 32 + lane, 1)
+        h.add(((v[1] >> 8) & 0xFF) * 32 + lane, 1)
+        h.add(((v[1] >> 16) & 0xFF) * 32 + lane, 1)
+        h.add((v[1] >> 24) * 32 + lane, 1)
+        h.add((v[2] & 0xFF) * 32 + lane, 1)
+        h.add(((v[2] >> 8) & 0xFF) * 32 + lane, 1)
+        h.add(((v[2] >> 16) & 0xFF) * 32 + lane, 1)
+        h.add((v[2] >> 24) * 32 + lane, 1)
+        h.add((v[3] & 0xFF) * 32 + lane, 1)
+        h.add(((v[3] >> 8) & 0xFF) * 32 + lane, 1)
+        h.add(((v[3] >> 16) & 0xFF) * 32 + lane, 1)
+        h.add((v[3] >> 24) * 32 + lane, 1)
         r += 2 * p
     while r < runs:  # at most once
         u = ss.vec.load(words, r, 4)
-        w[0] = u[0]
-        w[1] = u[1]
-        w[2] = u[2]
-        w[3] = u[3]
-        for k in range(4):
-            a = w[k]
-            h.add((a & 0xFF) * 32 + lane, 1)
-            h.add(((a >> 8) & 0xFF) * 32 + lane, 1)
-            h.add(((a >> 16) & 0xFF) * 32 + lane, 1)
-            h.add((a >> 24) * 32 + lane, 1)
+        h.add((u[0] & 0xFF) * 32 + lane, 1)
+        h.add(((u[0] >> 8) & 0xFF) * 32 + lane, 1)
+        h.add(((u[0] >> 16) & 0xFF) * 32 + lane, 1)
+        h.add((u[0] >> 24) * 32 + lane, 1)
+        h.add((u[1] & 0xFF) * 32 + lane, 1)
+        h.add(((u[1] >> 8) & 0xFF) * 32 + lane, 1)
+        h.add(((u[1] >> 16) & 0xFF) * 32 + lane, 1)
+        h.add((u[1] >> 24) * 32 + lane, 1)
+        h.add((u[2] & 0xFF) * 32 + lane, 1)
+        h.add(((u[2] >> 8) & 0xFF) * 32 + lane, 1)
+        h.add(((u[2] >> 16) & 0xFF) * 32 + lane, 1)
+        h.add((u[2] >> 24) * 32 + lane, 1)
+        h.add((u[3] & 0xFF) * 32 + lane, 1)
+        h.add(((u[3] >> 8) & 0xFF) * 32 + lane, 1)
+        h.add(((u[3] >> 16) & 0xFF) * 32 + lane, 1)
+        h.add((u[3] >> 24) * 32 + lane, 1)
         r += p
     i = cuda.grid(1)
     q = 4 * runs + i  # the words past the last whole run (at most 3)
@@ -379,7 +334,9 @@ def histogram_lane_x2(
     t = 4 * words.size + i  # the bytes past the last whole word (at most 3)
     if t < data.size:
         h.add(np.int32(data[t]) * 32 + lane, 1)
-    ss.block.sync()
+    ss.block.sync()  # the block's updates end here; reads follow
+    # Warp w adds up bins w, w + 8, ...: lane l reads copy l (bank l), warp.sum adds the 32.
+    # (The loop's trip count is the same in every thread: the analysis sees it uniform.)
     for k in range(256 // 8):
         j = k * 8 + cuda.threadIdx.x // 32
         total = ss.warp.sum(h[j * 32 + lane])
@@ -755,14 +712,8 @@ def bench_histogram(b: Bench, log2n: int, kind: str) -> None:
         label = f"candidate simtsafe, {HIST_STEP} runs per step, {per_sm} blocks/SM"
         grid = 2 if ss.SIMULATOR else per_sm * _sms()
         b.run(prim, label, safe_with(grid, histogram_vec_x4), nbytes=nbytes, batch=5)
-    for name, kernel, counts_per_sm in (
-        ("lane in a register, 4 runs per step", histogram_lane_x4, (6, 5)),
-        ("lane in a register, 2 runs per step", histogram_lane_x2, (6,)),
-    ):
-        for per_sm in counts_per_sm:
-            grid = 2 if ss.SIMULATOR else per_sm * _sms()
-            label = f"candidate simtsafe, {name}, {per_sm} blocks/SM"
-            b.run(prim, label, safe_with(grid, kernel), nbytes=nbytes, batch=5)
+    label = "candidate simtsafe, flat bins (b * 32 + lane), 2 runs per step, 6 blocks/SM"
+    b.run(prim, label, safe_with(blocks, histogram_flat), nbytes=nbytes, batch=5)
     b.run(prim, "examples/histogram.py (one copy)", tier1_one_copy, nbytes=nbytes, batch=5)
     if cp is not None and not ss.SIMULATOR:
         cwords, cdata_u8 = cp.asarray(words), cp.asarray(data)

@@ -4,14 +4,20 @@ examples/histogram.py counts every byte into one shared copy of the 256
 bins: the 32 lanes of a warp update random bins, which share banks (uniform
 data: a few lanes per bank, each waiting its turn) or the same bin (skewed
 data: up to 32 lanes serialized on one address). Here each lane has its
-own copy of the bins in the block's shared accumulator: bin ``b`` of lane
-``l`` is counter ``b * 32 + l``, in bank ``l``. A warp's 32 updates then
+own copy of the bins in the block's 2D shared accumulator: counter ``(b,
+l)`` is bin ``b`` of lane ``l``, in bank ``l``. A warp's 32 updates then
 hit 32 different banks whatever the data -- no conflict for uniform data,
 no serialization for skewed data (the lanes of the 8 warps that share a
 copy add atomically, so they stay correct). 8192 counters (32 KB) per
 block; at the end each warp adds up the 32 copies of its bins (lane ``l``
 reads copy ``l``, ``simtsafe.warp.sum`` adds them) and lane 0 adds each
 total to the output with one global atomic.
+
+The 2D accumulator is what makes the update cheap: its counter's address is
+the lane's base (computed once) plus ``b`` times the row's 128 bytes, one
+multiply-add a byte; the same bins as a flat accumulator indexed ``b * 32 +
+lane`` cost a shift, a mask, an or and a multiply-add, as LLVM folds the
+index's arithmetic together (benchmarks/primitives.py measures both).
 
 The input is read 16 bytes at a time (``vec.load`` of four ``uint32``
 words; ``as_words`` views the bytes as words without a copy), two runs per
@@ -34,13 +40,12 @@ from simtsafe import Accumulate, In
 NBINS = 256
 BLOCK = 256
 LANES = 32
-COPIES = NBINS * LANES  # counter b * 32 + l: bin b of lane l, in bank l
 BLOCKS_PER_SM = 6  # 32 KB of counters per block: six blocks fit an SM's shared memory
 
 
 @ss.kernel(contract=ss.LaunchContract(domain=1, block=BLOCK))
 def histogram_vec(counts: Accumulate[np.uint32], words: In[np.uint32], data: In[np.uint8]) -> None:
-    h = ss.shared.accumulator(COPIES, np.uint32)  # zeroed by the block before use
+    h = ss.shared.accumulator((NBINS, LANES), np.uint32)  # zeroed by the block before use
     lane = cuda.threadIdx.x & 31
     p = cuda.gridsize(1)
     runs = words.size // 4  # whole 16-byte runs
@@ -48,75 +53,75 @@ def histogram_vec(counts: Accumulate[np.uint32], words: In[np.uint32], data: In[
     while r + p < runs:  # two 16-byte loads per step, both in flight
         u = ss.vec.load(words, r, 4)
         v = ss.vec.load(words, r + p, 4)
-        h.add((u[0] & 0xFF) * LANES + lane, 1)
-        h.add(((u[0] >> 8) & 0xFF) * LANES + lane, 1)
-        h.add(((u[0] >> 16) & 0xFF) * LANES + lane, 1)
-        h.add((u[0] >> 24) * LANES + lane, 1)
-        h.add((u[1] & 0xFF) * LANES + lane, 1)
-        h.add(((u[1] >> 8) & 0xFF) * LANES + lane, 1)
-        h.add(((u[1] >> 16) & 0xFF) * LANES + lane, 1)
-        h.add((u[1] >> 24) * LANES + lane, 1)
-        h.add((u[2] & 0xFF) * LANES + lane, 1)
-        h.add(((u[2] >> 8) & 0xFF) * LANES + lane, 1)
-        h.add(((u[2] >> 16) & 0xFF) * LANES + lane, 1)
-        h.add((u[2] >> 24) * LANES + lane, 1)
-        h.add((u[3] & 0xFF) * LANES + lane, 1)
-        h.add(((u[3] >> 8) & 0xFF) * LANES + lane, 1)
-        h.add(((u[3] >> 16) & 0xFF) * LANES + lane, 1)
-        h.add((u[3] >> 24) * LANES + lane, 1)
-        h.add((v[0] & 0xFF) * LANES + lane, 1)
-        h.add(((v[0] >> 8) & 0xFF) * LANES + lane, 1)
-        h.add(((v[0] >> 16) & 0xFF) * LANES + lane, 1)
-        h.add((v[0] >> 24) * LANES + lane, 1)
-        h.add((v[1] & 0xFF) * LANES + lane, 1)
-        h.add(((v[1] >> 8) & 0xFF) * LANES + lane, 1)
-        h.add(((v[1] >> 16) & 0xFF) * LANES + lane, 1)
-        h.add((v[1] >> 24) * LANES + lane, 1)
-        h.add((v[2] & 0xFF) * LANES + lane, 1)
-        h.add(((v[2] >> 8) & 0xFF) * LANES + lane, 1)
-        h.add(((v[2] >> 16) & 0xFF) * LANES + lane, 1)
-        h.add((v[2] >> 24) * LANES + lane, 1)
-        h.add((v[3] & 0xFF) * LANES + lane, 1)
-        h.add(((v[3] >> 8) & 0xFF) * LANES + lane, 1)
-        h.add(((v[3] >> 16) & 0xFF) * LANES + lane, 1)
-        h.add((v[3] >> 24) * LANES + lane, 1)
+        h.add((u[0] & 0xFF, lane), 1)
+        h.add(((u[0] >> 8) & 0xFF, lane), 1)
+        h.add(((u[0] >> 16) & 0xFF, lane), 1)
+        h.add((u[0] >> 24, lane), 1)
+        h.add((u[1] & 0xFF, lane), 1)
+        h.add(((u[1] >> 8) & 0xFF, lane), 1)
+        h.add(((u[1] >> 16) & 0xFF, lane), 1)
+        h.add((u[1] >> 24, lane), 1)
+        h.add((u[2] & 0xFF, lane), 1)
+        h.add(((u[2] >> 8) & 0xFF, lane), 1)
+        h.add(((u[2] >> 16) & 0xFF, lane), 1)
+        h.add((u[2] >> 24, lane), 1)
+        h.add((u[3] & 0xFF, lane), 1)
+        h.add(((u[3] >> 8) & 0xFF, lane), 1)
+        h.add(((u[3] >> 16) & 0xFF, lane), 1)
+        h.add((u[3] >> 24, lane), 1)
+        h.add((v[0] & 0xFF, lane), 1)
+        h.add(((v[0] >> 8) & 0xFF, lane), 1)
+        h.add(((v[0] >> 16) & 0xFF, lane), 1)
+        h.add((v[0] >> 24, lane), 1)
+        h.add((v[1] & 0xFF, lane), 1)
+        h.add(((v[1] >> 8) & 0xFF, lane), 1)
+        h.add(((v[1] >> 16) & 0xFF, lane), 1)
+        h.add((v[1] >> 24, lane), 1)
+        h.add((v[2] & 0xFF, lane), 1)
+        h.add(((v[2] >> 8) & 0xFF, lane), 1)
+        h.add(((v[2] >> 16) & 0xFF, lane), 1)
+        h.add((v[2] >> 24, lane), 1)
+        h.add((v[3] & 0xFF, lane), 1)
+        h.add(((v[3] >> 8) & 0xFF, lane), 1)
+        h.add(((v[3] >> 16) & 0xFF, lane), 1)
+        h.add((v[3] >> 24, lane), 1)
         r += 2 * p
     while r < runs:  # at most once
         u = ss.vec.load(words, r, 4)
-        h.add((u[0] & 0xFF) * LANES + lane, 1)
-        h.add(((u[0] >> 8) & 0xFF) * LANES + lane, 1)
-        h.add(((u[0] >> 16) & 0xFF) * LANES + lane, 1)
-        h.add((u[0] >> 24) * LANES + lane, 1)
-        h.add((u[1] & 0xFF) * LANES + lane, 1)
-        h.add(((u[1] >> 8) & 0xFF) * LANES + lane, 1)
-        h.add(((u[1] >> 16) & 0xFF) * LANES + lane, 1)
-        h.add((u[1] >> 24) * LANES + lane, 1)
-        h.add((u[2] & 0xFF) * LANES + lane, 1)
-        h.add(((u[2] >> 8) & 0xFF) * LANES + lane, 1)
-        h.add(((u[2] >> 16) & 0xFF) * LANES + lane, 1)
-        h.add((u[2] >> 24) * LANES + lane, 1)
-        h.add((u[3] & 0xFF) * LANES + lane, 1)
-        h.add(((u[3] >> 8) & 0xFF) * LANES + lane, 1)
-        h.add(((u[3] >> 16) & 0xFF) * LANES + lane, 1)
-        h.add((u[3] >> 24) * LANES + lane, 1)
+        h.add((u[0] & 0xFF, lane), 1)
+        h.add(((u[0] >> 8) & 0xFF, lane), 1)
+        h.add(((u[0] >> 16) & 0xFF, lane), 1)
+        h.add((u[0] >> 24, lane), 1)
+        h.add((u[1] & 0xFF, lane), 1)
+        h.add(((u[1] >> 8) & 0xFF, lane), 1)
+        h.add(((u[1] >> 16) & 0xFF, lane), 1)
+        h.add((u[1] >> 24, lane), 1)
+        h.add((u[2] & 0xFF, lane), 1)
+        h.add(((u[2] >> 8) & 0xFF, lane), 1)
+        h.add(((u[2] >> 16) & 0xFF, lane), 1)
+        h.add((u[2] >> 24, lane), 1)
+        h.add((u[3] & 0xFF, lane), 1)
+        h.add(((u[3] >> 8) & 0xFF, lane), 1)
+        h.add(((u[3] >> 16) & 0xFF, lane), 1)
+        h.add((u[3] >> 24, lane), 1)
         r += p
     i = cuda.grid(1)
     q = 4 * runs + i  # the words past the last whole run (at most 3)
     if q < words.size:
         a = words[q]
-        h.add((a & 0xFF) * LANES + lane, 1)
-        h.add(((a >> 8) & 0xFF) * LANES + lane, 1)
-        h.add(((a >> 16) & 0xFF) * LANES + lane, 1)
-        h.add((a >> 24) * LANES + lane, 1)
+        h.add((a & 0xFF, lane), 1)
+        h.add(((a >> 8) & 0xFF, lane), 1)
+        h.add(((a >> 16) & 0xFF, lane), 1)
+        h.add((a >> 24, lane), 1)
     t = 4 * words.size + i  # the bytes past the last whole word (at most 3)
     if t < data.size:
-        h.add(np.int32(data[t]) * LANES + lane, 1)
+        h.add((np.int32(data[t]), lane), 1)
     ss.block.sync()  # the block's updates end here; reads follow
     # Warp w adds up bins w, w + 8, ...: lane l reads copy l (bank l), warp.sum adds the 32.
     # (The loop's trip count is the same in every thread: the analysis sees it uniform.)
     for k in range(NBINS // (BLOCK // 32)):
         j = k * (BLOCK // 32) + cuda.threadIdx.x // 32
-        total = ss.warp.sum(h[j * LANES + lane])
+        total = ss.warp.sum(h[j, lane])
         if lane == 0 and total != 0:
             counts.add(j, total)
 

@@ -69,6 +69,7 @@ from ._coopviews import Accumulate as Accumulate
 from ._coopviews import OutTile as OutTile
 from ._coopviews import OutTile2D as OutTile2D
 from ._coopviews import SharedAccumulator as SharedAccumulator
+from ._coopviews import SharedAccumulator2D as SharedAccumulator2D
 from ._coopviews import SharedTile as SharedTile
 from ._dtypes import bfloat16 as bfloat16
 from ._errors import AliasingError as AliasingError
@@ -206,6 +207,7 @@ __all__ = [
     "SIMULATOR",
     "SafetyError",
     "SharedAccumulator",
+    "SharedAccumulator2D",
     "SharedMemoryError",
     "SharedTile",
     "StreamOrderError",

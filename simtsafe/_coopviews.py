@@ -14,7 +14,8 @@ types (``simtsafe.lowering``), on the simulator their Python twins.
   written with local indices; out of range, nothing is written.
 * ``Accumulate[T]`` -- an output parameter updated only by atomic
   ``add``/``min``/``max``: atomics never race. ``SharedAccumulator[T]`` is its
-  block-local twin (``simtsafe.shared.accumulator``), read after a barrier.
+  block-local twin (``simtsafe.shared.accumulator``), read after a barrier;
+  ``SharedAccumulator2D[T]`` its 2D form, indexed by pairs.
 """
 
 from __future__ import annotations
@@ -27,7 +28,14 @@ from typing_extensions import TypeVar
 from ._spaces import IndexSpace, Local1D
 from ._views import ThreadIndex, _KernelOnly
 
-__all__ = ["Accumulate", "OutTile", "OutTile2D", "SharedAccumulator", "SharedTile"]
+__all__ = [
+    "Accumulate",
+    "OutTile",
+    "OutTile2D",
+    "SharedAccumulator",
+    "SharedAccumulator2D",
+    "SharedTile",
+]
 
 T = TypeVar("T", bound=np.generic)
 L = TypeVar("L", bound=IndexSpace, default=Local1D)
@@ -156,6 +164,37 @@ class SharedAccumulator(_KernelOnly, Generic[T]):
         raise NotImplementedError
 
     def __getitem__(self, i: int | np.integer[Any] | ThreadIndex[Local1D]) -> T:
+        """Read (read phase only: after the barrier that ends the updates)."""
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+
+_Pair = tuple[int | np.integer[Any], int | np.integer[Any]]
+
+
+@final
+class SharedAccumulator2D(_KernelOnly, Generic[T]):
+    """A block's 2D shared accumulator (``simtsafe.shared.accumulator((R, C), dtype)``,
+    row-major): atomic updates at ``(i, j)``, then (after a barrier) reads ``acc[i, j]``.
+    Each axis is checked: an update out of range does nothing, a read gives 0."""
+
+    __slots__ = ()
+
+    def add(self, ij: _Pair, value: T | float | int) -> None:
+        """Atomically add ``value`` to element ``(i, j)`` (update phase)."""
+        raise NotImplementedError
+
+    def min(self, ij: _Pair, value: T | float | int) -> None:
+        """Atomically lower element ``(i, j)`` to ``value`` if smaller (update phase)."""
+        raise NotImplementedError
+
+    def max(self, ij: _Pair, value: T | float | int) -> None:
+        """Atomically raise element ``(i, j)`` to ``value`` if larger (update phase)."""
+        raise NotImplementedError
+
+    def __getitem__(self, ij: _Pair) -> T:
         """Read (read phase only: after the barrier that ends the updates)."""
         raise NotImplementedError
 

@@ -33,7 +33,7 @@ from typing import Any, TypeVar, overload
 import numpy as np
 
 from ._collective import host_call, kernel_api
-from ._coopviews import SharedAccumulator, SharedTile
+from ._coopviews import SharedAccumulator, SharedAccumulator2D, SharedTile
 from ._spaces import Local1D, Local2D
 from ._views import In, In2D
 
@@ -79,9 +79,21 @@ def dynamic_tile(dtype: type[T]) -> SharedTile[T, Local1D]:
     host_call("shared.dynamic_tile")
 
 
+@overload
+def accumulator(n: int, dtype: type[T]) -> SharedAccumulator[T]: ...
+@overload
+def accumulator(n: tuple[int, int], dtype: type[T]) -> SharedAccumulator2D[T]: ...
 @kernel_api("shared.accumulator")
-def accumulator(n: int, dtype: type[T]) -> SharedAccumulator[T]:
-    """A shared accumulator of ``n`` elements, zero-initialized by the block before use."""
+def accumulator(n: Any, dtype: type[T]) -> Any:
+    """A shared accumulator of ``n`` elements (an int), or of ``(R, C)`` elements (a pair:
+    row-major, updated at ``acc.add((i, j), v)`` and read at ``acc[i, j]``), of a static
+    shape, zero-initialized by the block before use.
+
+    The 2D form suits privatized copies: ``shared.accumulator((NBINS, 32), np.uint32)``
+    with ``acc.add((b, lane), 1)`` gives each lane of a warp its own copy of the bins
+    (bin ``b`` of lane ``l`` in bank ``l``), and its update is one multiply-add from the
+    lane's base address (see examples/histogram_vec.py).
+    """
     host_call("shared.accumulator")
 
 

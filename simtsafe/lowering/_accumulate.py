@@ -17,6 +17,13 @@ hardware lacks them go through numba-cuda's own compare-and-swap helpers).
   block (each thread clears its share, then one barrier) when the call runs.
   Besides the atomics it offers bounds-checked reads ``acc[i]`` (any int) and
   ``acc[w]`` (a ``Local1D`` witness); out of range, a read gives 0.
+  ``shared.accumulator((R, C), dtype)`` is the 2D form (row-major, ``n = R *
+  C``), indexed ``acc.add((i, j), v)`` and ``acc[i, j]``: each axis checked
+  (``i < R``, ``j < C``, unsigned). Its element address is formed as the
+  column's address plus the row's byte offset, the offset's product written as
+  one ``mul.wide.u32`` that LLVM cannot fold into the index's own arithmetic: a
+  per-lane copy of the bins (``acc.add((b, lane), 1)``) then costs one multiply-add
+  from a per-lane base instead of LLVM's shift-mask-or of a flat ``b * C + lane``.
 
 Safety: ``shared.accumulator`` contains a barrier, so every thread of the
 block must reach it (the decorator's uniformity analysis proves this), and
@@ -89,12 +96,19 @@ class AccumulateType(types.Type):
 
 
 class SharedAccumulatorType(types.Type):
-    """Numba type of a block's shared accumulator of ``n`` elements of ``dtype``."""
+    """Numba type of a block's shared accumulator of ``n`` elements of ``dtype`` (1D), or of
+    ``shape = (R, C)`` (2D, row-major: ``n = R * C``)."""
 
-    def __init__(self, dtype: Any, n: int) -> None:
+    def __init__(self, dtype: Any, n: int, shape: tuple[int, ...] | None = None) -> None:
         self.dtype = dtype
         self.n = n
-        super().__init__(name=f"SharedAccumulator[{dtype} x {n}]")
+        self.shape = shape or (n,)
+        extents = " x ".join(map(str, self.shape))
+        super().__init__(name=f"SharedAccumulator[{dtype} x {extents}]")
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
 
 
 @register_model(AccumulateType)
@@ -124,6 +138,14 @@ def _is_local1d(idx: Any) -> bool:
     return getattr(idx, "space", None) == "Local1D" and hasattr(idx, "rank")
 
 
+def _int_pair(idx: Any) -> bool:
+    return (
+        isinstance(idx, types.BaseTuple)
+        and len(idx) == 2
+        and all(isinstance(t, types.Integer) for t in idx)
+    )
+
+
 # --------------------------------------------------------------------------- typing
 
 
@@ -133,16 +155,23 @@ class _AccumulatorMethods(AttributeTemplate):
     offers = _WHAT_ACC_OFFERS
 
     def _update(self, acc: Any, args: tuple[Any, ...], kws: Any, name: str) -> Any:
+        two_d = getattr(acc, "ndim", 1) == 2
+        form = f"acc.{name}((i, j), v)" if two_d else f"acc.{name}(i, v)"
         if kws or len(args) != 2:
-            raise _reject(f"acc.{name}(i, v) takes an index and a value")
+            raise _reject(f"{form} takes an index and a value")
         idx, val = args
-        if not isinstance(idx, types.Integer):
-            raise _reject(f"acc.{name}(i, v): the index must be an int; got {idx}")
+        if two_d:
+            if not _int_pair(idx):
+                raise _reject(
+                    f"{form}: a 2D accumulator {acc.shape} is updated at a pair of ints "
+                    f"(i, j); got {idx}"
+                )
+        elif not isinstance(idx, types.Integer):
+            raise _reject(f"{form}: the index must be an int; got {idx}")
         if self.context.can_convert(val, acc.dtype) is None:
-            raise _reject(
-                f"acc.{name}(i, v): cannot convert a {val} to the element type {acc.dtype}"
-            )
-        return signature(types.none, types.intp, acc.dtype)
+            raise _reject(f"{form}: cannot convert a {val} to the element type {acc.dtype}")
+        index = types.UniTuple(types.intp, 2) if two_d else types.intp
+        return signature(types.none, index, acc.dtype)
 
     @bound_function("Accumulator.add")
     def resolve_add(self, acc: Any, args: tuple[Any, ...], kws: Any) -> Any:
@@ -160,7 +189,7 @@ class _AccumulatorMethods(AttributeTemplate):
         return types.intp
 
     def resolve_shape(self, acc: Any) -> Any:
-        return types.UniTuple(types.intp, 1)
+        return types.UniTuple(types.intp, getattr(acc, "ndim", 1))
 
     def generic_resolve(self, acc: Any, attr: str) -> Any:
         raise _reject(f"{acc} has no .{attr}: {self.offers}")
@@ -188,6 +217,13 @@ class _GetItem(AbstractTemplate):
                 "simtsafe.shared.accumulator(...) and read that after simtsafe.block.sync()"
             )
         if isinstance(target, SharedAccumulatorType):
+            if target.ndim == 2:
+                if _int_pair(idx):
+                    return signature(target.dtype, target, idx)
+                raise _reject(
+                    f"a 2D shared accumulator {target.shape} is read at a pair of ints acc[i, j]; "
+                    f"got {idx}"
+                )
             if isinstance(idx, types.Integer) or _is_local1d(idx):
                 return signature(target.dtype, target, idx)
             raise _reject(
@@ -249,6 +285,47 @@ def _in_range(context: Any, builder: ir.IRBuilder, ty: Any, val: Any, i: Any) ->
     return builder.icmp_unsigned("<", i, _size(context, builder, ty, val))
 
 
+def _pair(context: Any, builder: ir.IRBuilder, idx_ty: Any, idx: Any) -> tuple[Any, Any]:
+    """The two ints of a 2D index, as intp."""
+    items = cgutils.unpack_tuple(builder, idx, 2)
+    return (
+        context.cast(builder, items[0], idx_ty[0], types.intp),
+        context.cast(builder, items[1], idx_ty[1], types.intp),
+    )
+
+
+def _pair_in_range(builder: ir.IRBuilder, ty: SharedAccumulatorType, i: Any, j: Any) -> Any:
+    rows, cols = ty.shape
+    return builder.and_(
+        builder.icmp_unsigned("<", i, ir.Constant(i.type, rows)),
+        builder.icmp_unsigned("<", j, ir.Constant(j.type, cols)),
+    )
+
+
+def _pair_pointer(
+    context: Any, builder: ir.IRBuilder, ty: SharedAccumulatorType, val: Any, i: Any, j: Any
+) -> Any:
+    """Pointer to element ``(i, j)`` of a 2D shared accumulator (the caller has checked ``i <
+    R`` and ``j < C``): column ``j``'s address in row 0, plus ``i`` times the row's bytes.
+
+    The product is one ``mul.wide.u32`` in inline assembly (``i < R`` fits 32 bits): opaque
+    to LLVM, which would otherwise fold the multiply into the index's own shifts and masks
+    and merge the two parts, so that a per-lane base (``j`` the lane, loop-invariant) could
+    not be kept: ``(b, lane)`` then costs one multiply-add a byte. The asm has no side
+    effect and names no memory: the address stays a getelementptr of the accumulator's
+    pointer, so the compiled-form checks follow it as before."""
+    data = cgutils.create_struct_proxy(ty)(context, builder, value=val).data
+    column = builder.gep(data, [j], inbounds=True)
+    row_bytes = ty.shape[1] * context.get_abi_sizeof(context.get_data_type(ty.dtype))
+    multiply = ir.InlineAsm(
+        ir.FunctionType(_I64, [_I32]), f"mul.wide.u32 $0, $1, {row_bytes};", "=l,r"
+    )
+    offset = builder.call(multiply, [builder.trunc(i, _I32)])
+    byte = ir.IntType(8).as_pointer()
+    moved = builder.gep(builder.bitcast(column, byte), [offset], inbounds=True)
+    return builder.bitcast(moved, column.type)
+
+
 def _atomic(builder: ir.IRBuilder, name: str, dtype: Any, ptr: ir.Value, value: ir.Value) -> None:
     module = builder.module
     if isinstance(dtype, types.Float):
@@ -277,6 +354,16 @@ def _lower_update(name: str) -> None:
                 _atomic(builder, name, ty.dtype, _element_pointer(context, builder, ty, acc, i), v)
             return context.get_dummy_value()
 
+    @lower_builtin(f"Accumulator.{name}", SharedAccumulatorType, types.BaseTuple, types.Any)
+    def lower_pair(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        ty, ity, vty = sig.args
+        acc, idx, v = args
+        i, j = _pair(context, builder, ity, idx)
+        v = context.cast(builder, v, vty, ty.dtype)
+        with builder.if_then(_pair_in_range(builder, ty, i, j), likely=True):
+            _atomic(builder, name, ty.dtype, _pair_pointer(context, builder, ty, acc, i, j), v)
+        return context.get_dummy_value()
+
 
 for _name in ("add", "min", "max"):
     _lower_update(_name)
@@ -286,11 +373,16 @@ for _name in ("add", "min", "max"):
 def _lower_shared_read(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
     ty, idx_ty = sig.args
     acc, idx = args
+    out = cgutils.alloca_once_value(builder, context.get_constant_null(ty.dtype))
+    if isinstance(idx_ty, types.BaseTuple):  # (i, j) of a 2D accumulator
+        i, j = _pair(context, builder, idx_ty, idx)
+        with builder.if_then(_pair_in_range(builder, ty, i, j), likely=True):
+            builder.store(builder.load(_pair_pointer(context, builder, ty, acc, i, j)), out)
+        return builder.load(out)
     if isinstance(idx_ty, types.Integer):
         i = context.cast(builder, idx, idx_ty, types.intp)
     else:  # a Local1D witness: its one member is the linear thread index
         i = builder.extract_value(idx, 0)
-    out = cgutils.alloca_once_value(builder, context.get_constant_null(ty.dtype))
     with builder.if_then(_in_range(context, builder, ty, acc, i), likely=True):
         ptr = _element_pointer(context, builder, ty, acc, i)
         builder.store(builder.load(ptr), out)
@@ -300,7 +392,10 @@ def _lower_shared_read(context: Any, builder: ir.IRBuilder, sig: Any, args: Any)
 @lower_builtin(len, AccumulateType)
 @lower_builtin(len, SharedAccumulatorType)
 def _lower_len(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
-    return _size(context, builder, sig.args[0], args[0])
+    ty = sig.args[0]
+    if isinstance(ty, SharedAccumulatorType):  # the first extent, as numpy's len
+        return context.get_constant(types.intp, ty.shape[0])
+    return _size(context, builder, ty, args[0])
 
 
 def _lower_size(context: Any, builder: ir.IRBuilder, ty: Any, val: Any) -> Any:
@@ -308,6 +403,8 @@ def _lower_size(context: Any, builder: ir.IRBuilder, ty: Any, val: Any) -> Any:
 
 
 def _lower_shape(context: Any, builder: ir.IRBuilder, ty: Any, val: Any) -> Any:
+    if isinstance(ty, SharedAccumulatorType):
+        return cgutils.pack_array(builder, [context.get_constant(types.intp, n) for n in ty.shape])
     return cgutils.pack_array(builder, [_size(context, builder, ty, val)])
 
 
@@ -343,7 +440,21 @@ def _dtype_of(d: Any) -> Any:
     return None
 
 
-def _shared_accumulator_typer(typingctx: Any, n: Any, dtype: Any) -> Any:
+def _accumulator_shape(n: Any) -> tuple[int, ...] | None:
+    """``(n,)`` or ``(R, C)`` from the literal ``n`` or pair; ``None`` for Numba to retry with
+    literal types; a refusal for anything else."""
+    from ._tilebase import static_shape  # _tilebase imports _cuda, which imports this module
+
+    if isinstance(n, types.BaseTuple):
+        shape = static_shape(n)
+        if shape is None and all(isinstance(t, types.Integer) for t in n):
+            return None
+        if shape is None or len(shape) != 2 or min(shape) < 1:
+            raise _reject(
+                f"shared.accumulator(shape, dtype): a 2D accumulator's shape is a pair of "
+                f"positive ints known when the kernel compiles, such as (256, 32); got {n}"
+            )
+        return shape
     size = getattr(n, "literal_value", None)
     if not isinstance(size, int) or isinstance(size, bool):
         if isinstance(n, types.Integer):
@@ -351,6 +462,14 @@ def _shared_accumulator_typer(typingctx: Any, n: Any, dtype: Any) -> Any:
         raise _reject(f"shared.accumulator(n, dtype): n must be an int; got {n}")
     if size < 1:
         raise _reject(f"shared.accumulator(n, dtype): n must be at least 1; got {size}")
+    return (size,)
+
+
+def _shared_accumulator_typer(typingctx: Any, n: Any, dtype: Any) -> Any:
+    shape = _accumulator_shape(n)
+    if shape is None:
+        return None
+    size = shape[0] * (shape[1] if len(shape) == 2 else 1)
     elem = _dtype_of(dtype)
     if elem is None:
         raise _reject(
@@ -358,7 +477,7 @@ def _shared_accumulator_typer(typingctx: Any, n: Any, dtype: Any) -> Any:
             f"np.uint32; got {dtype}"
         )
     _check_element_type(elem, "shared.accumulator(n, dtype)")
-    rt = SharedAccumulatorType(elem, size)
+    rt = SharedAccumulatorType(elem, size, shape)
 
     def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
         lty = context.get_data_type(elem)

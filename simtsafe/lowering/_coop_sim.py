@@ -390,13 +390,40 @@ def _block_scan(v: Any, inclusive: bool, site: Site) -> Any:
 # --------------------------------------------------------------------------- accumulators
 
 
-def _atomic_update(arr: Any, i: Any, v: Any, name: str) -> None:
-    i = _argument(i, f"acc.{name}(i, v) as the index")
-    v = _argument(v, f"acc.{name}(i, v) as the value")
+def _int_index(i: Any, what: str) -> int:
+    i = _argument(i, what)
     if isinstance(i, bool) or not isinstance(i, int | np.integer):
-        _reject(f"acc.{name}(i, v): the index must be an int; got {type(i).__name__}")
-    i = int(i)
-    if not 0 <= i < arr.shape[0]:
+        _reject(f"{what.split(' as ')[0]}: the index must be an int; got {type(i).__name__}")
+    return int(i)
+
+
+def _int_pair(ij: Any, what: str) -> tuple[int, int]:
+    """The two ints of a 2D accumulator's index; a refusal that starts with ``what``."""
+    if isinstance(ij, tuple):
+        ij = tuple(_argument(x, f"{what.split(':')[0]} as the index") for x in ij)
+    if (
+        not isinstance(ij, tuple)
+        or len(ij) != 2
+        or any(isinstance(x, bool) or not isinstance(x, int | np.integer) for x in ij)
+    ):
+        _reject(f"{what} at a pair of ints (i, j); got {ij!r}")
+    return int(ij[0]), int(ij[1])
+
+
+def _flat_index(shape: tuple[int, ...], i: Any, name: str) -> int | None:
+    """The element of a 1D (``i``) or 2D (``(i, j)``) accumulator an update names, as an
+    index into its flat storage; ``None`` out of range (each axis checked, as on the GPU)."""
+    if len(shape) == 2:
+        r, c = _int_pair(i, f"acc.{name}((i, j), v): a 2D accumulator {shape} is updated")
+        return r * shape[1] + c if 0 <= r < shape[0] and 0 <= c < shape[1] else None
+    k = _int_index(i, f"acc.{name}(i, v) as the index")
+    return k if 0 <= k < shape[0] else None
+
+
+def _atomic_update(arr: Any, shape: tuple[int, ...], i: Any, v: Any, name: str) -> None:
+    k = _flat_index(shape, i, name)
+    v = _argument(v, f"acc.{name}(i, v) as the value")
+    if k is None:
         return  # out of range: ignored, as on the GPU
     new = _cast(v, arr.dtype)
 
@@ -410,26 +437,29 @@ def _atomic_update(arr: Any, i: Any, v: Any, name: str) -> None:
     # Through the runtime seam: simtsafe.sim.check records an atomic (atomics never race
     # with each other), Numba's simulator takes a lock.
     with np.errstate(all="ignore"):
-        _simrt.atomic(arr, i, name, update)
+        _simrt.atomic(arr, k, name, update)
 
 
 class _SimAccumulator:
-    __slots__ = ("_arr",)
+    """An accumulator over the flat array ``arr`` of ``shape`` (1D, or 2D row-major)."""
 
-    def __init__(self, arr: Any) -> None:
+    __slots__ = ("_arr", "_shape")
+
+    def __init__(self, arr: Any, shape: tuple[int, ...] | None = None) -> None:
         self._arr = arr
+        self._shape = shape or (int(arr.shape[0]),)
 
     def add(self, i: Any, v: Any) -> None:
-        _atomic_update(self._arr, i, v, "add")
+        _atomic_update(self._arr, self._shape, i, v, "add")
 
     def min(self, i: Any, v: Any) -> None:
-        _atomic_update(self._arr, i, v, "min")
+        _atomic_update(self._arr, self._shape, i, v, "min")
 
     def max(self, i: Any, v: Any) -> None:
-        _atomic_update(self._arr, i, v, "max")
+        _atomic_update(self._arr, self._shape, i, v, "max")
 
     def __len__(self) -> int:
-        return int(self._arr.shape[0])
+        return self._shape[0]
 
     @property
     def size(self) -> int:
@@ -437,7 +467,7 @@ class _SimAccumulator:
 
     @property
     def shape(self) -> tuple[int, ...]:
-        return (int(self._arr.shape[0]),)
+        return self._shape
 
     def __setitem__(self, i: Any, v: Any) -> NoReturn:
         _reject(
@@ -470,6 +500,16 @@ class SimSharedAccumulator(_SimAccumulator):
     __slots__ = ()
 
     def __getitem__(self, i: Any) -> Any:
+        if len(self._shape) == 2:
+            if not isinstance(i, tuple) or len(i) != 2:
+                _reject(
+                    f"a 2D shared accumulator {self._shape} is read at a pair of ints "
+                    f"acc[i, j]; got {type(i).__name__}"
+                )
+            r, c = _int_pair(i, f"a 2D shared accumulator {self._shape} is read")
+            rows, cols = self._shape
+            inside = 0 <= r < rows and 0 <= c < cols
+            return self._arr[r * cols + c] if inside else self._arr.dtype.type(0)
         space = getattr(i, "_space", None)
         if space is not None:
             if space != "Local1D":
@@ -489,21 +529,36 @@ class SimSharedAccumulator(_SimAccumulator):
         return self._arr[i]
 
 
-def _shared_accumulator(n: Any, dtype: Any, site: Site) -> SimSharedAccumulator:
+def _accumulator_shape(n: Any) -> tuple[int, ...]:
+    if isinstance(n, tuple):
+        if len(n) != 2 or any(
+            isinstance(x, bool) or not isinstance(x, int | np.integer) or x < 1 for x in n
+        ):
+            _reject(
+                "shared.accumulator(shape, dtype): a 2D accumulator's shape is a pair of "
+                f"positive ints known when the kernel compiles, such as (256, 32); got {n!r}"
+            )
+        return (int(n[0]), int(n[1]))
     if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
         _reject(f"shared.accumulator(n, dtype): n must be an int of at least 1; got {n!r}")
+    return (int(n),)
+
+
+def _shared_accumulator(n: Any, dtype: Any, site: Site) -> SimSharedAccumulator:
+    shape = _accumulator_shape(n)
+    size = shape[0] * (shape[1] if len(shape) == 2 else 1)
     dt = np.dtype(dtype)
     if dt not in (np.int32, np.int64, np.uint32, np.uint64, np.float32, np.float64):
         _reject(
             "shared.accumulator(n, dtype) needs an element type with CUDA atomics (int32, "
             f"int64, uint32, uint64, float32, float64); got {dt}"
         )
-    arr = _simrt.shared_array((int(n),), dt, site)
+    arr = _simrt.shared_array((size,), dt, site)
     place = _Place()
-    for j in range(place.ltid, int(n), place.nthreads):
+    for j in range(place.ltid, size, place.nthreads):
         arr[j] = 0
     _simrt.barrier(site)
-    return SimSharedAccumulator(arr)
+    return SimSharedAccumulator(arr, shape)
 
 
 # --------------------------------------------------------------------------- names

@@ -509,6 +509,11 @@ _PHASE_BAD = {
         "w = thread.local_index()\n    if cuda.threadIdx.x < 64:\n"
         "        tile[w] = a[i]  # FILL\n        return\n    out[i] = tile[5]  # BAD"
     ),
+    "accumulator-2d-read-during-updates": (
+        "h = ss.shared.accumulator((4, 32), np.int32)\n"
+        "    h.add((cuda.threadIdx.x % 4, cuda.threadIdx.x & 31), 1)  # FILL\n"
+        "    out[i] = h[1, 2]  # BAD"
+    ),
     "accumulator-made-again-in-loop": (
         "for r in range(2):\n        h = ss.shared.accumulator(16, np.int32)  # FILL\n"
         "        h.add(cuda.threadIdx.x % 16, 1)\n        ss.block.sync()\n"
@@ -559,6 +564,11 @@ _PHASE_OK = {
     "accumulator-sync-read": (
         "h = ss.shared.accumulator(16, np.int32)\n    h.add(cuda.threadIdx.x % 16, 1)\n"
         "    ss.block.sync()\n    out[i] = h[0]"
+    ),
+    "accumulator-2d-sync-read": (
+        "h = ss.shared.accumulator((4, 32), np.int32)\n"
+        "    h.add((cuda.threadIdx.x % 4, cuda.threadIdx.x & 31), 1)\n"
+        "    ss.block.sync()\n    out[i] = h[1, 2]"
     ),
     "break-after-barrier": (
         "w = thread.local_index()\n    for r in range(4):\n        tile[w] = a[i] + r\n"

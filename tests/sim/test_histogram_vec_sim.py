@@ -78,22 +78,22 @@ def _skewed(n: int, seed: int) -> np.ndarray:
     return np.where(rng.random(n) < 0.9, 200, rng.integers(0, 256, n)).astype(np.uint8)
 
 
-@pytest.mark.parametrize("name", ["histogram_lane_x4", "histogram_lane_x2"])
+@pytest.mark.parametrize("name", ["histogram_vec_x4", "histogram_flat"])
 @pytest.mark.parametrize(
     "n, kind",
     [
         (4 * 256 * 16 + 16 * 300 + 7, "uniform"),  # main loop once, tail runs, a word, 3 bytes
         (4 * 256 * 16 + 16 * 300 + 7, "skewed"),
-        (2 * 256 * 16 + 16 * 17 + 5, "uniform"),  # x4: no main-loop step; x2: one
+        (2 * 256 * 16 + 16 * 17 + 5, "uniform"),  # x4: no main-loop step; flat: one
         (1, "uniform"),
         (15, "skewed"),
         (35, "uniform"),
     ],
 )
-def test_lane_register_candidates_match_numpy(name: str, n: int, kind: str) -> None:
-    """benchmarks/primitives.py's lane-register candidates on one block: the main loop (four
-    or two runs per step through ``vec.load_runs``), the tail loop, the last words and bytes;
-    uniform and skewed data, sizes not a multiple of 16."""
+def test_candidates_match_numpy(name: str, n: int, kind: str) -> None:
+    """benchmarks/primitives.py's histogram candidates on one block (four runs per step in the
+    2D accumulator; the flat accumulator of two runs per step): the main loop, the tail loop,
+    the last words and bytes; uniform and skewed data, sizes not a multiple of 16."""
     kernel = getattr(_primitives(), name)
     ex = example("histogram_vec")
     data = (
