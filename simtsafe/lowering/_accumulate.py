@@ -52,6 +52,7 @@ from numba.cuda.typing.templates import (
 )
 
 from ._blockgeo import BlockGeometry
+from ._cooprule import accumulator_too_big
 from ._provenance import fill_writes, site, tile_symbol
 
 __all__ = ["AccumulateType", "SharedAccumulatorType", "builtins"]
@@ -477,6 +478,9 @@ def _shared_accumulator_typer(typingctx: Any, n: Any, dtype: Any) -> Any:
             f"np.uint32; got {dtype}"
         )
     _check_element_type(elem, "shared.accumulator(n, dtype)")
+    too_big = accumulator_too_big(shape, elem, elem.bitwidth // 8)
+    if too_big is not None:
+        raise _reject(too_big)
     rt = SharedAccumulatorType(elem, size, shape)
 
     def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:

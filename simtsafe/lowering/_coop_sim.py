@@ -30,7 +30,7 @@ import numpy as np
 
 from .._errors import SafetyError
 from . import _simrt
-from ._cooprule import COLLECTIVE_SCALARS
+from ._cooprule import COLLECTIVE_SCALARS, accumulator_too_big
 
 __all__ = ["SimAccumulate", "SimSharedAccumulator", "builtins"]
 
@@ -553,6 +553,9 @@ def _shared_accumulator(n: Any, dtype: Any, site: Site) -> SimSharedAccumulator:
             "shared.accumulator(n, dtype) needs an element type with CUDA atomics (int32, "
             f"int64, uint32, uint64, float32, float64); got {dt}"
         )
+    too_big = accumulator_too_big(shape, dt, dt.itemsize)
+    if too_big is not None:
+        _reject(too_big)
     arr = _simrt.shared_array((size,), dt, site)
     place = _Place()
     for j in range(place.ltid, size, place.nthreads):

@@ -119,6 +119,15 @@ REFUSED: dict[str, tuple[str, str]] = {
         "a 2D accumulator's shape is a pair of positive ints known when the kernel compiles, "
         "such as (256, 32); got",
     ),
+    "past-static-shared-memory": (
+        _k("h = ss.shared.accumulator((256, 64), np.int32)  # BAD\nss.block.sync()\nout[w] = 0"),
+        "shared.accumulator: 256 x 64 elements of int32 are 65536 bytes; a block's static shared "
+        "memory is at most 49152 bytes (48 KiB) on every GPU: use fewer or smaller elements",
+    ),
+    "1d-past-static-shared-memory": (
+        _k("h = ss.shared.accumulator(6145, np.float64)  # BAD\nss.block.sync()\nout[w] = 0"),
+        "shared.accumulator: 6145 elements of float64 are 49160 bytes",
+    ),
     "three-axes": (
         _k("h = ss.shared.accumulator((4, 2, 2), np.int32)  # BAD\nss.block.sync()\nout[w] = 0"),
         "a 2D accumulator's shape is a pair of positive ints known when the kernel compiles",

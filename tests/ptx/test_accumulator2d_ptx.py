@@ -74,3 +74,9 @@ def test_histogram_update_is_one_multiply_from_the_lane_base() -> None:
         assert re.match(r"mul\.wide\.u32 %rd\d+, %r\d+, 128;", defs[product]), defs[product]
         assert defs[base] not in inside, defs[base]  # the lane's base: loop-invariant
     assert not any(re.match(r"or\.b32", i) for i in inside), "a flat index's or is back"
+
+
+def test_an_accumulator_of_exactly_48_kib_compiles(tmp_path: Path) -> None:
+    """The twin of the 'past-static-shared-memory' refusals: 384 x 32 int32 is 49152 bytes."""
+    source = REFUSED["past-static-shared-memory"][0].replace("(256, 64)", "(384, 32)")
+    assert ".shared .align 16 .b8 __ss_acc" in load_kernel_module(tmp_path, source).k.ptx(cc=CC)
