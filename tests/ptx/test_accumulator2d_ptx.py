@@ -79,4 +79,11 @@ def test_histogram_update_is_one_multiply_from_the_lane_base() -> None:
 def test_an_accumulator_of_exactly_48_kib_compiles(tmp_path: Path) -> None:
     """The twin of the 'past-static-shared-memory' refusals: 384 x 32 int32 is 49152 bytes."""
     source = REFUSED["past-static-shared-memory"][0].replace("(256, 64)", "(384, 32)")
-    assert ".shared .align 16 .b8 __ss_acc" in load_kernel_module(tmp_path, source).k.ptx(cc=CC)
+    source = source.replace(
+        "ss.block.sync()", "h.add((cuda.threadIdx.x, 3), 1)\n    ss.block.sync()"
+    )
+    source = source.replace("out[w] = 0", "out[w] = h[1, 1]")
+    assert re.search(
+        r"\.shared \.align 16 \.b8 __ss_acc\w+\[49152\]",
+        load_kernel_module(tmp_path, source).k.ptx(cc=CC),
+    )
