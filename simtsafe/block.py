@@ -58,7 +58,7 @@ def reduce(v: N, op: Callable[[N, N], N]) -> N: ...
 @overload
 def reduce(v: S, op: Callable[[S, S], S]) -> S: ...
 @kernel_api("block.reduce")
-def reduce(v: Any, op: Any) -> Any:
+def reduce(v: N | S, op: Callable[[N, N], N] | Callable[[S, S], S]) -> N | S:
     """``op``-reduction of ``v`` over the block, returned to every thread.
 
     ``v`` is a number with ``op`` associative and commutative

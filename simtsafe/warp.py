@@ -48,7 +48,7 @@ def reduce(v: N, op: Callable[[N, N], N]) -> N: ...
 @overload
 def reduce(v: S, op: Callable[[S, S], S]) -> S: ...
 @kernel_api("warp.reduce")
-def reduce(v: Any, op: Any) -> Any:
+def reduce(v: N | S, op: Callable[[N, N], N] | Callable[[S, S], S]) -> N | S:
     """``op``-reduction over the warp of a number or a tuple state (see
     ``simtsafe.block.reduce``), to every lane."""
     host_call("warp.reduce")
