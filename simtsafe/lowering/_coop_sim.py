@@ -106,9 +106,8 @@ def _type_name(x: Any) -> str:
 
 
 def _is_number(x: Any) -> bool:
-    return isinstance(x, bool | int | float | np.bool_) or (
-        isinstance(x, np.generic) and isinstance(x, np.number)
-    )
+    """An int, float or bool scalar (what the compiled form's state fields may be)."""
+    return isinstance(x, bool | int | float | np.bool_ | np.integer | np.floating)
 
 
 def _state_argument(api: str, v: Any) -> Any:

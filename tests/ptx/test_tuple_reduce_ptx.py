@@ -219,3 +219,64 @@ def test_a_thread_dependent_op_makes_the_tuple_result_thread_dependent(tmp_path:
 """,
         "needs every thread of the block",
     )
+
+
+def test_literal_fields_are_widened_as_scalars_are(tmp_path: Path) -> None:
+    # (v, 0, True): a float32, an int64 and a bool, as a scalar reduce widens literals
+    mod = load_kernel_module(
+        tmp_path,
+        _ONE.format(
+            body="(a[0] + b[0], a[1] + b[1], a[2] and b[2])",
+            contract="",
+            scope="warp",
+            state="(v, 0, True)",
+        ),
+    )
+    ptx = mod.one.ptx(cc=CC)
+    _assert_clean(ptx)
+    assert _count(ptx, "shfl.sync.down.b32") == 5 * 4
+
+
+# A tuple op that breaks the reduction's uniformity is refused as a scalar op is
+# (tests/kernels/cooperation_rules.py has the scalar cases).
+_OP_BAD = {
+    "raises": (
+        "if x[0] > 100:\n        raise ValueError()\n    return (x[0] + y[0], x[1])",
+        "B",
+        "the other way leaves first",
+    ),
+    "barrier-in-partial-warps": (
+        "ss.block.sync()\n    return (x[0] + y[0], x[1])",
+        "UPTO",
+        "helper op",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(_OP_BAD))
+@pytest.mark.parametrize("scope", ["block", "warp"])
+def test_a_tuple_op_that_breaks_uniformity_is_refused(
+    tmp_path: Path, case: str, scope: str
+) -> None:
+    body, contract, fragment = _OP_BAD[case]
+    contracts = {
+        "B": "ss.LaunchContract(domain=1, block=128)",
+        "UPTO": "ss.LaunchContract(domain=1, max_threads=128)",
+    }
+    source = f"""
+@ss.device
+def op(x, y):
+    {body}
+
+
+@ss.kernel(contract={contracts[contract]})
+def k(out: DisjointSlice[np.float32], a: In[np.float32], n: int) -> None:
+    i = thread.index_1d()
+    s, t = ss.{scope}.reduce((np.float32(1), np.float32(2)), op)  # BAD
+    out[i] = s + t
+"""
+    with pytest.raises(ss.SafetyError) as info:
+        load_kernel_module(tmp_path, source).k.ptx(cc=CC)
+    assert info.value.rule == "uniformity", str(info.value)
+    assert fragment in str(info.value), str(info.value)
+    assert info.value.lineno == line_of(tmp_path, "# BAD")
