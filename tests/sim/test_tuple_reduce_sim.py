@@ -308,3 +308,33 @@ def test_the_porting_rounds_tuple_reductions_are_accepted(tmp_path: Path) -> Non
     (tmp_path / "welford").mkdir()
     welford = port17.load("welford_tuple_reduce", tmp_path / "welford")
     assert port17.CHECKS["welford_tuple_reduce"](welford, np.random.default_rng(17))
+
+
+_DIVERGENT = """
+@ss.device
+def add2(a, b):
+    return (a[0] + b[0], a[1] + b[1])
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+    i = thread.index_1d()
+    v = a[i]
+    {body}
+"""
+
+
+def test_a_divergent_tuple_reduce_is_refused_on_the_simulator_too(tmp_path: Path) -> None:
+    bad = "if cuda.threadIdx.x < 32:\n        s, t = ss.block.reduce((v, v), add2)  # BAD\n" + (
+        "        out[i] = s + t"
+    )
+    (tmp_path / "bad").mkdir()
+    mod = load_kernel_module(tmp_path / "bad", _DIVERGENT.format(body=bad))
+    out, a = cuda.to_device(np.zeros(64, np.float32)), cuda.to_device(np.ones(64, np.float32))
+    with pytest.raises(ss.SafetyError, match="`block.reduce` needs every thread of the block"):
+        mod.k.prepare(grid=1, block=64)(out, a)
+    (tmp_path / "good").mkdir()
+    good = "s, t = ss.block.reduce((v, v), add2)\n    if cuda.threadIdx.x < 32:\n        out[i] = s + t"
+    mod = load_kernel_module(tmp_path / "good", _DIVERGENT.format(body=good))
+    mod.k.prepare(grid=1, block=64)(out, a)
+    np.testing.assert_array_equal(out.copy_to_host(), [128] * 32 + [0] * 32)
