@@ -15,7 +15,7 @@ Threads are numbered linearly (``x + blockDim.x * (y + blockDim.y * z)``);
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import numpy as np
 
@@ -24,6 +24,8 @@ from ._collective import host_call, kernel_api
 __all__ = ["broadcast", "max", "min", "reduce", "scan", "sum", "sync"]
 
 N = TypeVar("N", bound=int | float | np.number[Any])
+#: A reduction's tuple state: 1 to 8 numbers (the count is checked when the kernel compiles).
+S = TypeVar("S", bound=tuple[int | float | np.number[Any] | np.bool_, ...])
 
 
 @kernel_api("block.sync")
@@ -51,11 +53,21 @@ def min(v: N) -> N:  # noqa: A001
     host_call("block.min")
 
 
+@overload
+def reduce(v: N, op: Callable[[N, N], N]) -> N: ...
+@overload
+def reduce(v: S, op: Callable[[S, S], S]) -> S: ...
 @kernel_api("block.reduce")
-def reduce(v: N, op: Callable[[N, N], N]) -> N:
-    """``op``-reduction of ``v`` over the block (``op`` associative and commutative:
-    ``operator.add``/``mul``/``and_``/``or_``/``xor``, ``max``, ``min`` or a
-    ``@simtsafe.device`` function of two values), returned to every thread."""
+def reduce(v: N | S, op: Callable[[N, N], N] | Callable[[S, S], S]) -> N | S:
+    """``op``-reduction of ``v`` over the block, returned to every thread.
+
+    ``v`` is a number with ``op`` associative and commutative
+    (``operator.add``/``mul``/``and_``/``or_``/``xor``, ``max``, ``min`` or a
+    ``@simtsafe.device`` function of two values), or a *state*: a tuple of 1 to 8
+    numbers (``(n, mean, m2)``, ``(value, index)``) with ``op`` a
+    ``@simtsafe.device`` function of two states returning one (each field converted
+    to the state's field type). Every thread gets the same bits (docs/cooperation.md).
+    """
     host_call("block.reduce")
 
 

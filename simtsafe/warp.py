@@ -12,7 +12,7 @@ are the same in every lane of the warp.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import numpy as np
 
@@ -21,6 +21,8 @@ from ._collective import host_call, kernel_api
 __all__ = ["broadcast", "max", "min", "reduce", "scan", "sum"]
 
 N = TypeVar("N", bound=int | float | np.number[Any])
+#: A reduction's tuple state: 1 to 8 numbers (the count is checked when the kernel compiles).
+S = TypeVar("S", bound=tuple[int | float | np.number[Any] | np.bool_, ...])
 
 
 @kernel_api("warp.sum")
@@ -41,9 +43,14 @@ def min(v: N) -> N:  # noqa: A001
     host_call("warp.min")
 
 
+@overload
+def reduce(v: N, op: Callable[[N, N], N]) -> N: ...
+@overload
+def reduce(v: S, op: Callable[[S, S], S]) -> S: ...
 @kernel_api("warp.reduce")
-def reduce(v: N, op: Callable[[N, N], N]) -> N:
-    """``op``-reduction over the warp (see ``simtsafe.block.reduce``), to every lane."""
+def reduce(v: N | S, op: Callable[[N, N], N] | Callable[[S, S], S]) -> N | S:
+    """``op``-reduction over the warp of a number or a tuple state (see
+    ``simtsafe.block.reduce``), to every lane."""
     host_call("warp.reduce")
 
 

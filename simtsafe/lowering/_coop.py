@@ -22,6 +22,13 @@ the whole collective as LLVM IR (no call, no local memory):
   of the warps before its own. ``broadcast``: thread 0 stores, barrier,
   everyone loads.
 
+**Tuple states** (``reduce(state, op)`` with ``state`` a tuple of 1..8 numbers and ``op`` a
+``@simtsafe.device`` function of two states): the same algorithms with the user-operator
+path, every field moved as a scalar is (``_words``: a shuffle per 32-bit word of each field,
+at each step; the block buffer holds one state per warp). The result's fields are declared
+uniform one by one, each a scalar the compiled-form check follows as it follows a scalar
+collective's result.
+
 Masks: lanes present in the calling warp are ``min(32, T - 32 * warp)`` for
 ``T`` threads per block (threads numbered ``x + bdx * (y + bdy * z)``); every
 shuffle names exactly those lanes and never reads an absent one.
@@ -51,7 +58,15 @@ from numba.cuda.typing.templates import signature
 
 from ._accumulate import builtins as accumulate_builtins
 from ._blockgeo import BlockGeometry
-from ._cooprule import COLLECTIVE_SCALARS
+from ._cooprule import (
+    COLLECTIVE_SCALARS,
+    MAX_STATE_FIELDS,
+    OP_SPELLING,
+    builtin_state_op,
+    not_a_state,
+    state_op_refused,
+    tuple_refused,
+)
 from ._provenance import current_site, declare_uniform, grid_read, site, user_code
 
 __all__ = ["builtins"]
@@ -87,16 +102,43 @@ def _reject(message: str) -> errors.TypingError:
 def _value_type(api: str, v: Any) -> Any:
     """The element type a collective works in (literals widened), or a rejection."""
     ty = types.unliteral(v)
+    if isinstance(ty, types.BaseTuple):
+        raise _reject(tuple_refused(api, str(ty)))
+    return _scalar_type(api, ty)
+
+
+def _scalar_type(api: str, ty: Any, what: str = "v") -> Any:
     if isinstance(ty, types.Float) and ty.bitwidth == 16:
         raise _reject(
-            f"{api}(v) does not take float16 (Numba's float16 arithmetic is a function call per "
-            "operation); convert with np.float32(v) and back"
+            f"{api}({what}) does not take float16 (Numba's float16 arithmetic is a function call "
+            "per operation); convert with np.float32(v) and back"
         )
     if isinstance(ty, types.Integer | types.Float | types.Boolean):
         return ty
     raise _reject(
-        f"{api}(v) takes a number (an int, float or bool scalar); got {ty}. " + COLLECTIVE_SCALARS
+        f"{api}({what}) takes a number (an int, float or bool scalar); got {ty}. "
+        + COLLECTIVE_SCALARS
     )
+
+
+def _state_type(api: str, v: Any) -> Any:
+    """The type ``reduce`` works in: a number, or a tuple of 1..8 numbers (literals widened)."""
+    ty = types.unliteral(v)
+    if not isinstance(ty, types.BaseTuple):
+        return _scalar_type(api, ty)
+    if not isinstance(ty, types.UniTuple | types.Tuple) or isinstance(ty, types.NamedTuple):
+        raise _reject(not_a_state(api, str(ty), "a named tuple is not a state; pass tuple(...)"))
+    if not 1 <= len(ty) <= MAX_STATE_FIELDS:
+        raise _reject(not_a_state(api, str(ty), f"it has {len(ty)} fields"))
+    fields = []
+    for k, field in enumerate(ty.types):
+        fty = types.unliteral(field)
+        if isinstance(fty, types.Float) and fty.bitwidth == 16:
+            _scalar_type(api, fty, "state")  # the scalar forms' float16 refusal
+        if not isinstance(fty, types.Integer | types.Float | types.Boolean):
+            raise _reject(not_a_state(api, str(ty), f"field {k} is {fty}, not a number"))
+        fields.append(fty)
+    return types.BaseTuple.from_types(fields)
 
 
 def _sum_type(ty: Any) -> Any:
@@ -118,7 +160,15 @@ class _Op:
         return self.name != "user"
 
 
+def _op_name(op: Any) -> str:
+    """A user operator's name as the kernel's source spells it."""
+    fn = getattr(getattr(op, "dispatcher", None), "py_func", None)
+    return f"`{fn.__name__}`" if fn is not None else str(op)
+
+
 def _resolve_op(api: str, typingctx: Any, op: Any, ty: Any) -> _Op:
+    if isinstance(ty, types.BaseTuple):
+        return _resolve_state_op(api, typingctx, op, ty)
     key = getattr(op, "typing_key", None)
     name = _BUILTIN_OPS.get(key) if isinstance(op, types.Function) else None
     if name is not None:
@@ -142,6 +192,35 @@ def _resolve_op(api: str, typingctx: Any, op: Any, ty: Any) -> _Op:
     )
 
 
+def _resolve_state_op(api: str, typingctx: Any, op: Any, state: Any) -> _Op:
+    """The op of a tuple state: a ``@simtsafe.device`` function of two states returning a
+    tuple whose fields convert to the state's (a builtin operator would add tuples by
+    concatenating them)."""
+    if not isinstance(op, types.Dispatcher):
+        key = getattr(op, "typing_key", None)
+        name = _BUILTIN_OPS.get(key) if isinstance(op, types.Function) else None
+        raise _reject(builtin_state_op(api, str(state), OP_SPELLING.get(name or "", str(op))))
+    try:
+        sig = typingctx.resolve_function_type(op, (state, state), {})
+    except errors.TypingError as exc:
+        raise _reject(
+            state_op_refused(api, str(state), _op_name(op), f"cannot take them ({exc})")
+        ) from None
+    if sig is None:
+        raise _reject(state_op_refused(api, str(state), _op_name(op), "cannot take them"))
+    ret = types.unliteral(sig.return_type)
+    if not (
+        isinstance(ret, types.BaseTuple)
+        and len(ret) == len(state)
+        and all(
+            typingctx.can_convert(types.unliteral(got), want) is not None
+            for got, want in zip(ret.types, state.types, strict=True)
+        )
+    ):
+        raise _reject(state_op_refused(api, str(state), _op_name(op), f"returns {ret}"))
+    return _Op("user", op, sig)
+
+
 # --------------------------------------------------------------------------- codegen helpers
 
 
@@ -153,8 +232,27 @@ def _c32(v: int) -> ir.Constant:
     return ir.Constant(_I32, v)
 
 
+def _word_count(ty: Any) -> int:
+    """How many i32 words a value of Numba type ``ty`` shuffles as."""
+    if isinstance(ty, types.BaseTuple):
+        return sum(_word_count(t) for t in ty.types)
+    return 2 if not isinstance(ty, types.Boolean) and ty.bitwidth > 32 else 1
+
+
+def _field_type(lty: ir.Type, k: int) -> ir.Type:
+    """The LLVM type of field ``k`` of a tuple's value (a struct, or an array for UniTuple)."""
+    return lty.elements[k] if isinstance(lty, ir.LiteralStructType) else lty.element
+
+
 def _words(builder: ir.IRBuilder, ty: Any, value: ir.Value) -> list[ir.Value]:
-    """``value`` as the i32 words a shuffle moves (one, or two for 64-bit types)."""
+    """``value`` as the i32 words a shuffle moves (one, or two for 64-bit types; a tuple
+    state: its fields' words in field order)."""
+    if isinstance(ty, types.BaseTuple):
+        return [
+            w
+            for k, fty in enumerate(ty.types)
+            for w in _words(builder, fty, builder.extract_value(value, k))
+        ]
     if isinstance(ty, types.Boolean):
         return [builder.zext(value, _I32)]
     bits = ty.bitwidth
@@ -169,6 +267,15 @@ def _words(builder: ir.IRBuilder, ty: Any, value: ir.Value) -> list[ir.Value]:
 
 def _unwords(builder: ir.IRBuilder, ty: Any, lty: ir.Type, words: list[ir.Value]) -> ir.Value:
     """The inverse of ``_words``, back to the value's LLVM type ``lty``."""
+    if isinstance(ty, types.BaseTuple):
+        out = ir.Constant(lty, ir.Undefined)
+        at = 0
+        for k, fty in enumerate(ty.types):
+            n = _word_count(fty)
+            field = _unwords(builder, fty, _field_type(lty, k), words[at : at + n])
+            out = builder.insert_value(out, field, k)
+            at += n
+        return out
     if isinstance(ty, types.Boolean):
         return builder.trunc(words[0], _I1)
     bits = ty.bitwidth
@@ -491,11 +598,26 @@ def _reduction(scope: str, name: str) -> Any:
     return intrinsic(typer)
 
 
+def _declared_uniform(builder: ir.IRBuilder, ty: Any, r: Any, scope: str, ident: int) -> Any:
+    """``r`` with its uniformity declared: a number as it is; a tuple field by field (each
+    field a scalar the compiled-form check follows as it follows a scalar collective's
+    result), repacked."""
+    if not isinstance(ty, types.BaseTuple):
+        declare_uniform(builder, r, scope, ident)
+        return r
+    out = ir.Constant(r.type, ir.Undefined)
+    for k in range(len(ty)):
+        field = builder.extract_value(r, k)
+        declare_uniform(builder, field, scope, ident)
+        out = builder.insert_value(out, field, k)
+    return out
+
+
 def _reduce_with(scope: str) -> Any:
     api = f"{scope}.reduce"
 
     def typer(typingctx: Any, v: Any, op: Any) -> Any:
-        ty = _value_type(api, v)
+        ty = _state_type(api, v)
         resolved = _resolve_op(api, typingctx, op, ty)
 
         def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
@@ -508,8 +630,7 @@ def _reduce_with(scope: str) -> Any:
                     r = _block_reduce(context, builder, resolved, ty, x)
                 else:
                     r = _warp_reduce(context, builder, BlockGeometry(builder), resolved, ty, x)
-                declare_uniform(builder, r, scope, ident)
-                return r
+                return _declared_uniform(builder, ty, r, scope, ident)
 
         return ty(v, op), codegen
 

@@ -14,7 +14,10 @@ time, and fresh arrays need none.)
 The result is computed with the operations of the GPU code in the same
 order (``_coop``: xor butterfly, down tree, sequential fold of warp totals,
 Hillis-Steele scan), in the same numpy dtype, so integers are exact and
-floats are bitwise what the GPU computes (no fused operations are involved).
+floats are bitwise what the GPU computes for the builtin operators (no fused operations are
+involved; a user op's ``a * b + c`` may become one ``fma`` on the GPU). A tuple state
+(``reduce(state, op)``) is reduced field-typed the same way: each field in its common dtype
+over the threads, the op's result converted back field by field, by the down tree and fold.
 """
 
 from __future__ import annotations
@@ -30,7 +33,16 @@ import numpy as np
 
 from .._errors import SafetyError
 from . import _simrt
-from ._cooprule import COLLECTIVE_SCALARS, accumulator_too_big
+from ._cooprule import (
+    COLLECTIVE_SCALARS,
+    MAX_STATE_FIELDS,
+    OP_SPELLING,
+    accumulator_too_big,
+    builtin_state_op,
+    not_a_state,
+    state_op_refused,
+    tuple_refused,
+)
 
 __all__ = ["SimAccumulate", "SimSharedAccumulator", "builtins"]
 
@@ -65,7 +77,9 @@ def _site(depth: int = 2) -> Site:
 # --------------------------------------------------------------------------- values and ops
 
 
-def _dtype_of(x: Any, api: str) -> np.dtype[Any]:
+def _dtype_of(x: Any, api: str, what: str = "v") -> np.dtype[Any]:
+    if isinstance(x, tuple) and what == "v":
+        _reject(tuple_refused(api, _type_name(x)))
     if isinstance(x, bool | np.bool_):
         return np.dtype(np.bool_)
     if isinstance(x, int):
@@ -74,15 +88,48 @@ def _dtype_of(x: Any, api: str) -> np.dtype[Any]:
         return np.dtype(np.float64)
     if isinstance(x, np.float16):
         _reject(
-            f"{api}(v) does not take float16 (Numba's float16 arithmetic is a function call per "
-            "operation); convert with np.float32(v) and back"
+            f"{api}({what}) does not take float16 (Numba's float16 arithmetic is a function call "
+            "per operation); convert with np.float32(v) and back"
         )
     if isinstance(x, np.generic) and isinstance(x, np.number):
         return x.dtype
     _reject(
-        f"{api}(v) takes a number (an int, float or bool scalar); got {type(x).__name__}. "
+        f"{api}({what}) takes a number (an int, float or bool scalar); got {type(x).__name__}. "
         + COLLECTIVE_SCALARS
     )
+
+
+def _type_name(x: Any) -> str:
+    """A value's type as the refusals name it (a tuple: its fields' types)."""
+    if isinstance(x, tuple):
+        return f"tuple({', '.join(_type_name(f) for f in x)})"
+    return type(x).__name__
+
+
+def _is_number(x: Any) -> bool:
+    """An int, float or bool scalar (what the compiled form's state fields may be)."""
+    return isinstance(x, bool | int | float | np.bool_ | np.integer | np.floating)
+
+
+def _state_argument(api: str, v: Any) -> Any:
+    """A reduction's argument: a number, or a tuple state of 1..8 numbers (each defined)."""
+    if not isinstance(v, tuple):
+        return _argument(v, api)
+    if not api.endswith(".reduce"):  # sum, max, min
+        _reject(tuple_refused(api, _type_name(v)))
+    if hasattr(v, "_fields"):
+        _reject(not_a_state(api, _type_name(v), "a named tuple is not a state; pass tuple(...)"))
+    if not 1 <= len(v) <= MAX_STATE_FIELDS:
+        _reject(not_a_state(api, _type_name(v), f"it has {len(v)} fields"))
+    fields = tuple(_argument(f, api) for f in v)
+    for k, f in enumerate(fields):
+        if isinstance(f, np.float16):
+            _dtype_of(f, api, "state")  # the scalar forms' float16 refusal
+        if not _is_number(f):
+            _reject(
+                not_a_state(api, _type_name(v), f"field {k} is {type(f).__name__}, not a number")
+            )
+    return fields
 
 
 def _cast(x: Any, dtype: np.dtype[Any]) -> Any:
@@ -329,13 +376,65 @@ def _argument(v: Any, api: str) -> Any:
     return _simrt.defined(v, f"passed to {api}")
 
 
+def _op_name(op: Any) -> str:
+    fn = getattr(op, "py_func", op)
+    return f"`{getattr(fn, '__name__', repr(op))}`"
+
+
+def _state_combiner(
+    api: str, op: Any, vals: Sequence[Any]
+) -> tuple[list[Any], Callable[[Any, Any], Any]]:
+    """(every thread's tuple state cast to the fields' common types, the op on two states).
+
+    Each field has one type in every thread, as Numba types one state for all of them:
+    the field's values' common type (``_common_dtype``); the op's result is converted to
+    it field by field, as the GPU code converts the op's return value.
+    """
+    n = len(vals[0]) if isinstance(vals[0], tuple) else 0
+    if any(not isinstance(x, tuple) or len(x) != n for x in vals):
+        shapes = sorted({_type_name(x) for x in vals})
+        _reject(
+            f"{api}(state, op): the threads passed states of different shapes ({shapes[0]} "
+            f"and {shapes[-1]}); every thread passes a tuple of the same fields"
+        )
+    dtypes = [_common_dtype(api, [x[k] for x in vals], False) for k in range(n)]
+    state = f"tuple({', '.join(str(d) for d in dtypes)})"
+    if isinstance(op, str) or op in _BUILTIN_OPS:
+        name = op if isinstance(op, str) else _BUILTIN_OPS[op]
+        _reject(builtin_state_op(api, state, OP_SPELLING.get(name, repr(op))))
+    if not callable(op):
+        _reject(f"the op of {api} must be a function of two values; got {op!r}")
+
+    def fields(x: Any) -> tuple[Any, ...]:
+        return tuple(_cast(f, d) for f, d in zip(x, dtypes, strict=True))
+
+    def combine(a: Any, b: Any) -> Any:
+        with np.errstate(all="ignore"):
+            r = op(a, b)
+        if not (isinstance(r, tuple) and len(r) == n and all(_is_number(f) for f in r)):
+            _reject(state_op_refused(api, state, _op_name(op), f"returns {_type_name(r)}"))
+        return fields(r)
+
+    return [fields(x) for x in vals], combine
+
+
+def _prepared(
+    api: str, op: Any, vals: Sequence[Any], widen_bool: bool
+) -> tuple[list[Any], Callable[[Any, Any], Any], bool]:
+    """(every thread's value in the type the GPU code reduces in, the op, commutative builtin?)."""
+    if any(isinstance(x, tuple) for x in vals):
+        cast, combine = _state_combiner(api, op, vals)
+        return cast, combine, False  # a user op: the down tree and a broadcast, as on the GPU
+    dtype = _common_dtype(api, vals, widen_bool)
+    combine, commutative = _combiner(api, op, dtype)
+    return [_cast(x, dtype) for x in vals], combine, commutative
+
+
 def _warp_reduce(api: str, v: Any, op: Any, site: Site, widen_bool: bool = False) -> Any:
-    place, slots, vals = _exchange_warp(_argument(v, api), site)
+    place, slots, vals = _exchange_warp(_state_argument(api, v), site)
 
     def lanes() -> list[Any]:
-        dtype = _common_dtype(api, vals, widen_bool)
-        combine, commutative = _combiner(api, op, dtype)
-        cast = [_cast(x, dtype) for x in vals]
+        cast, combine, commutative = _prepared(api, op, vals, widen_bool)
         if commutative and place.present == 32:
             return _butterfly(cast, combine)
         return [_down_tree(cast, combine)] * place.present
@@ -344,12 +443,10 @@ def _warp_reduce(api: str, v: Any, op: Any, site: Site, widen_bool: bool = False
 
 
 def _block_reduce(api: str, v: Any, op: Any, site: Site, widen_bool: bool = False) -> Any:
-    place, slots, vals = _exchange_block(_argument(v, api), site)
+    place, slots, vals = _exchange_block(_state_argument(api, v), site)
 
     def total() -> Any:
-        dtype = _common_dtype(api, vals, widen_bool)
-        combine, _ = _combiner(api, op, dtype)
-        cast = [_cast(x, dtype) for x in vals]
+        cast, combine, _ = _prepared(api, op, vals, widen_bool)
         totals = [_down_tree(cast[w : w + 32], combine) for w in range(0, place.nthreads, 32)]
         return _fold(totals, combine)
 

@@ -4,16 +4,84 @@ refusal."""
 
 from __future__ import annotations
 
-__all__ = ["COLLECTIVE_SCALARS", "STATIC_SHARED_LIMIT", "accumulator_too_big"]
+__all__ = [
+    "COLLECTIVE_SCALARS",
+    "MAX_STATE_FIELDS",
+    "STATIC_SHARED_LIMIT",
+    "OP_SPELLING",
+    "STATE_FIELDS",
+    "accumulator_too_big",
+    "builtin_state_op",
+    "not_a_state",
+    "state_op_refused",
+    "tuple_refused",
+]
+
+#: The most fields a tuple state of ``block.reduce(state, op)`` / ``warp.reduce`` may have:
+#: each field is one shuffle (two for a 64-bit one) per step of the tree, and the block form
+#: keeps a 32-slot shared buffer of states.
+MAX_STATE_FIELDS = 8
+
+#: The builtin operators of a reduction, as a kernel spells them (by the lowering's name).
+OP_SPELLING = {
+    "add": "operator.add",
+    "mul": "operator.mul",
+    "and": "operator.and_",
+    "or": "operator.or_",
+    "xor": "operator.xor",
+    "max": "max",
+    "min": "min",
+}
 
 #: What follows the refusal of a collective's non-scalar value: the forms that work.
 COLLECTIVE_SCALARS = (
-    "Collectives exchange one scalar per thread: reduce an array element by element, and a "
-    "state of several fields whose combine mixes them (Welford's count, mean and M2; an "
-    "argmax's value and index) as one collective per field of a form that adds up: block.sum "
-    "of n, of n * mean and of M2 + n * mean**2 (the variance follows from the three sums), "
-    "block.max of the value, then block.min of the index of the threads holding the maximum"
+    "Collectives exchange numbers: reduce an array element by element; a state of several "
+    "fields whose combine mixes them (Welford's count, mean and M2; an argmax's value and "
+    "index) is a tuple of 1 to 8 numbers reduced with block.reduce(state, op) or "
+    "warp.reduce(state, op), where op is a @simtsafe.device function that combines two "
+    "such tuples into one"
 )
+
+#: What a tuple state of ``reduce`` may hold.
+STATE_FIELDS = (
+    f"A reduction's tuple state holds 1 to {MAX_STATE_FIELDS} numbers (int, float or bool "
+    "scalars), one per field: unpack a nested tuple, an array or a record's fields into a "
+    "flat tuple of numbers"
+)
+
+
+def tuple_refused(api: str, seen: str) -> str:
+    """The refusal of a tuple given to a collective that exchanges one number
+    (``sum``/``max``/``min``/``scan``/``broadcast``)."""
+    scope = api.partition(".")[0]
+    return (
+        f"{api}(v) takes a number (an int, float or bool scalar); got {seen}. Reduce a tuple "
+        f"with {scope}.reduce(state, op) (op: a @simtsafe.device function combining two "
+        f"states into one), or call {api} once per field"
+    )
+
+
+def not_a_state(api: str, seen: str, why: str) -> str:
+    """The refusal of a tuple that is not a valid state (``why``: which field, or its size)."""
+    return f"{api}(state, op) got the state {seen}: {why}. {STATE_FIELDS}"
+
+
+def state_op_refused(api: str, state: str, op: str, seen: str) -> str:
+    """The refusal of an ``op`` that does not combine two states into one of the same type."""
+    return (
+        f"the op of {api} must take two {state} states and return one {state} (every field "
+        f"converted to the state's field type, as a scalar reduction converts); {op} "
+        f"{seen}. Return a tuple of the same fields, in the same order"
+    )
+
+
+def builtin_state_op(api: str, state: str, op: str) -> str:
+    """The refusal of a builtin operator given with a tuple state."""
+    return (
+        f"the op of {api} with a tuple state must be a @simtsafe.device function that combines "
+        f"two {state} states into one; got {op} (operator.add, max and min combine numbers, "
+        "not tuples)"
+    )
 
 
 #: The most static shared memory a block may declare (CUDA's limit on every GPU; more needs

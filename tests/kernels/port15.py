@@ -766,6 +766,8 @@ FALSE_REFUSALS.update(
             "Tuple(float32, int64). Collectives exchange one scalar per thread: reduce "
             "arrays element by element",
             "workaround": "block_argmax (block.max, then block.min of the candidate indices)",
+            "fixed": "tuple states in block.reduce / warp.reduce: accepted as written "
+            "(tests/sim/test_tuple_reduce_sim.py runs it against numpy)",
         },
         "scan_chunked_single_block": {
             "source": FR_SCAN_CHUNKED,

@@ -37,9 +37,12 @@ names its Tier-1 form (``cuda.atomic.*``: Accumulate / AppendBuffer / HashTable;
 ``cuda.const.array_like``: a tuple global); a used result of ``Accumulate.add`` is refused
 at its line; a slot won on another AppendBuffer is refused with the record-dtype advice (no
 longer "claim again", which mispairs); ``in_bounds`` of an array of another rank, the tile
-swap, the tuple reduce and the multi-element write name their fixes; a counter of another
-dtype names ``simtsafe.counter()``. Open (features): a chunked ``block_row`` for row scans,
-a shared counter across buffers, tuples in ``block.reduce``, constant memory in Tier 1.
+swap and the multi-element write name their fixes; a counter of another dtype names
+``simtsafe.counter()``. The tuple reduce (Welford's state in one ``block.reduce``) is
+accepted now: ``welford_tuple_reduce`` moved to ``ACCEPTED`` (tuple states in
+``block.reduce`` / ``warp.reduce``; tests/sim/test_tuple_reduce_sim.py). Open (features): a
+chunked ``block_row`` for row scans, a shared counter across buffers, constant memory in
+Tier 1.
 """
 
 from __future__ import annotations
@@ -312,6 +315,42 @@ def welford_rows(mean: DisjointSlice[np.float32, PerBlock], var: DisjointSlice[n
     lead = thread.block_leader()
     mean[lead] = mt
     var[lead] = qt / nt
+"""
+
+WELFORD_TUPLE = """
+B = 64
+
+
+# per-thread Welford, then the states combined in one block.reduce of a (count, mean, M2)
+# tuple (a round-17 false refusal, fixed: tuple states in block.reduce / warp.reduce)
+@ss.device
+def welford_combine(a, b):
+    na, ma, qa = a
+    nb, mb, qb = b
+    n = na + nb
+    if n == 0:
+        return a
+    d = mb - ma
+    return (n, ma + d * nb / n, qa + qb + d * d * na * nb / n)
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=B, covers="mean",
+           requires=["mean.size == x.shape[0]", "var.size == x.shape[0]"]))
+def welford_rows(mean: DisjointSlice[np.float32, PerBlock], var: DisjointSlice[np.float32, PerBlock],
+                 x: In2D[np.float32]) -> None:
+    n = np.float32(0)
+    mu = np.float32(0)
+    q = np.float32(0)
+    for w in thread.block_row(x):
+        v = x[w]
+        n += np.float32(1)
+        d = v - mu
+        mu += d / n
+        q += d * (v - mu)
+    n, mu, q = ss.block.reduce((n, mu, q), welford_combine)  # one collective, Chan's combine
+    lead = thread.block_leader()
+    mean[lead] = mu
+    var[lead] = q / n
 """
 
 ROPE = """
@@ -649,6 +688,7 @@ ACCEPTED: dict[str, str] = {
     "cross_entropy": CROSS_ENTROPY,
     "segment_sum": SEGMENT_SUM,
     "welford_rows": WELFORD,
+    "welford_tuple_reduce": WELFORD_TUPLE,
     "rope": ROPE,
     "stencil7": STENCIL7,
     "conv2d": CONV2D,
@@ -997,6 +1037,7 @@ CHECKS: dict[str, Callable[[ModuleType, np.random.Generator], bool]] = {
     "cross_entropy": _check_cross_entropy,
     "segment_sum": _check_segment_sum,
     "welford_rows": _check_welford,
+    "welford_tuple_reduce": _check_welford,
     "rope": _check_rope,
     "stencil7": _check_stencil7,
     "conv2d": _check_conv2d,
@@ -1083,40 +1124,6 @@ def nbody_naive(acc: DisjointSlice2D[np.float32], pos: In2D[np.float32], eps2: n
         acc[p, 0] = ax  # BAD
         acc[p, 1] = ay
         acc[p, 2] = az
-"""
-
-FR_WELFORD_TUPLE = """
-B = 64
-
-
-@ss.device
-def welford_combine(a, b):
-    na, ma, qa = a
-    nb, mb, qb = b
-    n = na + nb
-    if n == 0:
-        return a
-    d = mb - ma
-    return (n, ma + d * nb / n, qa + qb + d * d * na * nb / n)
-
-
-@ss.kernel(contract=ss.LaunchContract(domain=1, block=B, covers="mean",
-           requires=["mean.size == x.shape[0]", "var.size == x.shape[0]"]))
-def welford_rows(mean: DisjointSlice[np.float32, PerBlock], var: DisjointSlice[np.float32, PerBlock],
-                 x: In2D[np.float32]) -> None:
-    n = np.float32(0)
-    mu = np.float32(0)
-    q = np.float32(0)
-    for w in thread.block_row(x):
-        v = x[w]
-        n += np.float32(1)
-        d = v - mu
-        mu += d / n
-        q += d * (v - mu)
-    n, mu, q = ss.block.reduce((n, mu, q), welford_combine)  # BAD
-    lead = thread.block_leader()
-    mean[lead] = mu
-    var[lead] = q / n
 """
 
 FR_ROW_CUMSUM = """
@@ -1404,17 +1411,6 @@ FALSE_REFUSALS.update(
             "workaround": "nbody (flat [3n] output through thread.tile_1d(acc, 3)); or an [n] "
             "record output written out[i].x = ...; or SoA acc[3, n] as a Columns output",
         },
-        "welford_tuple_reduce": {
-            "source": FR_WELFORD_TUPLE,
-            "where": "compile (typing)",
-            "message": "block.reduce(v) takes a number (an int, float or bool scalar); got "
-            "UniTuple(float32 x 3). Collectives exchange one scalar per thread: reduce arrays "
-            "element by element",
-            "why_safe": "a (count, mean, M2) Welford state combined by an associative helper; "
-            "'element by element' is not possible here (the combine mixes the fields)",
-            "workaround": "welford_rows (Chan's combine spelled as three block.sum: n, n*mean, "
-            "M2 + n*(mean - mean_total)^2; three barriers instead of one)",
-        },
         "row_cumsum_block_row_scan": {
             "source": FR_ROW_CUMSUM,
             "where": "compile (uniformity)",
@@ -1469,7 +1465,6 @@ CHECKS.update(
         "compact_two_buffers_one_claim": _launch_compact_with_index,
         "rope_thread_per_pair": lambda m, r: _check_rope_neox(m, r, "rope_pairs"),
         "nbody_row_per_thread": _launch_nbody_naive,
-        "welford_tuple_reduce": _check_welford,
         "row_cumsum_block_row_scan": _check_row_cumsum,
         "tile_pingpong_swap": lambda m, r: _check_block_sort(m, r, "oddeven_sort"),
         "constant_memory_filter": _check_blur,

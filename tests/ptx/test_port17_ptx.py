@@ -28,7 +28,6 @@ ADVICE = {
     "tile_pingpong_swap": r"To alternate two tiles \(ping-pong buffers\), keep each tile's name "
     r"and unroll the loop by two",
     "constant_memory_filter": r"In Tier 1, use a module-level tuple of numbers",
-    "welford_tuple_reduce": r"block\.sum of n, of n \* mean and of M2 \+ n \* mean\*\*2",
     "nbody_row_per_thread": r"owns them as an output tile: thread\.tile_1d\(out, n\) over a "
     r"flat output",
     "rope_thread_per_pair": r"owns them as an output tile",
