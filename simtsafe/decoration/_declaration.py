@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import builtins as _py_builtins
 import dataclasses
+import hashlib
 import os
 import threading
 import types as pytypes
@@ -143,6 +144,11 @@ def _stable(value: Any, seen: set[int]) -> str:
         return f"{kind}:{str.__repr__(value) if isinstance(value, str) else bytes.__repr__(value)}"
     if isinstance(value, np.generic):
         return f"{kind}:{value.dtype.str}:{value.tobytes().hex()}"
+    if type(value) is np.ndarray and value.dtype.kind in "biufc":
+        # A constant array's snapshot (``cuda.const.array_like``): its values are compiled
+        # in, so they are part of the key (numpy's repr elides large arrays).
+        data = np.ascontiguousarray(value).tobytes()
+        return f"{kind}:{value.dtype.str}:{value.shape}:{hashlib.sha256(data).hexdigest()}"
     seen = seen | {id(value)}
     if isinstance(value, (set, frozenset)):
         return f"{kind}({{{', '.join(sorted(_stable(v, seen) for v in value))}}})"

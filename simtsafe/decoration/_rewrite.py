@@ -50,6 +50,7 @@ import numpy as np
 from .._errors import SafetyError, UnsafeRegionRequired
 from .._unsafe import check_reason
 from ..lowering._api import TIER1_FORMS
+from ..lowering._construle import refused_array
 from ..lowering._ufuncs import builtin_name as ufunc_builtin
 from ..lowering._ufuncs import unsupported_ufunc
 from ._fillpairs import pair_fills
@@ -394,6 +395,10 @@ class _Checker(ast.NodeTransformer):
                 f"(`{text}.name`) but not the module itself",
                 "module-value",
             )
+        if ref.name == "cuda.const.array_like":  # called: rewritten by visit_Call
+            raise self.fail(
+                node, f"call `{text}(ARR)` directly, with a module-level array", "function-value"
+            )
         if ref.kind == "gated" and ref.name == "cuda.local.array" and self.unsafe_depth == 0:
             if not called:
                 raise self.fail(node, f"call `{text}(...)` directly", "function-value")
@@ -731,6 +736,8 @@ class _Checker(ast.NodeTransformer):
         self._call_targets.add(id(node.func))
         self._check_accumulate_result(node)
         ref = self.ref_of(node.func) if _chain(node.func) is not None else None
+        if ref is not None and ref.name == "cuda.const.array_like":
+            return self._const_array(node)  # Tier 1, inside unsafe regions too
         if ref is not None and ref.kind == "device":
             # A tile given to a helper arrives as a read-only view (the phase analysis
             # counts the call as a read of the tile). Wrapped after the walk: the
@@ -776,6 +783,51 @@ class _Checker(ast.NodeTransformer):
             visited.args = [window, *visited.args]
             return visited
         return super().generic_visit(node)
+
+    def _const_array(self, node: ast.Call) -> ast.expr:
+        """``cuda.const.array_like(ARR)``: a Tier-1 constant array, in or out of a region.
+
+        ``ARR`` must name a numpy array of numbers in the kernel's scope (a module global,
+        or a closure value); the call becomes ``__ss_const_array(__ss_refN)`` with
+        ``__ss_refN`` a read-only, C-ordered copy of it, taken here: at the freeze, the
+        values the kernel compiles (lowering/_constarrays.py).
+        """
+        call = ast.unparse(node)
+        arg = node.args[0] if len(node.args) == 1 and not node.keywords else None
+        if not isinstance(arg, ast.Name):
+            raise self.fail(
+                node,
+                f"`{call}`: cuda.const.array_like takes one argument, the name of a "
+                "module-level numpy array (`cuda.const.array_like(FILTER)`)",
+                "const-array",
+            )
+        if arg.id in self.locals or arg.id.startswith("__ss_"):
+            raise self.fail(
+                node,
+                f"`{call}`: `{arg.id}` is a local name; cuda.const.array_like takes a "
+                "module-level numpy array, whose values the kernel compiles in. Pass run-time "
+                "data as an In[...] parameter",
+                "const-array",
+            )
+        value = self.env.scope.get(arg.id, _PENDING)
+        if value is _PENDING:
+            if self.env.strict:
+                raise self.fail(node, f"`{arg.id}` is not defined", "undefined-name")
+            value = None  # bound later: checked at the freeze, where the copy is taken
+        else:
+            refused = refused_array(value)
+            if refused is not None:
+                raise self.fail(
+                    node, f"`{call}`: cuda.const.array_like {refused}", "const-array"
+                )
+            value = np.array(value, order="C", copy=True)
+            value.setflags(write=False)
+        private = f"__ss_ref{len(self.substitutes)}"
+        self.substitutes[private] = value
+        made = ast.Call(
+            ast.Name("__ss_const_array", ast.Load()), [ast.Name(private, ast.Load())], []
+        )
+        return ast.fix_missing_locations(ast.copy_location(made, node))
 
     def _check_arguments(self, node: ast.Call, ref: Ref) -> None:
         """A call of simtsafe's kernel API binds to the documented signature.

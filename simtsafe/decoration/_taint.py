@@ -2,7 +2,7 @@
 
 Inside ``with simtsafe.unsafe("SAFETY: ...")`` code can obtain values that
 write memory without a witness: ``out.unchecked``, ``cuda.shared.array``,
-``cuda.local.array``, ``cuda.const.array_like``, ``cuda.cg.this_grid()``,
+``cuda.local.array``, ``cuda.cg.this_grid()``,
 and whatever a helper returns of them. The region's reason covers the
 region only, so every *use* of such a value outside every region is refused,
 however it got there: assignments, tuple unpacking, ``for`` targets,
@@ -45,7 +45,7 @@ Taint = int | None
 RefInfo = tuple[str, str, Any]
 
 #: Array-producing gated calls and how to read the rank off their shape argument.
-ARRAY_SOURCES = frozenset({"cuda.shared.array", "cuda.local.array", "cuda.const.array_like"})
+ARRAY_SOURCES = frozenset({"cuda.shared.array", "cuda.local.array"})
 OBJECT_SOURCES = frozenset({"cuda.cg.this_grid"})
 _METADATA = frozenset({"shape", "size", "ndim", "dtype"})
 #: Calls whose result is a scalar whatever their arguments (an array's length, an atomic's
@@ -343,8 +343,6 @@ class _Analysis:
                     if e.args
                     else next((k.value for k in e.keywords if k.arg in ("shape", "ary")), None)
                 )
-                if src.name == "cuda.const.array_like":
-                    return UNKNOWN
                 return _rank_of_shape(shape)
             if src.name in OBJECT_SOURCES:
                 return UNKNOWN

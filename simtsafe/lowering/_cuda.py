@@ -527,6 +527,18 @@ def _typed_by_view(context_class: Any) -> None:
                     f"a DisjointSlice is written one element at a time through a witness; "
                     f"`out {_inplace_symbol(key)} v` is refused. Write `out[w] = out[w] + v`"
                 )
+        if (
+            getattr(_TYPING, "depth", 0)
+            and getattr(key, "__module__", None) == "numba.cuda.stubs"
+            and _hashable(key)
+        ):
+            # numba.cuda's own operations (atomics, loads with cache hints...) type on
+            # anything that has an array's ``ndim`` and ``dtype``; a simtsafe value that
+            # none of them may take says so (a constant array: no atomic writes it).
+            for arg in _flattened((*args, *(kws or {}).values())):
+                refusal = getattr(arg, "stub_refusal", None)
+                if refusal:
+                    raise _reject(refusal)
         if getattr(_TYPING, "depth", 0) and isinstance(func, types.Dispatcher):
             for arg in _flattened((*args, *(kws or {}).values())):
                 refusal = getattr(arg, "helper_refusal", None)
@@ -1055,6 +1067,9 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
 
     names.update(_append.builtins())
     names.update(_hash.builtins())
+    from . import _constarrays  # imports this module: bound late
+
+    names["__ss_const_array"] = _constarrays.const_array
     return names
 
 

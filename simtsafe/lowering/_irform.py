@@ -44,6 +44,7 @@ __all__ = [
     "Instr",
     "Opaque",
     "compiled_form",
+    "global_names",
     "split_operands",
 ]
 
@@ -230,6 +231,26 @@ def _mark_calls(text: str, defined: set[str], callees: list[str]) -> str:
 
 
 _NO_INLINE_RE = re.compile(r"\b(?:noinline|optnone)\b")
+
+
+def global_names(text: str) -> tuple[str, ...]:
+    """The globals an instruction's text (or a part of it) names, as ``FunctionForm.globals``
+    keys them."""
+    return tuple(_unquote(g) for g in _GLOBAL_RE.findall(text))
+
+
+_CONSTANT_GLOBAL_RE = re.compile(r"^(" + _GLOBAL + r" = .*?\baddrspace\(4\) )constant\b")
+
+
+def _writable_constants(text: str) -> str:
+    """Declare constant-memory globals ``global`` instead of ``constant`` in the analysed copy.
+
+    LLVM deletes a store to a ``constant`` global as undefined behaviour (instcombine), so
+    the analysed copy would hide exactly the writes ``verify._constmem`` must see; NVVM
+    compiles the original, and need not delete them. Reads keep their address space, which
+    is what the analyses key constant memory by.
+    """
+    return "\n".join(_CONSTANT_GLOBAL_RE.sub(r"\1global", line) for line in text.splitlines())
 
 
 def _inlinable(text: str) -> str:
@@ -476,7 +497,7 @@ def _normalize(texts: Sequence[str], root: str, callees: list[str]) -> str:
             _mark_fill_writes(
                 _mark_own_stores(
                     _route_witness_markers(
-                        _route_uniform_markers(_freeze_intrinsics(_inlinable(t)))
+                        _route_uniform_markers(_freeze_intrinsics(_inlinable(_writable_constants(t))))
                     )
                 )
             ),

@@ -19,6 +19,7 @@ import numpy as np
 from .._records import array_field, misaligned_record, misaligned_refusal, record_field_refusal
 from .._spaces import out_tile_too_large
 from . import _simrt
+from ._construle import READ_ONLY, bad_index, refused_array
 from ._sim import (
     _BF16,
     SENTINEL,
@@ -297,6 +298,30 @@ class SimLocalArray(_Holder):
 
 
 @final
+class SimConstArray(_Holder):
+    """A constant array (``cuda.const.array_like``): read by ints, out of range reads 0, and
+    never written (the same refusals as the compiled form's typing, ``_constarrays``)."""
+
+    __slots__ = ()
+    _what = "constant array"
+
+    def _index(self, i: Any) -> tuple[int, ...]:
+        idx = _int_index(i, self.ndim)
+        if idx is None:
+            _reject(bad_index(self.ndim))
+        return idx
+
+    def __setitem__(self, i: Any, value: Any) -> NoReturn:
+        _reject(READ_ONLY)
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._load(self._index(i))
+
+    def __repr__(self) -> str:
+        return f"ConstArray[{self._arr.dtype}, {self.ndim}d]"
+
+
+@final
 class SimOutTile:
     """The rectangle of an output one thread owns, indexed with local indices."""
 
@@ -458,6 +483,12 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
         dims = _static_shape(shape, "cuda.local.array(shape, dtype)")
         return SimLocalArray(np.zeros(dims, _as_dtype(dtype, "cuda.local.array")))
 
+    def const_array(arr: Any) -> SimConstArray:
+        refused = refused_array(arr)
+        if refused is not None:
+            _reject(f"cuda.const.array_like {refused}")
+        return SimConstArray(arr)
+
     def local_index() -> SimWitness:
         return _mint("Local1D", (_linear_tid(),))
 
@@ -576,6 +607,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
         "__ss_tile_read": tile_read,
         "__ss_shared_dynamic_tile": shared_dynamic_tile,
         "__ss_local_array": local_array,
+        "__ss_const_array": const_array,
         "__ss_local_index": local_index,
         "__ss_local_index_2d": local_index_2d,
         "__ss_bs_row_start": bs_row_start,

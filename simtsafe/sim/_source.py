@@ -198,6 +198,10 @@ class Rebuilder:
             ):
                 # A plain helper function: it may use numba.cuda too.
                 return self._rebuild(value, value.__globals__, None)
+        if isinstance(value, np.ndarray) and name.startswith("__ss_ref"):
+            # The decorator's read-only snapshot behind ``cuda.const.array_like(ARR)``:
+            # ``__ss_const_array`` wraps it (a read out of range is 0, as on the GPU).
+            return value
         if isinstance(value, np.ndarray):
             # A global array is a constant to Numba: read-only, bounds-checked here.
             arr = self._consts.get(id(value))

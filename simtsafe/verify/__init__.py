@@ -5,8 +5,9 @@ compiled kernel (``lowering.kernel_ir``), normalizes them (``lowering._irform``:
 everything inlined, locals in SSA form), runs the divergence analysis
 (``_divergence``, over the CFG facts of ``_cfg``) and refuses the kernel
 (``_verdict``) when a Tier-1 barrier or collective may be reached by only part
-of its scope. This verdict decides; the source-level analysis at decoration
-only words the early message where no compiled form can be made.
+of its scope, or (``_constmem``) when any write may reach constant memory. This
+verdict decides; the source-level analysis at decoration only words the early
+message where no compiled form can be made.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..lowering._irform import compiled_form
+from ._constmem import check_const_writes
 from ._divergence import Divergence
 from ._verdict import SourceInfo, check_sites, purity
 
@@ -25,9 +27,11 @@ def check_kernel_ir(texts: Sequence[str], entry: str, info: SourceInfo) -> Diver
 
     Raises:
         SafetyError: a Tier-1 barrier or collective some threads of its scope
-            may skip (``rule="uniformity"``), at the user's line.
+            may skip (``rule="uniformity"``), or a write that may reach constant
+            memory (``rule="const-write"``), at the user's line.
     """
     form = compiled_form(texts, entry)
+    check_const_writes(form, info.kernel, info.filename, info.first_line)
     site_purity = {
         ident: max(purity(compiled_form(texts, callee)) for callee in callees)
         for ident, callees in form.site_callees.items()

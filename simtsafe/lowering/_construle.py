@@ -1,0 +1,70 @@
+"""What ``cuda.const.array_like`` accepts in Tier 1: one rule for the decorator, the compiled
+form and the simulator (their messages are the same text)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["MAX_BYTES", "READ_ONLY", "bad_index", "refused_array"]
+
+#: The constant bank a kernel's ``__constant__`` data lives in (64 KiB on every GPU Numba
+#: targets): one array larger than this cannot be loaded.
+MAX_BYTES = 64 * 1024
+
+#: The refusal of any write (``c[i] = v`` and its kin), on both targets.
+READ_ONLY = (
+    "a constant array (`cuda.const.array_like`) is read-only: it lives in the GPU's constant "
+    "memory, which no thread may write. Read it into a local (`x = c[i]`) or a thread-private "
+    "array (`cuda.local.array`) and write an output through a witness"
+)
+
+
+def bad_index(ndim: int) -> str:
+    """The refusal of an index that is not one int per axis (a slice, a witness, a float)."""
+    ints = "an int" if ndim == 1 else f"{ndim} ints"
+    return (
+        f"a {ndim}D constant array is read with {ints}; it has no slices (read a witness's "
+        "element with w.index, or (w.row, w.col))"
+    )
+
+
+def refused_array(value: Any) -> str | None:
+    """Why ``value`` cannot be made a constant array (None: a numpy array it accepts).
+
+    A numpy array of bool, integers, floats or complex numbers, with at least one axis,
+    of at most ``MAX_BYTES``. Records are refused: a record element read from an array
+    is a reference into it, whose fields would need rules of their own; one constant
+    array per field does the same.
+    """
+    import numpy as np
+
+    if isinstance(value, tuple):
+        return (
+            "takes a module-level numpy array, got builtins.tuple; index the tuple itself "
+            "(a module-level tuple of numbers is a compile-time constant: `TAPS[k]`)"
+        )
+    if not isinstance(value, np.ndarray):
+        return (
+            f"takes a module-level numpy array, got {type(value).__module__}."
+            f"{type(value).__qualname__}; pass device data as an In[...] parameter"
+        )
+    dtype = value.dtype
+    if dtype.names is not None:
+        return (
+            f"takes an array of numbers; an array of records ({dtype}) is not supported: "
+            "give each field its own constant array (`cuda.const.array_like(ARR_X)`, "
+            "`cuda.const.array_like(ARR_Y)`)"
+        )
+    if dtype.kind not in "biufc" or type(dtype).__module__ != "numpy.dtypes":
+        return (
+            f"takes an array of numbers (bool, integers, floats, complex); got dtype {dtype}. "
+            "Pass such data as an In[...] parameter"
+        )
+    if value.ndim < 1:
+        return "takes an array with at least one axis (a 0-d array is a number: use a constant)"
+    if value.nbytes > MAX_BYTES:
+        return (
+            f"takes at most {MAX_BYTES} bytes (the GPU's constant bank), got an array of "
+            f"{value.nbytes} bytes; pass it as an In[...] parameter"
+        )
+    return None
