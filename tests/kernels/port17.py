@@ -34,15 +34,15 @@ Fixed after the round (tests/ptx/test_port17_ptx.py, tests/sim/test_port17_sim.p
 tests/sim/test_covers_advice_sim.py assert each message): CoverageError names the grid that
 covers each kind of output (a PerBlock output: one block an element); a gated API's refusal
 names its Tier-1 form (``cuda.atomic.*``: Accumulate / AppendBuffer / HashTable;
-``cuda.const.array_like``: a tuple global); a used result of ``Accumulate.add`` is refused
+``cuda.const.array_like``: then a tuple global); a used result of ``Accumulate.add`` is refused
 at its line; a slot won on another AppendBuffer is refused with the record-dtype advice (no
 longer "claim again", which mispairs); ``in_bounds`` of an array of another rank, the tile
 swap and the multi-element write name their fixes; a counter of another dtype names
 ``simtsafe.counter()``. The tuple reduce (Welford's state in one ``block.reduce``) is
 accepted now: ``welford_tuple_reduce`` moved to ``ACCEPTED`` (tuple states in
-``block.reduce`` / ``warp.reduce``; tests/sim/test_tuple_reduce_sim.py). Open (features): a
-chunked ``block_row`` for row scans, a shared counter across buffers, constant memory in
-Tier 1.
+``block.reduce`` / ``warp.reduce``; tests/sim/test_tuple_reduce_sim.py). Constant memory is
+Tier 1 now: ``constant_memory_filter`` compiles and matches numpy (tests/*/test_constmem_*.py).
+Open (features): a chunked ``block_row`` for row scans, a shared counter across buffers.
 """
 
 from __future__ import annotations
@@ -1175,7 +1175,7 @@ FILT = np.array([1, 4, 6, 4, 1], dtype=np.float32) / 16
 def blur1d(out: DisjointSlice[np.float32], x: In[np.float32]) -> None:
     i = thread.index_1d()
     if i.in_bounds(out):
-        f = cuda.const.array_like(FILT)  # BAD
+        f = cuda.const.array_like(FILT)  # BAD (refused by the round; Tier 1 since)
         acc = np.float32(0)
         for k in range(5):
             j = i.index + k - 2
@@ -1446,6 +1446,9 @@ FALSE_REFUSALS.update(
             "why_safe": "__constant__ memory is read-only in the kernel; the listed reasons do "
             "not include it",
             "workaround": "blur_const (a module-level tuple of floats; or pass the filter as In)",
+            "fixed": "cuda.const.array_like(ARR) is Tier 1: a read-only, bounds-checked constant "
+            "array; this kernel compiles and matches numpy (tests/ptx/test_port17_ptx.py, "
+            "tests/sim/test_port17_sim.py; the rules: tests/*/test_constmem_*.py)",
         },
         "radix_scatter_by_rank": {
             "source": FR_RADIX_SCATTER,

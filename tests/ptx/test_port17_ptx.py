@@ -27,7 +27,6 @@ ADVICE = {
     r"item, append records to one buffer",
     "tile_pingpong_swap": r"To alternate two tiles \(ping-pong buffers\), keep each tile's name "
     r"and unroll the loop by two",
-    "constant_memory_filter": r"In Tier 1, use a module-level tuple of numbers",
     "nbody_row_per_thread": r"owns them as an output tile: thread\.tile_1d\(out, n\) over a "
     r"flat output",
     "rope_thread_per_pair": r"owns them as an output tile",
@@ -44,3 +43,12 @@ def _compile_all(mod: object) -> None:
 def test_a_refusal_names_the_tier1_form(tmp_path: Path, name: str) -> None:
     with pytest.raises(ss.SafetyError, match=ADVICE[name]):
         _compile_all(port17.load(name, tmp_path))
+
+
+def test_the_constant_memory_filter_is_tier1_now(tmp_path: Path) -> None:
+    # the round's false refusal: cuda.const.array_like(FILT) outside an unsafe region
+    mod = port17.load("constant_memory_filter", tmp_path)
+    assert ss.check_kernel(mod.blur1d) == []
+    ptx = mod.blur1d.ptx(cc=(9, 0))
+    for tap in ("0f3D800000", "0f3E800000", "0f3EC00000"):  # 1/16, 4/16, 6/16 folded in
+        assert tap in ptx

@@ -22,6 +22,12 @@ def test_a_ported_kernel_matches_numpy(tmp_path: Path, name: str) -> None:
     assert port17.CHECKS[name](mod, np.random.default_rng(17))
 
 
+def test_the_constant_memory_filter_is_accepted_and_matches_numpy(tmp_path: Path) -> None:
+    # the round's false refusal (cuda.const.array_like outside an unsafe region), fixed
+    mod = port17.load("constant_memory_filter", tmp_path)
+    assert port17.CHECKS["constant_memory_filter"](mod, np.random.default_rng(17))
+
+
 def test_a_segment_sum_launched_short_is_told_one_block_a_segment(tmp_path: Path) -> None:
     m = port17.load("coverage_advice_per_block", tmp_path)
     xs = cuda.to_device(np.arange(500, dtype=np.float32))
