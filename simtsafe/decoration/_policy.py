@@ -329,7 +329,8 @@ def classify(obj: Any, name: str) -> Ref:
             "global-array",
             f"is a global array ({_describe(obj)}): Numba would compile it into the kernel as a "
             "mutable constant that no witness, bounds or aliasing check covers. Pass it as an "
-            "argument (In[...] to read it, DisjointSlice[...] to write it)",
+            "argument (In[...] to read it, DisjointSlice[...] to write it), or read a small "
+            "numpy table of numbers through `cuda.const.array_like(NAME)` (constant memory)",
         )
     module = getattr(obj, "__module__", None) or ""
     if module == "simtsafe" or module.startswith("simtsafe."):

@@ -817,9 +817,7 @@ class _Checker(ast.NodeTransformer):
         else:
             refused = refused_array(value)
             if refused is not None:
-                raise self.fail(
-                    node, f"`{call}`: cuda.const.array_like {refused}", "const-array"
-                )
+                raise self.fail(node, f"`{call}`: cuda.const.array_like {refused}", "const-array")
             value = np.array(value, order="C", copy=True)
             value.setflags(write=False)
         private = f"__ss_ref{len(self.substitutes)}"

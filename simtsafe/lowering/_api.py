@@ -7,10 +7,14 @@ names under other names). ``simtsafe.decoration._policy`` classifies every
 object a kernel refers to with these tables.
 
 Kinds: ``"ok"`` usable anywhere; ``"gated"`` only inside
-``with simtsafe.unsafe("SAFETY: ...")`` (shared/local/constant memory,
-barriers, warp intrinsics, fences, atomics, cooperative groups, stores with
-cache hints); ``"dim3"`` a ``threadIdx``-like namespace whose ``x``/``y``/``z``
-are ints. A nested dict is a namespace whose members are classified by it.
+``with simtsafe.unsafe("SAFETY: ...")`` (shared/local memory, barriers, warp
+intrinsics, fences, atomics, cooperative groups, stores with cache hints);
+``"dim3"`` a ``threadIdx``-like namespace whose ``x``/``y``/``z`` are ints. A
+nested dict is a namespace whose members are classified by it. Two gated names
+are Tier-1 values the decorator rewrites instead of refusing:
+``cuda.local.array`` outside regions (a bounds-checked thread-private array)
+and ``cuda.const.array_like(ARR)`` everywhere (a read-only, bounds-checked
+constant array: ``lowering._constarrays``).
 """
 
 from __future__ import annotations
@@ -108,10 +112,6 @@ TIER1_FORMS: dict[str, str] = {
         "counting and voting forms)",
     ),
     "cuda.shared.array": "simtsafe.shared.tile(shape, dtype) (docs/cooperation.md)",
-    "cuda.const.array_like": (
-        "a module-level tuple of numbers (a compile-time constant the kernel indexes), or "
-        "the values passed as an In[...] parameter"
-    ),
     **dict.fromkeys(
         ("cuda.shfl_sync", "cuda.shfl_up_sync", "cuda.shfl_down_sync", "cuda.shfl_xor_sync"),
         "simtsafe.warp.broadcast / warp.sum / warp.reduce / warp.scan",
@@ -128,7 +128,7 @@ CUDA_API: dict[str, Any] = {
     **dict.fromkeys(_GATED, "gated"),
     "shared": {"array": "gated"},
     "local": {"array": "gated"},
-    "const": {"array_like": "gated"},
+    "const": {"array_like": "gated"},  # rewritten by the decorator (module docstring)
     "atomic": dict.fromkeys(_ATOMICS, "gated"),
     "cg": {"this_grid": "gated"},
     "libdevice": "libdevice",  # every public libdevice function: scalar math, "ok"

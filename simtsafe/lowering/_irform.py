@@ -497,7 +497,9 @@ def _normalize(texts: Sequence[str], root: str, callees: list[str]) -> str:
             _mark_fill_writes(
                 _mark_own_stores(
                     _route_witness_markers(
-                        _route_uniform_markers(_freeze_intrinsics(_inlinable(_writable_constants(t))))
+                        _route_uniform_markers(
+                            _freeze_intrinsics(_inlinable(_writable_constants(t)))
+                        )
                     )
                 )
             ),

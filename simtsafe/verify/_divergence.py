@@ -575,7 +575,9 @@ class _Solver:
         # range (``in_range``): out of range, a read may land in an array being written.
         self.const_space = frozenset(g for g, i in form.globals.items() if i.addrspace == 4)
         if UNKNOWN in written or not self.trust_memory:
-            d.immutable = frozenset()
+            # Still constant memory: no write may reach it (``_constmem`` refuses the kernel
+            # before this analysis runs if one may, whatever else is untrusted).
+            d.immutable = frozenset(self.const_space - written)
         else:
             d.immutable = frozenset((set(d.readable) | self.const_space) - written)
         self.site_purity: dict[int, int] = {}

@@ -90,8 +90,23 @@ def steer(out: DisjointSlice[np.float32], x: In[np.float32], k: np.int64) -> Non
         out[i] = v
 """
 
+#: The same beside an unsafe region (where the analysis trusts no other memory): constant
+#: memory stays trusted, since no write can reach it (the compiled form refuses one).
+UNIFORM_BESIDE_UNSAFE = UNIFORM.replace(
+    "    v = x[i] if i.in_bounds(x) else np.float32(0)\n",
+    "    v = x[i] if i.in_bounds(x) else np.float32(0)\n"
+    '    with ss.unsafe("SAFETY: a fence orders nothing here; it only makes a region"):\n'
+    "        cuda.threadfence()\n",
+)
+
 #: Accepted kernels by name.
-ACCEPTED = {"blur": BLUR, "lut2d": LUT2D, "helper": HELPER, "uniform": UNIFORM}
+ACCEPTED = {
+    "blur": BLUR,
+    "lut2d": LUT2D,
+    "helper": HELPER,
+    "uniform": UNIFORM,
+    "uniform_beside_unsafe": UNIFORM_BESIDE_UNSAFE,
+}
 
 _KERNEL = """
 LUT = (np.arange(12, dtype=np.float32).reshape(3, 4) * 1.5 - 2).astype(np.float32)

@@ -61,8 +61,11 @@ def test_a_table_read_in_a_helper_is_ld_const(tmp_path: Path) -> None:
     assert len(re.findall(r"^\.const ", ptx, re.M)) == 2
 
 
-def test_a_constant_read_at_a_uniform_index_may_steer_a_collective(tmp_path: Path) -> None:
-    ptx = _ptx(tmp_path, "uniform")
+@pytest.mark.parametrize("name", ["uniform", "uniform_beside_unsafe"])
+def test_a_constant_read_at_a_uniform_index_may_steer_a_collective(
+    tmp_path: Path, name: str
+) -> None:
+    ptx = _ptx(tmp_path, name)
     assert "bar.sync" in ptx and "ld.const.f32" in ptx
 
 

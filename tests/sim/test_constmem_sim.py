@@ -60,10 +60,13 @@ def test_a_table_read_in_a_helper_and_made_in_one(tmp_path: Path) -> None:
     np.testing.assert_array_equal(out.copy_to_host(), _lut_or_zero(r, c) + bias)
 
 
+@pytest.mark.parametrize("name", ["uniform", "uniform_beside_unsafe"])
 @pytest.mark.parametrize("k", [0, 3])
-def test_a_constant_read_at_a_uniform_index_steers_a_collective(tmp_path: Path, k: int) -> None:
+def test_a_constant_read_at_a_uniform_index_steers_a_collective(
+    tmp_path: Path, k: int, name: str
+) -> None:
     # t[1, 0] = 4.0 > 0: every block sums; t[1, 3] = 8.5 > 0 too; k = 3 past no end
-    m = load_kernel_module(tmp_path, cases.UNIFORM)
+    m = load_kernel_module(tmp_path, cases.ACCEPTED[name])
     x = np.arange(128, dtype=np.float32)
     out = cuda.to_device(np.full(128, np.nan, np.float32))
     m.steer.prepare(grid=2, block=64)(out, cuda.to_device(x), np.int64(k))
