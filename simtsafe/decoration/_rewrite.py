@@ -818,7 +818,8 @@ class _Checker(ast.NodeTransformer):
             refused = refused_array(value)
             if refused is not None:
                 raise self.fail(node, f"`{call}`: cuda.const.array_like {refused}", "const-array")
-            value = np.array(value, order="C", copy=True)
+            # numpy's own ndarray, C order, native byte order (Numba types no other)
+            value = np.array(value, dtype=value.dtype.newbyteorder("="), order="C", copy=True)
             value.setflags(write=False)
         private = f"__ss_ref{len(self.substitutes)}"
         self.substitutes[private] = value
