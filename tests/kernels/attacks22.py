@@ -169,7 +169,7 @@ FALSE_REFUSALS: dict[str, str] = {
     "numpy-scalar-module-constant-shape": "R = np.int64(4) at module level (a numpy scalar: "
     "an allowed compile-time constant, docs/safety.md) in shared.accumulator((R, 32), "
     "np.int32) -- and (2 * R, C), and the 1D shared.accumulator(R, ...) / (2 * R) -- is "
-    "refused on both targets with \"Numba cannot type `_shared_accumulator_typer(Tuple(int64, "
+    'refused on both targets with "Numba cannot type `_shared_accumulator_typer(Tuple(int64, '
     "Literal[int](32)), class(int32))`\": simtsafe's internal typer name, no hint that the "
     "shape must be a literal or a plain int module constant (_accumulator_shape returns None "
     "'for Numba to retry with literal types', which never happens for these)",
