@@ -432,3 +432,64 @@ def test_the_compiled_form_alone_accepts_the_own_element_and_unsafe_regions(
         "        a[w].x = b[w]\n",
     )
     assert "st." in load_kernel_module(tmp_path, unsafe).k.ptx(cc=(9, 0))
+
+
+HELPER_FORMS = {
+    "helper calling a helper": """
+@ss.device
+def h2(o: DisjointSlice[REC], w: ThreadIndex[Index1D], v: np.float32) -> None:
+    o[w].y = v
+
+
+@ss.device
+def h(o: DisjointSlice[REC], w: ThreadIndex[Index1D], v: np.float32) -> None:
+    o[w].x = v
+    h2(o, w, v)
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=32))
+def k(out: DisjointSlice[REC], a: In[np.float32]) -> None:
+    w = thread.index_1d()
+    h(out, w, a[w])
+""",
+    "grid-stride loop in the helper": """
+@ss.device
+def h(o: DisjointSlice[REC], a: In[np.float32]) -> None:
+    for w in thread.grid_stride(o):
+        o[w].x = a[w]
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=32))
+def k(out: DisjointSlice[REC], a: In[np.float32]) -> None:
+    h(out, a)
+""",
+    "2D output": """
+@ss.device
+def h(o: DisjointSlice2D[REC], w: ThreadIndex[Index2D], v: np.float32) -> None:
+    o[w].x = v
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=2, block=(8, 4, 1)))
+def k(out: DisjointSlice2D[REC], a: In2D[np.float32]) -> None:
+    w = thread.index_2d()
+    h(out, w, np.float32(1))
+""",
+    "a record handed to a helper, in its unsafe region": """
+@ss.device
+def h(r, v: np.float32) -> None:
+    with ss.unsafe("SAFETY: test: r is the caller's own output element"):
+        r.x = v
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=32))
+def k(out: DisjointSlice[REC], a: In[np.float32]) -> None:
+    w = thread.index_1d()
+    h(out[w], a[w])
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HELPER_FORMS))
+def test_other_helper_forms_store_the_field(tmp_path: Path, name: str) -> None:
+    ptx = load_kernel_module(tmp_path, HELPER_HEAD + HELPER_FORMS[name]).k.ptx(cc=(9, 0))
+    assert re.search(r"\bst\.(?!local|param|shared)[\w.]+\s+\[%rd\d+", ptx), ptx
