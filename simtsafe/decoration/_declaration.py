@@ -515,7 +515,10 @@ class Declared:
             namespace.update(device_builtins(proven_domain=d.domain))
             function = analysis.build(namespace, d.py_func.__qualname__, d.py_func.__module__)
             function.__doc__ = d.py_func.__doc__
-            mark_built(function)
+            mark_built(
+                function,
+                tuple((r.lineno, max(r.end_lineno, r.lineno)) for r in analysis.unsafe_regions),
+            )
             build = _Build(d, scope, analysis, function, namespace)
             build.fingerprint = self._origin
             object.__setattr__(self, "_build", build)

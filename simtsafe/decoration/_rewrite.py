@@ -289,6 +289,9 @@ class _Checker(ast.NodeTransformer):
         self.env = env
         self.locals = local_names
         self.view_names = view_names  # parameter -> "in" or its index space
+        #: a helper's parameters annotated as outputs (``o: DisjointSlice[REC]``), not rebound:
+        #: ``o[w].field = v`` is admitted on them as on a kernel's output (_own_record_field)
+        self.helper_outputs: frozenset[str] = frozenset()
         self.unsafe_depth = 0
         self.regions: list[UnsafeRegion] = []
         self.globals_used: dict[str, Any] = {}
@@ -592,11 +595,11 @@ class _Checker(ast.NodeTransformer):
         target = node.value
         while isinstance(target, ast.Attribute):
             target = target.value
-        return (  # (a parameter rebound anywhere in the function is not in view_names)
-            isinstance(target, ast.Subscript)
-            and isinstance(target.value, ast.Name)
-            and self.view_names.get(target.value.id) not in (None, "in", "acc")
-            and target.value.id in self.locals
+        if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):
+            return False
+        name = target.value.id  # (a parameter rebound anywhere is in neither map)
+        return name in self.locals and (
+            self.view_names.get(name) not in (None, "in", "acc") or name in self.helper_outputs
         )
 
     def _check_accumulate_result(self, node: ast.Call) -> None:
@@ -1215,6 +1218,8 @@ def analyze(
     checker = _Checker(
         env, _local_names(fn_node), {v.name: v.view for v in views if v.name not in rebound}
     )
+    if kind == "device":
+        checker.helper_outputs = _annotated_outputs(fn_node) - rebound
     # The walk records nodes by id (call targets, for-iterables, op values) and the
     # rewrite replaces some of them: keep every original node alive until the end, so
     # that no id is reused by another node while those records are consulted.
@@ -1319,6 +1324,31 @@ def analyze(
         vec_runs={k: frozenset(v) for k, v in checker.vec_runs.items()},
         out_tiles=dict(checker.out_tiles),
     )
+
+
+#: The annotations that make a helper's parameter an output for a field store.
+_OUTPUT_ANNOTATIONS = frozenset({"DisjointSlice", "DisjointSlice2D", "DisjointSlice3D"})
+
+
+def _annotated_outputs(fn_node: ast.FunctionDef) -> frozenset[str]:
+    """A helper's parameters annotated ``DisjointSlice[...]`` (or ``ss.DisjointSlice[...]``).
+
+    Wording only: it lets the early check admit ``o[w].field = v`` in a helper as in a
+    kernel. What decides is the compiled form (``lowering._recordstores``): a field store
+    is compiled only on a record Numba typed as the element of a DisjointSlice read
+    through a witness, whatever the annotation said (a helper called with an input is
+    refused there).
+    """
+    out = set()
+    for a in fn_node.args.args:
+        ann = a.annotation
+        head = ann.value if isinstance(ann, ast.Subscript) else ann
+        found = _chain(head) if head is not None else None
+        if found is not None:
+            last = found[1][-1] if found[1] else found[0].id
+            if last in _OUTPUT_ANNOTATIONS:
+                out.add(a.arg)
+    return frozenset(out)
 
 
 def _param_text(p: inspect.Parameter) -> str:

@@ -3,7 +3,8 @@
 Some rules are decided on Numba's typed IR, where every spelling of a construct has become
 the same statement: a name that may be unbound (``_unbound``), an exception whose message
 is known only at run time (``_raises``), a view of a record's array field
-(``_recordfields``). One hook on ``CUDALower.lower_inst`` runs each
+(``_recordfields``), a field store on a record that is not the thread's own output
+element (``_recordstores``). One hook on ``CUDALower.lower_inst`` runs each
 check on each statement of a simtsafe kernel or helper before any code is emitted for it;
 Numba-internal functions are left alone.
 """
@@ -14,7 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from . import _raises, _recordfields, _unbound
+from . import _raises, _recordfields, _recordstores, _unbound
 from ._provenance import BUILT
 
 __all__ = ["CHECKS", "install"]
@@ -25,6 +26,7 @@ CHECKS: tuple[Callable[[Any, Any], None], ...] = (
     _unbound.check,
     _raises.check,
     _recordfields.check,
+    _recordstores.check,
 )
 
 

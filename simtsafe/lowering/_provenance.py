@@ -86,9 +86,14 @@ _SITE_IDS = itertools.count(1)
 _I32 = ir.IntType(32)
 
 
-def mark_built(fn: pytypes.FunctionType) -> None:
-    """Tag the rewritten function so that its lowering records source lines."""
+def mark_built(fn: pytypes.FunctionType, unsafe_lines: tuple[tuple[int, int], ...] = ()) -> None:
+    """Tag the rewritten function so that its lowering records source lines and runs the
+    statement checks (``_lowerchecks``); ``unsafe_lines``: the (first, last) lines of its
+    ``simtsafe.unsafe`` regions, where those checks leave field stores to the author."""
+    from ._recordstores import UNSAFE_LINES
+
     setattr(fn, BUILT, True)
+    setattr(fn, UNSAFE_LINES, tuple(unsafe_lines))
 
 
 def _node(module: ir.Module, key: tuple[Any, ...]) -> Any:

@@ -540,10 +540,14 @@ def _asm_load_bytes(text: str) -> int | None:
 
 
 def _loaded_bytes(ins: Instr) -> int | None:
-    """How many bytes a ``load`` reads (scalar types only)."""
+    """How many bytes a ``load`` reads (scalars, and vectors of them: ``<2 x float>``)."""
     words = ins.text.partition("load ")[2].split(" ")
     while words and words[0] in ("volatile", "atomic"):
         words.pop(0)
+    if len(words) >= 3 and words[0].startswith("<") and words[1] == "x":
+        lanes, scalar = words[0][1:], words[2].rstrip(",").rstrip(">")
+        size = _SCALAR_BYTES.get(scalar)
+        return size * int(lanes) if size is not None and lanes.isdigit() else None
     return _SCALAR_BYTES.get(words[0].rstrip(",")) if words else None
 
 

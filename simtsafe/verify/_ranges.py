@@ -18,7 +18,22 @@ stride``, its strided one, with or without Numba's negative-index wrap) and
   where ``c > 0`` holds: then ``p = N - c`` lies in ``[0, N)``, and
   ``N <= extent``;
 * a phi, each of whose incoming values is inside on its edge (or whose edge
-  contradicts a branch condition that holds in ``block``).
+  contradicts a branch condition that holds in ``block``; an edge from a block no
+  run reaches -- past a branch on a constant -- is no value).
+
+A branch on ``x and y`` asserts both where it is true (``_conjuncts``). Two more
+shapes of reads are proven:
+
+* an element of a slice, ``gep T, (gep T, data, s), k`` (``b = a[s:]``, ``b[k]``),
+  with ``s >= 0`` and ``k >= 0`` proven and a branch ``k <s X - s`` (the slice's
+  size) with ``0 <= X <= extent``: ``s + k < X`` (``_slice_within``);
+* a run of ``n`` elements read by one load of ``n * itemsize`` bytes at element
+  ``j * n`` (``vec.load``'s vector load), under ``j < X / n`` with ``0 <= X <= extent``
+  (``_run_within``).
+
+``k >= 0`` may also come from branch facts on ``k``'s parts: ``j <=u R`` with
+``R >= 0`` bounds ``j`` in ``[0, R]``, and ``2 * j``, ``j << 1``, ``j | 1`` stay
+non-negative while their bounds stay below the sign bit (``_upper_with``).
 
 ``k >= 0`` (for ``slt``) is proven from values as the GPU computes them
 (wrapping): constants, ``zext``, shapes, special registers, masks, shifts,
@@ -154,6 +169,7 @@ class Ranges:
     _facts: dict[str, list[Fact]] = field(default_factory=dict)
     _blocks: dict[str, Block] = field(default_factory=dict)
     _keys: dict[str, str] = field(default_factory=dict)
+    _reachable: frozenset[str] = frozenset()
 
     # ------------------------------------------------------------------ the question
 
@@ -162,9 +178,22 @@ class Ranges:
         ``block``, is one of its elements; None when that is not proven."""
         found = self._element(ptr)
         if found is None:
-            return None
+            sliced = self._slice_element(ptr)
+            if sliced is None:
+                return None
+            info, start, index = sliced
+            if size != info.itemsize or not self._slice_within(start, index, info, block):
+                return None
+            return next(p for p, i in self.inputs.items() if i is info)
         info, index = found
-        if size != info.itemsize or not self._within(index, info, self.facts(block), block, True):
+        if size is None or size % info.itemsize or size < info.itemsize:
+            return None
+        count = size // info.itemsize  # a vector load reads a run of elements
+        facts = self.facts(block)
+        if count == 1:
+            if not self._within(index, info, facts, block, True):
+                return None
+        elif not self._run_within(index, count, info, facts, block):
             return None
         return next(p for p, i in self.inputs.items() if i is info)
 
@@ -251,6 +280,102 @@ class Ranges:
                 return k
         return index
 
+    def _slice_element(self, ptr: str) -> tuple[InputInfo, str, str] | None:
+        """(input, start, index) when ``ptr`` is element ``index`` of a slice of an input
+        that starts at element ``start``: ``gep T, (gep T, %a.4, start), index`` (Numba's
+        ``b = a[s:]`` then ``b[k]``, both C-layout)."""
+        ins = self.defs.get(ptr)
+        if ins is None or ins.opcode != "getelementptr":
+            return None
+        words = _words(ins.text, "getelementptr")
+        inner = self.defs.get(_value(words[1])) if len(words) == 3 else None
+        if inner is None or inner.opcode != "getelementptr":
+            return None
+        inner_words = _words(inner.text, "getelementptr")
+        if len(inner_words) != 3:
+            return None
+        info = self.inputs.get(_value(inner_words[1]))
+        size = _SCALAR_BYTES.get(words[0])
+        if info is None or size != info.itemsize or _SCALAR_BYTES.get(inner_words[0]) != size:
+            return None
+        return info, _value(inner_words[2]), _value(words[2])
+
+    def _slice_within(self, start: str, k: str, info: InputInfo, block: str) -> bool:
+        """``0 <= start + k < extent``: ``start >= 0``, ``k >= 0`` and a fact
+        ``k <s X - start`` (the slice's size) with ``0 <= X <= extent``.
+
+        Then ``X - start`` does not wrap (both in ``[0, 2**63)``), so ``start + k < X``;
+        a ``start`` past ``X`` makes the size negative and the fact false for ``k >= 0``.
+        Signed compares only: unsigned, a negative size would read as a huge one.
+        """
+        facts = self.facts(block)
+        if not self.nonneg(start) or not self._nonneg_at(k, facts, block):
+            return False
+        for fact in facts:
+            cmp = self._compare(fact)
+            if cmp is None or cmp[0] != "s" or not self.same(cmp[1], k):
+                continue
+            size = self.defs.get(cmp[2])
+            if size is None or size.opcode != "sub":
+                continue
+            x, s = (_value(w) for w in _words(size.text, "sub"))
+            if not self.same(s, start) or not self.nonneg(x):
+                continue
+            if not self._at_most_extent(x, info):
+                continue
+            values = (fact[0], *self._tree(k), *self._tree(cmp[2]), *self._tree(start))
+            if self.fresh(fact, values, block):
+                return True
+        return False
+
+    def _run_within(
+        self, index: str, count: int, info: InputInfo, facts: list[Fact], block: str
+    ) -> bool:
+        """Elements ``index .. index + count - 1`` inside the input: ``index = j * count``
+        (``mul`` or ``shl``) with a fact ``j < runs``, ``runs = extent / count`` (``sdiv``,
+        ``udiv`` or ``lshr`` of a non-negative extent), ``j >= 0``: ``vec.load``'s whole
+        run, whose last element ``j * count + count - 1 < runs * count <= extent``."""
+        ins = self.defs.get(index)
+        if ins is None or ins.opcode not in ("mul", "shl"):
+            return False
+        x, y = (_value(w) for w in _words(ins.text, ins.opcode))
+        if ins.opcode == "shl":
+            shift = _int(y)
+            if shift is None or not 0 <= shift < 32 or 1 << shift != count:
+                return False
+            j = x
+        elif _int(y) == count:
+            j = x
+        elif _int(x) == count:
+            j = y
+        else:
+            return False
+        for fact in facts:
+            cmp = self._compare(fact)
+            if cmp is None or not self.same(cmp[1], j) or not self._runs_of(cmp[2], count, info):
+                continue
+            if not self.fresh(fact, (fact[0], *self._tree(j), *self._tree(cmp[2])), block):
+                continue
+            # j <u runs (runs >= 0) or j <s runs with j >= 0: 0 <= j < runs
+            if cmp[0] == "u" or self._nonneg_at(j, facts, block):
+                return True
+        return False
+
+    def _runs_of(self, v: str, count: int, info: InputInfo) -> bool:
+        """``v`` is ``X / count`` rounded down for a ``0 <= X <= extent``."""
+        ins = self.defs.get(v)
+        if ins is None or ins.opcode not in ("sdiv", "udiv", "lshr"):
+            return False
+        x, y = (_value(w) for w in _words(ins.text, ins.opcode))
+        divisor = _int(y)
+        if divisor is None or divisor < 1:
+            return False
+        if ins.opcode == "lshr":
+            if divisor >= 63:
+                return False
+            divisor = 1 << divisor
+        return divisor == count and self.nonneg(x) and self._at_most_extent(x, info)
+
     # ------------------------------------------------------------------ facts
 
     def facts(self, block: str) -> list[Fact]:
@@ -277,7 +402,29 @@ class Ranges:
         yes, no = term.targets
         if yes == no:
             return []
-        return [(term.operands[0], dst == yes, None)]
+        return [(c, t, None) for c, t in self._conjuncts(term.operands[0], dst == yes, 0)]
+
+    def _conjuncts(self, cond: str, truth: bool, depth: int) -> list[tuple[str, bool]]:
+        """``cond`` has ``truth``, and what that says of its parts: ``and i1 x, y`` true
+        (or ``select i1 x, i1 y, i1 false``) makes both true, ``or i1 x, y`` false both
+        false (``vec.load`` guards its run with ``j < runs and aligned``)."""
+        out = [(cond, truth)]
+        ins = self.defs.get(cond)
+        if ins is None or depth > 8 or _width(ins) != 1:
+            return out
+        parts: list[str] = []
+        if ins.opcode == ("and" if truth else "or"):
+            parts = [_value(w) for w in _words(ins.text, ins.opcode)]
+        elif ins.opcode == "select":
+            c, yes, no = (_value(w) for w in _words(ins.text, "select"))
+            if _int(no) == 0 and truth:  # c ? y : false
+                parts = [c, yes]
+            elif _int(yes) == 1 and not truth:  # c ? true : y
+                parts = [c, no]
+        for part in parts:
+            if part.startswith("%"):
+                out.extend(self._conjuncts(part, truth, depth + 1))
+        return out
 
     def fresh(self, fact: Fact, values: tuple[str, ...], point: str) -> bool:
         """Do ``values`` at ``point`` still have the values the fact's edge saw?
@@ -345,7 +492,7 @@ class Ranges:
             # (-1 is the largest unsigned value); k <s B needs k >= 0 itself.
             if cmp[0] == "u" and self.nonneg(cmp[2]):
                 return True
-            if cmp[0] == "s" and (self.nonneg(k) or self._nonneg_by_fact(k, facts, block)):
+            if cmp[0] == "s" and self._nonneg_at(k, facts, block):
                 return True
         if c is not None:
             return False
@@ -375,6 +522,55 @@ class Ranges:
                 yes, info, [*facts, (cond, True, None)], block, False
             ) and self._within(no, info, [*facts, (cond, False, None)], block, False)
         return False
+
+    def _nonneg_at(self, k: str, facts: list[Fact], block: str) -> bool:
+        """``k >= 0`` where ``facts`` hold: from its value, a branch on it, or its parts."""
+        return (
+            self.nonneg(k)
+            or self._nonneg_by_fact(k, facts, block)
+            or self._upper_with(k, facts, block, 0) is not None
+        )
+
+    def _upper_with(self, v: str, facts: list[Fact], block: str, depth: int) -> int | None:
+        """``upper(v)`` (a bound ``U`` with ``0 <= v <= U``), where the value alone gives
+        none, from the branch facts on it or on its parts: ``j <=u R`` with ``0 <= R <= U``
+        puts ``j`` in ``[0, U]`` (an unsigned compare with a non-negative bound also says
+        ``j >= 0``), ``j >= 0`` and ``j <s R`` likewise; then ``j * 2``, ``j << 1``, ``j | 1``
+        and sums are bounded as ``upper`` bounds them (below the sign bit or nothing)."""
+        found = self.upper(v)
+        if found is not None or depth > 8:
+            return found
+        top = (1 << 63) - 1
+        nonneg = self._nonneg_by_fact(v, facts, block)
+        for fact in facts:
+            cmp = self._compare(fact, strict=False)
+            if cmp is None or not self.same(cmp[1], v) or (cmp[0] == "s" and not nonneg):
+                continue
+            if not self.fresh(fact, (fact[0], *self._tree(v), *self._tree(cmp[2])), block):
+                continue
+            bound = self.upper(cmp[2])
+            if bound is not None:
+                bound = max(bound - 1, 0) if cmp[3] else bound
+                found = bound if found is None else min(found, bound)
+        if found is not None:
+            return found
+        ins = self.defs.get(v)
+        if ins is None or ins.opcode not in ("shl", "mul", "add", "or") or _width(ins) != 64:
+            return None
+        x, y = (_value(w) for w in _words(ins.text, ins.opcode))
+        ux = self._upper_with(x, facts, block, depth + 1)
+        uy = _int(y) if ins.opcode == "shl" else self._upper_with(y, facts, block, depth + 1)
+        if ux is None or uy is None or uy < 0:
+            return None
+        if ins.opcode == "shl":
+            result = ux << uy if uy < 64 else top + 1
+        elif ins.opcode == "mul":
+            result = ux * uy
+        elif ins.opcode == "add":
+            result = ux + uy
+        else:
+            result = (1 << max(ux, uy).bit_length()) - 1
+        return result if result <= top else None
 
     def _nonneg_by_fact(self, k: str, facts: list[Fact], block: str) -> bool:
         """A branch says ``k >= 0`` (``if 0 <= k < a.size:``)."""
@@ -537,12 +733,21 @@ class Ranges:
     def _incoming(self, ins: Instr) -> list[tuple[str, str]]:
         """A phi's (value, predecessor) pairs, constants included."""
         out = []
+        live = self._live()
         body = ins.text.split("phi ", 1)[1]
         for part in body.split("[")[1:]:
             inner = part.split("]")[0]
             value, _, pred = inner.partition(",")
-            out.append((value.strip(), pred.strip()))
+            if pred.strip() in live:  # an edge from a block no run reaches is no value
+                out.append((value.strip(), pred.strip()))
         return out
+
+    def _live(self) -> frozenset[str]:
+        """The blocks reachable from the entry (a branch on a constant goes one way:
+        ``_irform`` keeps that target only, and the graph holds reachable blocks only)."""
+        if not self._reachable:
+            self._reachable = frozenset(self.graph.order)
+        return self._reachable
 
     def _infeasible(self, pred: str, home: str, facts: list[Fact], use: str) -> bool:
         """Does the edge ``pred -> home`` contradict a fact that holds at ``use``?

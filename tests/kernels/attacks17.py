@@ -226,7 +226,9 @@ HELD: dict[str, str] = {
     "uniform-ldcg": "cuda.ldcg(a, c) under `0 <= c < a.size` -> accepted (in range: sound); "
     "without `0 <=` -> refused",
     "uniform-reversed-or-offset-view": "b = a[::-1] / a[c:] / a[1:] then b[c] under a guard on "
-    "b.size -> refused (conservative, see FALSE_REFUSALS)",
+    "b.size -> refused (conservative, see FALSE_REFUSALS); since fixed for a constant start "
+    "(a[1:], a[3:]): accepted, b = a[::-1] / a[c:] / a[1:n] still refused "
+    "(tests/ptx/test_attacks17_ptx.py)",
     "warp-reduce-user-op": "review of lowering/_coop.py: a user op (not trusted commutative) "
     "uses the down tree + shfl.idx broadcast, not the xor butterfly, so every lane gets lane "
     "0's value; builtin float max/min use fmax/fmin (NaN-ignoring, commutative)",
@@ -251,7 +253,11 @@ HELD: dict[str, str] = {
     "contract's domain defaults to 1, so covers always runs with a proven launch rank",
 }
 
-#: Safe, natural code refused (secondary).
+#: Safe, natural code refused (secondary). Both fixed since: accepted by the compiled-form
+#: range proof (verify/_ranges.py: a slice of an input at a proven start, the conjuncts of a
+#: branch on ``x and y``, a vec.load run), their thread-dependent and wrongly guarded twins
+#: refused (tests/ptx/test_attacks17_ptx.py; values on the simulator:
+#: tests/sim/test_attacks17_sim.py).
 FALSE_REFUSALS: dict[str, str] = {
     "uniform-read-of-an-input-slice": """
 @ss.kernel(contract=ss.LaunchContract(domain=1, block=64))

@@ -4,7 +4,8 @@ Each kernel mixes, at random places: nested ``if``/``for``/``while`` with
 ``break``/``continue``/``return``, thread-dependent and uniform values
 (``threadIdx``, lanes, warps, ``blockIdx``, the scalar parameter, loads at
 uniform and at thread-dependent addresses), tuple indexing that may be out of
-range (an implicit exit), atomics inside unsafe regions whose results steer
+range (an implicit exit), guarded reads of a slice of the input and ``vec.load`` runs at
+uniform and thread-dependent indices, atomics inside unsafe regions whose results steer
 later code, ``@simtsafe.device`` helpers with barriers under their
 parameters, and block barriers and block/warp collectives.
 
@@ -159,7 +160,30 @@ class _Gen:
             name = self.helper()
             self.features.add("helper")
             return [f"{ind}{v} = {name}({self.expr()}, {self.expr()})"]
+        if k < 0.97:
+            return self.guarded_read(ind, v)
         return [f"{ind}{v} = {v} + 1"]
+
+    def guarded_read(self, ind: str, v: str) -> list[str]:
+        """A read of the input at an index (uniform or not) under a guard: of a slice
+        (``a[1:][g]`` under ``g < b.size``, or the wrong ``g <= b.size``) or a run of
+        ``vec.load`` (which guards itself)."""
+        r = self.rng
+        self.features.add("guarded-read")
+        g = self.atom()
+        if r.random() < 0.5:
+            test = r.choice(["0 <= g < b.size", "0 <= g < b.size", "0 <= g <= b.size"])
+            return [
+                f"{ind}b = a[1:]",
+                f"{ind}g = {g}",
+                f"{ind}if {test}:",
+                f"{ind}    {v} = int(b[g])",
+            ]
+        return [
+            f"{ind}g = {g}",
+            f"{ind}if 0 <= g < a.size:",
+            f"{ind}    {v} = int(ss.vec.load(a, g, 2)[{r.randint(0, 1)}])",
+        ]
 
     def helper(self) -> str:
         name = self.rng.choice(HELPERS)

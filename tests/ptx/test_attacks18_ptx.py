@@ -155,3 +155,341 @@ def test_a_record_stored_into_a_local_array_claims_no_alignment_it_lacks(tmp_pat
     ptx = load_kernel_module(tmp_path, LOCAL_PACKED).k.ptx(cc=(9, 0))
     stores = re.findall(r"\bst\.local\.([\w.]+)\s+\[%rd\d+\]", ptx)
     assert "u8" in stores and "u64" not in stores, stores
+
+
+# -- a third false refusal of the round: a field store through a @simtsafe.device helper
+# given the output and the witness (``o[w].x = v``), refused at decoration while the kernel
+# form was accepted. Now the decoration admits it on a parameter annotated DisjointSlice
+# (wording only), and what decides for both forms is the compiled form
+# (``lowering._recordstores``): a field store is compiled only on a record Numba typed as a
+# witness subscript of a DisjointSlice (or a record field of one), on every path.
+
+HELPER_HEAD = """
+from simtsafe import ThreadIndex
+REC = np.dtype([("x", np.float32), ("y", np.float32)])
+INNER = np.dtype([("x", np.float32), ("y", np.float32)])
+NREC = np.dtype([("inner", INNER), ("n", np.int32)])
+CREC = np.dtype([("c", np.complex64), ("n", np.int32)])
+"""
+
+HELPER_FIELD = (
+    HELPER_HEAD
+    + """
+
+@ss.device
+def h(o: DisjointSlice[REC], w: ThreadIndex[Index1D], v: np.float32) -> None:
+    o[w].x = v
+    o[w].y = v * np.float32(2)
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=32))
+def k(out: DisjointSlice[REC], a: In[np.float32]) -> None:
+    w = thread.index_1d()
+    h(out, w, a[w])
+"""
+)
+
+KERNEL_FIELD = (
+    HELPER_HEAD
+    + """
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=32))
+def k(out: DisjointSlice[REC], a: In[np.float32]) -> None:
+    w = thread.index_1d()
+    v = a[w]
+    out[w].x = v
+    out[w].y = v * np.float32(2)
+"""
+)
+
+HELPER_NESTED_FIELD = (
+    HELPER_HEAD
+    + """
+
+@ss.device
+def h(o: ss.DisjointSlice[NREC], w: ThreadIndex[Index1D], v: np.float32) -> None:
+    o[w].inner.x = v
+    o[w].inner.y = v * np.float32(2)
+    o[w].n = 7
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=32))
+def k(out: DisjointSlice[NREC], a: In[np.float32]) -> None:
+    w = thread.index_1d()
+    h(out, w, a[w])
+"""
+)
+
+
+def _helper_kernel(params: str, body: str, call: str, sig: str, pre: str = "") -> str:
+    return (
+        HELPER_HEAD
+        + f"""
+
+@ss.device
+def h({params}) -> None:
+{body}
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=32))
+def k({sig}) -> None:
+    w = thread.index_1d()
+{pre}    {call}
+"""
+    )
+
+
+_OUT_IN = "out: DisjointSlice[np.float32], a: In[REC], b: In[np.float32]"
+_OWN = "o: DisjointSlice[REC], w: ThreadIndex[Index1D], v: np.float32"
+COMPILED_REFUSAL = "not of this thread's own output element"
+
+#: name -> (kernel module, the message the refusal carries)
+HELPER_FIELD_REFUSED: dict[str, tuple[str, str]] = {
+    # an int index: the subscript of a DisjointSlice types only with a witness
+    "helper-field-store-int-index": (
+        _helper_kernel(
+            "o: DisjointSlice[REC], i: int, v: np.float32",
+            "    o[i].x = v",
+            "h(out, 3, a[w])",
+            "out: DisjointSlice[REC], a: In[np.float32]",
+        ),
+        r"is read only through a witness of that space \(got int64\)",
+    ),
+    # a witness of another space (a block-local one)
+    "helper-field-store-local-witness": (
+        _helper_kernel(
+            _OWN,
+            "    o[w].x = v",
+            "h(out, thread.local_index(), a[w])",
+            "out: DisjointSlice[REC], a: In[np.float32]",
+        ),
+        r"witness of that space \(got ThreadIndex\[Local1D\]\)",
+    ),
+    # the helper's parameter annotated In: refused at decoration, as in a kernel
+    "in-record-field-store": (
+        _helper_kernel(
+            "o: In[REC], w: ThreadIndex[Index1D], v: np.float32",
+            "    o[w].x = v",
+            "h(a, w, b[w])\n    out[w] = b[w]",
+            _OUT_IN,
+        ),
+        r"assigning `o\[w\]\.x` writes through a reference",
+    ),
+    # annotated DisjointSlice but given an input: the compiled form refuses it
+    "helper-field-store-on-input": (
+        _helper_kernel(_OWN, "    o[w].x = v", "h(a, w, b[w])\n    out[w] = b[w]", _OUT_IN),
+        r"`o\[\.\.\.\]\.x` writes a field of an element of the input `o` \(read-only\), "
+        + COMPILED_REFUSAL,
+    ),
+    # a rebound name is no longer the output it was given
+    "helper-field-store-rebound": (
+        _helper_kernel(
+            _OWN + ", p: DisjointSlice[REC]",
+            "    o = p\n    o[w].x = v",
+            "h(out, w, a[w], out)",
+            "out: DisjointSlice[REC], a: In[np.float32]",
+        ),
+        r"assigning `o\[w\]\.x` writes through a reference",
+    ),
+    # a part of a complex field: the kernel form's message
+    "helper-field-store-complex-part": (
+        _helper_kernel(
+            "o: DisjointSlice[CREC], w: ThreadIndex[Index1D], v: np.float32",
+            "    o[w].c.real = v",
+            "h(out, w, a[w])",
+            "out: DisjointSlice[CREC], a: In[np.float32]",
+        ),
+        r"assigning `o\[w\]\.c\.real` writes one part of a complex value",
+    ),
+    # a record of a shared tile (a helper gets a read-only tile)
+    "helper-field-store-tile": (
+        _helper_kernel(
+            "t, w: ThreadIndex[Index1D], v: np.float32",
+            "    t[w].x = v",
+            "h(t, thread.local_index(), b[w])\n    out[w] = t[cuda.threadIdx.x].x",
+            _OUT_IN,
+            pre="    t = ss.shared.tile(32, REC)\n    ss.shared.fill_async(t, a, 0)\n"
+            "    ss.shared.wait_all()\n    ss.block.sync()\n",
+        ),
+        r"assigning `t\[w\]\.x` writes through a reference",
+    ),
+    # a record handed to the helper: no witness in sight
+    "helper-field-store-record-param": (
+        _helper_kernel(
+            "r, v: np.float32",
+            "    r.x = v",
+            "h(out[w], a[w])",
+            "out: DisjointSlice[REC], a: In[np.float32]",
+        ),
+        r"assigning `r\.x` writes through a reference",
+    ),
+}
+
+
+def _stores_and_choices(ptx: str) -> tuple[list[str], dict[str, str]]:
+    """The global-or-generic stores' address registers, and each ``selp.b64`` result's
+    predicate (a store of the thread's element goes to an address chosen between the
+    element and the thread's scratch record by the witness's bound)."""
+    stores = re.findall(r"\bst\.(?!local|param|shared)[\w.]+\s+\[(%rd\d+)(?:\+\d+)?\]", ptx)
+    chosen = dict(re.findall(r"selp\.b64\s+(%rd\d+),\s*%rd\d+,\s*%rd\d+,\s*(%p\d+);", ptx))
+    return stores, chosen
+
+
+@pytest.mark.parametrize("body", [HELPER_FIELD, KERNEL_FIELD, HELPER_NESTED_FIELD])
+def test_a_field_store_lands_at_the_witness_checked_address(tmp_path: Path, body: str) -> None:
+    ptx = load_kernel_module(tmp_path, body).k.ptx(cc=(9, 0))
+    stores, chosen = _stores_and_choices(ptx)
+    assert stores, ptx
+    assert all(reg in chosen for reg in stores), (stores, chosen)
+    bounds = set(re.findall(r"setp\.lt\.u64\s+(%p\d+),", ptx))
+    assert set(chosen.values()) <= bounds  # chosen by an unsigned bounds compare
+
+
+def test_the_helper_form_compiles_as_the_kernel_form(tmp_path: Path) -> None:
+    def memory(body: str) -> list[str]:
+        """The loads and stores (kind and offset) and the address choices, but for the
+        parameters and the scratch record's zeroing (scheduled differently)."""
+        ptx = load_kernel_module(tmp_path, body).k.ptx(cc=(9, 0))
+        found = re.findall(r"\b(ld\.[\w.]+|st\.[\w.]+|selp\.b64)\s[^;]*?(\+\d+)?\]?[,;]", ptx)
+        return sorted(
+            kind + offset for kind, offset in found if not kind.startswith(("ld.param", "st.local"))
+        )
+
+    assert memory(HELPER_FIELD) == memory(KERNEL_FIELD)
+
+
+@pytest.mark.parametrize("name", sorted(HELPER_FIELD_REFUSED))
+def test_a_field_store_on_anything_else_stays_refused(tmp_path: Path, name: str) -> None:
+    body, message = HELPER_FIELD_REFUSED[name]
+    with pytest.raises(ss.SafetyError, match=message):
+        load_kernel_module(tmp_path, body).k.ptx(cc=(9, 0))
+
+
+@pytest.fixture
+def record_stores_unchecked_at_decoration(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The decoration's field-store rule forgotten: only the compiled form decides."""
+    from simtsafe.decoration import _rewrite
+
+    monkeypatch.setattr(_rewrite._Checker, "_own_record_field", lambda self, node: True)
+
+
+COMPILED_ONLY_REFUSED = {
+    "in-annotated helper": HELPER_FIELD_REFUSED["in-record-field-store"][0],
+    "record parameter": HELPER_FIELD_REFUSED["helper-field-store-record-param"][0],
+    "shared tile": HELPER_FIELD_REFUSED["helper-field-store-tile"][0],
+    "kernel input": HELPER_HEAD
+    + """
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=32))
+def k(out: DisjointSlice[np.float32], a: In[REC], b: In[np.float32]) -> None:
+    w = thread.index_1d()
+    a[w].x = b[w]
+    out[w] = b[w]
+""",
+    "output or input by branch": HELPER_HEAD
+    + """
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=32))
+def k(out: DisjointSlice[REC], a: In[REC], b: In[np.float32]) -> None:
+    w = thread.index_1d()
+    r = out[w]
+    if b[w] > 0:
+        r = a[w]
+    r.x = b[w]
+""",
+    "local array": HELPER_HEAD
+    + """
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=32))
+def k(out: DisjointSlice[np.float32], a: In[REC]) -> None:
+    w = thread.index_1d()
+    l = cuda.local.array(2, REC)
+    l[0].x = a[w].x
+    out[w] = l[0].x
+""",
+}
+
+
+@pytest.mark.usefixtures("record_stores_unchecked_at_decoration")
+@pytest.mark.parametrize("name", sorted(COMPILED_ONLY_REFUSED))
+def test_the_compiled_form_alone_refuses_a_field_store_off_the_own_element(
+    tmp_path: Path, name: str
+) -> None:
+    mod = load_kernel_module(tmp_path, COMPILED_ONLY_REFUSED[name])
+    with pytest.raises(ss.SafetyError, match=COMPILED_REFUSAL):
+        mod.k.ptx(cc=(9, 0))
+
+
+@pytest.mark.usefixtures("record_stores_unchecked_at_decoration")
+def test_the_compiled_form_alone_accepts_the_own_element_and_unsafe_regions(
+    tmp_path: Path,
+) -> None:
+    for body in (HELPER_FIELD, HELPER_NESTED_FIELD, KERNEL_FIELD):
+        load_kernel_module(tmp_path, body).k.ptx(cc=(9, 0))
+    unsafe = COMPILED_ONLY_REFUSED["kernel input"].replace(
+        "    a[w].x = b[w]\n",
+        '    with ss.unsafe("SAFETY: test: the input is scratch the host discards"):\n'
+        "        a[w].x = b[w]\n",
+    )
+    assert "st." in load_kernel_module(tmp_path, unsafe).k.ptx(cc=(9, 0))
+
+
+HELPER_FORMS = {
+    "helper calling a helper": """
+@ss.device
+def h2(o: DisjointSlice[REC], w: ThreadIndex[Index1D], v: np.float32) -> None:
+    o[w].y = v
+
+
+@ss.device
+def h(o: DisjointSlice[REC], w: ThreadIndex[Index1D], v: np.float32) -> None:
+    o[w].x = v
+    h2(o, w, v)
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=32))
+def k(out: DisjointSlice[REC], a: In[np.float32]) -> None:
+    w = thread.index_1d()
+    h(out, w, a[w])
+""",
+    "grid-stride loop in the helper": """
+@ss.device
+def h(o: DisjointSlice[REC], a: In[np.float32]) -> None:
+    for w in thread.grid_stride(o):
+        o[w].x = a[w]
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=32))
+def k(out: DisjointSlice[REC], a: In[np.float32]) -> None:
+    h(out, a)
+""",
+    "2D output": """
+@ss.device
+def h(o: DisjointSlice2D[REC], w: ThreadIndex[Index2D], v: np.float32) -> None:
+    o[w].x = v
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=2, block=(8, 4, 1)))
+def k(out: DisjointSlice2D[REC], a: In2D[np.float32]) -> None:
+    w = thread.index_2d()
+    h(out, w, np.float32(1))
+""",
+    "a record handed to a helper, in its unsafe region": """
+@ss.device
+def h(r, v: np.float32) -> None:
+    with ss.unsafe("SAFETY: test: r is the caller's own output element"):
+        r.x = v
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=32))
+def k(out: DisjointSlice[REC], a: In[np.float32]) -> None:
+    w = thread.index_1d()
+    h(out[w], a[w])
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HELPER_FORMS))
+def test_other_helper_forms_store_the_field(tmp_path: Path, name: str) -> None:
+    ptx = load_kernel_module(tmp_path, HELPER_HEAD + HELPER_FORMS[name]).k.ptx(cc=(9, 0))
+    assert re.search(r"\bst\.(?!local|param|shared)[\w.]+\s+\[%rd\d+", ptx), ptx

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from numba import cuda
 
+import simtsafe as ss
 from tests.kernels import load_kernel_module
 from tests.kernels.attacks18 import FINDINGS
 
@@ -129,3 +130,41 @@ def test_a_nested_field_of_the_own_element_holds_its_value(tmp_path: Path) -> No
     np.testing.assert_array_equal(got["inner"]["x"], np.arange(40, dtype=np.float32))
     np.testing.assert_array_equal(got["inner"]["y"], 2 * np.arange(40, dtype=np.float32))
     np.testing.assert_array_equal(got["n"], np.full(40, 7, np.int32))
+
+
+@pytest.mark.parametrize("form", ["helper", "kernel"])
+def test_a_field_stored_through_a_helper_holds_its_value(tmp_path: Path, form: str) -> None:
+    from tests.ptx.test_attacks18_ptx import HELPER_FIELD, KERNEL_FIELD
+
+    k = load_kernel_module(tmp_path, HELPER_FIELD if form == "helper" else KERNEL_FIELD).k
+    out = cuda.to_device(np.zeros(40, REC))
+    k.prepare(grid=2, block=32)(out, cuda.to_device(np.arange(40, dtype=np.float32)))
+    got = out.copy_to_host()
+    np.testing.assert_array_equal(got["x"], np.arange(40, dtype=np.float32))
+    np.testing.assert_array_equal(got["y"], 2 * np.arange(40, dtype=np.float32))
+
+
+def test_a_nested_field_stored_through_a_helper_holds_its_value(tmp_path: Path) -> None:
+    from tests.ptx.test_attacks18_ptx import HELPER_NESTED_FIELD
+
+    k = load_kernel_module(tmp_path, HELPER_NESTED_FIELD).k
+    inner = np.dtype([("x", np.float32), ("y", np.float32)])
+    rec = np.dtype([("inner", inner), ("n", np.int32)])
+    out = cuda.to_device(np.zeros(40, rec))
+    k.prepare(grid=2, block=32)(out, cuda.to_device(np.arange(40, dtype=np.float32)))
+    got = out.copy_to_host()
+    np.testing.assert_array_equal(got["inner"]["x"], np.arange(40, dtype=np.float32))
+    np.testing.assert_array_equal(got["inner"]["y"], 2 * np.arange(40, dtype=np.float32))
+    np.testing.assert_array_equal(got["n"], np.full(40, 7, np.int32))
+
+
+def test_a_helper_given_an_input_for_its_output_is_refused(tmp_path: Path) -> None:
+    from tests.ptx.test_attacks18_ptx import HELPER_FIELD_REFUSED
+
+    body, message = HELPER_FIELD_REFUSED["helper-field-store-on-input"]
+    k = load_kernel_module(tmp_path, body).k
+    a = cuda.to_device(np.zeros(32, REC))
+    out = cuda.to_device(np.zeros(32, np.float32))
+    with pytest.raises(ss.SafetyError, match=message):
+        k.prepare(grid=1, block=32)(out, a, cuda.to_device(np.ones(32, np.float32)))
+    assert not a.copy_to_host()["x"].any()
