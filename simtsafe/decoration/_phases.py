@@ -526,7 +526,8 @@ class _Analysis:
                 f"{b.line} with no block barrier between them (on some path): another thread "
                 "may be writing the element being read. Put simtsafe.block.sync() between the "
                 f"{'updates' if is_acc else 'fill'} and the reads (every thread must reach it)"
-                f"{waits}, or read only through the filling thread's own witness"
+                f"{waits}"
+                + ("" if is_acc else ", or read only through the filling thread's own witness")
                 + (
                     ". A tree reduction that reads and writes one tile in a step (t[me] = "
                     "t[me] + t[me.index + s]) is simtsafe.block.sum / block.reduce / "

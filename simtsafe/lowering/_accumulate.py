@@ -40,7 +40,14 @@ from typing import Any
 from llvmlite import ir
 from numba.cuda import cgutils, nvvmutils, types
 from numba.cuda.core import errors
-from numba.cuda.extending import intrinsic, lower_builtin, lower_getattr, models, register_model
+from numba.cuda.extending import (
+    _intrinsic,
+    intrinsic,
+    lower_builtin,
+    lower_getattr,
+    models,
+    register_model,
+)
 from numba.cuda.np.arrayobj import make_array
 from numba.cuda.typing.templates import (
     AbstractTemplate,
@@ -52,7 +59,7 @@ from numba.cuda.typing.templates import (
 )
 
 from ._blockgeo import BlockGeometry
-from ._cooprule import accumulator_too_big
+from ._cooprule import STATIC_SHAPE, accumulator_too_big
 from ._provenance import fill_writes, site, tile_symbol
 
 __all__ = ["AccumulateType", "SharedAccumulatorType", "builtins"]
@@ -441,25 +448,23 @@ def _dtype_of(d: Any) -> Any:
     return None
 
 
-def _accumulator_shape(n: Any) -> tuple[int, ...] | None:
-    """``(n,)`` or ``(R, C)`` from the literal ``n`` or pair; ``None`` for Numba to retry with
-    literal types; a refusal for anything else."""
+def _accumulator_shape(n: Any) -> tuple[int, ...]:
+    """``(n,)`` or ``(R, C)`` from the literal ``n`` or pair, else a refusal. The typer prefers
+    literal types, so a non-literal int here has no literal to retry with."""
     from ._tilebase import static_shape  # _tilebase imports _cuda, which imports this module
 
     if isinstance(n, types.BaseTuple):
         shape = static_shape(n)
-        if shape is None and all(isinstance(t, types.Integer) for t in n):
-            return None
         if shape is None or len(shape) != 2 or min(shape) < 1:
             raise _reject(
                 f"shared.accumulator(shape, dtype): a 2D accumulator's shape is a pair of "
-                f"positive ints known when the kernel compiles, such as (256, 32); got {n}"
+                f"positive ints {STATIC_SHAPE}, such as (256, 32); got {n}"
             )
         return shape
     size = getattr(n, "literal_value", None)
     if not isinstance(size, int) or isinstance(size, bool):
         if isinstance(n, types.Integer):
-            return None  # Numba retries with the literal type when there is one
+            raise _reject(f"shared.accumulator(n, dtype): n must be an int {STATIC_SHAPE}; got {n}")
         raise _reject(f"shared.accumulator(n, dtype): n must be an int; got {n}")
     if size < 1:
         raise _reject(f"shared.accumulator(n, dtype): n must be at least 1; got {size}")
@@ -468,8 +473,6 @@ def _accumulator_shape(n: Any) -> tuple[int, ...] | None:
 
 def _shared_accumulator_typer(typingctx: Any, n: Any, dtype: Any) -> Any:
     shape = _accumulator_shape(n)
-    if shape is None:
-        return None
     size = shape[0] * (shape[1] if len(shape) == 2 else 1)
     elem = _dtype_of(dtype)
     if elem is None:
@@ -521,7 +524,7 @@ def _zero_fill(builder: ir.IRBuilder, data: ir.Value, lty: ir.Type, size: int) -
     builder.call(barrier, ())
 
 
-_SHARED_ACCUMULATOR = intrinsic(_shared_accumulator_typer)
+_SHARED_ACCUMULATOR = _intrinsic(target="cuda", prefer_literal=True)(_shared_accumulator_typer)
 
 
 def builtins() -> dict[str, Any]:

@@ -37,6 +37,7 @@ from ._cooprule import (
     COLLECTIVE_SCALARS,
     MAX_STATE_FIELDS,
     OP_SPELLING,
+    STATIC_SHAPE,
     accumulator_too_big,
     builtin_state_op,
     not_a_state,
@@ -133,9 +134,19 @@ def _state_argument(api: str, v: Any) -> Any:
 
 
 def _cast(x: Any, dtype: np.dtype[Any]) -> Any:
-    """``x`` as a ``dtype`` scalar, wrapping like the GPU's integer conversions."""
+    """``x`` as a ``dtype`` scalar, as the GPU converts: an integer wraps; a float into an
+    integer type rounds toward zero and saturates, NaN giving 0 (``cvt.rzi``, the PTX of
+    Numba's float-to-int conversion; numpy's ``astype`` gives the integer minimum instead --
+    attack round 22)."""
+    value = np.asarray(x)
+    if dtype.kind in "iu" and value.dtype.kind == "f":
+        info = np.iinfo(dtype)
+        f = float(value)
+        if math.isnan(f):
+            return dtype.type(0)
+        return dtype.type(min(max(math.trunc(f) if math.isfinite(f) else f, info.min), info.max))
     with np.errstate(all="ignore"):
-        return np.asarray(x).astype(dtype)[()]
+        return value.astype(dtype)[()]
 
 
 def _fmax(a: Any, b: Any) -> Any:
@@ -633,7 +644,7 @@ def _accumulator_shape(n: Any) -> tuple[int, ...]:
         ):
             _reject(
                 "shared.accumulator(shape, dtype): a 2D accumulator's shape is a pair of "
-                f"positive ints known when the kernel compiles, such as (256, 32); got {n!r}"
+                f"positive ints {STATIC_SHAPE}, such as (256, 32); got {n!r}"
             )
         return (int(n[0]), int(n[1]))
     if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:

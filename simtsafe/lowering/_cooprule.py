@@ -7,10 +7,12 @@ from __future__ import annotations
 __all__ = [
     "COLLECTIVE_SCALARS",
     "MAX_STATE_FIELDS",
+    "STATIC_SHAPE",
     "STATIC_SHARED_LIMIT",
     "OP_SPELLING",
     "STATE_FIELDS",
     "accumulator_too_big",
+    "static_shared_advice",
     "builtin_state_op",
     "not_a_state",
     "state_op_refused",
@@ -84,6 +86,13 @@ def builtin_state_op(api: str, state: str, op: str) -> str:
     )
 
 
+#: How a shared accumulator's shape must be given (a refusal's words).
+STATIC_SHAPE = (
+    "known when the kernel compiles: a literal, or a module constant of type int (a numpy "
+    "integer such as np.int64(4) is not a literal to Numba: write 4, or int(...) where the "
+    "constant is made)"
+)
+
 #: The most static shared memory a block may declare (CUDA's limit on every GPU; more needs
 #: dynamic shared memory). An accumulator past it could never be loaded, and a 2D one's row
 #: product is a 32-bit immediate (``_accumulate._pair_pointer``).
@@ -102,4 +111,13 @@ def accumulator_too_big(shape: tuple[int, ...], dtype: object, itemsize: int) ->
         f"shared.accumulator: {extents} elements of {dtype} are {nbytes} bytes; a block's static "
         f"shared memory is at most {STATIC_SHARED_LIMIT} bytes (48 KiB) on every GPU: use fewer "
         "or smaller elements"
+    )
+
+
+def static_shared_advice() -> str:
+    """What follows the refusal of a kernel's static shared memory past the limit."""
+    return (
+        f"a block may declare at most {STATIC_SHARED_LIMIT} bytes (48 KiB) on any GPU: make "
+        "them smaller or fewer, or keep a tile in the launch's dynamic shared memory "
+        "(shared.dynamic_tile, or the contract's tile_shared)"
     )

@@ -140,6 +140,29 @@ def shared_array(shape: Any, dtype: Any, site: tuple[Any, ...] | None = None) ->
     return current().shared_array(shape, dtype, site)
 
 
+#: The sites of shared tiles that a ``tile_shared`` contract places in the launch's dynamic
+#: shared memory: their own arrays on the simulator, not static shared memory on the GPU.
+WINDOW_SITES: set[Any] = set()
+
+
+def check_static_shared(arrays: Any) -> None:
+    """Refuse a block whose static shared arrays (``arrays``: (site, bytes) of each; the
+    simulator's exchange buffers of Python objects, the dynamic array and the tiles of a
+    ``tile_shared`` window left out by the caller or here) add up to more than a block may
+    declare on a GPU: the compiled form's check (``verify._sharedsize``), in the simulator's
+    words."""
+    from .._errors import SafetyError
+    from ._cooprule import STATIC_SHARED_LIMIT, static_shared_advice
+
+    total = sum(n for site, n in arrays if site not in WINDOW_SITES)
+    if total > STATIC_SHARED_LIMIT:
+        raise SafetyError(
+            f"simtsafe: the block's shared objects take {total} bytes of static shared memory; "
+            + static_shared_advice(),
+            rule="shared-memory",
+        )
+
+
 def record_read(array: Any, index: Any, site: tuple[str, int] | None = None) -> None:
     current().record_read(array, index, site)
 
@@ -242,6 +265,9 @@ class _NumbaSimulatorRuntime:
             if array is None:
                 array = np.zeros(shape, dtype)
                 state.arrays[site] = array
+                check_static_shared(
+                    (key, a.nbytes) for key, a in state.arrays.items() if a.dtype != object
+                )
         return array
 
     def record_read(self, array: Any, index: Any, site: tuple[str, int] | None) -> None:

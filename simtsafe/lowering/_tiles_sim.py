@@ -454,6 +454,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
         # from that window of the dynamic shared memory; here it is its own array, and the
         # window is checked as the compiler does (the kernel's tile sites, 16-byte rounded).
         site = _caller_site("shared.tile()")
+        _simrt.WINDOW_SITES.add(site)  # dynamic shared memory on the GPU: not static bytes
         tile = make_tile(shape, dtype, pad, swizzle, site)
         storage = _static_shape(shape, "shared.tile(shape, dtype)")
         elems = int(np.prod(storage[:-1])) * (storage[-1] + int(pad))

@@ -189,6 +189,11 @@ class Replay(UndefinedMemory, LeaderWrites, SyncPoints, MemoryModel):
         else:
             arr = RecArray.over(self, Buffer("shared", SHARED, np.zeros(dims, dt), decl=site))
         blk.shared[key] = arr
+        _simrt.check_static_shared(
+            (k, a._buf.raw.nbytes)
+            for k, a in blk.shared.items()
+            if not a._buf.dynamic and a._buf.raw.dtype != object
+        )
         return arr
 
     def local_array(self, shape: Any, dtype: Any, key: Any) -> RecArray:

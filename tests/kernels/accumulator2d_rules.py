@@ -14,7 +14,15 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["ACCEPTED", "REFUSED", "ROWS", "COLS", "expected"]
+__all__ = [
+    "ACCEPTED",
+    "COLS",
+    "FLOAT_INTO_INT",
+    "FLOAT_INTO_INT_EXPECTED",
+    "REFUSED",
+    "ROWS",
+    "expected",
+]
 
 ROWS, COLS = 5, 7
 
@@ -81,6 +89,43 @@ def expected(idx: np.ndarray, val: np.ndarray) -> np.ndarray:
     return out
 
 
+#: Float values into int32 / uint32 accumulators (attack round 22): thread 0 adds val[0] and
+#: val[1] to int32 elements, val[2] to a uint32 one, and takes the max with val[3]; threads
+#: 0..3 write those elements. The GPU converts with cvt.rzi (toward zero, saturating, NaN
+#: to 0); the simulator converts the same way.
+FLOAT_INTO_INT = _k(
+    """
+t = cuda.threadIdx.x
+h = ss.shared.accumulator((4, 32), np.int32)
+g = ss.shared.accumulator((4, 32), np.uint32)
+if t == 0:
+    h.add((0, 0), val[0])
+    h.add((0, 1), val[1])
+    g.add((0, 0), val[2])
+    h.max((0, 2), val[3])
+    h.add((0, 3), val[4])
+ss.block.sync()
+v = np.float32(0)
+if t == 0:
+    v = np.float32(h[0, 0])
+elif t == 1:
+    v = np.float32(h[0, 1] & 0xFFFFF)  # the low 20 bits: float32 holds them exactly
+elif t == 2:
+    v = np.float32(g[0, 0])
+elif t == 3:
+    v = np.float32(h[0, 2] & 0xFFFFF)
+elif t == 4:
+    v = np.float32(h[0, 3])
+out[w] = v
+"""
+)
+
+#: FLOAT_INTO_INT's first five outputs for val = [NaN, 1e10, -1.0, 3e9, -2.7] (float32):
+#: NaN -> 0, 1e10 -> INT32_MAX (its low 20 bits: 0xFFFFF; INT32_MIN's are 0), -1 -> 0 as a
+#: uint32, max(0, 3e9 -> INT32_MAX), -2.7 -> -2.
+FLOAT_INTO_INT_EXPECTED = [0.0, float(0xFFFFF), 0.0, float(0xFFFFF), -2.0]
+
+
 def _refused(body: str) -> str:
     return _k("h = ss.shared.accumulator((4, 32), np.int32)\n" + body)
 
@@ -116,8 +161,8 @@ REFUSED: dict[str, tuple[str, str]] = {
     ),
     "empty-axis": (
         _k("h = ss.shared.accumulator((4, 0), np.int32)  # BAD\nss.block.sync()\nout[w] = 0"),
-        "a 2D accumulator's shape is a pair of positive ints known when the kernel compiles, "
-        "such as (256, 32); got",
+        "a 2D accumulator's shape is a pair of positive ints known when the kernel compiles: "
+        "a literal",
     ),
     "past-static-shared-memory": (
         _k("h = ss.shared.accumulator((256, 64), np.int32)  # BAD\nss.block.sync()\nout[w] = 0"),
@@ -127,6 +172,28 @@ REFUSED: dict[str, tuple[str, str]] = {
     "1d-past-static-shared-memory": (
         _k("h = ss.shared.accumulator(6145, np.float64)  # BAD\nss.block.sync()\nout[w] = 0"),
         "shared.accumulator: 6145 elements of float64 are 49160 bytes",
+    ),
+    "numpy-integer-constant-shape": (
+        "R = np.int64(4)\n\n\n"
+        + _k("h = ss.shared.accumulator((R, 32), np.int32)  # BAD\nss.block.sync()\nout[w] = 0"),
+        "a 2D accumulator's shape is a pair of positive ints known when the kernel compiles: a "
+        "literal, or a module constant of type int (a numpy integer such as np.int64(4) is not "
+        "a literal to Numba: write 4, or int(...) where the constant is made), such as (256, "
+        "32); got",
+    ),
+    "numpy-integer-constant-size": (
+        "N = np.int64(64)\n\n\n"
+        + _k("h = ss.shared.accumulator(N, np.int32)  # BAD\nss.block.sync()\nout[w] = 0"),
+        "shared.accumulator(n, dtype): n must be an int known when the kernel compiles",
+    ),
+    "two-past-static-shared-memory": (
+        _k(
+            "h = ss.shared.accumulator((4, 2048), np.int32)\n"
+            "g = ss.shared.accumulator((4, 2048), np.int32)  # BAD\n"
+            "h.add((1, cuda.threadIdx.x), 1)\ng.add((1, cuda.threadIdx.x), 1)\nss.block.sync()\n"
+            "out[w] = h[1, 1] + g[1, 2]"
+        ),
+        "shared objects take 65536 bytes of static shared memory",
     ),
     "three-axes": (
         _k("h = ss.shared.accumulator((4, 2, 2), np.int32)  # BAD\nss.block.sync()\nout[w] = 0"),

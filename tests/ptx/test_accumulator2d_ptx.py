@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import simtsafe as ss
 from tests.coop_examples import example
 from tests.kernels import assert_refused, load_kernel_module
 from tests.kernels.accumulator2d_rules import ACCEPTED, COLS, REFUSED
@@ -87,3 +88,18 @@ def test_an_accumulator_of_exactly_48_kib_compiles(tmp_path: Path) -> None:
         r"\.shared \.align 16 \.b8 __ss_acc\w+\[49152\]",
         load_kernel_module(tmp_path, source).k.ptx(cc=CC),
     )
+
+
+def test_attack_round_22_static_shared_memory_is_added_up(tmp_path: Path) -> None:
+    """Attack round 22's first finding (tests/kernels/attacks22.py): two accumulators of 48
+    KiB each were accepted and failed in ptxas; the compiled form now adds up the block's
+    static shared memory and names each object."""
+    from tests.kernels.attacks22 import FINDINGS
+
+    mod = load_kernel_module(tmp_path, FINDINGS["two-accumulators-96k"])
+    with pytest.raises(ss.SafetyError) as info:
+        mod.k.ptx(cc=CC)
+    message = str(info.value)
+    assert info.value.rule == "shared-memory", message
+    assert "kernel 'k': its shared objects take 98304 bytes of static shared memory" in message
+    assert message.count("49152 bytes;") == 1 and "made at line" in message, message

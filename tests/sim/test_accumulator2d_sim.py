@@ -12,7 +12,15 @@ from numba import cuda
 
 import simtsafe as ss
 from tests.kernels import line_of, load_kernel_module
-from tests.kernels.accumulator2d_rules import ACCEPTED, COLS, REFUSED, ROWS, expected
+from tests.kernels.accumulator2d_rules import (
+    ACCEPTED,
+    COLS,
+    FLOAT_INTO_INT,
+    FLOAT_INTO_INT_EXPECTED,
+    REFUSED,
+    ROWS,
+    expected,
+)
 
 pytestmark = pytest.mark.sim
 
@@ -52,3 +60,60 @@ def test_refused(tmp_path: Path, case: str) -> None:
         k.prepare(grid=1, block=128)(out, cuda.to_device(idx), cuda.to_device(val))
     assert fragment in str(info.value), str(info.value)
     assert info.value.lineno == line_of(tmp_path, "# BAD"), str(info.value)
+
+
+def float_into_int(k: object) -> np.ndarray:
+    """Run FLOAT_INTO_INT's kernel ``k``; its first five outputs."""
+    val = np.zeros(128, np.float32)
+    val[:5] = [np.nan, 1e10, -1.0, 3e9, -2.7]
+    out = cuda.to_device(np.zeros(128, np.float32))
+    idx = cuda.to_device(np.zeros(256, np.int64))
+    k.prepare(grid=1, block=128)(out, idx, cuda.to_device(val))  # type: ignore[attr-defined]
+    return out.copy_to_host()[:5]
+
+
+def test_float_values_convert_as_the_gpu_converts(tmp_path: Path) -> None:
+    """Toward zero, saturating, NaN to 0 (cvt.rzi); numpy's astype gave the integer minimum
+    for NaN and 1e10 (attack round 22)."""
+    k = load_kernel_module(tmp_path, FLOAT_INTO_INT).k
+    np.testing.assert_array_equal(float_into_int(k), FLOAT_INTO_INT_EXPECTED)
+
+
+@pytest.fixture
+def source_rules_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No compile worker: the simulator's own checks decide (the GPU's verdict is absent)."""
+    from simtsafe.lowering import _compileworker
+
+    def unavailable(*args: object, **kwargs: object) -> None:
+        raise _compileworker.Unavailable("no CUDA target in this test")
+
+    monkeypatch.setattr(_compileworker, "verdict", unavailable)
+
+
+@pytest.mark.filterwarnings("ignore:simtsafe. the compiled-form checks could not run")
+@pytest.mark.parametrize("runner", ["launch", "sim.check"])
+def test_static_shared_memory_is_added_up_by_the_simulator(
+    tmp_path: Path, source_rules_only: None, runner: str
+) -> None:
+    """Two 32 KiB accumulators: the simulator's runtimes (Numba's and sim.check's) add up a
+    block's shared arrays as the compiled form does (attack round 22); two of 16 KiB run."""
+    source, _ = REFUSED["two-past-static-shared-memory"]
+    idx, val = _inputs(0)
+    for n, (shape, refused) in enumerate((("(4, 2048)", True), ("(4, 1024)", False))):
+        (tmp_path / str(n)).mkdir()
+        k = load_kernel_module(tmp_path / str(n), source.replace("(4, 2048)", shape)).k
+        out = np.zeros(128, np.float32)
+
+        def run(k: object = k, out: np.ndarray = out) -> None:
+            if runner == "launch":
+                k.prepare(grid=1, block=128)(  # type: ignore[attr-defined]
+                    cuda.to_device(out), cuda.to_device(idx), cuda.to_device(val)
+                )
+            else:
+                assert ss.sim.check(k, 1, 128, out, idx, val).ok
+
+        if refused:
+            with pytest.raises(ss.SafetyError, match="the block's shared objects take 65536 bytes"):
+                run()
+        else:
+            run()
