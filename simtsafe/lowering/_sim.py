@@ -192,8 +192,48 @@ def _column_access(space: str, key: Any) -> tuple[Any, int | None]:
     )
 
 
+class OwnRecord:
+    """The thread's own output record on ``simtsafe.sim.check``'s replay (whose memory gives
+    a record as a copy, ``numpy.void``): a reference to its bytes, as on the device --
+    ``out[w].x = v`` and ``out[w].inner.x = v`` write the field through the array (a
+    recorded write of the element), ``r = out[w]`` then ``r.x`` reads it as it is now."""
+
+    __slots__ = ("_arr", "_at", "_path")
+
+    def __init__(self, arr: Any, at: Any, path: tuple[str, ...] = ()) -> None:
+        object.__setattr__(self, "_arr", arr)
+        object.__setattr__(self, "_at", at)
+        object.__setattr__(self, "_path", path)
+
+    def value(self) -> Any:
+        """The record (or nested record) as it is now, a numpy record."""
+        rec = np.array(_plain_record(self._arr[self._at]))
+        for name in self._path:
+            rec = rec[name]
+        return rec[()]
+
+    def __getattr__(self, name: str) -> Any:
+        field = self.value()
+        if field.dtype.names is None or name not in field.dtype.names:
+            raise AttributeError(name)
+        if field.dtype[name].names is not None:
+            return OwnRecord(self._arr, self._at, (*self._path, name))
+        return field[name]
+
+    def __setattr__(self, name: str, v: Any) -> None:
+        rec = np.array(_plain_record(self._arr[self._at]))
+        target = rec
+        for step in self._path:
+            target = target[step]
+        with np.errstate(all="ignore"):  # converted as the device's store converts
+            target[name] = v
+        self._arr[self._at] = rec[()]
+
+
 def _plain_record(value: Any) -> Any:
     """A record read on the simulator (a wrapped 0-d device array view) as a numpy record."""
+    if isinstance(value, OwnRecord):
+        return value.value()
     inner = getattr(value, "_item", value)  # FakeWithinKernelCUDAArray -> FakeCUDAArray
     inner = getattr(inner, "_ary", inner)  # FakeCUDAArray -> numpy
     if isinstance(inner, np.ndarray) and inner.ndim == 0:
@@ -303,7 +343,12 @@ class SimDisjointSlice(_SimView):
     def __getitem__(self, key: Any) -> Any:
         w, row = _column_access(self._space, key)
         self._check_space(w, writing=False)
-        return self._read(w, row)
+        value = self._read(w, row)
+        if type(value) is np.void and value.dtype.names:  # sim.check's replay: a copy
+            idx = _witness_for(self._arr.shape, w, row)
+            if idx is not None:
+                return OwnRecord(self._arr, idx if len(idx) > 1 else idx[0])
+        return value
 
 
 def store_element(arr: Any, idx: tuple[int, ...], value: Any) -> None:
