@@ -28,12 +28,12 @@ from typing import Any
 
 from llvmlite import ir
 from numba.cuda import cgutils, types
-from numba.cuda.extending import intrinsic, lower_builtin, lower_getattr
+from numba.cuda.extending import intrinsic, lower_builtin
 from numba.cuda.typing.templates import AbstractTemplate, infer_global, signature
 
 from . import _tilebase as tb
 from ._construle import READ_ONLY, bad_index
-from ._cuda import _const, _reject
+from ._cuda import _reject
 
 __all__ = ["ConstArrayType", "const_array"]
 
@@ -91,25 +91,7 @@ for _ity in (types.Integer, types.BaseTuple):
     lower_builtin(operator.getitem, ConstArrayType, _ity)(_lower_getitem)
 
 
-@lower_builtin(len, ConstArrayType)
-def _lower_len(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
-    return tb.holder_shape(context, builder, sig.args[0], args[0])[0]
-
-
-@lower_getattr(ConstArrayType, "shape")
-def _lower_shape(context: Any, builder: ir.IRBuilder, ty: ConstArrayType, val: Any) -> Any:
-    dims = tb.holder_shape(context, builder, ty, val)
-    return context.make_tuple(builder, types.UniTuple(types.intp, ty.ndim), dims)
-
-
-@lower_getattr(ConstArrayType, "size")
-def _lower_size(context: Any, builder: ir.IRBuilder, ty: ConstArrayType, val: Any) -> Any:
-    return tb.product(builder, tb.holder_shape(context, builder, ty, val))
-
-
-@lower_getattr(ConstArrayType, "ndim")
-def _lower_ndim(context: Any, builder: ir.IRBuilder, ty: ConstArrayType, val: Any) -> Any:
-    return _const(ty.ndim)
+tb.lower_holder_metadata(ConstArrayType)
 
 
 @intrinsic

@@ -22,7 +22,7 @@ from typing import Any
 
 from llvmlite import ir
 from numba.cuda import cgutils, nvvmutils, types
-from numba.cuda.extending import _intrinsic, models, register_model
+from numba.cuda.extending import _intrinsic, lower_builtin, lower_getattr, models, register_model
 from numba.cuda.np.arrayobj import load_item, make_array, store_item
 from numba.cuda.typing.npydecl import parse_dtype
 from numba.cuda.typing.templates import (
@@ -196,6 +196,28 @@ def holder_parts(
 
 def holder_shape(context: Any, builder: ir.IRBuilder, ty: HolderType, val: Any) -> list[Any]:
     return holder_parts(context, builder, ty, val)[1]
+
+
+def lower_holder_metadata(holder: type) -> None:
+    """``len(h)``, ``h.shape``, ``h.size`` and ``h.ndim`` of a holder type (shared tiles,
+    constant arrays): its static or launch-time extents."""
+
+    @lower_builtin(len, holder)
+    def _len(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        return holder_shape(context, builder, sig.args[0], args[0])[0]
+
+    @lower_getattr(holder, "shape")
+    def _shape(context: Any, builder: ir.IRBuilder, ty: Any, val: Any) -> Any:
+        dims = holder_shape(context, builder, ty, val)
+        return context.make_tuple(builder, types.UniTuple(types.intp, ty.ndim), dims)
+
+    @lower_getattr(holder, "size")
+    def _size(context: Any, builder: ir.IRBuilder, ty: Any, val: Any) -> Any:
+        return product(builder, holder_shape(context, builder, ty, val))
+
+    @lower_getattr(holder, "ndim")
+    def _ndim(context: Any, builder: ir.IRBuilder, ty: Any, val: Any) -> Any:
+        return _const(ty.ndim)
 
 
 def _pointer(

@@ -35,7 +35,7 @@ from llvmlite import ir
 from numba.cuda import cgutils, types
 from numba.cuda.cudadrv import nvvm
 from numba.cuda.cudaimpl import _generic_array, _get_unique_smem_id
-from numba.cuda.extending import intrinsic, lower_builtin, lower_getattr
+from numba.cuda.extending import intrinsic, lower_builtin
 from numba.cuda.typing.templates import (
     AbstractTemplate,
     infer_global,
@@ -196,25 +196,7 @@ lower_builtin(operator.getitem, SharedTileType, types.Integer)(_lower_getitem_in
 lower_builtin(operator.getitem, SharedTileType, types.BaseTuple)(_lower_getitem_ints)
 
 
-@lower_builtin(len, SharedTileType)
-def _lower_len(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
-    return tb.holder_shape(context, builder, sig.args[0], args[0])[0]
-
-
-@lower_getattr(SharedTileType, "shape")
-def _lower_shape(context: Any, builder: ir.IRBuilder, ty: SharedTileType, val: Any) -> Any:
-    dims = tb.holder_shape(context, builder, ty, val)
-    return context.make_tuple(builder, types.UniTuple(types.intp, ty.ndim), dims)
-
-
-@lower_getattr(SharedTileType, "size")
-def _lower_size(context: Any, builder: ir.IRBuilder, ty: SharedTileType, val: Any) -> Any:
-    return tb.product(builder, tb.holder_shape(context, builder, ty, val))
-
-
-@lower_getattr(SharedTileType, "ndim")
-def _lower_ndim(context: Any, builder: ir.IRBuilder, ty: SharedTileType, val: Any) -> Any:
-    return _const(ty.ndim)
+tb.lower_holder_metadata(SharedTileType)
 
 
 # --------------------------------------------------------------------------- constructors
