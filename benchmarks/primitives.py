@@ -249,6 +249,69 @@ def histogram_vec_x4(
             counts.add(j, total)
 
 
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=256))
+def histogram_vec_pf(
+    counts: ss.Accumulate[np.uint32], words: In[np.uint32], data: In[np.uint8]
+) -> None:
+    """Candidate: examples/histogram_vec.py (2D accumulator, two 16-byte runs a step) with the
+    next step's two loads issued before this step's 32 updates (software pipelining: the
+    loads' latency hides behind the atomics; the runs past the end read 0)."""
+    h = ss.shared.accumulator((256, 32), np.uint32)
+    lane = cuda.threadIdx.x & 31
+    p = cuda.gridsize(1)
+    runs = words.size // 4
+    r = cuda.grid(1)
+    w = cuda.local.array(8, np.uint32)
+    u = ss.vec.load(words, r, 4)
+    v = ss.vec.load(words, r + p, 4)
+    while r + p < runs:
+        w[0] = u[0]
+        w[1] = u[1]
+        w[2] = u[2]
+        w[3] = u[3]
+        w[4] = v[0]
+        w[5] = v[1]
+        w[6] = v[2]
+        w[7] = v[3]
+        u = ss.vec.load(words, r + 2 * p, 4)  # the next step's runs, in flight from here
+        v = ss.vec.load(words, r + 3 * p, 4)
+        for k in range(8):
+            a = w[k]
+            h.add((a & 0xFF, lane), 1)
+            h.add(((a >> 8) & 0xFF, lane), 1)
+            h.add(((a >> 16) & 0xFF, lane), 1)
+            h.add((a >> 24, lane), 1)
+        r += 2 * p
+    if r < runs:  # at most one run left: its words are u's
+        w[0] = u[0]
+        w[1] = u[1]
+        w[2] = u[2]
+        w[3] = u[3]
+        for k in range(4):
+            a = w[k]
+            h.add((a & 0xFF, lane), 1)
+            h.add(((a >> 8) & 0xFF, lane), 1)
+            h.add(((a >> 16) & 0xFF, lane), 1)
+            h.add((a >> 24, lane), 1)
+    i = cuda.grid(1)
+    q = 4 * runs + i  # the words past the last whole run (at most 3)
+    if q < words.size:
+        a = words[q]
+        h.add((a & 0xFF, lane), 1)
+        h.add(((a >> 8) & 0xFF, lane), 1)
+        h.add(((a >> 16) & 0xFF, lane), 1)
+        h.add((a >> 24, lane), 1)
+    t = 4 * words.size + i  # the bytes past the last whole word (at most 3)
+    if t < data.size:
+        h.add((np.int32(data[t]), lane), 1)
+    ss.block.sync()
+    for k in range(256 // 8):
+        j = k * 8 + cuda.threadIdx.x // 32
+        total = ss.warp.sum(h[j, lane])
+        if lane == 0 and total != 0:
+            counts.add(j, total)
+
+
 # The flat-bins candidate: examples/histogram_vec.py as it was before 2D accumulators,
 # beside it in the same run. (The lane-register candidates, histogram_lane_x4/_x2, were
 # measured on an H100 -- results/primitives_histogram_h100_s14.md -- slower than
@@ -712,6 +775,8 @@ def bench_histogram(b: Bench, log2n: int, kind: str) -> None:
         label = f"candidate simtsafe, {HIST_STEP} runs per step, {per_sm} blocks/SM"
         grid = 2 if ss.SIMULATOR else per_sm * _sms()
         b.run(prim, label, safe_with(grid, histogram_vec_x4), nbytes=nbytes, batch=5)
+    label = "candidate simtsafe, next step's 2 runs loaded before this step's updates, 6 blocks/SM"
+    b.run(prim, label, safe_with(blocks, histogram_vec_pf), nbytes=nbytes, batch=5)
     label = "candidate simtsafe, flat bins (b * 32 + lane), 2 runs per step, 6 blocks/SM"
     b.run(prim, label, safe_with(blocks, histogram_flat), nbytes=nbytes, batch=5)
     b.run(prim, "examples/histogram.py (one copy)", tier1_one_copy, nbytes=nbytes, batch=5)

@@ -46,6 +46,7 @@ __all__ = [
     "compiled_form",
     "global_names",
     "split_operands",
+    "static_shared_globals",
 ]
 
 _LOCAL = r'%(?:"(?:[^"\\]|\\.)*"|[-a-zA-Z$._][-a-zA-Z$._0-9]*|[0-9]+)'
@@ -720,3 +721,46 @@ def compiled_form(texts: Sequence[str], root: str) -> FunctionForm:
         call_markers=tuple(markers),
         opaque={name: o for name, o in opaque.items() if name in called},
     )
+
+
+# --------------------------------------------------------------------------- shared globals
+
+#: ``@name = ... addrspace(3) global <type> <init>``: a sized shared global.
+_SHARED_DEF = re.compile(
+    r'^@("(?:[^"\\]|\\.)*"|[-a-zA-Z$._0-9]+) = [^=]*?addrspace\(3\) global (.*?) '
+    r"(?:undef|zeroinitializer|poison)\b"
+)
+_SCALAR_BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "i128": 16, "half": 2,
+                 "bfloat": 2, "float": 4, "double": 8}  # fmt: skip
+_ARRAY = re.compile(r"^\[(\d+) x (.*)\]$")
+
+
+@functools.cache
+def _type_bytes(ty: str) -> int:
+    """The bytes of an LLVM type: arrays of scalars by hand, anything else by llvmlite."""
+    ty = ty.strip()
+    if ty in _SCALAR_BYTES:
+        return _SCALAR_BYTES[ty]
+    m = _ARRAY.match(ty)
+    if m is not None:
+        return int(m.group(1)) * _type_bytes(m.group(2))
+    import llvmlite.binding as llvm
+
+    module = llvm.parse_assembly(f"@g = global {ty} zeroinitializer\n")
+    data = llvm.create_target_data("e-i64:64-i128:128-v16:16-v32:32-n16:32:64")
+    return int(data.get_abi_size(module.get_global_variable("g").global_value_type))
+
+
+def static_shared_globals(texts: Sequence[str]) -> dict[str, int]:
+    """The sized ``addrspace(3)`` globals of the IR modules ``texts`` that their code names
+    (LLVM drops the others), with their bytes: a kernel's static shared memory."""
+    sizes: dict[str, int] = {}
+    for text in texts:
+        for line in text.splitlines():
+            m = _SHARED_DEF.match(line)
+            if m is None:
+                continue
+            name = m.group(1)
+            if text.count(f"@{name}") > 1:  # named somewhere besides its definition
+                sizes[_unquote(name)] = _type_bytes(m.group(2))
+    return sizes

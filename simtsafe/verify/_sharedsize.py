@@ -15,42 +15,18 @@ from __future__ import annotations
 import linecache
 import re
 from collections.abc import Sequence
-from functools import cache
 
 from .._errors import SafetyError
 from ..lowering._cooprule import STATIC_SHARED_LIMIT, static_shared_advice
+from ..lowering._irform import static_shared_globals
 
 __all__ = ["check_static_shared"]
 
-#: ``@name = ... addrspace(3) global <type> <init>``: a sized shared global.
-_SHARED_DEF = re.compile(
-    r'^@("(?:[^"\\]|\\.)*"|[-a-zA-Z$._0-9]+) = [^=]*?addrspace\(3\) global (.*?) '
-    r"(?:undef|zeroinitializer|poison)\b"
-)
-_SCALAR_BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "i128": 16, "half": 2,
-                 "bfloat": 2, "float": 4, "double": 8}  # fmt: skip
-_ARRAY = re.compile(r"^\[(\d+) x (.*)\]$")
 #: What made a global, by its symbol: (kind, line) -- simtsafe's objects carry their line.
 _MADE = (
     (re.compile(r"^__ss_acc_L(\d+)"), "shared accumulator"),
     (re.compile(r"^_simtsafe_tile_L(\d+)"), "shared tile"),
 )
-
-
-@cache
-def _size(ty: str) -> int:
-    """The bytes of an LLVM type: arrays of scalars by hand, anything else by llvmlite."""
-    ty = ty.strip()
-    if ty in _SCALAR_BYTES:
-        return _SCALAR_BYTES[ty]
-    m = _ARRAY.match(ty)
-    if m is not None:
-        return int(m.group(1)) * _size(m.group(2))
-    import llvmlite.binding as llvm
-
-    module = llvm.parse_assembly(f"@g = global {ty} zeroinitializer\n")
-    data = llvm.create_target_data("e-i64:64-i128:128-v16:16-v32:32-n16:32:64")
-    return int(data.get_abi_size(module.get_global_variable("g").global_value_type))
 
 
 def _describe(name: str, nbytes: int) -> tuple[str, int | None]:
@@ -71,15 +47,7 @@ def check_static_shared(texts: Sequence[str], kernel: str, filename: str, first_
         SafetyError: ``rule="shared-memory"``, at the line of the object that crosses the
             limit when simtsafe made it.
     """
-    sizes: dict[str, int] = {}
-    for text in texts:
-        for line in text.splitlines():
-            m = _SHARED_DEF.match(line)
-            if m is None:
-                continue
-            name = m.group(1)
-            if text.count(f"@{name}") > 1:  # named somewhere besides its definition
-                sizes[name.strip('"')] = _size(m.group(2))
+    sizes = static_shared_globals(texts)
     total = sum(sizes.values())
     if total <= STATIC_SHARED_LIMIT:
         return
