@@ -41,8 +41,8 @@ from typing import Any
 from llvmlite import ir
 from numba.cuda import cgutils, types
 from numba.cuda.extending import intrinsic, lower_getattr, models, register_model
-from numba.cuda.typing.templates import AttributeTemplate, infer_getattr
 from numba.cuda.np.arrayobj import make_array
+from numba.cuda.typing.templates import AttributeTemplate, infer_getattr
 
 from ._cuda import (
     SENTINEL,

@@ -10,9 +10,7 @@ intrinsics make, read from the simulated thread's geometry.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
-
-from typing import final
+from typing import Any, final
 
 from ._sim import (
     _TOKEN,

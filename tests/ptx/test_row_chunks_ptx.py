@@ -100,14 +100,8 @@ def test_trip_count_is_derived_from_the_width_and_the_block(
 ) -> None:
     d = _verdict(monkeypatch, load_kernel_module(tmp_path, KERNELS[name]).k)
     # The chunk count: shape[1] (a kernel argument) over ntid.x (or the constant 32).
-    divs = [
-        ins for b in d.form.blocks for ins in b.instrs if ins.opcode in ("udiv", "lshr")
-    ]
-    counts = [
-        ins
-        for ins in divs
-        if ins.result is not None and shape1 in _leaves(d, ins.result)[0]
-    ]
+    divs = [ins for b in d.form.blocks for ins in b.instrs if ins.opcode in ("udiv", "lshr")]
+    counts = [ins for ins in divs if ins.result is not None and shape1 in _leaves(d, ins.result)[0]]
     assert counts, [ins.text for ins in divs]
     for ins in counts:
         assert ins.result is not None
@@ -124,9 +118,7 @@ def test_trip_count_is_derived_from_the_width_and_the_block(
         for b in d.form.blocks
         if b.terminator.opcode == "br"
         and b.terminator.operands
-        and any(
-            c.result in _ancestry(d, b.terminator.operands[0]) for c in counts if c.result
-        )
+        and any(c.result in _ancestry(d, b.terminator.operands[0]) for c in counts if c.result)
     ]
     assert uses
     assert all(d.branch.get(b, D.GRID) == D.GRID for b in uses), uses
