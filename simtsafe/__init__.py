@@ -118,6 +118,7 @@ from ._views import DisjointSlice3D as DisjointSlice3D
 from ._views import In as In
 from ._views import In2D as In2D
 from ._views import In3D as In3D
+from ._views import RowChunk as RowChunk
 from ._views import ThreadIndex as ThreadIndex
 from .gate._gate import check_kernel as check_kernel
 from .host._appended import AppendResult as AppendResult
@@ -211,6 +212,7 @@ __all__ = [
     "SharedMemoryError",
     "SharedTile",
     "StreamOrderError",
+    "RowChunk",
     "ThreadIndex",
     "TooManyThreads",
     "UnsafeRegionRequired",

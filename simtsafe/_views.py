@@ -49,6 +49,7 @@ __all__ = [
     "Index3D",
     "PerBlock",
     "PerWarp",
+    "RowChunk",
     "ThreadIndex",
 ]
 
@@ -77,7 +78,8 @@ class _KernelOnly:
         raise TypeError(_NO_HOST_VALUES.format(name=type(self).__name__))
 
 
-@final
+# Not @final: a chunked row walk's witness (RowChunk, below, @final) is one, with two
+# more attributes. No instance exists on the host either way (_KernelOnly).
 class ThreadIndex(_KernelOnly, Generic[S_co]):
     """A witness that the current thread owns one element of space ``S``.
 
@@ -150,6 +152,29 @@ class ThreadIndex(_KernelOnly, Generic[S_co]):
     @property
     def z(self: ThreadIndex[Index3D]) -> int:
         """The z coordinate of a 3D witness (array axis 0), as a plain int."""
+        raise NotImplementedError
+
+
+@final
+class RowChunk(ThreadIndex[S_co]):
+    """A chunked row walk's witness (``thread.block_row_chunks`` / ``warp_row_chunks``).
+
+    A ``ThreadIndex`` of its row space -- it reads and writes what a row walk's witness
+    does -- for column ``start + chunk * step`` of the row, which in the last chunk may lie
+    past the row's end: such a witness addresses no element (a write does nothing, a read
+    gives 0), and ``valid`` is False.
+    """
+
+    __slots__ = ()
+
+    @property
+    def valid(self) -> bool:
+        """Does the witness address an element of the walked array (row and column)?"""
+        raise NotImplementedError
+
+    @property
+    def chunk(self) -> int:
+        """The chunk's number ``k`` (the loop's iteration: 0, 1, ...), as a plain int."""
         raise NotImplementedError
 
 

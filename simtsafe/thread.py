@@ -28,11 +28,12 @@ from ._spaces import (
     PerWarp,
     WarpRow,
 )
-from ._views import DisjointSlice, In, In2D, ThreadIndex
+from ._views import DisjointSlice, In, In2D, RowChunk, ThreadIndex
 
 __all__ = [
     "block_leader",
     "block_row",
+    "block_row_chunks",
     "block_stride",
     "column",
     "grid_stride",
@@ -46,6 +47,7 @@ __all__ = [
     "tile_2d_strided",
     "warp_leader",
     "warp_row",
+    "warp_row_chunks",
 ]
 
 T = TypeVar("T", bound=np.generic)
@@ -183,6 +185,40 @@ def warp_row(s: DisjointSlice[Any, WarpRow] | In2D[Any]) -> Iterator[ThreadIndex
     refuses such a launch. Use it only as the iterable of a ``for`` loop.
     """
     _host_call("warp_row")
+
+
+@_builtin("block_row_chunks")
+def block_row_chunks(
+    s: DisjointSlice[Any, BlockRow] | In2D[Any],
+) -> Iterator[RowChunk[BlockRow]]:
+    """Walk the block's row of the 2D ``s`` in whole chunks of ``blockDim.x`` columns.
+
+    Chunk ``k = 0, 1, ..., ceil(s.shape[1] / blockDim.x) - 1`` gives thread ``t`` the
+    witness of column ``t + k * blockDim.x`` of row ``blockIdx.x`` -- in the last chunk
+    possibly past the row's end, where it addresses nothing (a write does nothing, a read
+    gives 0) and ``.valid`` is False. Every thread of the block runs the loop the same
+    number of times, so a block collective may sit inside it (a row scan: ``s =
+    ss.block.scan(x[c])``; the compiled form proves the trip count uniform from
+    ``s.shape[1]`` and ``blockDim.x``). The witness writes a ``BlockRow`` output like
+    ``block_row``'s; ``.row``, ``.col``, ``.chunk`` (k) are plain ints. Launch shape as
+    ``block_row``. Use it only as the iterable of a ``for`` loop.
+    """
+    _host_call("block_row_chunks")
+
+
+@_builtin("warp_row_chunks")
+def warp_row_chunks(
+    s: DisjointSlice[Any, WarpRow] | In2D[Any],
+) -> Iterator[RowChunk[WarpRow]]:
+    """Walk the warp's row of the 2D ``s`` in whole chunks of 32 columns.
+
+    Chunk ``k = 0, 1, ..., ceil(s.shape[1] / 32) - 1`` gives lane ``l`` the witness of
+    column ``l + 32 * k`` of the warp's row (``warp_row``'s); past the row's end it
+    addresses nothing and ``.valid`` is False. Every thread of the launch runs the loop
+    the same number of times, so a warp collective may sit inside it. Launch shape and
+    partial warps as ``warp_row``. Use it only as the iterable of a ``for`` loop.
+    """
+    _host_call("warp_row_chunks")
 
 
 # ------------------------------------------------------------------ block-local witnesses

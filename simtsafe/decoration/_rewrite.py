@@ -73,12 +73,16 @@ _WITNESS_SPACE_CTORS = {
     "grid_stride": 1,
     "block_row": 1,
     "warp_row": 1,
+    "block_row_chunks": 1,
+    "warp_row_chunks": 1,
     "tile_1d": 1,
     "tile_2d": 2,
     "tile_2d_strided": 2,
 }
 #: Witness iterators: only the iterable of a `for` loop (expanded by the rewrite).
-_FOR_ITERABLES = frozenset({"grid_stride", "block_stride", "block_row", "warp_row"})
+_FOR_ITERABLES = frozenset(
+    {"grid_stride", "block_stride", "block_row", "warp_row", "block_row_chunks", "warp_row_chunks"}
+)
 #: simtsafe kernel API that writes without a witness: only inside ``simtsafe.unsafe``.
 _GATED_API = frozenset({"vec.store_at"})
 #: Output tiles whose elements a thread owns by a fixed map (``_note_out_tile``).
@@ -90,6 +94,12 @@ _COPY_WAITS = frozenset({"shared.wait_group", "shared.wait_all"})
 _ROW_WALKS = {
     "thread.block_row": ("__ss_br_start", "__ss_br_extent", "__ss_br_step", "__ss_mint_br"),
     "thread.warp_row": ("__ss_wr_start", "__ss_wr_extent", "__ss_wr_step", "__ss_mint_wr"),
+}
+#: Chunked row walks: ``for c in thread.<name>(s)`` -> the ``__ss_*`` names of the loop's
+#: trip count (``ceil(s.shape[1] / step)``, the same in every thread) and witness.
+_ROW_CHUNKS = {
+    "thread.block_row_chunks": ("__ss_brc_chunks", "__ss_mint_brc"),
+    "thread.warp_row_chunks": ("__ss_wrc_chunks", "__ss_mint_wrc"),
 }
 #: Functions a collective's `op` may be (passed as a value, the one place a function may be).
 _REDUCE_OPS = frozenset(
@@ -911,6 +921,8 @@ class _Checker(ast.NodeTransformer):
                 return self._expand_block_stride(node, it)
             if ref is not None and ref.kind == "simtsafe" and ref.name in _ROW_WALKS:
                 return self._expand_row_walk(node, it, ref.name)
+            if ref is not None and ref.kind == "simtsafe" and ref.name in _ROW_CHUNKS:
+                return self._expand_row_chunks(node, it, ref.name)
         return self.generic_visit(node)
 
     def _expand_row_walk(self, node: ast.For, it: ast.Call, name: str) -> list[ast.stmt]:
@@ -949,6 +961,44 @@ class _Checker(ast.NodeTransformer):
         loop.body.extend(_flatten([self.visit(stmt) for stmt in node.body]))
         loop.orelse = _flatten([self.visit(stmt) for stmt in node.orelse])
         return [loop]
+
+    def _expand_row_chunks(self, node: ast.For, it: ast.Call, name: str) -> list[ast.stmt]:
+        """``for c in thread.block_row_chunks(s): body`` (or ``warp_row_chunks``) -> a range
+        loop over the chunks.
+
+        ``__ss_s = s`` once, then ``for k in range(chunks(__ss_s)): c = mint(k, __ss_s)``:
+        the trip count is ``ceil(s.shape[1] / step)`` in every thread (the compiled form
+        proves it uniform from those operands); the witness is column ``start + k * step``
+        of this block's (warp's) row, bounds-checked on every access like any witness.
+        """
+        short = name.removeprefix("thread.")
+        if len(it.args) != 1 or it.keywords:
+            raise self.fail(
+                it, f"{name} takes exactly one argument: the 2D slice or input", "witness-ctor"
+            )
+        if not isinstance(node.target, ast.Name):
+            raise self.fail(
+                node, f"bind {short}'s witness to a plain name: `for c in ...`", "witness-ctor"
+            )
+        self._call_targets.add(id(it.func))
+        self._for_iterable_ok.add(id(it.func))
+        self._use(it.func)  # domain rule
+        target = self.visit(it.args[0])
+        chunks, mint = _ROW_CHUNKS[name]
+        at = f"{node.lineno}_{node.col_offset}"
+        walked, k = f"__ss_s{at}", f"__ss_k{at}"
+        bind, loop = ast.parse(
+            f"{walked} = __ss_target\n"
+            f"for {k} in range({chunks}({walked})):\n"
+            f"    {node.target.id} = {mint}({k}, {walked})\n"
+        ).body
+        assert isinstance(bind, ast.Assign) and isinstance(loop, ast.For)
+        for child in (*ast.walk(bind), *ast.walk(loop)):
+            ast.copy_location(child, node)
+        bind.value = target
+        loop.body.extend(_flatten([self.visit(stmt) for stmt in node.body]))
+        loop.orelse = _flatten([self.visit(stmt) for stmt in node.orelse])
+        return [bind, loop]
 
     def _expand_grid_stride(self, node: ast.For, it: ast.Call) -> list[ast.stmt]:
         """``for w in thread.grid_stride(s): body`` -> a range loop minting one witness per step.

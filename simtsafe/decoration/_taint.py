@@ -73,9 +73,16 @@ _WITNESS_CTORS = frozenset(
     }
 )
 _WITNESS_LOOPS = frozenset(
-    {"thread.grid_stride", "thread.block_stride", "thread.block_row", "thread.warp_row"}
+    {
+        "thread.grid_stride",
+        "thread.block_stride",
+        "thread.block_row",
+        "thread.warp_row",
+        "thread.block_row_chunks",
+        "thread.warp_row_chunks",
+    }
 )
-_WITNESS_COORDS = frozenset({"index", "row", "col", "x", "y", "z"})
+_WITNESS_COORDS = frozenset({"index", "row", "col", "x", "y", "z", "chunk"})
 
 
 @dataclass(frozen=True)

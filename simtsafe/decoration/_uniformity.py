@@ -411,13 +411,19 @@ class _Analysis:
 
     def _cond(self, ctx: _Ctx, test: ast.expr) -> _Ctx:
         level = self.expr(test)
-        if isinstance(test, ast.Call) and self.ref_name(test.func) in (
+        name = self.ref_name(test.func) if isinstance(test, ast.Call) else None
+        if name in (
             "thread.grid_stride",
             "thread.block_stride",
             "thread.block_row",
             "thread.warp_row",
         ):
             level = N  # each thread its own trip count
+        elif name in ("thread.block_row_chunks", "thread.warp_row_chunks"):
+            # ceil(s.shape[1] / step): the walked array's level (an early message only: the
+            # compiled form derives the trip count's level from what it is computed from)
+            assert isinstance(test, ast.Call)
+            level = max((self.expr(a) for a in test.args), default=U)
         if level > ctx.level:
             return _Ctx(level, test.lineno)
         return ctx

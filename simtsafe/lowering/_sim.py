@@ -66,9 +66,11 @@ def _reject(message: str) -> NoReturn:
     raise SafetyError("simtsafe: " + message, rule="typing")
 
 
-@final
 class SimWitness:
-    """A witness on the simulator: its space and its indices (SENTINEL when invalid)."""
+    """A witness on the simulator: its space and its indices (SENTINEL when invalid).
+
+    Subclassed once, by a chunked row walk's witness (``lowering._rows_sim.SimRowChunk``).
+    """
 
     __slots__ = ("_idx", "_space")
 

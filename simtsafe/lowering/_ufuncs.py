@@ -305,6 +305,7 @@ _SIM_KINDS = {
     "SimInput": "an input array (In[...])",
     "SimDisjointSlice": "an output (DisjointSlice)",
     "SimWitness": "a witness (ThreadIndex)",
+    "SimRowChunk": "a witness (ThreadIndex)",
     "ndarray": "an array",
 }
 

@@ -23,6 +23,7 @@ may share a barrier interval with another thread's write of it.
 from __future__ import annotations
 
 import linecache
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -459,6 +460,28 @@ def _first_located(loc: _Locator, members: list[tuple[str, Instr]]) -> Instr:
     return members[0][1]
 
 
+#: ``for w in thread.block_row(s)`` / ``warp_row(s)`` on a line (not the chunked forms).
+_ROW_WALK = re.compile(r"\bthread\.(block_row|warp_row)\s*\(")
+
+
+def _row_walk_advice(cause_at: tuple[str, int] | None) -> str:
+    """Where the divergent loop is a row walk: its chunked form, whose trip count is the
+    same in every thread (advice only: the verdict itself never reads the source)."""
+    if cause_at is None:
+        return ""
+    m = _ROW_WALK.search(linecache.getline(*cause_at))
+    if m is None:
+        return ""
+    walk = m.group(1)
+    t, step = ("t", "blockDim.x") if walk == "block_row" else ("lane", "32")
+    return (
+        f" (thread.{walk} gives each thread the columns {t}, {t} + {step}, ... below the width: "
+        f"their number differs between threads; to call a collective per column, walk the row "
+        f"in whole chunks, `for c in thread.{walk}_chunks(s)`, ceil(width / {step}) "
+        "iterations in every thread, the last chunk's columns past the end addressing nothing)"
+    )
+
+
 def _raise_divergent(
     d: Divergence,
     info: SourceInfo,
@@ -495,7 +518,7 @@ def _raise_divergent(
         how = (
             f"the loop whose exit is at {where} runs a different number of times in different "
             f"threads: its exit depends on {because}"
-        )
+        ) + _row_walk_advice(cause_at)
     else:
         how = (
             f"the branch at {where} depends on {because}, and threads going one way do not "

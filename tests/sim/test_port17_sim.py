@@ -28,6 +28,17 @@ def test_the_constant_memory_filter_is_accepted_and_matches_numpy(tmp_path: Path
     assert port17.CHECKS["constant_memory_filter"](mod, np.random.default_rng(17))
 
 
+@pytest.mark.parametrize("cols", [1, 63, 64, 65, 700])
+def test_the_chunked_row_scan_is_numpys_cumsum_at_any_width(tmp_path: Path, cols: int) -> None:
+    # The round's row scan (a false refusal: no Tier-1 spelling) through
+    # thread.block_row_chunks: past the old workaround's bound of 512 columns too.
+    m = port17.load("row_cumsum_chunks", tmp_path)
+    x = np.random.default_rng(cols).integers(-3, 4, (3, cols)).astype(np.float32)
+    out = cuda.to_device(np.full_like(x, np.nan))
+    m.row_cumsum.prepare(grid=3, block=64)(out, cuda.to_device(x))
+    np.testing.assert_array_equal(out.copy_to_host(), np.cumsum(x, axis=1))
+
+
 def test_a_segment_sum_launched_short_is_told_one_block_a_segment(tmp_path: Path) -> None:
     m = port17.load("coverage_advice_per_block", tmp_path)
     xs = cuda.to_device(np.arange(500, dtype=np.float32))

@@ -22,3 +22,11 @@ def k(
         pass
     for _t in thread.block_row(a):  # type: ignore[arg-type]
         pass
+    for c in thread.warp_row_chunks(x):
+        ob[c] = x[c]  # type: ignore[index]
+    for _d in thread.block_row_chunks(a):  # type: ignore[arg-type]
+        pass
+    for _e in thread.block_row_chunks(ow):  # type: ignore[arg-type]
+        pass
+    for w in thread.block_row(x):
+        _ = w.valid  # type: ignore[attr-defined]
