@@ -68,7 +68,9 @@ so its ``with ss.unsafe(...)`` region is unknown to the compiled form:
   helpers reached through a module attribute. The gate agrees with the compile: ``python -m
   simtsafe check km.py`` gives "0 finding(s) ... 1 kernel(s) compiled to PTX" for the
   ``hm23u.poke`` spelling and "SS-uniformity kernel 'k': `block.sum` needs every thread ..."
-  for the ``from hm23u import poke`` spelling.
+  for the ``from hm23u import poke`` spelling. The simulator too: ``k.prepare(grid=1,
+  block=64)(out, x, kk)`` (x = ones, kk = arange) runs the ``hm23u.poke`` kernel (out = 64.0
+  everywhere) and refuses the from-import one with the same uniformity message.
 * The other face (a false refusal, FALSE_REFUSALS["module-helper-barrier-in-region"]): a
   helper ``hm.h`` whose region holds ``cuda.syncthreads()`` makes ``k.ptx`` fail with "the
   compiled code has a barrier or warp operation (__ss.nvvm.barrier0) that is neither one of
