@@ -898,7 +898,18 @@ class _Checker(ast.NodeTransformer):
         )
         if op is None:
             raise self.fail(node, f"{ref.name}(v, op) needs the reduction `op`", "collective")
-        op_ref = self.ref_of(op) if _chain(op) is not None else None
+        found = _chain(op)
+        op_ref = self.ref_of(op) if found is not None else None
+        if (
+            op_ref is None
+            and found is not None
+            and not self.env.strict
+            and found[0].id not in self.locals
+        ):
+            # A global not bound yet (a helper defined below the kernel): checked when the
+            # kernel is frozen at its first compile, where the name must resolve.
+            self._op_values.add(id(op))
+            return
         if op_ref is None or not (
             op_ref.kind == "device" or (op_ref.kind == "api" and op_ref.name in _REDUCE_OPS)
         ):

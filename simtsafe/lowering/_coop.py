@@ -202,7 +202,7 @@ def _resolve_state_op(api: str, typingctx: Any, op: Any, state: Any) -> _Op:
         raise _reject(builtin_state_op(api, str(state), OP_SPELLING.get(name or "", str(op))))
     try:
         sig = typingctx.resolve_function_type(op, (state, state), {})
-    except errors.TypingError as exc:
+    except (errors.TypingError, errors.NumbaError) as exc:  # a list result: NumbaRuntimeError
         raise _reject(
             state_op_refused(api, str(state), _op_name(op), f"cannot take them ({exc})")
         ) from None

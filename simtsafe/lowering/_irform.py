@@ -762,5 +762,5 @@ def static_shared_globals(texts: Sequence[str]) -> dict[str, int]:
                 continue
             name = m.group(1)
             if text.count(f"@{name}") > 1:  # named somewhere besides its definition
-                sizes[_unquote(name)] = _type_bytes(m.group(2))
+                sizes[_unquote("@" + name)] = _type_bytes(m.group(2))
     return sizes

@@ -332,6 +332,8 @@ def check_sites(
         blocks = {b for b, _ in members if b in order}
         if not blocks:
             continue  # unreachable code
+        if (site_purity or {}).get(ident, GRID) > allowed:
+            _raise_impure_op(info, loc, api, members[0][1])
         bad = {
             b: lv for b, lv in d.control_sources(blocks, skip_site=ident).items() if lv > allowed
         }
@@ -571,6 +573,28 @@ def _check_opaque(info: SourceInfo, loc: _Locator, ins: Instr, opaque: Opaque) -
         "simtsafe cannot prove that every thread of the scope reaches it together. Remove "
         "the recursion from the path to the collective (a loop with a bound, or the "
         "collective outside the recursive function)",
+        kernel=info.kernel,
+        rule="uniformity",
+        filename=filename,
+        lineno=lineno,
+        source_line=linecache.getline(filename, lineno) or None,
+    )
+
+
+def _raise_impure_op(info: SourceInfo, loc: _Locator, api: str, ins: Instr) -> None:
+    """A reduction's operator that does not compute from its two values alone: it reads the
+    thread's identity (or what differs between threads), or holds a barrier or collective.
+    Threads of the scope would then combine differently -- the result is promised to be the
+    same bits in each -- or wait for each other inside a combine that runs a different number
+    of times in different threads (attack round 24)."""
+    at = loc.loc_of(ins)
+    filename, lineno = at if at is not None else (info.filename, info.first_line)
+    raise SafetyError(
+        f"kernel {info.kernel!r}: the op of {api} at line {lineno} must combine its two "
+        "values from them alone, the same way in every thread: its compiled code reads "
+        "something that differs between the threads (threadIdx, a lane id, memory other "
+        "threads write) or holds a barrier or collective. Compute per-thread values before "
+        f"{api} and fold them into the value it reduces",
         kernel=info.kernel,
         rule="uniformity",
         filename=filename,

@@ -353,6 +353,9 @@ def k({SIG}) -> None:
     )
 
 
+#: The refusal of a reduction's op that does not combine its two values alone (verify._verdict).
+IMPURE_OP = "must combine its two values from them alone, the same way in every thread"
+
 # The op of a reduction runs inside the collective (on some lanes only when warps may be
 # partial): the compiled form decides whether every thread still reaches the collective.
 _REDUCE_OP_BAD = {
@@ -363,12 +366,21 @@ _REDUCE_OP_BAD = {
         "",
         "the other way leaves first",
     ),
-    "barrier-in-partial-warps": ("ss.block.sync()\n    return x + y", "UPTO128", "", "helper op"),
+    # An op that holds a barrier or reads the thread's identity: threads would combine
+    # differently, or wait inside the op (attack round 24): refused at the reduction.
+    "barrier-in-partial-warps": ("ss.block.sync()\n    return x + y", "UPTO128", "", IMPURE_OP),
+    "barrier-in-whole-warps": ("ss.block.sync()\n    return x + y", "B128", "", IMPURE_OP),
     "thread-dependent-result-steers-barrier": (
         "return x + y + cuda.threadIdx.x",
         "B128",
-        "\n    if s > 3:  # COND\n        ss.block.sync()  # LATER",
-        "needs every thread of the block",
+        "\n    if s > 3:\n        ss.block.sync()",
+        IMPURE_OP,
+    ),
+    "thread-dependent-result-steers-nothing": (
+        "return x + y + cuda.threadIdx.x",
+        "B128",
+        "\n    out[i] = s",
+        IMPURE_OP,
     ),
 }
 
@@ -388,34 +400,7 @@ def k({SIG}) -> None:
     i = thread.index_1d()
     s = ss.{scope}.reduce(np.float32(1), op){"" if later else "  # BAD"}{after.replace("# LATER", "# BAD")}
 """
-    if case == "barrier-in-partial-warps" and scope == "warp":
-        fragment = "helper op"
     refused(tmp_path, source, "uniformity", fragment, "# COND" if later else None)
-
-
-def test_reduce_op_whose_result_steers_nothing_accepted(tmp_path):  # type: ignore[no-untyped-def]
-    # A thread-dependent op gives thread-dependent "totals": not uniform, but no barrier
-    # depends on them. A barrier inside the op is reached by every thread when every warp
-    # is full (an exact block of whole warps: no lane skips the op).
-    accepted(
-        tmp_path,
-        f"""
-@ss.device
-def op(x, y):
-    return x + y + cuda.threadIdx.x
-
-@ss.device
-def op_with_barrier(x, y):
-    ss.block.sync()
-    return x + y
-
-@ss.kernel(contract=B128)
-def k({SIG}) -> None:
-    i = thread.index_1d()
-    s = ss.block.reduce(np.float32(1), op) + ss.warp.reduce(np.float32(2), op)
-    out[i] = s + ss.block.reduce(np.float32(3), op_with_barrier)
-""",
-    )
 
 
 def test_reduce_op_helper_of_its_arguments_accepted(tmp_path):  # type: ignore[no-untyped-def]

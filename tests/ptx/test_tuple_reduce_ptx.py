@@ -208,17 +208,20 @@ def test_a_tuple_reduce_result_is_uniform_field_by_field(tmp_path: Path) -> None
     )
 
 
-def test_a_thread_dependent_op_makes_the_tuple_result_thread_dependent(tmp_path: Path) -> None:
-    # ... but not when the op's own result depends on the thread.
-    _refused(
-        tmp_path,
-        """    s, t = ss.block.reduce((v, v), add2_lane)
-    if t > 3:  # COND
-        ss.block.sync()  # BAD
+def test_a_thread_dependent_op_is_refused_at_the_reduction(tmp_path: Path) -> None:
+    # ... but an op whose own result depends on the thread is refused where it reduces, used
+    # or not: every thread must get the same bits (attack round 24).
+    with pytest.raises(ss.SafetyError) as info:
+        load_kernel_module(
+            tmp_path,
+            _HEAD
+            + """    s, t = ss.block.reduce((v, v), add2_lane)  # BAD
     out[i] = s
 """,
-        "needs every thread of the block",
-    )
+        ).k.ptx(cc=CC)
+    assert "the op of block.reduce at line" in str(info.value), str(info.value)
+    assert "must combine its two values from them alone" in str(info.value)
+    assert info.value.lineno == line_of(tmp_path, "# BAD")
 
 
 def test_literal_fields_are_widened_as_scalars_are(tmp_path: Path) -> None:
@@ -248,7 +251,7 @@ _OP_BAD = {
     "barrier-in-partial-warps": (
         "ss.block.sync()\n    return (x[0] + y[0], x[1])",
         "UPTO",
-        "helper op",
+        "must combine its two values from them alone",
     ),
 }
 
