@@ -560,7 +560,11 @@ class Declared:
             found.append(f)
             fb = f._build
             if fb is not None:
-                work += [v for v in fb.analysis.globals_used.values() if isinstance(v, Declared)]
+                # A helper named by a global (`helper(x)`) or reached through a module
+                # attribute (`mod.helper(x)`: a substitute name) -- both are called (attack
+                # round 23: the second was missing from the cache key and the unsafe regions).
+                called = {**fb.analysis.globals_used, **fb.analysis.substitutes}.values()
+                work += [v for v in called if isinstance(v, Declared)]
         return found
 
 

@@ -55,16 +55,19 @@ def refused_array(value: Any) -> str | None:
             "give each field its own constant array (`cuda.const.array_like(ARR_X)`, "
             "`cuda.const.array_like(ARR_Y)`)"
         )
-    if dtype.kind not in "biufc" or type(dtype).__module__ != "numpy.dtypes":
+    if dtype.kind not in "biufc" or type(dtype).__module__ != "numpy.dtypes" or (
+        dtype.kind in "fc" and dtype.itemsize > {"f": 8, "c": 16}[dtype.kind]
+    ):  # numpy's longdouble / clongdouble: no GPU type (attack round 23)
         return (
             f"takes an array of numbers (bool, integers, floats, complex); got dtype {dtype}. "
             "Pass such data as an In[...] parameter"
         )
     if value.ndim < 1:
         return "takes an array with at least one axis (a 0-d array is a number: use a constant)"
-    if value.nbytes > MAX_BYTES:
+    nbytes = value.size * dtype.itemsize  # not value.nbytes: a subclass may say otherwise
+    if nbytes > MAX_BYTES:
         return (
             f"takes at most {MAX_BYTES} bytes (the GPU's constant bank), got an array of "
-            f"{value.nbytes} bytes; pass it as an In[...] parameter"
+            f"{nbytes} bytes; pass it as an In[...] parameter"
         )
     return None

@@ -559,8 +559,10 @@ class _Solver:
         trust_memory: bool = True,
         readable: Mapping[str, InputInfo] | None = None,
         block: Dim3 | None = None,
+        trust_const: bool = True,
     ) -> None:
         self.trust_memory = trust_memory
+        self.trust_const = trust_const
         self.block = block
         self.d = Divergence(form, graph)
         d = self.d
@@ -578,9 +580,14 @@ class _Solver:
         # a read in it lands. Any other memory is trusted only where a read is proven in
         # range (``in_range``): out of range, a read may land in an array being written.
         self.const_space = frozenset(g for g, i in form.globals.items() if i.addrspace == 4)
-        if UNKNOWN in written or not self.trust_memory:
+        if not self.trust_const:
+            # A raw store in an unsafe region: the author's, unchecked, it may land in any
+            # memory -- constant memory too (its bytes have a global address; attack round
+            # 23). Nothing read from memory is trusted.
+            d.immutable = frozenset()
+        elif UNKNOWN in written or not self.trust_memory:
             # Still constant memory: no write may reach it (``_constmem`` refuses the kernel
-            # before this analysis runs if one may, whatever else is untrusted).
+            # before this analysis runs if one may; Tier-1 writes are bounds-checked).
             d.immutable = frozenset(self.const_space - written)
         else:
             d.immutable = frozenset((set(d.readable) | self.const_space) - written)
@@ -813,6 +820,7 @@ def analyze(
     trust_memory: bool = True,
     readable: Mapping[str, InputInfo] | None = None,
     block: Dim3 | None = None,
+    trust_const: bool = True,
 ) -> Divergence:
     """Levels of every value and block of ``form``.
 
@@ -828,10 +836,12 @@ def analyze(
         block: the exact block shape every launch has (the contract's ``block``,
             which ``prepare`` enforces), or None: what makes the thread's warp
             within its block warp-uniform (``warp_uniform_axes``).
+        trust_const: whether constant memory stays unchanged: False where an unsafe
+            region stores (an unchecked store may land anywhere, constant memory too).
     """
     succs = {b.name: b.terminator.targets for b in form.blocks}
     graph = Graph.build(form.blocks[0].name, succs)
-    solver = _Solver(form, graph, trust_memory, readable, block)
+    solver = _Solver(form, graph, trust_memory, readable, block, trust_const)
     solver.site_purity = dict(site_purity or {})
     if graph.irreducible:  # not produced from Python source; refuse to guess
         d = solver.d

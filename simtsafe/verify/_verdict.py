@@ -296,6 +296,7 @@ def check_sites(
         trust_memory=not info.unsafe,
         readable=info.readable(form),
         block=info.block,
+        trust_const=not _stores_in_unsafe(form, info),
     )
     loc = _Locator(d, info)
     sites: dict[int, list[tuple[str, Instr]]] = {}
@@ -579,6 +580,23 @@ def _check_opaque(info: SourceInfo, loc: _Locator, ins: Instr, opaque: Opaque) -
         lineno=lineno,
         source_line=linecache.getline(filename, lineno) or None,
     )
+
+
+def _stores_in_unsafe(form: FunctionForm, info: SourceInfo) -> bool:
+    """Whether an unsafe region of the kernel or its helpers stores to memory (a store, an
+    atomic, a writing inline assembly): its address is the author's, unchecked."""
+    if not info.unsafe:
+        return False
+    for b in form.blocks:
+        for ins in b.instrs:
+            writes = ins.opcode in ("store", "atomicrmw", "cmpxchg") or (
+                ins.opcode == "call"
+                and ins.asm is not None
+                and any(op in ins.asm for op in ("st.", "atom.", "red."))
+            )
+            if writes and info.in_unsafe(ins.loc):
+                return True
+    return False
 
 
 def _raise_impure_op(info: SourceInfo, loc: _Locator, api: str, ins: Instr) -> None:
