@@ -55,8 +55,10 @@ def refused_array(value: Any) -> str | None:
             "give each field its own constant array (`cuda.const.array_like(ARR_X)`, "
             "`cuda.const.array_like(ARR_Y)`)"
         )
-    if dtype.kind not in "biufc" or type(dtype).__module__ != "numpy.dtypes" or (
-        dtype.kind in "fc" and dtype.itemsize > {"f": 8, "c": 16}[dtype.kind]
+    if (
+        dtype.kind not in "biufc"
+        or type(dtype).__module__ != "numpy.dtypes"
+        or (dtype.kind in "fc" and dtype.itemsize > {"f": 8, "c": 16}[dtype.kind])
     ):  # numpy's longdouble / clongdouble: no GPU type (attack round 23)
         return (
             f"takes an array of numbers (bool, integers, floats, complex); got dtype {dtype}. "

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, final
 
+import numpy as np
+
 from ._sim import (
     _TOKEN,
     SENTINEL,
@@ -38,8 +40,10 @@ class SimRowChunk(SimWitness):
         self._valid = valid
 
     @property
-    def valid(self) -> bool:
-        return self._valid
+    def valid(self) -> Any:
+        # numpy's bool, as the device's: `~c.valid` is "not valid" (a Python bool's ~ is -2
+        # or -1, both true: attack round 25)
+        return np.bool_(self._valid)
 
     @property
     def chunk(self) -> int:

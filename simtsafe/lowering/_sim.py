@@ -111,7 +111,11 @@ class SimWitness:
     def z(self) -> int:
         return self._coordinate("z")
 
-    def in_bounds(self, s: Any) -> bool:
+    def in_bounds(self, s: Any) -> Any:
+        """numpy's bool, as the device's (``~w.in_bounds(a)`` is its negation)."""
+        return np.bool_(self._in_bounds(s))
+
+    def _in_bounds(self, s: Any) -> bool:
         shape = _shape_of(s)
         if isinstance(s, SimDisjointSlice) and s._space != self._space:
             _reject(
