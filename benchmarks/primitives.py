@@ -21,10 +21,13 @@ replaces them. For the scan: other parameters of the library's schedule
 figures in results/primitives.md before issue 20's tuning; also its
 persistent variant); the look-back by one warp with the runs in registers
 (``candidate raw, warp look-back`` in results/primitives_scan_h100.md) was
-measured there and removed. For the histogram, ``histogram_vec_x4`` (four
-16-byte runs in flight per step, Tier 1) and ``histogram_flat`` (the example
-before 2D accumulators: its bins in a flat accumulator, one more SASS
-instruction a byte; Tier 1).
+measured there and removed. For the histogram, ``histogram_vec_2runs`` (two
+16-byte runs per step, the example before it loaded four; Tier 1) and
+``histogram_flat`` (two runs and the bins in a flat accumulator, one more
+SASS instruction a byte; Tier 1). ``histogram_vec_pf`` (two runs, the next
+step's loaded before this step's updates) was measured on an H100
+(results/primitives_histogram_h100_s14c.md: no faster than two runs) and
+removed.
 
 Timing as benchmarks/coop.py: CUDA events around a batch of calls, after
 warm-up; before each batch a one-thread kernel keeps the GPU busy while the
@@ -186,49 +189,75 @@ def ceilings(reps: int, log2n: int, batch: int) -> tuple[dict[str, float], dict[
 # ------------------------------------------------------------------ candidates
 
 
-HIST_STEP = 4  # 16-byte runs loaded per step by the histogram candidate (the example: 2)
-HIST_WORDS = 16  # 4 * HIST_STEP: the words a step holds
+HIST_STEP = 4  # 16-byte runs loaded per step by the example (this candidate: 2)
 
 
 @ss.kernel(contract=ss.LaunchContract(domain=1, block=256))
-def histogram_vec_x4(
+def histogram_vec_2runs(
     counts: ss.Accumulate[np.uint32], words: In[np.uint32], data: In[np.uint8]
 ) -> None:
-    """Candidate: examples/histogram_vec.py (2D accumulator) with four 16-byte runs in flight
-    per step (64 bytes per thread before its first atomic), held in a thread-private array
-    (constant indices: registers, no local memory -- tests/ptx checks the PTX)."""
-    h = ss.shared.accumulator((256, 32), np.uint32)
+    """Candidate: examples/histogram_vec.py with two 16-byte runs per step (the example before
+    it loaded four; s14b / s14c: 85.4% / 92.5% and 85.0% / 92.7% of the read ceiling on an
+    H100, against four runs' 90.1% / 94.2% and 90.0% / 93.9%)."""
+    h = ss.shared.accumulator((256, 32), np.uint32)  # zeroed by the block before use
     lane = cuda.threadIdx.x & 31
     p = cuda.gridsize(1)
-    runs = words.size // 4
+    runs = words.size // 4  # whole 16-byte runs
     r = cuda.grid(1)
-    w = cuda.local.array(HIST_WORDS, np.uint32)
-    while r + (HIST_STEP - 1) * p < runs:
-        for k in range(HIST_STEP):
-            u = ss.vec.load(words, r + k * p, 4)
-            w[4 * k] = u[0]
-            w[4 * k + 1] = u[1]
-            w[4 * k + 2] = u[2]
-            w[4 * k + 3] = u[3]
-        for k in range(HIST_WORDS):
-            a = w[k]
-            h.add((a & 0xFF, lane), 1)
-            h.add(((a >> 8) & 0xFF, lane), 1)
-            h.add(((a >> 16) & 0xFF, lane), 1)
-            h.add((a >> 24, lane), 1)
-        r += HIST_STEP * p
-    while r < runs:  # at most three times
+    while r + p < runs:  # two 16-byte loads per step, both in flight
         u = ss.vec.load(words, r, 4)
-        w[0] = u[0]
-        w[1] = u[1]
-        w[2] = u[2]
-        w[3] = u[3]
-        for k in range(4):
-            a = w[k]
-            h.add((a & 0xFF, lane), 1)
-            h.add(((a >> 8) & 0xFF, lane), 1)
-            h.add(((a >> 16) & 0xFF, lane), 1)
-            h.add((a >> 24, lane), 1)
+        v = ss.vec.load(words, r + p, 4)
+        h.add((u[0] & 0xFF, lane), 1)
+        h.add(((u[0] >> 8) & 0xFF, lane), 1)
+        h.add(((u[0] >> 16) & 0xFF, lane), 1)
+        h.add((u[0] >> 24, lane), 1)
+        h.add((u[1] & 0xFF, lane), 1)
+        h.add(((u[1] >> 8) & 0xFF, lane), 1)
+        h.add(((u[1] >> 16) & 0xFF, lane), 1)
+        h.add((u[1] >> 24, lane), 1)
+        h.add((u[2] & 0xFF, lane), 1)
+        h.add(((u[2] >> 8) & 0xFF, lane), 1)
+        h.add(((u[2] >> 16) & 0xFF, lane), 1)
+        h.add((u[2] >> 24, lane), 1)
+        h.add((u[3] & 0xFF, lane), 1)
+        h.add(((u[3] >> 8) & 0xFF, lane), 1)
+        h.add(((u[3] >> 16) & 0xFF, lane), 1)
+        h.add((u[3] >> 24, lane), 1)
+        h.add((v[0] & 0xFF, lane), 1)
+        h.add(((v[0] >> 8) & 0xFF, lane), 1)
+        h.add(((v[0] >> 16) & 0xFF, lane), 1)
+        h.add((v[0] >> 24, lane), 1)
+        h.add((v[1] & 0xFF, lane), 1)
+        h.add(((v[1] >> 8) & 0xFF, lane), 1)
+        h.add(((v[1] >> 16) & 0xFF, lane), 1)
+        h.add((v[1] >> 24, lane), 1)
+        h.add((v[2] & 0xFF, lane), 1)
+        h.add(((v[2] >> 8) & 0xFF, lane), 1)
+        h.add(((v[2] >> 16) & 0xFF, lane), 1)
+        h.add((v[2] >> 24, lane), 1)
+        h.add((v[3] & 0xFF, lane), 1)
+        h.add(((v[3] >> 8) & 0xFF, lane), 1)
+        h.add(((v[3] >> 16) & 0xFF, lane), 1)
+        h.add((v[3] >> 24, lane), 1)
+        r += 2 * p
+    while r < runs:  # at most once
+        u = ss.vec.load(words, r, 4)
+        h.add((u[0] & 0xFF, lane), 1)
+        h.add(((u[0] >> 8) & 0xFF, lane), 1)
+        h.add(((u[0] >> 16) & 0xFF, lane), 1)
+        h.add((u[0] >> 24, lane), 1)
+        h.add((u[1] & 0xFF, lane), 1)
+        h.add(((u[1] >> 8) & 0xFF, lane), 1)
+        h.add(((u[1] >> 16) & 0xFF, lane), 1)
+        h.add((u[1] >> 24, lane), 1)
+        h.add((u[2] & 0xFF, lane), 1)
+        h.add(((u[2] >> 8) & 0xFF, lane), 1)
+        h.add(((u[2] >> 16) & 0xFF, lane), 1)
+        h.add((u[2] >> 24, lane), 1)
+        h.add((u[3] & 0xFF, lane), 1)
+        h.add(((u[3] >> 8) & 0xFF, lane), 1)
+        h.add(((u[3] >> 16) & 0xFF, lane), 1)
+        h.add((u[3] >> 24, lane), 1)
         r += p
     i = cuda.grid(1)
     q = 4 * runs + i  # the words past the last whole run (at most 3)
@@ -241,70 +270,9 @@ def histogram_vec_x4(
     t = 4 * words.size + i  # the bytes past the last whole word (at most 3)
     if t < data.size:
         h.add((np.int32(data[t]), lane), 1)
-    ss.block.sync()
-    for k in range(256 // 8):
-        j = k * 8 + cuda.threadIdx.x // 32
-        total = ss.warp.sum(h[j, lane])
-        if lane == 0 and total != 0:
-            counts.add(j, total)
-
-
-@ss.kernel(contract=ss.LaunchContract(domain=1, block=256))
-def histogram_vec_pf(
-    counts: ss.Accumulate[np.uint32], words: In[np.uint32], data: In[np.uint8]
-) -> None:
-    """Candidate: examples/histogram_vec.py (2D accumulator, two 16-byte runs a step) with the
-    next step's two loads issued before this step's 32 updates (software pipelining: the
-    loads' latency hides behind the atomics; the runs past the end read 0)."""
-    h = ss.shared.accumulator((256, 32), np.uint32)
-    lane = cuda.threadIdx.x & 31
-    p = cuda.gridsize(1)
-    runs = words.size // 4
-    r = cuda.grid(1)
-    w = cuda.local.array(8, np.uint32)
-    u = ss.vec.load(words, r, 4)
-    v = ss.vec.load(words, r + p, 4)
-    while r + p < runs:
-        w[0] = u[0]
-        w[1] = u[1]
-        w[2] = u[2]
-        w[3] = u[3]
-        w[4] = v[0]
-        w[5] = v[1]
-        w[6] = v[2]
-        w[7] = v[3]
-        u = ss.vec.load(words, r + 2 * p, 4)  # the next step's runs, in flight from here
-        v = ss.vec.load(words, r + 3 * p, 4)
-        for k in range(8):
-            a = w[k]
-            h.add((a & 0xFF, lane), 1)
-            h.add(((a >> 8) & 0xFF, lane), 1)
-            h.add(((a >> 16) & 0xFF, lane), 1)
-            h.add((a >> 24, lane), 1)
-        r += 2 * p
-    if r < runs:  # at most one run left: its words are u's
-        w[0] = u[0]
-        w[1] = u[1]
-        w[2] = u[2]
-        w[3] = u[3]
-        for k in range(4):
-            a = w[k]
-            h.add((a & 0xFF, lane), 1)
-            h.add(((a >> 8) & 0xFF, lane), 1)
-            h.add(((a >> 16) & 0xFF, lane), 1)
-            h.add((a >> 24, lane), 1)
-    i = cuda.grid(1)
-    q = 4 * runs + i  # the words past the last whole run (at most 3)
-    if q < words.size:
-        a = words[q]
-        h.add((a & 0xFF, lane), 1)
-        h.add(((a >> 8) & 0xFF, lane), 1)
-        h.add(((a >> 16) & 0xFF, lane), 1)
-        h.add((a >> 24, lane), 1)
-    t = 4 * words.size + i  # the bytes past the last whole word (at most 3)
-    if t < data.size:
-        h.add((np.int32(data[t]), lane), 1)
-    ss.block.sync()
+    ss.block.sync()  # the block's updates end here; reads follow
+    # Warp w adds up bins w, w + 8, ...: lane l reads copy l (bank l), warp.sum adds the 32.
+    # (The loop's trip count is the same in every thread: the analysis sees it uniform.)
     for k in range(256 // 8):
         j = k * 8 + cuda.threadIdx.x // 32
         total = ss.warp.sum(h[j, lane])
@@ -315,7 +283,7 @@ def histogram_vec_pf(
 # The flat-bins candidate: examples/histogram_vec.py as it was before 2D accumulators,
 # beside it in the same run. (The lane-register candidates, histogram_lane_x4/_x2, were
 # measured on an H100 -- results/primitives_histogram_h100_s14.md -- slower than
-# histogram_vec_x4, and removed.)
+# the four-runs schedule the example now has, and removed.)
 
 
 @ss.kernel(contract=ss.LaunchContract(domain=1, block=256))
@@ -771,12 +739,9 @@ def bench_histogram(b: Bench, log2n: int, kind: str) -> None:
     b.run(prim, SAFE, safe_with(blocks), nbytes=nbytes, batch=5)
     b.run(prim, RAW, raw, nbytes=nbytes, batch=5)
     b.run(prim, "variant simtsafe, 4 blocks/SM", safe_with(4 * _sms()), nbytes=nbytes, batch=5)
-    for per_sm in (6, 5):
-        label = f"candidate simtsafe, {HIST_STEP} runs per step, {per_sm} blocks/SM"
-        grid = 2 if ss.SIMULATOR else per_sm * _sms()
-        b.run(prim, label, safe_with(grid, histogram_vec_x4), nbytes=nbytes, batch=5)
-    label = "candidate simtsafe, next step's 2 runs loaded before this step's updates, 6 blocks/SM"
-    b.run(prim, label, safe_with(blocks, histogram_vec_pf), nbytes=nbytes, batch=5)
+    b.run(prim, "variant simtsafe, 5 blocks/SM", safe_with(5 * _sms()), nbytes=nbytes, batch=5)
+    label = "candidate simtsafe, 2 runs per step, 6 blocks/SM"
+    b.run(prim, label, safe_with(blocks, histogram_vec_2runs), nbytes=nbytes, batch=5)
     label = "candidate simtsafe, flat bins (b * 32 + lane), 2 runs per step, 6 blocks/SM"
     b.run(prim, label, safe_with(blocks, histogram_flat), nbytes=nbytes, batch=5)
     b.run(prim, "examples/histogram.py (one copy)", tier1_one_copy, nbytes=nbytes, batch=5)

@@ -20,9 +20,11 @@ lane`` cost a shift, a mask, an or and a multiply-add, as LLVM folds the
 index's arithmetic together (benchmarks/primitives.py measures both).
 
 The input is read 16 bytes at a time (``vec.load`` of four ``uint32``
-words; ``as_words`` views the bytes as words without a copy), two runs per
-step; the bytes past the last whole run (at most 15) are counted from the
-word and byte views by the first threads. ``counts`` must be zero before
+words; ``as_words`` views the bytes as words without a copy), four runs per
+step, all loaded before the step's 64 updates so that their latencies
+overlap (kept in a thread-private array indexed by constants: registers);
+the bytes past the last whole run (at most 15) are counted from the word and
+byte views by the first threads. ``counts`` must be zero before
 the launch (an ``Accumulate`` output is only ever added to). Integer
 atomics are exact: the result is the same on every run.
 """
@@ -41,6 +43,8 @@ NBINS = 256
 BLOCK = 256
 LANES = 32
 BLOCKS_PER_SM = 6  # 32 KB of counters per block: six blocks fit an SM's shared memory
+STEP = 4  # 16-byte runs loaded per step, before their 64 updates
+WORDS = 16  # 4 * STEP: the words a step holds (a module constant: local array shapes are)
 
 
 @ss.kernel(contract=ss.LaunchContract(domain=1, block=BLOCK))
@@ -50,60 +54,33 @@ def histogram_vec(counts: Accumulate[np.uint32], words: In[np.uint32], data: In[
     p = cuda.gridsize(1)
     runs = words.size // 4  # whole 16-byte runs
     r = cuda.grid(1)
-    while r + p < runs:  # two 16-byte loads per step, both in flight
+    w = cuda.local.array(WORDS, np.uint32)  # a step's words (constant indices: registers)
+    while r + (STEP - 1) * p < runs:  # STEP 16-byte loads per step, all in flight
+        for k in range(STEP):
+            u = ss.vec.load(words, r + k * p, 4)
+            w[4 * k] = u[0]
+            w[4 * k + 1] = u[1]
+            w[4 * k + 2] = u[2]
+            w[4 * k + 3] = u[3]
+        for k in range(WORDS):
+            a = w[k]
+            h.add((a & 0xFF, lane), 1)
+            h.add(((a >> 8) & 0xFF, lane), 1)
+            h.add(((a >> 16) & 0xFF, lane), 1)
+            h.add((a >> 24, lane), 1)
+        r += STEP * p
+    while r < runs:  # at most STEP - 1 times
         u = ss.vec.load(words, r, 4)
-        v = ss.vec.load(words, r + p, 4)
-        h.add((u[0] & 0xFF, lane), 1)
-        h.add(((u[0] >> 8) & 0xFF, lane), 1)
-        h.add(((u[0] >> 16) & 0xFF, lane), 1)
-        h.add((u[0] >> 24, lane), 1)
-        h.add((u[1] & 0xFF, lane), 1)
-        h.add(((u[1] >> 8) & 0xFF, lane), 1)
-        h.add(((u[1] >> 16) & 0xFF, lane), 1)
-        h.add((u[1] >> 24, lane), 1)
-        h.add((u[2] & 0xFF, lane), 1)
-        h.add(((u[2] >> 8) & 0xFF, lane), 1)
-        h.add(((u[2] >> 16) & 0xFF, lane), 1)
-        h.add((u[2] >> 24, lane), 1)
-        h.add((u[3] & 0xFF, lane), 1)
-        h.add(((u[3] >> 8) & 0xFF, lane), 1)
-        h.add(((u[3] >> 16) & 0xFF, lane), 1)
-        h.add((u[3] >> 24, lane), 1)
-        h.add((v[0] & 0xFF, lane), 1)
-        h.add(((v[0] >> 8) & 0xFF, lane), 1)
-        h.add(((v[0] >> 16) & 0xFF, lane), 1)
-        h.add((v[0] >> 24, lane), 1)
-        h.add((v[1] & 0xFF, lane), 1)
-        h.add(((v[1] >> 8) & 0xFF, lane), 1)
-        h.add(((v[1] >> 16) & 0xFF, lane), 1)
-        h.add((v[1] >> 24, lane), 1)
-        h.add((v[2] & 0xFF, lane), 1)
-        h.add(((v[2] >> 8) & 0xFF, lane), 1)
-        h.add(((v[2] >> 16) & 0xFF, lane), 1)
-        h.add((v[2] >> 24, lane), 1)
-        h.add((v[3] & 0xFF, lane), 1)
-        h.add(((v[3] >> 8) & 0xFF, lane), 1)
-        h.add(((v[3] >> 16) & 0xFF, lane), 1)
-        h.add((v[3] >> 24, lane), 1)
-        r += 2 * p
-    while r < runs:  # at most once
-        u = ss.vec.load(words, r, 4)
-        h.add((u[0] & 0xFF, lane), 1)
-        h.add(((u[0] >> 8) & 0xFF, lane), 1)
-        h.add(((u[0] >> 16) & 0xFF, lane), 1)
-        h.add((u[0] >> 24, lane), 1)
-        h.add((u[1] & 0xFF, lane), 1)
-        h.add(((u[1] >> 8) & 0xFF, lane), 1)
-        h.add(((u[1] >> 16) & 0xFF, lane), 1)
-        h.add((u[1] >> 24, lane), 1)
-        h.add((u[2] & 0xFF, lane), 1)
-        h.add(((u[2] >> 8) & 0xFF, lane), 1)
-        h.add(((u[2] >> 16) & 0xFF, lane), 1)
-        h.add((u[2] >> 24, lane), 1)
-        h.add((u[3] & 0xFF, lane), 1)
-        h.add(((u[3] >> 8) & 0xFF, lane), 1)
-        h.add(((u[3] >> 16) & 0xFF, lane), 1)
-        h.add((u[3] >> 24, lane), 1)
+        w[0] = u[0]
+        w[1] = u[1]
+        w[2] = u[2]
+        w[3] = u[3]
+        for k in range(4):
+            a = w[k]
+            h.add((a & 0xFF, lane), 1)
+            h.add(((a >> 8) & 0xFF, lane), 1)
+            h.add(((a >> 16) & 0xFF, lane), 1)
+            h.add((a >> 24, lane), 1)
         r += p
     i = cuda.grid(1)
     q = 4 * runs + i  # the words past the last whole run (at most 3)

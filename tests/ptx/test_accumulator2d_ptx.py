@@ -64,7 +64,7 @@ def test_histogram_update_is_one_multiply_from_the_lane_base() -> None:
     main = max(loops(blocks), key=lambda loop: count(blocks, loop, ATOMIC))
     inside = {instr for b in main for instr in blocks[b].instrs}
     atomics = [i for i in inside if re.match(ATOMIC, i)]
-    assert len(atomics) == 32, len(atomics)  # two 16-byte runs a step
+    assert len(atomics) == 64, len(atomics)  # four 16-byte runs a step
     for atom in atomics:
         address = re.search(r"\[(%rd\d+)\]", atom).group(1)  # type: ignore[union-attr]
         add = defs[address]

@@ -60,26 +60,26 @@ def test_one_shared_atomic_per_byte_without_compares() -> None:
     assert ".reqntid 256, 1, 1" in ptx
     assert "ld.local" not in body and "st.local" not in body
     assert set(re.findall(r"^\s*ld\.global\.(v\d\.\w+)", body, re.MULTILINE)) == {"v4.u32"}
-    # two 16-byte runs a step in the main loop's fast path, one in the tail loop's
+    # four 16-byte runs a step in the main loop's fast path (the step's words in registers:
+    # no local memory), one in the tail loop's
     runs = _atomics_per_byte(ptx)
-    assert max(runs) == 2 and 1 in runs, runs
+    assert max(runs) == 4 and 1 in runs, runs
 
 
-def test_candidate_with_four_runs_per_step_keeps_them_in_registers() -> None:
-    """benchmarks/primitives.py's candidate: four 16-byte loads per step (one more in the tail
-    loop), the 16 words in registers (no local memory), one shared atomic per byte."""
+def test_two_runs_candidate() -> None:
+    """benchmarks/primitives.py's candidate with two runs per step (the example before): two
+    16-byte loads a step, one in the tail loop, one shared atomic per byte."""
     import sys
     from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
     import primitives
 
-    ptx = primitives.histogram_vec_x4.ptx(cc=CC)
+    ptx = primitives.histogram_vec_2runs.ptx(cc=CC)
     body = ptx.split(".entry", 1)[1]
     assert "ld.local" not in body and "st.local" not in body
-    # 64 bytes a step of the main loop, 16 of the tail loop (4 and 1 vector loads)
     runs = _atomics_per_byte(ptx)
-    assert max(runs) == 4 and 1 in runs, runs
+    assert max(runs) == 2 and 1 in runs, runs
 
 
 def test_flat_candidate_keeps_the_bounds_check_folded() -> None:

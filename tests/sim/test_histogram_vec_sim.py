@@ -44,22 +44,12 @@ def test_check_finds_nothing() -> None:
     np.testing.assert_array_equal(report.outputs["counts"], np.bincount(data, minlength=256))
 
 
-def test_candidate_with_four_runs_per_step_matches_numpy() -> None:
-    """benchmarks/primitives.py's histogram_vec_x4 on one block: its main loop (four runs per
-    step) once, the tail loop, the last words and bytes."""
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    import primitives
-
-    ex = example("histogram_vec")
-    n = 4 * 256 * 16 + 16 * 300 + 7  # one main-loop step, 300 tail runs, a word and 3 bytes
+def test_one_main_loop_step_tail_runs_and_the_last_bytes() -> None:
+    """The example on one block: its main loop (four runs per step) once, the tail loop (300
+    runs: the main loop's bound is not met again), the last word and 3 bytes."""
+    n = 4 * 256 * 16 + 16 * 300 + 7
     data = np.random.default_rng(3).integers(0, 256, n, dtype=np.uint8)
-    d_data = cuda.to_device(data)
-    counts = cuda.to_device(np.zeros(256, np.uint32))
-    primitives.histogram_vec_x4.prepare(grid=1, block=256)(counts, ex.as_words(d_data), d_data)
-    np.testing.assert_array_equal(counts.copy_to_host(), np.bincount(data, minlength=256))
+    np.testing.assert_array_equal(_hist(data), np.bincount(data, minlength=256))
 
 
 def _primitives() -> ModuleType:
@@ -78,22 +68,22 @@ def _skewed(n: int, seed: int) -> np.ndarray:
     return np.where(rng.random(n) < 0.9, 200, rng.integers(0, 256, n)).astype(np.uint8)
 
 
-@pytest.mark.parametrize("name", ["histogram_vec_x4", "histogram_flat"])
+@pytest.mark.parametrize("name", ["histogram_vec_2runs", "histogram_flat"])
 @pytest.mark.parametrize(
     "n, kind",
     [
         (4 * 256 * 16 + 16 * 300 + 7, "uniform"),  # main loop once, tail runs, a word, 3 bytes
         (4 * 256 * 16 + 16 * 300 + 7, "skewed"),
-        (2 * 256 * 16 + 16 * 17 + 5, "uniform"),  # x4: no main-loop step; flat: one
+        (2 * 256 * 16 + 16 * 17 + 5, "uniform"),  # one main-loop step
         (1, "uniform"),
         (15, "skewed"),
         (35, "uniform"),
     ],
 )
 def test_candidates_match_numpy(name: str, n: int, kind: str) -> None:
-    """benchmarks/primitives.py's histogram candidates on one block (four runs per step in the
-    2D accumulator; the flat accumulator of two runs per step): the main loop, the tail loop,
-    the last words and bytes; uniform and skewed data, sizes not a multiple of 16."""
+    """benchmarks/primitives.py's histogram candidates on one block (two runs per step, in the
+    2D and in a flat accumulator): the main loop, the tail loop, the last words and bytes;
+    uniform and skewed data, sizes not a multiple of 16."""
     kernel = getattr(_primitives(), name)
     ex = example("histogram_vec")
     data = (
