@@ -40,7 +40,7 @@ from ..lowering import mark_built, numba_type
 from ..lowering._diagnostics import translate_typing_error
 from ._appends import view_args
 from ._options import DEFAULT_OPTIONS, CompileOptions
-from ._params import Param, parse_params, record_fields, typevars
+from ._params import Param, annotated_record_fields, parse_params, record_fields, typevars
 from ._policy import LOCAL_ATTRIBUTES
 from ._registry import register
 from ._rewrite import Analysis, ParamView, Source, UnsafeRegion, analyze, parse_source
@@ -642,7 +642,9 @@ class HelperDeclaration(Declared):
             domain=None,
             views=(),
             exact_block=None,
-            attributes=LOCAL_ATTRIBUTES,
+            # the fields of records its annotated views hold read by name, as in a kernel
+            # (a field `mean` is not the array method: port18)
+            attributes=LOCAL_ATTRIBUTES | annotated_record_fields(fn),
             unsafe_regions=(),
             options=options,
         )

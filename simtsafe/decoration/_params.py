@@ -343,6 +343,26 @@ def typevars(params: tuple[Param, ...]) -> dict[str, Any]:
     return found
 
 
+def annotated_record_fields(fn: Any) -> frozenset[str]:
+    """Field names of the record dtypes a helper's annotated view parameters hold (a helper's
+    annotations are optional: any it lacks, or cannot have evaluated, add nothing)."""
+    try:
+        annotations = inspect.get_annotations(fn, eval_str=True)
+    except Exception:  # a name a string annotation uses is not defined yet
+        return frozenset()
+    names: set[str] = set()
+    for name, annotation in annotations.items():
+        if name == "return":
+            continue
+        try:
+            param = _parse_one(name, annotation, fn.__name__, {})
+        except (SafetyError, TypeError, ValueError):  # a witness, a scalar of no record
+            continue
+        if param.dtype.names:
+            names.update(param.dtype.names)
+    return frozenset(names)
+
+
 def record_fields(params: tuple[Param, ...]) -> frozenset[str]:
     """Field names of the record dtypes among the parameters (readable as attributes)."""
     names: set[str] = set()

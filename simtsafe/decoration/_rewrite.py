@@ -585,8 +585,11 @@ class _Checker(ast.NodeTransformer):
         ):
             raise self.fail(
                 node,
-                f"assigning `{ast.unparse(node)}` writes through a reference; it is allowed only "
-                'inside `with simtsafe.unsafe("SAFETY: ..."):`',
+                f"assigning `{ast.unparse(node)}` writes through a reference; a record field is "
+                "written as `out[w].field = v` on the thread's own element of an output "
+                "(`out` a DisjointSlice: in a @simtsafe.device helper, annotate that parameter "
+                "`out: DisjointSlice[...]` and pass the witness), otherwise only inside "
+                '`with simtsafe.unsafe("SAFETY: ..."):`',
                 "attribute-store",
             )
         node.value = self.visit(node.value)

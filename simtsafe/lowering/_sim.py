@@ -407,6 +407,8 @@ class SimInput(_SimView):
         value = self._arr[i]
         if hasattr(value, "shape") and getattr(value, "ndim", 0) > 0:
             return SimInput(value)  # slices of an input stay read-only
+        if type(value) is np.void and value.dtype.names:
+            return named_record(value)  # sim.check's replay: `a[y, x].r` reads by name (port18)
         return value
 
     @property

@@ -46,7 +46,6 @@ def test_a_record_store_through_an_unproven_witness_costs_a_scratch_record(tmp_p
 
 #: refused case -> (the message today, a fragment).
 TODAY = {
-    "helper_field_named_like_array_method": r"attribute `\.mean` is not allowed in kernels",
     "helper_field_read_named_like_array_method": r"attribute `\.mean` is not allowed in kernels",
     "accumulator_block_stride_flush": r"block_stride\(\) walks a shared tile, got "
     r"SharedAccumulator",
@@ -70,7 +69,6 @@ def test_the_refusal_the_round_met(tmp_path: Path, name: str) -> None:
 @pytest.mark.parametrize(
     "name",
     [
-        "helper_field_named_like_array_method",
         "helper_field_read_named_like_array_method",
         "accumulator_block_stride_flush",
     ],
@@ -80,13 +78,24 @@ def test_a_false_refusal_compiles(tmp_path: Path, name: str) -> None:
     _compile_all(tmp_path, name)
 
 
+def test_a_helper_stores_a_field_named_like_an_array_method(tmp_path: Path) -> None:
+    """port18's first false refusal, fixed: a helper's annotated record view reads and writes
+    its fields by name, `mean` included (the array method's name), as a kernel does."""
+    _compile_all(tmp_path, "helper_field_named_like_array_method")
+
+
 #: case -> the fix its message should name.
 ADVICE = {
-    "helper_record_store_unannotated": r"annotate .*DisjointSlice",
     "const_lut_row_read": r"lut\[i, j\]|one element|each element",
     "stable_compaction_scatter": r"block_claim|AppendBuffer",
     "accumulator_block_stride_flush": r"range\(|accumulator",
 }
+
+
+def test_an_unannotated_helper_field_store_names_the_annotation(tmp_path: Path) -> None:
+    """port18's fourth finding, fixed: the refusal says to annotate the helper's output."""
+    with pytest.raises(ss.SafetyError, match=r"annotate that parameter `out: DisjointSlice"):
+        _compile_all(tmp_path, "helper_record_store_unannotated")
 
 
 @pytest.mark.parametrize("name", sorted(ADVICE))

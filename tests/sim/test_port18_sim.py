@@ -27,22 +27,11 @@ def test_a_factory_constant_filter_is_snapshotted_per_kernel(tmp_path: Path) -> 
     assert port18.CHECKS["const_array_closed_over_by_a_factory"](mod, np.random.default_rng(18))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AttributeError,
-    reason="port18 finding simcheck_record_attr_int_index: sim.check's replay gives a record "
-    "read by int index as a numpy.void ('numpy.void' object has no attribute 'r')",
-)
 def test_sim_check_replays_a_record_gather_by_attribute(tmp_path: Path) -> None:
     mod = port18.load("simcheck_record_attr_int_index", tmp_path)
     assert port18.CHECKS["simcheck_record_attr_int_index"](mod, np.random.default_rng(18))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="port18 finding helper_field_named_like_array_method: `o[w].mean = v` in a helper is "
-    "refused at decoration as an array method",
-)
 def test_a_helper_stores_a_field_named_mean(tmp_path: Path) -> None:
     mod = port18.load("helper_field_named_like_array_method", tmp_path)
     assert port18.CHECKS["helper_field_named_like_array_method"](mod, np.random.default_rng(18))
