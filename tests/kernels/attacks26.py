@@ -223,7 +223,7 @@ HELD: dict[str, str] = {
 FALSE_REFUSALS: dict[str, str] = {
     "op-dynamic-tuple-index": "`TT = (1.0, 2.0, 3.0, 4.0)`; `def op(x, y): return x + y + "
     "TT[int(x) & 3]` in ss.warp.reduce(v, op) or ss.block.reduce(v, op) (no barrier after "
-    "it) is refused: \"`warp.reduce` needs every thread of the warp to reach it ... depends "
+    'it) is refused: "`warp.reduce` needs every thread of the warp to reach it ... depends '
     "on which way the branch at line N (in helper op) went\". The analysed form keeps Numba's "
     "tuple getitem switch with its out-of-range `switch.else -> ret void` (the & 3 bound is "
     "not folded there), an early exit inside the reduction. The same TT[j & 3] in a kernel "
@@ -238,9 +238,9 @@ FALSE_REFUSALS: dict[str, str] = {
     "op-by-module-attribute": "ss.block.reduce(v, hm.op) / pkg.mod.op: refused at typing "
     "(\"Numba cannot type `.op of Module(<module 'hm26' ...>)`\") while `from hm import op` "
     "works and mod.helper(x) calls are supported since round 23",
-    "helper-string-annotation-record-defined-later": "`def h(r: \"In[REC]\", w: Index1D)` with "
+    "helper-string-annotation-record-defined-later": '`def h(r: "In[REC]", w: Index1D)` with '
     "REC defined below the helper: `r[w].mean` refused ('attribute `.mean` is not allowed in "
     "kernels'): annotated_record_fields evaluates annotations at decoration and swallows the "
-    "NameError, so the fields add nothing; `r[w][\"mean\"]` in the same helper is accepted, "
+    'NameError, so the fields add nothing; `r[w]["mean"]` in the same helper is accepted, '
     "and the kernel (frozen later) resolves REC fine",
 }
