@@ -46,6 +46,7 @@ __all__ = [
     "compiled_form",
     "global_names",
     "split_operands",
+    "laid_out",
     "static_shared_globals",
 ]
 
@@ -730,6 +731,7 @@ _SHARED_DEF = re.compile(
     r'^@("(?:[^"\\]|\\.)*"|[-a-zA-Z$._0-9]+) = [^=]*?addrspace\(3\) global (.*?) '
     r"(?:undef|zeroinitializer|poison)\b"
 )
+_ALIGN = re.compile(r", align (\d+)")
 _SCALAR_BYTES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "i128": 16, "half": 2,
                  "bfloat": 2, "float": 4, "double": 8}  # fmt: skip
 _ARRAY = re.compile(r"^\[(\d+) x (.*)\]$")
@@ -751,10 +753,10 @@ def _type_bytes(ty: str) -> int:
     return int(data.get_abi_size(module.get_global_variable("g").global_value_type))
 
 
-def static_shared_globals(texts: Sequence[str]) -> dict[str, int]:
+def static_shared_globals(texts: Sequence[str]) -> list[tuple[str, int, int]]:
     """The sized ``addrspace(3)`` globals of the IR modules ``texts`` that their code names
-    (LLVM drops the others), with their bytes: a kernel's static shared memory."""
-    sizes: dict[str, int] = {}
+    (LLVM drops the others), in the order they are defined: (name, bytes, alignment)."""
+    found: dict[str, tuple[str, int, int]] = {}
     for text in texts:
         for line in text.splitlines():
             m = _SHARED_DEF.match(line)
@@ -762,5 +764,17 @@ def static_shared_globals(texts: Sequence[str]) -> dict[str, int]:
                 continue
             name = m.group(1)
             if text.count(f"@{name}") > 1:  # named somewhere besides its definition
-                sizes[_unquote("@" + name)] = _type_bytes(m.group(2))
-    return sizes
+                align = int(a.group(1)) if (a := _ALIGN.search(line)) else 1
+                bare = _unquote("@" + name)
+                found[bare] = (bare, _type_bytes(m.group(2)), align)
+    return list(found.values())
+
+
+def laid_out(objects: Sequence[tuple[int, int]]) -> int:
+    """The bytes ``(size, alignment)`` objects take laid out one after another, each starting
+    at a multiple of its alignment, as ptxas places a kernel's shared globals (attack round
+    26: a 1-byte tile beside a 49144-byte one takes 49160 bytes, not 49145)."""
+    end = 0
+    for size, align in objects:
+        end = -(-end // align) * align + size
+    return end

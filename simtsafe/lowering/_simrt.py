@@ -153,8 +153,11 @@ def check_static_shared(arrays: Any) -> None:
     words."""
     from .._errors import SafetyError
     from ._cooprule import STATIC_SHARED_LIMIT, static_shared_advice
+    from ._irform import laid_out
 
-    total = sum(n for site, n in arrays if site not in WINDOW_SITES)
+    # laid out in the order they are made, each at a multiple of 16 bytes (the alignment of
+    # simtsafe's tiles and accumulators), as ptxas places them (attack round 26)
+    total = laid_out([(n, 16) for site, n in arrays if site not in WINDOW_SITES])
     if total > STATIC_SHARED_LIMIT:
         raise SafetyError(
             f"simtsafe: the block's shared objects take {total} bytes of static shared memory; "

@@ -19,7 +19,7 @@ from ..lowering._irform import compiled_form
 from ._constmem import check_const_writes
 from ._divergence import Divergence
 from ._sharedsize import check_static_shared
-from ._verdict import SourceInfo, check_sites, purity
+from ._verdict import SourceInfo, check_sites, purity, stores_in_unsafe
 
 __all__ = ["SourceInfo", "check_kernel_ir"]
 
@@ -36,8 +36,9 @@ def check_kernel_ir(texts: Sequence[str], entry: str, info: SourceInfo) -> Diver
     check_static_shared(texts, info.kernel, info.filename, info.first_line)
     form = compiled_form(texts, entry)
     check_const_writes(form, info.kernel, info.filename, info.first_line)
+    trust_const = not stores_in_unsafe(form, info)
     site_purity = {
-        ident: max(purity(compiled_form(texts, callee)) for callee in callees)
+        ident: max(purity(compiled_form(texts, callee), trust_const) for callee in callees)
         for ident, callees in form.site_callees.items()
     }
-    return check_sites(form, info, site_purity)
+    return check_sites(form, info, site_purity, trust_const)

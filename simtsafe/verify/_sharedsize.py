@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from .._errors import SafetyError
 from ..lowering._cooprule import STATIC_SHARED_LIMIT, static_shared_advice
-from ..lowering._irform import static_shared_globals
+from ..lowering._irform import laid_out, static_shared_globals
 
 __all__ = ["check_static_shared"]
 
@@ -47,11 +47,11 @@ def check_static_shared(texts: Sequence[str], kernel: str, filename: str, first_
         SafetyError: ``rule="shared-memory"``, at the line of the object that crosses the
             limit when simtsafe made it.
     """
-    sizes = static_shared_globals(texts)
-    total = sum(sizes.values())
+    objects = static_shared_globals(texts)
+    total = laid_out([(n, align) for _, n, align in objects])
     if total <= STATIC_SHARED_LIMIT:
         return
-    parts = [_describe(name, n) for name, n in sizes.items()]
+    parts = [_describe(name, n) for name, n, _ in objects]
     lines = [line for _, line in parts if line is not None]
     at = max(lines) if lines else first_line
     listed = "; ".join(text for text, _ in parts)

@@ -48,7 +48,7 @@ from ._phases import last_syncs
 from ._ranges import InputInfo
 from ._tilephases import check_tile_phases
 
-__all__ = ["SourceInfo", "check_grid_phases", "check_sites", "purity"]
+__all__ = ["SourceInfo", "check_grid_phases", "check_sites", "purity", "stores_in_unsafe"]
 
 Frame = tuple[str, int]  # (filename, line)
 
@@ -94,9 +94,10 @@ class SourceInfo:
         return loc is not None and any(f == loc[0] and a <= loc[1] <= b for f, a, b in self.unsafe)
 
 
-def purity(form: FunctionForm) -> int:
-    """The least uniform value or branch of a function analyzed with uniform arguments."""
-    d = analyze(form)
+def purity(form: FunctionForm, trust_const: bool = True) -> int:
+    """The least uniform value or branch of a function analyzed with uniform arguments
+    (constant memory trusted as in the kernel that calls it: ``stores_in_unsafe``)."""
+    d = analyze(form, trust_const=trust_const)
     if any(convergent_scope(i) for b in form.blocks for i in b.instrs):
         return THREAD
     return max([GRID, *d.levels.values(), *d.branch.values()])
@@ -282,7 +283,10 @@ class _Explainer:
 
 
 def check_sites(
-    form: FunctionForm, info: SourceInfo, site_purity: dict[int, int] | None = None
+    form: FunctionForm,
+    info: SourceInfo,
+    site_purity: dict[int, int] | None = None,
+    trust_const: bool = True,
 ) -> Divergence:
     """Refuse the first Tier-1 collective some threads of its scope may not reach.
 
@@ -296,7 +300,7 @@ def check_sites(
         trust_memory=not info.unsafe,
         readable=info.readable(form),
         block=info.block,
-        trust_const=not _stores_in_unsafe(form, info),
+        trust_const=trust_const,
     )
     loc = _Locator(d, info)
     sites: dict[int, list[tuple[str, Instr]]] = {}
@@ -582,19 +586,20 @@ def _check_opaque(info: SourceInfo, loc: _Locator, ins: Instr, opaque: Opaque) -
     )
 
 
-def _stores_in_unsafe(form: FunctionForm, info: SourceInfo) -> bool:
-    """Whether an unsafe region of the kernel or its helpers stores to memory (a store, an
-    atomic, a writing inline assembly): its address is the author's, unchecked."""
+def stores_in_unsafe(form: FunctionForm, info: SourceInfo) -> bool:
+    """Whether an unsafe region of the kernel or its helpers may write memory: a store, an
+    atomic (Numba's float atomics are calls), a writing call or inline assembly, at a line
+    inside a region -- or with no line at all when the kernel has a region (a record copied
+    by bytes carries none: attack round 26). Its address is the author's, unchecked."""
     if not info.unsafe:
         return False
+    of = pointer_roots(form)
     for b in form.blocks:
         for ins in b.instrs:
             writes = ins.opcode in ("store", "atomicrmw", "cmpxchg") or (
-                ins.opcode == "call"
-                and ins.asm is not None
-                and any(op in ins.asm for op in ("st.", "atom.", "red."))
+                ins.opcode == "call" and bool(written_by(ins, of))
             )
-            if writes and info.in_unsafe(ins.loc):
+            if writes and (ins.loc is None or info.in_unsafe(ins.loc)):
                 return True
     return False
 

@@ -1,0 +1,51 @@
+"""Attack round 26 (tests/kernels/attacks26.py) on the real target (NVVM, no GPU): constant
+memory is untrusted beside an unsafe region that writes by any spelling -- a float atomic
+(Numba's is a call), a record copied by bytes (stores with no line) -- also inside a
+reduction's op; the static shared memory check lays objects out at their alignment, as ptxas
+does. The accepted twins: a fence-only unsafe region keeps constant reads trusted; tiles that
+fit laid out are accepted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import simtsafe as ss
+from tests.kernels import load_kernel_module
+from tests.kernels.attacks26 import FINDINGS
+from tests.kernels.constmem_cases import UNIFORM_BESIDE_UNSAFE
+
+pytestmark = pytest.mark.ptx
+
+CC = (9, 0)
+
+_REFUSED = {
+    "unsafe-float-atomic-trusts-const": "needs every thread of the block to reach it",
+    "unsafe-float-atomic-max": "needs every thread of the block to reach it",
+    "record-copy-in-unsafe-trusts-const": "needs every thread of the block to reach it",
+    "reduce-op-const-beside-unsafe-store": "must combine its two values from them alone",
+    "static-shared-alignment-padding": (
+        "its shared objects take 49160 bytes of static shared memory (the shared tile made at "
+        "line 10: 1 bytes; the shared tile made at line 11: 49144 bytes)"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_REFUSED))
+def test_finding_refused(tmp_path: Path, name: str) -> None:
+    with pytest.raises(ss.SafetyError) as info:
+        load_kernel_module(tmp_path, FINDINGS[name]).k.ptx(cc=CC)
+    assert _REFUSED[name] in str(info.value), str(info.value)
+
+
+def test_twins_accepted(tmp_path: Path) -> None:
+    assert "bar.sync" in load_kernel_module(tmp_path, UNIFORM_BESIDE_UNSAFE).steer.ptx(cc=CC)
+    fits = tmp_path / "fits"
+    fits.mkdir()
+    source = FINDINGS["static-shared-alignment-padding"]
+    # 6142 float64 (49136 bytes) after the 1-byte tile's 16: 49152, exactly the limit
+    twin = source.replace("tile(6143, np.float64)", "tile(6142, np.float64)").replace(
+        "t2[6142]", "t2[6141]"
+    )
+    assert "_simtsafe_tile" in load_kernel_module(fits, twin).k.ptx(cc=CC)
