@@ -95,7 +95,15 @@ _NO_VALUE = (
 )
 _WRITES_DEST = ("llvm.memcpy", "llvm.memmove", "llvm.memset")
 _SREG = "llvm.nvvm.read.ptx.sreg."
-_GRID_SREGS = ("ntid.", "nctaid.", "nclusterid.", "cluster_nctaid.", "cluster_nctarank", "nsmid")
+_GRID_SREGS = (
+    "ntid.",
+    "nctaid.",
+    "nclusterid.",
+    "cluster_nctaid.",
+    "cluster_nctarank",
+    "nsmid",
+    "warpsize",  # 32 on every GPU (attack round 26: an op using it was refused as impure)
+)
 _BLOCK_SREGS = ("ctaid.", "clusterid.", "cluster_ctaid.", "cluster_ctarank")
 #: NVVM operations every thread of a block / warp must reach together (raw: Tier 2).
 BLOCK_CONVERGENT = ("__ss.nvvm.barrier", "__ss.nvvm.bar.sync", "__ss.nvvm.bar.red")

@@ -49,3 +49,29 @@ def test_twins_accepted(tmp_path: Path) -> None:
         "t2[6142]", "t2[6141]"
     )
     assert "_simtsafe_tile" in load_kernel_module(fits, twin).k.ptx(cc=CC)
+
+
+_WARPSIZE_OP = """
+@ss.device
+def op(x, y):
+    return x + y * cuda.warpsize
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+    i = thread.index_1d()
+    s = ss.block.reduce(np.float32(1), op)
+    if s > 3:
+        ss.block.sync()
+    out[i] = s
+"""
+
+
+def test_an_op_using_the_warp_size_is_pure(tmp_path: Path) -> None:
+    """Attack round 26's false refusal: `cuda.warpsize` is 32 in every thread (its special
+    register is grid-uniform); the twin reading `cuda.laneid` stays refused."""
+    assert "bar.sync" in load_kernel_module(tmp_path, _WARPSIZE_OP).k.ptx(cc=CC)
+    lane = tmp_path / "lane"
+    lane.mkdir()
+    with pytest.raises(ss.SafetyError, match="must combine its two values from them alone"):
+        load_kernel_module(lane, _WARPSIZE_OP.replace("cuda.warpsize", "cuda.laneid")).k.ptx(cc=CC)
