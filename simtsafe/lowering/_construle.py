@@ -22,9 +22,11 @@ READ_ONLY = (
 def bad_index(ndim: int) -> str:
     """The refusal of an index that is not one int per axis (a slice, a witness, a float)."""
     ints = "an int" if ndim == 1 else f"{ndim} ints"
+    spelled = "t[" + ", ".join("ijklmnopqrstuvwxyzabcdefgh"[:ndim]) + "]"
     return (
-        f"a {ndim}D constant array is read with {ints}; it has no slices (read a witness's "
-        "element with w.index, or (w.row, w.col))"
+        f"a {ndim}D constant array is read with {ints}, one element at a time ({spelled}); it "
+        "has no rows or slices (read a row's elements one by one; at a witness's element, "
+        "w.index, or (w.row, w.col))"
     )
 
 

@@ -144,7 +144,7 @@ REFUSED: dict[str, tuple[str, str, str]] = {
     "slice_store": (
         _bad("t[1:][0, 0] = 1.0"),
         "compile",
-        r"a 2D constant array is read with 2 ints; it has no slices",
+        r"a 2D constant array is read with 2 ints, one element at a time \(t\[i, j\]\); it has no rows or slices",
     ),
     "witness_store": (
         _bad("t[i] = 1.0"),

@@ -86,10 +86,16 @@ def test_a_helper_stores_a_field_named_like_an_array_method(tmp_path: Path) -> N
 
 #: case -> the fix its message should name.
 ADVICE = {
-    "const_lut_row_read": r"lut\[i, j\]|one element|each element",
     "stable_compaction_scatter": r"block_claim|AppendBuffer",
     "accumulator_block_stride_flush": r"range\(|accumulator",
 }
+
+
+def test_a_constant_table_row_read_names_the_element_read(tmp_path: Path) -> None:
+    """port18's seventh finding, fixed: the refusal of `lut[v]` on a 2D table says to read one
+    element at a time (it spoke of witnesses)."""
+    with pytest.raises(ss.SafetyError, match=r"one element at a time \(t\[i, j\]\)"):
+        _compile_all(tmp_path, "const_lut_row_read")
 
 
 def test_an_unannotated_helper_field_store_names_the_annotation(tmp_path: Path) -> None:
