@@ -222,6 +222,13 @@ def witness_required(space: str, ctor: str, got: str) -> str:
         f"a DisjointSlice is written only through a ThreadIndex witness of its space ({space}); "
         f"got an index of type {got}. Get a witness with {ctor}"
     )
+    if space == "Index1D" and not got.startswith(("ThreadIndex", "UniTuple", "Tuple")):
+        text += (
+            ". A write at a position computed from data (a scatter, a stream compaction's "
+            "out[offset + rank] = v) owns its slot by an atomic claim instead: an "
+            "AppendBuffer's append(), or block_claim() for a block's items in order "
+            "(docs/atomics.md)"
+        )
     if space in ("Index2D", "Index3D"):
         text += (
             ". A thread that writes several elements (a short row, a pair, a vector) owns them "

@@ -86,7 +86,6 @@ def test_a_helper_stores_a_field_named_like_an_array_method(tmp_path: Path) -> N
 
 #: case -> the fix its message should name.
 ADVICE = {
-    "stable_compaction_scatter": r"block_claim|AppendBuffer",
     "accumulator_block_stride_flush": r"range\(|accumulator",
 }
 
@@ -96,6 +95,13 @@ def test_a_constant_table_row_read_names_the_element_read(tmp_path: Path) -> Non
     element at a time (it spoke of witnesses)."""
     with pytest.raises(ss.SafetyError, match=r"one element at a time \(t\[i, j\]\)"):
         _compile_all(tmp_path, "const_lut_row_read")
+
+
+def test_a_scatter_refusal_names_the_atomic_claim(tmp_path: Path) -> None:
+    """port18's sixth finding, fixed: `out[offs[block] + rank] = v` names AppendBuffer and
+    block_claim."""
+    with pytest.raises(ss.SafetyError, match=r"an AppendBuffer's append\(\), or block_claim\(\)"):
+        _compile_all(tmp_path, "stable_compaction_scatter")
 
 
 def test_an_unannotated_helper_field_store_names_the_annotation(tmp_path: Path) -> None:
