@@ -463,6 +463,12 @@ def _local_witness(space: str, compute: Callable[[ir.IRBuilder], list[ir.Value]]
 
 _Bound = Callable[[Any, ir.IRBuilder, SharedTileType, Any], Any]
 
+#: What follows the refusal of block_stride over anything but a tile (porting round 18).
+_WALK_ACCUMULATOR = (
+    " (a shared accumulator is walked with `for j in range(cuda.threadIdx.x, len(acc), "
+    "cuda.blockDim.x)`: its reads by int are bounds-checked)"
+)
+
 
 def _tile_scalar(compute: _Bound) -> Any:
     """An intp-valued intrinsic of a shared tile (a block_stride loop bound)."""
@@ -471,7 +477,9 @@ def _tile_scalar(compute: _Bound) -> Any:
         if isinstance(tile, SwizzledTileType):
             raise _reject(only_fill_and_wgmma(tile, "thread.block_stride()"))
         if not isinstance(tile, SharedTileType):
-            raise _reject(f"thread.block_stride() walks a shared tile, got {tile}")
+            raise _reject(
+                f"thread.block_stride() walks a shared tile, got {tile}" + _WALK_ACCUMULATOR
+            )
 
         def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
             return compute(context, builder, tile, args[0])
@@ -557,7 +565,7 @@ def _block_stride(z_proven: bool) -> dict[str, Any]:
 def _mint_local(typingctx: Any, tile: Any, r: Any, c: Any) -> Any:
     """The block_stride loop's witness for element (r, c) (only emitted by that rewrite)."""
     if not isinstance(tile, SharedTileType):
-        raise _reject(f"thread.block_stride() walks a shared tile, got {tile}")
+        raise _reject(f"thread.block_stride() walks a shared tile, got {tile}" + _WALK_ACCUMULATOR)
     if not isinstance(r, types.Integer) or not isinstance(c, types.Integer):
         return None
     wty = ThreadIndexType(tile.space)

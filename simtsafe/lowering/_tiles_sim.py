@@ -505,7 +505,11 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
         if isinstance(t, SimSwizzledTile):
             _reject(only_fill_and_wgmma(t, "thread.block_stride()"))
         if not isinstance(t, SimSharedTile):
-            _reject(f"thread.block_stride() walks a shared tile, got {type(t).__name__}")
+            _reject(
+                f"thread.block_stride() walks a shared tile, got {type(t).__name__} (a shared "
+                "accumulator is walked with `for j in range(cuda.threadIdx.x, len(acc), "
+                "cuda.blockDim.x)`: its reads by int are bounds-checked)"
+            )
         return t
 
     def bs_row_start(t: Any) -> int:
