@@ -252,6 +252,7 @@ class Kernel(KernelDeclaration, Generic[P]):
             last_line=node.end_lineno or node.lineno,
             unsafe=tuple(regions),
             block=self.contract.block if self.contract is not None else None,
+            one_d=self.contract is not None and self.contract.domain == 1,
             inputs=tuple(
                 (
                     p.name,

@@ -335,6 +335,10 @@ def _sreg_level(name: str, block: Dim3 | None = None) -> int:
 # --------------------------------------------------------------------------- warp index
 
 
+#: A block of unknown width the launch proves one-dimensional (``warp_uniform_axes``).
+ONE_D_BLOCK: Dim3 = (0, 1, 1)
+
+
 def warp_uniform_axes(block: Dim3 | None) -> str:
     """The axes ``a`` for which ``tid.a // 32`` (``"x"``) or ``tid.a`` itself (``"y"``,
     ``"z"``) is the same in every lane of a warp, in every launch with ``block``.
@@ -344,7 +348,9 @@ def warp_uniform_axes(block: Dim3 | None) -> str:
     ``z``, and ``x`` runs over ``[32 q, 32 q + 32)``, so ``x >> k`` (k >= 5) is one
     value. With ``by * bz == 1`` the linear id is ``x`` itself: the same. With
     ``bx * by % 32 == 0`` each warp lies inside one ``z`` plane. Without an exact
-    block (``None``) nothing is known: ``""``.
+    block (``None``) nothing is known: ``""``. ``ONE_D_BLOCK`` (``bx`` 0: unknown) is a
+    block the launch proves 1D (``domain=1``, which ``prepare`` enforces): ``tid.y`` and
+    ``tid.z`` are 0 and the linear id is ``x``, so every axis is warp-uniform.
     """
     if block is None:
         return ""

@@ -33,6 +33,7 @@ from ._divergence import (
     BLOCK,
     GRID,
     LEVEL_NAMES,
+    ONE_D_BLOCK,
     SCOPE_LEVEL,
     THREAD,
     UNKNOWN,
@@ -69,6 +70,9 @@ class SourceInfo:
     inputs: tuple[tuple[str, int, int, tuple[str, ...]], ...] = ()
     #: the contract's exact block (every checked launch has it), or None
     block: tuple[int, int, int] | None = None
+    #: the contract proves every launch one-dimensional (``domain=1``: ``prepare`` refuses
+    #: other blocks), so without an exact block the block is still ``(bx, 1, 1)``
+    one_d: bool = False
 
     def readable(self, form: FunctionForm) -> dict[str, InputInfo]:
         """The inputs by data pointer in ``form`` (Numba passes an array ``a`` as ``%a.0`` ...
@@ -299,7 +303,7 @@ def check_sites(
         site_purity,
         trust_memory=not info.unsafe,
         readable=info.readable(form),
-        block=info.block,
+        block=info.block or (ONE_D_BLOCK if info.one_d else None),
         trust_const=trust_const,
     )
     loc = _Locator(d, info)
