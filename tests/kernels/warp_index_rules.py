@@ -5,8 +5,9 @@ exact block one row long (``block.y * block.z == 1``) or made of whole-warp
 rows (``block.x % 32 == 0``), ``threadIdx.x // 32`` (``>> 5``, ``// 64``,
 ``& ~31``...) is one value in every lane of a warp, so a warp collective under
 a branch on it is accepted; ``threadIdx.y`` is too where ``block.x % 32 == 0``.
-Anything else stays thread-dependent: a block shape whose warps straddle rows,
-a contract without an exact block, ``(threadIdx.x + 1) // 32``, ``// 16``, a
+A ``domain=1`` contract without an exact block counts as one row. Anything else
+stays thread-dependent: a block shape whose warps straddle rows, a 2D or 3D
+contract without an exact block, ``(threadIdx.x + 1) // 32``, ``// 16``, a
 lane id; and a block barrier needs more than a warp-uniform branch.
 
 Shared by tests/ptx (``ptx()``: the compiled-form verdict) and tests/sim (the
@@ -142,12 +143,26 @@ def test_block_reduction_warp_zero(tmp_path: Path) -> None:
 
 
 def test_block_reduction_without_an_exact_block(tmp_path: Path) -> None:
-    # max_threads bounds the block, not its shape: the warp number is not known to be
-    # the same across a warp (nothing tells the analysis block.y == 1)
+    # max_threads bounds the block, not its shape -- but domain=1 makes it one row
+    # (prepare refuses a block with y or z): the warp number is one value per warp
+    # (attack round 25's false refusal)
+    out = accepted(tmp_path, REDUCTION.format(contract="max_threads=256"), (256, 1, 1))
+    if out is not None:
+        a = np.arange(256, dtype=F32) % 5
+        warp_sums = a.reshape(8, 32).sum(axis=1)
+        expect = np.repeat(warp_sums, 32)
+        expect[:32] = 32 * warp_sums[0] + np.arange(32).sum()
+        np.testing.assert_allclose(out, expect)
+
+
+def test_2d_block_reduction_without_an_exact_block(tmp_path: Path) -> None:
+    # the rejected twin: a 2D contract without an exact block says nothing of the rows'
+    # width, so a warp may straddle two rows (x 32..47 of one, 0..15 of the next)
+    source = kernel_2d("cuda.threadIdx.x // 32 == 0", "(48, 2, 1)")
     refused(
         tmp_path,
-        REDUCTION.format(contract="max_threads=256"),
-        (256, 1, 1),
+        source.replace("block=(48, 2, 1)", "max_threads=256"),
+        (48, 2, 1),
         WARP_SKIPS,
         THREAD_IDX,
         "threadIdx.x // 32` where the contract's exact block",
