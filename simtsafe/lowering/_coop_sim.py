@@ -498,23 +498,25 @@ def _block_scan(v: Any, inclusive: bool, site: Site) -> Any:
 # --------------------------------------------------------------------------- accumulators
 
 
-def _int_index(i: Any, what: str) -> int:
-    i = _argument(i, what)
+def _int_index(i: Any, form: str) -> int:
+    """The int index of ``form`` (``acc.add(i, v)``); a refusal naming ``form`` otherwise."""
+    i = _argument(i, f"{form} as the index")
     if isinstance(i, bool) or not isinstance(i, int | np.integer):
-        _reject(f"{what.split(' as ')[0]}: the index must be an int; got {type(i).__name__}")
+        _reject(f"{form}: the index must be an int; got {type(i).__name__}")
     return int(i)
 
 
-def _int_pair(ij: Any, what: str) -> tuple[int, int]:
-    """The two ints of a 2D accumulator's index; a refusal that starts with ``what``."""
+def _int_pair(ij: Any, form: str, refusal: str) -> tuple[int, int]:
+    """The two ints of a 2D accumulator's index in ``form``; ``refusal`` (``... at a pair of
+    ints ...``, the compiled form's words) otherwise."""
     if isinstance(ij, tuple):
-        ij = tuple(_argument(x, f"{what.split(':')[0]} as the index") for x in ij)
+        ij = tuple(_argument(x, f"{form} as the index") for x in ij)
     if (
         not isinstance(ij, tuple)
         or len(ij) != 2
         or any(isinstance(x, bool) or not isinstance(x, int | np.integer) for x in ij)
     ):
-        _reject(f"{what} at a pair of ints (i, j); got {ij!r}")
+        _reject(f"{refusal}; got {ij!r}")
     return int(ij[0]), int(ij[1])
 
 
@@ -522,9 +524,11 @@ def _flat_index(shape: tuple[int, ...], i: Any, name: str) -> int | None:
     """The element of a 1D (``i``) or 2D (``(i, j)``) accumulator an update names, as an
     index into its flat storage; ``None`` out of range (each axis checked, as on the GPU)."""
     if len(shape) == 2:
-        r, c = _int_pair(i, f"acc.{name}((i, j), v): a 2D accumulator {shape} is updated")
+        form = f"acc.{name}((i, j), v)"
+        refusal = f"{form}: a 2D accumulator {shape} is updated at a pair of ints (i, j)"
+        r, c = _int_pair(i, form, refusal)
         return r * shape[1] + c if 0 <= r < shape[0] and 0 <= c < shape[1] else None
-    k = _int_index(i, f"acc.{name}(i, v) as the index")
+    k = _int_index(i, f"acc.{name}(i, v)")
     return k if 0 <= k < shape[0] else None
 
 
@@ -609,12 +613,8 @@ class SimSharedAccumulator(_SimAccumulator):
 
     def __getitem__(self, i: Any) -> Any:
         if len(self._shape) == 2:
-            if not isinstance(i, tuple) or len(i) != 2:
-                _reject(
-                    f"a 2D shared accumulator {self._shape} is read at a pair of ints "
-                    f"acc[i, j]; got {type(i).__name__}"
-                )
-            r, c = _int_pair(i, f"a 2D shared accumulator {self._shape} is read")
+            refusal = f"a 2D shared accumulator {self._shape} is read at a pair of ints acc[i, j]"
+            r, c = _int_pair(i, "acc[i, j]", refusal)
             rows, cols = self._shape
             inside = 0 <= r < rows and 0 <= c < cols
             return self._arr[r * cols + c] if inside else self._arr.dtype.type(0)
