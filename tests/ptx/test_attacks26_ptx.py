@@ -75,3 +75,35 @@ def test_an_op_using_the_warp_size_is_pure(tmp_path: Path) -> None:
     lane.mkdir()
     with pytest.raises(ss.SafetyError, match="must combine its two values from them alone"):
         load_kernel_module(lane, _WARPSIZE_OP.replace("cuda.warpsize", "cuda.laneid")).k.ptx(cc=CC)
+
+
+_FIELD_NAMED_FILL = """
+from simtsafe import ThreadIndex
+
+REC = np.dtype([("fill", np.float32), ("n", np.int32)])
+
+
+@ss.device
+def put(o: DisjointSlice[REC], w: ThreadIndex[Index1D], a: In[np.float32]) -> None:
+    o[w].fill = a[w]{extra}
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[REC], a: In[np.float32]) -> None:
+    w = thread.index_1d()
+    if w.in_bounds(out):
+        put(out, w, a)
+"""
+
+
+def test_a_field_named_like_a_method_opens_no_method(tmp_path: Path) -> None:
+    """A helper's annotated record with a field named `fill` writes that field; the name
+    does not open the array method on another array (`a.fill(0)`: refused)."""
+    ok = tmp_path / "ok"
+    ok.mkdir()
+    assert "st.global" in load_kernel_module(ok, _FIELD_NAMED_FILL.format(extra="")).k.ptx(cc=CC)
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    with pytest.raises(ss.SafetyError) as info:
+        load_kernel_module(bad, _FIELD_NAMED_FILL.format(extra="\n    a.fill(0)")).k.ptx(cc=CC)
+    assert "`.fill` is not available on it" in str(info.value), str(info.value)

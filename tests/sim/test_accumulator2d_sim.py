@@ -117,3 +117,31 @@ def test_static_shared_memory_is_added_up_by_the_simulator(
                 run()
         else:
             run()
+
+
+@pytest.mark.filterwarnings("ignore:simtsafe. the compiled-form checks could not run")
+@pytest.mark.parametrize(
+    "case",
+    [
+        "update-at-one-int",
+        "update-at-a-triple",
+        "update-at-a-float-pair",
+        "read-at-one-int",
+        "1d-updated-at-a-pair",
+        "empty-axis",
+        "three-axes",
+        "past-static-shared-memory",
+    ],
+)
+def test_simulator_refuses_in_the_compiled_forms_words(
+    tmp_path: Path, source_rules_only: None, case: str
+) -> None:
+    """Without the compile worker the simulator's own twin decides, when the line runs: the
+    same refusal, in the same words."""
+    source, fragment = REFUSED[case]
+    with pytest.raises(ss.SafetyError) as info:
+        k = load_kernel_module(tmp_path, source).k
+        idx, val = _inputs(0)
+        out = cuda.to_device(np.zeros(128, np.float32))
+        k.prepare(grid=1, block=128)(out, cuda.to_device(idx), cuda.to_device(val))
+    assert fragment in str(info.value), str(info.value)
