@@ -291,14 +291,17 @@ def alone_submit(dec: Decoder, start: int, reps: int = 32) -> dict[str, Any]:
     }
 
 
-#: The weight matrix of each GEMV launch (by the launch's name): its position in the arguments.
-_WEIGHT_ARG = {"qkv": 1, "o_proj": 1, "gate_up": 1, "down": 1, "lm_head": 3}
+def _weights(dec: Decoder) -> list[Any]:
+    """The decoder's weight matrices (a GEMV launch's weight is the argument that is one)."""
+    mats = [ly[k] for ly in dec.layers for k in ("wqkv", "wo", "wgu", "wd")]
+    return [*mats, dec.head_w]
 
 
 def profile_kernels(dec: Decoder, start: int, tok0: int, reps: int) -> list[dict[str, Any]]:
     """Device time of each kind of launch of the step (events around repeated launches, the
     position reset first), summed over the layers; GEMVs also as weight bytes per second."""
     groups: dict[str, dict[str, Any]] = {}
+    mats = _weights(dec)
     for launch in dec.launches:
         dec.set_position(start)
         dec.set_token(tok0)
@@ -307,8 +310,7 @@ def profile_kernels(dec: Decoder, start: int, tok0: int, reps: int) -> list[dict
         g = groups.setdefault(kind, {"kernel": kind, "launches": 0, "us": 0.0, "weight_bytes": 0})
         g["launches"] += 1
         g["us"] += t * 1e6
-        if kind in _WEIGHT_ARG:
-            g["weight_bytes"] += launch.args[_WEIGHT_ARG[kind]].nbytes
+        g["weight_bytes"] += sum(a.nbytes for a in launch.args if any(a is m for m in mats))
     # The same launches inside the step's graph: each kind's launches captured alone, in
     # order, as one graph (no host launch between them; the gap between graph nodes kept).
     for kind, g in groups.items():
