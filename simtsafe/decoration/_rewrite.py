@@ -766,6 +766,8 @@ class _Checker(ast.NodeTransformer):
                     visited.args[k] = ast.copy_location(view, arg)
                     ast.fix_missing_locations(visited.args[k])
             return visited
+        if ref is not None and ref.kind == "simtsafe" and ref.name.endswith(".reduce"):
+            self._state_keyword(node)
         if ref is not None and ref.kind == "simtsafe":
             self._check_arguments(node, ref)
         if ref is not None and ref.kind == "simtsafe" and ref.name.endswith(".reduce"):
@@ -892,6 +894,17 @@ class _Checker(ast.NodeTransformer):
             + f" ({problem}). Call it as `{form}`",
             "call-arguments",
         )
+
+    @staticmethod
+    def _state_keyword(node: ast.Call) -> None:
+        """``reduce(state=(n, m), op=f)``: docs/cooperation.md names a tuple value the
+        *state*, so that keyword stands for the value, as ``v=`` does; the call is given on
+        as ``reduce(value, op=f)`` (both twins then type the one form)."""
+        states = [k for k in node.keywords if k.arg == "state"]
+        if len(states) != 1 or node.args or any(k.arg == "v" for k in node.keywords):
+            return  # no state=, or the value given twice: the signature check says so
+        node.args = [states[0].value]
+        node.keywords = [k for k in node.keywords if k.arg != "state"]
 
     def _check_reduce_op(self, node: ast.Call, ref: Ref) -> None:
         op = (

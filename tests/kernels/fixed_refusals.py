@@ -1,0 +1,196 @@
+"""False refusals of attack rounds 23-26 and porting round 18, fixed: each natural, safe kernel
+in ``ACCEPTED`` (compiled for sm_90 by tests/ptx/test_fixed_refusals_ptx.py, run on the
+simulator against numpy by tests/sim/test_fixed_refusals_sim.py), each beside the rejected
+twin in ``REFUSED`` that the relaxation must still refuse, with a fragment of its message.
+
+Kernels are module bodies for ``tests.kernels.load_kernel_module`` (kernel ``k``). A case's
+``args`` builds the host arguments (outputs first) and ``expect`` the expected outputs from
+them, as numpy computes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = ["ACCEPTED", "HELPER_MODULES", "REFUSED", "Case"]
+
+
+@dataclass(frozen=True)
+class Case:
+    source: str
+    grid: int = 1
+    block: int = 64
+    #: host arguments, outputs first
+    args: Callable[[], tuple[Any, ...]] = field(default=lambda: ())
+    #: the expected outputs (the first len(...) arguments) from the host arguments
+    expect: Callable[..., tuple[np.ndarray, ...]] = field(default=lambda *a: ())
+
+
+#: second user modules some cases import (module name -> source)
+HELPER_MODULES: dict[str, str] = {
+    "fr15ops": """
+import numpy as np
+import simtsafe as ss
+
+
+@ss.device
+def op(x, y):
+    return x + y
+""",
+    # a module named `cuda` that is not numba.cuda: its `const.array_like` is a plain function
+    "fr15fake": """
+import types
+
+import numpy as np
+
+
+def _array_like(a):
+    return a
+
+
+const = types.SimpleNamespace(array_like=_array_like)
+""",
+}
+
+_A = np.arange(8, dtype=np.float32) * 3
+
+
+def _vec(n: int, dtype: Any = np.float32, seed: int = 15) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, 9, n).astype(dtype)
+
+
+ACCEPTED: dict[str, Case] = {
+    # attacks23 alias-module-const: numba.cuda under another name (identity, not spelling)
+    "alias-module-const": Case(
+        """
+from numba import cuda as nc
+import numba
+
+A = np.arange(8, dtype=np.float32) * 3
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float32], j: In[np.int64]) -> None:
+    i = thread.index_1d()
+    t = nc.const.array_like(A)
+    u = numba.cuda.const.array_like(A)
+    if i.in_bounds(j):
+        out[i] = t[j[i] & 7] + u[(j[i] + 1) & 7]
+""",
+        args=lambda: (np.zeros(100, np.float32), _vec(100, np.int64)),
+        expect=lambda out, j: (_A[j & 7] + _A[(j + 1) & 7],),
+        grid=2,
+    ),
+    # attacks23 in-bounds-of-table: in_bounds against a constant table's own shape
+    "in-bounds-of-table": Case(
+        """
+A = np.arange(40, dtype=np.int32) * 2
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.int32]) -> None:
+    i = thread.index_1d()
+    t = cuda.const.array_like(A)
+    if i.in_bounds(t):
+        out[i] = t[i.index]
+    elif i.in_bounds(out):
+        out[i] = -1
+""",
+        args=lambda: (np.zeros(100, np.int32),),
+        expect=lambda out: (np.where(np.arange(100) < 40, np.arange(100) * 2, -1),),
+        grid=2,
+    ),
+    # attacks24 state-keyword: the documented name of a tuple value
+    "state-keyword": Case(
+        """
+@ss.device
+def add2(a, b):
+    return (a[0] + b[0], max(a[1], b[1]))
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+    i = thread.index_1d()
+    v = a[i]
+    s, m = ss.block.reduce(state=(v, v), op=add2)
+    q, r = ss.warp.reduce(op=add2, state=(v, v))
+    out[i] = s + m + q * 1000 + r * 100000
+""",
+        args=lambda: (np.zeros(64, np.float32), _vec(64)),
+        expect=lambda out, a: (
+            np.float32(a.sum() + a.max())
+            + np.repeat(
+                a.reshape(2, 32).sum(1) * 1000 + a.reshape(2, 32).max(1) * 100000, 32
+            ).astype(np.float32),
+        ),
+    ),
+}
+
+REFUSED: dict[str, tuple[str, str]] = {
+    # a module spelled `cuda` that is not numba.cuda: not constant memory
+    "fake-cuda-module": (
+        """
+import fr15fake as cuda
+
+A = np.arange(8, dtype=np.float32)
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float32]) -> None:
+    i = thread.index_1d()
+    t = cuda.const.array_like(A)
+    out[i] = t[0]
+""",
+        "reads attribute `.array_like` of a global value",
+    ),
+    # the alias still gates numba.cuda's barriers
+    "alias-barrier-outside-unsafe": (
+        """
+from numba import cuda as nc
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float32]) -> None:
+    i = thread.index_1d()
+    nc.syncthreads()
+    out[i] = 1.0
+""",
+        "is allowed only inside `with simtsafe.unsafe(",
+    ),
+    # in_bounds of a table compares ranks as for an input
+    "in-bounds-of-2d-table-by-1d-witness": (
+        """
+A = np.arange(40, dtype=np.int32).reshape(5, 8)
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.int32]) -> None:
+    i = thread.index_1d()
+    t = cuda.const.array_like(A)
+    if i.in_bounds(t):
+        out[i] = t[0, 0]
+""",
+        "in_bounds() of a 2D array: the witness holds its index",
+    ),
+    # the value given twice: by position and as the state
+    "state-and-value": (
+        """
+@ss.device
+def add2(a, b):
+    return (a[0] + b[0], a[1] + b[1])
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+    i = thread.index_1d()
+    v = a[i]
+    s, t = ss.block.reduce((v, v), add2, state=(v, v))
+    out[i] = s + t
+""",
+        "it has no parameter 'state'",
+    ),
+}
