@@ -444,7 +444,9 @@ class _Checker(ast.NodeTransformer):
         if ref.kind == "simtsafe":
             return self._simtsafe_builtin(node, ref)
         if id(node) in self._op_values:
-            return None  # a collective's op (checked in visit_Call)
+            # a collective's op (checked in visit_Call); one reached through a user module
+            # (`hm.op`) is bound to a private name, as a called helper is (below)
+            return self._substitute(node, ref) if ref.substitute else None
         if ref.kind == "ufunc" and called:
             # The private twin decides dtype and implementation (lowering/_ufuncs): numba-cuda
             # types every ufunc but lowers only some, and would allocate for an array argument.
@@ -464,10 +466,14 @@ class _Checker(ast.NodeTransformer):
                 "function-value",
             )
         if ref.substitute:
-            private = f"__ss_ref{len(self.substitutes)}"
-            self.substitutes[private] = ref.obj
-            return ast.copy_location(ast.Name(id=private, ctx=ast.Load()), node)
+            return self._substitute(node, ref)
         return None
+
+    def _substitute(self, node: ast.expr, ref: Ref) -> ast.expr:
+        """``node`` replaced by a private global bound to the object it denotes."""
+        private = f"__ss_ref{len(self.substitutes)}"
+        self.substitutes[private] = ref.obj
+        return ast.copy_location(ast.Name(id=private, ctx=ast.Load()), node)
 
     def _simtsafe_builtin(self, node: ast.expr, ref: Ref) -> ast.expr | None:
         builtin = ref.name.removeprefix("thread.")

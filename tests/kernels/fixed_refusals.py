@@ -34,11 +34,21 @@ class Case:
 HELPER_MODULES: dict[str, str] = {
     "fr15ops": """
 import numpy as np
+from numba import cuda
 import simtsafe as ss
 
 
 @ss.device
 def op(x, y):
+    return x + y
+
+
+@ss.device
+def lane_op(x, y):
+    return x + y + np.float64(cuda.laneid)
+
+
+def plain(x, y):
     return x + y
 """,
     # a module named `cuda` that is not numba.cuda: its `const.array_like` is a plain function
@@ -128,9 +138,53 @@ def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
             ).astype(np.float32),
         ),
     ),
+    # attacks26 op-by-module-attribute: a helper op reached through a user module
+    "op-by-module-attribute": Case(
+        """
+import fr15ops
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float64], a: In[np.float64]) -> None:
+    i = thread.index_1d()
+    s = ss.block.reduce(a[i], fr15ops.op)
+    out[i] = s + ss.warp.reduce(a[i], fr15ops.op)
+""",
+        args=lambda: (np.zeros(64), _vec(64, np.float64)),
+        expect=lambda out, a: (a.sum() + np.repeat(a.reshape(2, 32).sum(1), 32),),
+    ),
 }
 
 REFUSED: dict[str, tuple[str, str]] = {
+    # the module op is analysed as a from-imported one: an impure op stays refused
+    "impure-op-by-module-attribute": (
+        """
+import fr15ops
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float64], a: In[np.float64]) -> None:
+    i = thread.index_1d()
+    s = ss.block.reduce(a[i], fr15ops.lane_op)
+    if s > 3:
+        ss.block.sync()
+    out[i] = s
+""",
+        "must combine its two values from them alone",
+    ),
+    # a plain function of a user module is no op
+    "plain-function-op-by-module-attribute": (
+        """
+import fr15ops
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float64], a: In[np.float64]) -> None:
+    i = thread.index_1d()
+    out[i] = ss.block.reduce(a[i], fr15ops.plain)
+""",
+        "is a plain Python function",
+    ),
     # a module spelled `cuda` that is not numba.cuda: not constant memory
     "fake-cuda-module": (
         """
