@@ -563,6 +563,20 @@ class _Checker(ast.NodeTransformer):
                 "dynamic-access",
             )
         if node.attr not in self.env.attributes and node.attr in _ARRAY_ATTRIBUTES:
+            if (
+                self.env.kind == "device"
+                and isinstance(node.ctx, ast.Load)
+                and id(node) not in self._call_targets
+            ):
+                # A helper's value of unknown type (its parameters need no annotation):
+                # the field of a record it was given, or an array's attribute. The type
+                # Numba infers decides (lowering._fieldreads: a record's field only).
+                read = ast.Call(
+                    ast.Name("__ss_field", ast.Load()),
+                    [self.visit(node.value), ast.Constant(node.attr)],
+                    [],
+                )
+                return ast.fix_missing_locations(ast.copy_location(read, node))
             raise self.fail(
                 node,
                 f"attribute `.{node.attr}` is not allowed in kernels (array methods and "

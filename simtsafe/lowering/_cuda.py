@@ -1080,6 +1080,9 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     from . import _constarrays  # imports this module: bound late
 
     names["__ss_const_array"] = _constarrays.const_array
+    from . import _fieldreads  # imports this module: bound late
+
+    names["__ss_field"] = _fieldreads.field_read
     return names
 
 

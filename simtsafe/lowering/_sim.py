@@ -15,7 +15,13 @@ import ml_dtypes
 import numpy as np
 
 from .._errors import SafetyError
-from .._spaces import LOCAL_SPACE_NDIM, SPACE_NDIM, in_bounds_rank_refusal, witness_required
+from .._spaces import (
+    LOCAL_SPACE_NDIM,
+    SPACE_NDIM,
+    field_read_refusal,
+    in_bounds_rank_refusal,
+    witness_required,
+)
 from . import _coop_sim, _simrt
 
 __all__ = [
@@ -464,6 +470,14 @@ def _linear_ids() -> tuple[int, int, int]:
     return bx + gx * (by + gy * bz), tx + nx * (ty + ny * tz), nx * ny * nz
 
 
+def _field_read(rec: Any, attr: str) -> Any:
+    """A helper's ``v.attr`` (lowering._fieldreads): the field of a record that has it."""
+    names = getattr(getattr(rec, "dtype", None), "names", None)
+    if isinstance(rec, np.ndarray) or not names or attr not in names:
+        _reject(field_read_refusal(attr, f"a value of type {type(rec).__name__}"))
+    return rec[attr]
+
+
 def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     """The ``__ss_*`` names for a rewritten kernel or helper on the simulator."""
     checked1 = proven_domain != 1
@@ -546,6 +560,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
         "__ss_max_registers": lambda n: None,  # a register budget: nothing to simulate
         "__ss_min_blocks": lambda n: None,  # an occupancy target: nothing to simulate
         "__ss_view_in": view_in,
+        "__ss_field": _field_read,
     }
     for space in SPACE_NDIM:
         names[f"__ss_view_{space}"] = (lambda sp: lambda arr: SimDisjointSlice(arr, sp))(space)

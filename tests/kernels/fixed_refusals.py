@@ -153,9 +153,85 @@ def k(out: DisjointSlice[np.float64], a: In[np.float64]) -> None:
         args=lambda: (np.zeros(64), _vec(64, np.float64)),
         expect=lambda out, a: (a.sum() + np.repeat(a.reshape(2, 32).sum(1), 32),),
     ),
+    # attacks26 helper-string-annotation-record-defined-later (and port18's
+    # helper_field_read_named_like_array_method, unannotated): a helper reads a record field
+    # named like an array method; the type Numba infers decides that it is a field
+    "helper-record-field-named-mean": Case(
+        """
+@ss.device
+def h(r: "In[REC]", w: Index1D):
+    return r[w].mean * np.float32(r[w].n)
+
+
+@ss.device
+def var_of(s):
+    return s.var + s.mean
+
+
+REC = np.dtype([("mean", np.float32), ("n", np.int32), ("var", np.float32)])
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float32], r: In[REC]) -> None:
+    w = thread.index_1d()
+    if w.in_bounds(out):
+        out[w] = h(r, w) + var_of(r[0])
+""",
+        args=lambda: (np.zeros(50, np.float32), _records(50)),
+        expect=lambda out, r: (r["mean"] * r["n"] + r["var"][0] + r["mean"][0],),
+    ),
 }
 
+
+def _records(n: int) -> np.ndarray:
+    rec = np.dtype([("mean", np.float32), ("n", np.int32), ("var", np.float32)])
+    r = np.zeros(n, rec)
+    r["mean"] = np.arange(n) * 0.5
+    r["n"] = np.arange(n) % 7
+    r["var"] = 3.0
+    return r
+
+
+_FIELD_HELPER = """
+REC = np.dtype([("mean", np.float32), ("n", np.int32)])
+
+
+@ss.device
+def h(v):
+    return v.{attr}
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float32], r: In[REC], a: In[np.float32]) -> None:
+    w = thread.index_1d()
+    if w.in_bounds(out):
+        out[w] = h({arg})
+"""
+
 REFUSED: dict[str, tuple[str, str]] = {
+    # the name of a field opens no array attribute: an array's `.mean`, `.T`, `.flat`
+    "helper-mean-of-an-input": (
+        _FIELD_HELPER.format(attr="mean", arg="a"),
+        "attribute `.mean` is not allowed in kernels on a value of type readonly array(float32",
+    ),
+    "helper-transpose-of-an-output": (
+        _FIELD_HELPER.format(attr="T", arg="out"),
+        "attribute `.T` is not allowed in kernels on a value of type DisjointSlice",
+    ),
+    "helper-flat-of-records": (
+        _FIELD_HELPER.format(attr="flat", arg="r"),
+        "attribute `.flat` is not allowed in kernels on a value of type unaligned readonly array(",
+    ),
+    # a record without that field
+    "helper-missing-field": (
+        _FIELD_HELPER.format(attr="var", arg="r[w]"),
+        "`.var` is read only as a field of a record that has one",
+    ),
+    # a method call stays refused where it is written
+    "helper-array-method-call": (
+        _FIELD_HELPER.format(attr="mean()", arg="a"),
+        "attribute `.mean` is not allowed in kernels (array methods",
+    ),
     # the module op is analysed as a from-imported one: an impure op stays refused
     "impure-op-by-module-attribute": (
         """

@@ -35,3 +35,10 @@ def test_sim_check_replays_a_record_gather_by_attribute(tmp_path: Path) -> None:
 def test_a_helper_stores_a_field_named_mean(tmp_path: Path) -> None:
     mod = port18.load("helper_field_named_like_array_method", tmp_path)
     assert port18.CHECKS["helper_field_named_like_array_method"](mod, np.random.default_rng(18))
+
+
+def test_a_helper_reads_a_field_named_mean(tmp_path: Path) -> None:
+    mod = port18.load("helper_field_read_named_like_array_method", tmp_path)
+    assert port18.CHECKS["helper_field_read_named_like_array_method"](
+        mod, np.random.default_rng(18)
+    )
