@@ -180,7 +180,101 @@ def k(out: DisjointSlice[np.float32], r: In[REC]) -> None:
         args=lambda: (np.zeros(50, np.float32), _records(50)),
         expect=lambda out, r: (r["mean"] * r["n"] + r["var"][0] + r["mean"][0],),
     ),
+    # attacks26 op-dynamic-tuple-index: the masked index reaches every position, so the
+    # IndexError default of Numba's switch is never taken (verify._feasible)
+    "op-dynamic-tuple-index": Case(
+        """
+TT = (1.0, 2.0, 3.0, 4.0)
+
+
+@ss.device
+def op(x, y):
+    return x + y + TT[int(x) & 3]
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float64], o2: DisjointSlice[np.float64], a: In[np.float64]) -> None:
+    i = thread.index_1d()
+    out[i] = ss.block.reduce(a[i], op)
+    o2[i] = ss.warp.reduce(a[i], op)
+""",
+        args=lambda: (np.zeros(64), np.zeros(64), _vec(64, np.float64)),
+        expect=lambda out, o2, a: (_fold_block(a, _tuple_op), _fold_warps(a, _tuple_op)),
+    ),
+    # attacks26 op-local-array: a thread-private scratch array, every element stored from the
+    # op's arguments (verify._private)
+    "op-local-array": Case(
+        """
+@ss.device
+def op(x, y):
+    t = cuda.local.array(4, np.float64)
+    t[0] = x
+    t[1] = y
+    t[2] = x
+    t[3] = y
+    return t[int(x) & 3] + t[int(y) & 3]
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float64], a: In[np.float64]) -> None:
+    i = thread.index_1d()
+    s = ss.block.reduce(a[i], op)
+    if s > 3:
+        ss.block.sync()
+    out[i] = s
+""",
+        args=lambda: (np.zeros(64), _vec(64, np.float64)),
+        expect=lambda out, a: (_fold_block(a, _local_op),),
+    ),
+    # a kernel's local array filled with uniform values steers a barrier
+    "uniform-local-array-steers-a-barrier": Case(
+        """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float32], a: In[np.float32], n: int) -> None:
+    i = thread.index_1d()
+    t = cuda.local.array(4, np.int64)
+    for q in range(4):
+        t[q] = n * q
+    s = np.float32(0)
+    if t[n & 3] > 2:
+        s = ss.block.sum(a[i])
+    out[i] = s
+""",
+        args=lambda: (np.zeros(64, np.float32), _vec(64), 3),
+        expect=lambda out, a, n: (np.full(64, a.sum(), np.float32),),
+    ),
 }
+
+
+def _tuple_op(x: float, y: float) -> float:
+    return x + y + (1.0, 2.0, 3.0, 4.0)[int(x) & 3]
+
+
+def _local_op(x: float, y: float) -> float:
+    t = (x, y, x, y)
+    return t[int(x) & 3] + t[int(y) & 3]
+
+
+def _fold_warps(a: np.ndarray, op: Callable[[float, float], float]) -> np.ndarray:
+    """warp.reduce's tree (lowering._coop._warp_reduce): offsets 16, 8, 4, 2, 1 down, lane 0's
+    value to every lane; lanes past the end do not take part (none here)."""
+    out = []
+    for w in range(0, len(a), 32):
+        v = [float(x) for x in a[w : w + 32]]
+        for off in (16, 8, 4, 2, 1):
+            v = [op(v[t], v[t + off]) if t + off < 32 else v[t] for t in range(32)]
+        out += [v[0]] * 32
+    return np.array(out)
+
+
+def _fold_block(a: np.ndarray, op: Callable[[float, float], float]) -> np.ndarray:
+    """block.reduce: each warp's tree, then warp 0's value folded with the next warps' in
+    order (lowering._coop._block_reduce)."""
+    warps = _fold_warps(a, op)[::32]
+    acc = warps[0]
+    for v in warps[1:]:
+        acc = op(acc, v)
+    return np.full(len(a), acc)
 
 
 def _records(n: int) -> np.ndarray:
@@ -208,7 +302,63 @@ def k(out: DisjointSlice[np.float32], r: In[REC], a: In[np.float32]) -> None:
         out[w] = h({arg})
 """
 
+_TUPLE_OP = """
+TT = (1.0, 2.0, 3.0, 4.0)
+
+
+@ss.device
+def op(x, y):
+    return x + y + TT[int(x) & MASK]
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float64], a: In[np.float64]) -> None:
+    i = thread.index_1d()
+    out[i] = ss.warp.reduce(a[i], op)
+"""
+
+_LOCAL_STEER = """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float32], a: In[np.float32], n: int) -> None:
+    i = thread.index_1d()
+    t = cuda.local.array(4, np.int64)
+    for q in range(4):
+        t[q] = n * q
+    FILL
+    s = np.float32(0)
+    if t[n & 3] > 2:
+        s = ss.block.sum(a[i])
+    out[i] = s
+"""
+
 REFUSED: dict[str, tuple[str, str]] = {
+    # a mask that reaches past the tuple: threads with int(x) & 7 >= 4 raise IndexError
+    "op-tuple-index-past-the-end": (
+        _TUPLE_OP.replace("MASK", "7"),
+        "`warp.reduce` needs every thread of the warp to reach it",
+    ),
+    # the local array holds what differs between threads: a value, an index, a branch
+    "local-array-thread-value": (
+        _LOCAL_STEER.replace("FILL", "t[1] = np.int64(a[i])"),
+        "`block.sum` needs every thread of the block to reach it",
+    ),
+    "local-array-thread-index": (
+        _LOCAL_STEER.replace("FILL", "t[cuda.threadIdx.x & 3] = 7"),
+        "`block.sum` needs every thread of the block to reach it",
+    ),
+    "local-array-store-under-thread-branch": (
+        _LOCAL_STEER.replace("FILL", "if cuda.threadIdx.x == 0:\n        t[3] = 0"),
+        "`block.sum` needs every thread of the block to reach it",
+    ),
+    # an unsafe region that stores (it may land in this thread's local memory): no trust
+    "local-array-beside-unsafe-store": (
+        _LOCAL_STEER.replace(
+            "FILL",
+            'with ss.unsafe("SAFETY: i is this thread\'s own element"):\n'
+            "        out.unchecked[i.index] = 0",
+        ),
+        "`block.sum` needs every thread of the block to reach it",
+    ),
     # the name of a field opens no array attribute: an array's `.mean`, `.T`, `.flat`
     "helper-mean-of-an-input": (
         _FIELD_HELPER.format(attr="mean", arg="a"),
