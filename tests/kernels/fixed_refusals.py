@@ -243,6 +243,26 @@ def k(out: DisjointSlice[np.float32], a: In[np.float32], n: int) -> None:
         args=lambda: (np.zeros(64, np.float32), _vec(64), 3),
         expect=lambda out, a, n: (np.full(64, a.sum(), np.float32),),
     ),
+    # port18 accumulator_block_stride_flush: block_stride over a 1D shared accumulator gives
+    # the Local1D witnesses it is read with, in its read phase (after block.sync)
+    "accumulator-block-stride-flush": Case(
+        """
+from simtsafe import Accumulate
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(h: Accumulate[np.uint32], a: In[np.uint8]) -> None:
+    bins = ss.shared.accumulator(256, np.uint32)
+    for w in thread.grid_stride(a):
+        bins.add(a[w], 1)
+    ss.block.sync()
+    for w in thread.block_stride(bins):
+        h.add(w.index, bins[w])
+""",
+        grid=2,
+        args=lambda: (np.zeros(256, np.uint32), _vec(500, np.uint8) * 28),
+        expect=lambda h, a: (np.bincount(a, minlength=256).astype(np.uint32),),
+    ),
 }
 
 
@@ -331,7 +351,58 @@ def k(out: DisjointSlice[np.float32], a: In[np.float32], n: int) -> None:
     out[i] = s
 """
 
+_ACC_WALK = """
+from simtsafe import Accumulate
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(h: Accumulate[np.uint32], a: In[np.uint8]) -> None:
+    bins = ss.shared.accumulator(SHAPE, np.uint32)
+    for w in thread.grid_stride(a):
+        bins.add(INDEX, 1)
+    SYNC
+    for w in thread.block_stride(bins):
+        READ
+"""
+
+
+def _acc_walk(
+    sync: str = "ss.block.sync()",
+    read: str = "h.add(w.index, bins[w])",
+    shape: str = "256",
+    index: str = "a[w]",
+) -> str:
+    return (
+        _ACC_WALK.replace("SYNC", sync)
+        .replace("READ", read)
+        .replace("SHAPE", shape)
+        .replace("INDEX", index)
+    )
+
+
 REFUSED: dict[str, tuple[str, str]] = {
+    # the walk's reads are phase-checked as acc[j] reads: none while threads still update
+    "accumulator-walk-in-the-update-phase": (
+        _acc_walk(sync="pass"),
+        "accumulator `bins` is read by index at line 18 and updated (atomically) at line 15 with "
+        "no block barrier between them",
+    ),
+    "accumulator-int-read-in-the-update-phase": (
+        _acc_walk(sync="pass", read="h.add(w.index, bins[w.index])"),
+        "accumulator `bins` is read by index at line 18 and updated (atomically) at line 15 with "
+        "no block barrier between them",
+    ),
+    # no write through the walk's witness
+    "accumulator-walk-writes": (
+        _acc_walk(read="bins[w] = 0"),
+        "an accumulator is not written with `acc[i] = v`",
+    ),
+    # a 2D accumulator is read at pairs: its walk is refused with the range form
+    "accumulator-2d-walk": (
+        _acc_walk(shape="(4, 64)", index="(a[w] % 4, a[w] % 64)", read="h.add(0, 1)"),
+        "thread.block_stride() walks a 1D shared accumulator; a 2D accumulator is read at a "
+        "pair of ints",
+    ),
     # a mask that reaches past the tuple: threads with int(x) & 7 >= 4 raise IndexError
     "op-tuple-index-past-the-end": (
         _TUPLE_OP.replace("MASK", "7"),
