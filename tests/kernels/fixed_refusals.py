@@ -381,6 +381,27 @@ def _acc_walk(
 
 
 REFUSED: dict[str, tuple[str, str]] = {
+    # attacks25 break-when-not-valid-after-the-collectives: LEFT REFUSED. The break is sound
+    # (.valid fails only in the last chunk, or in every chunk of a block past the last row),
+    # but the compiled-form analysis does not relate the thread's column to the trip count;
+    # the refusal now says the loop needs no exit of its own
+    "break-when-not-valid-after-the-collectives": (
+        """
+from simtsafe import BlockRow
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1))
+def k(out: DisjointSlice[np.float32, BlockRow], x: In2D[np.float32]) -> None:
+    carry = np.float32(0)
+    for c in thread.block_row_chunks(out):
+        v = x[c]
+        out[c] = ss.block.scan(v) + carry
+        carry += ss.block.sum(v)
+        if not c.valid:
+            break
+""",
+        "drop the exit on `c.valid` and guard only the work that needs it with `if c.valid:`",
+    ),
     # the walk's reads are phase-checked as acc[j] reads: none while threads still update
     "accumulator-walk-in-the-update-phase": (
         _acc_walk(sync="pass"),
