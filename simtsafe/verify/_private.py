@@ -1,13 +1,15 @@
 """Thread-private memory whose contents the divergence analysis can follow.
 
-A load is thread-dependent by default: memory may hold what another thread wrote. An
-``alloca`` is different -- each thread has its own (a Tier-1 ``cuda.local.array``, zero
-filled where it is made) -- so a load from one reads only what this thread stored there.
+A load is thread-dependent by default: memory may hold what another thread wrote. A Tier-1
+``cuda.local.array`` is different -- an ``alloca``, each thread has its own, every access
+bounds-checked by its lowering, zero-filled by Numba where the function starts -- so a load
+from one reads only what this thread stored there.
 Such a load is as uniform as its address and every store into that memory: the stored
 values, their addresses and whether the store runs (its block's control level). That is what
 makes a reduction op using a local scratch array (``t[int(x) & 3]``) pure (attack round 26).
 
-Only an alloca whose contents are all known qualifies (``private_allocas``):
+Only such an alloca (``lowering._irform.PRIVATE_ARRAY``) whose contents are all known
+qualifies (``private_allocas``):
 
 * it never escapes: every use of a pointer into it is a load's or store's address, an
   address computation (``getelementptr``, casts, ``phi``/``select`` of pointers) or a
@@ -26,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from ..lowering._irform import FunctionForm, Instr, split_operands
+from ..lowering._irform import PRIVATE_ARRAY, FunctionForm, Instr, split_operands
 from ._cfg import Graph
 
 __all__ = ["private_allocas"]
@@ -47,6 +49,14 @@ _ARRAY_RE = re.compile(r"^\[(\d+) x (.+)\]$")
 _DERIVES = ("getelementptr", "bitcast", "addrspacecast", "phi", "select")
 
 Stores = tuple[tuple[str, Instr], ...]
+
+
+def _is_private_array(name: str) -> bool:
+    """A Tier-1 local array's alloca (``%__ss.lmem``, ``%"__ss.lmem.i"`` once inlined):
+    bounds-checked on every access, so no load through it reads past it (an alloca Numba
+    makes for its own values is not followed: a read of one at a computed index is not
+    proven inside it)."""
+    return name.strip('%"').startswith(PRIVATE_ARRAY)
 
 
 def _type_bytes(typ: str) -> int | None:
@@ -149,7 +159,7 @@ def private_allocas(
         i.result: i
         for b in form.blocks
         for i in b.instrs
-        if i.opcode == "alloca" and i.result is not None
+        if i.opcode == "alloca" and i.result is not None and _is_private_array(i.result)
     }
     out: dict[str, Stores] = {}
     for name, ins in allocas.items():
