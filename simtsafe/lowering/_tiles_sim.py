@@ -496,7 +496,12 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
 
     def local_array(shape: Any, dtype: Any, alignment: Any = None) -> SimLocalArray:
         dims = _static_shape(shape, "cuda.local.array(shape, dtype)")
-        return SimLocalArray(np.zeros(dims, _as_dtype(dtype, "cuda.local.array")))
+        elem = _as_dtype(dtype, "cuda.local.array")
+        # One array per thread, site and call of the function that makes it, zero-filled
+        # once: Numba's alloca and its zero-fill sit in the function's entry block, so made
+        # in a loop the array keeps the previous iteration's values (checked on the IR).
+        call = sys._getframe(1)
+        return SimLocalArray(_simrt.local_array(dims, elem, (call.f_code, call.f_lasti), call))
 
     def const_array(arr: Any) -> SimConstArray:
         refused = refused_array(arr)
