@@ -55,6 +55,7 @@ from .._spaces import (
     LOCAL_SPACE_NDIM,
     SPACE_NDIM,
     WITNESS_NDIM,
+    field_read_refusal,
     in_bounds_rank_refusal,
     witness_required,
 )
@@ -517,6 +518,15 @@ def _typed_by_view(context_class: Any) -> None:
                 "is not available on it (array attributes and methods such as .flat, .T or "
                 ".view can write or alias the array). Index the input with ints or a witness"
             )
+        if (
+            getattr(_TYPING, "depth", 0)
+            and isinstance(typ, types.Record)
+            and attr not in typ.fields
+            and not attr.startswith("__")
+        ):
+            # Numba's record typing fails with a raw KeyError here (`r.size` of a record
+            # without a field `size`): a record offers its fields only.
+            raise _reject(field_read_refusal(attr, f"a value of type {typ}"))
         return original_getattr(self, typ, attr)
 
     def resolve_function_type(self: Any, func: Any, args: Any, kws: Any) -> Any:
