@@ -59,6 +59,7 @@ __all__ = [
     "PerBlock",
     "PerWarp",
     "WarpRow",
+    "field_read_refusal",
     "in_bounds_rank_refusal",
     "witness_required",
     "other_buffer_advice",
@@ -197,6 +198,16 @@ def other_buffer_advice(space: str, param: str) -> str:
         f"{param}[k] would not hold one item. To append several values per item, append "
         "records to one buffer: an AppendBuffer of np.dtype([('v', np.float32), ('i', "
         "np.int64)]), written as out[w].v = ... and out[w].i = ..."
+    )
+
+
+def field_read_refusal(attr: str, what: str) -> str:
+    """The refusal of a helper's ``v.attr`` (``attr`` also an array attribute) on a value
+    that is no record with that field (lowering._fieldreads)."""
+    return (
+        f"attribute `.{attr}` is not allowed in kernels on {what} (array methods and attributes "
+        f"can alias or write their array); `.{attr}` is read only as a field of a record that "
+        "has one"
     )
 
 

@@ -435,7 +435,10 @@ def resolve_chain(head: Any, head_name: str, attrs: Sequence[str]) -> Ref | None
     i = 0
     while i < len(attrs):
         if obj is cuda:
-            ref, used = _cuda_member(attrs[i:], name)
+            # Named by what it is, not by how the chain spells the module (`nc.`, `numba.cuda.`
+            # for `from numba import cuda as nc`): the rules match `cuda.const.array_like`,
+            # `cuda.local.array`, ... as the identity table names them.
+            ref, used = _cuda_member(attrs[i:], "cuda")
             i += used
             if i < len(attrs):
                 if ref.kind == "const" and ref.obj is None:  # cuda.threadIdx.x.<more>

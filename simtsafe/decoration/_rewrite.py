@@ -444,7 +444,9 @@ class _Checker(ast.NodeTransformer):
         if ref.kind == "simtsafe":
             return self._simtsafe_builtin(node, ref)
         if id(node) in self._op_values:
-            return None  # a collective's op (checked in visit_Call)
+            # a collective's op (checked in visit_Call); one reached through a user module
+            # (`hm.op`) is bound to a private name, as a called helper is (below)
+            return self._substitute(node, ref) if ref.substitute else None
         if ref.kind == "ufunc" and called:
             # The private twin decides dtype and implementation (lowering/_ufuncs): numba-cuda
             # types every ufunc but lowers only some, and would allocate for an array argument.
@@ -464,10 +466,14 @@ class _Checker(ast.NodeTransformer):
                 "function-value",
             )
         if ref.substitute:
-            private = f"__ss_ref{len(self.substitutes)}"
-            self.substitutes[private] = ref.obj
-            return ast.copy_location(ast.Name(id=private, ctx=ast.Load()), node)
+            return self._substitute(node, ref)
         return None
+
+    def _substitute(self, node: ast.expr, ref: Ref) -> ast.expr:
+        """``node`` replaced by a private global bound to the object it denotes."""
+        private = f"__ss_ref{len(self.substitutes)}"
+        self.substitutes[private] = ref.obj
+        return ast.copy_location(ast.Name(id=private, ctx=ast.Load()), node)
 
     def _simtsafe_builtin(self, node: ast.expr, ref: Ref) -> ast.expr | None:
         builtin = ref.name.removeprefix("thread.")
@@ -557,6 +563,20 @@ class _Checker(ast.NodeTransformer):
                 "dynamic-access",
             )
         if node.attr not in self.env.attributes and node.attr in _ARRAY_ATTRIBUTES:
+            if (
+                self.env.kind == "device"
+                and isinstance(node.ctx, ast.Load)
+                and id(node) not in self._call_targets
+            ):
+                # A helper's value of unknown type (its parameters need no annotation):
+                # the field of a record it was given, or an array's attribute. The type
+                # Numba infers decides (lowering._fieldreads: a record's field only).
+                read = ast.Call(
+                    ast.Name("__ss_field", ast.Load()),
+                    [self.visit(node.value), ast.Constant(node.attr)],
+                    [],
+                )
+                return ast.fix_missing_locations(ast.copy_location(read, node))
             raise self.fail(
                 node,
                 f"attribute `.{node.attr}` is not allowed in kernels (array methods and "
@@ -766,6 +786,8 @@ class _Checker(ast.NodeTransformer):
                     visited.args[k] = ast.copy_location(view, arg)
                     ast.fix_missing_locations(visited.args[k])
             return visited
+        if ref is not None and ref.kind == "simtsafe" and ref.name.endswith(".reduce"):
+            self._state_keyword(node)
         if ref is not None and ref.kind == "simtsafe":
             self._check_arguments(node, ref)
         if ref is not None and ref.kind == "simtsafe" and ref.name.endswith(".reduce"):
@@ -892,6 +914,17 @@ class _Checker(ast.NodeTransformer):
             + f" ({problem}). Call it as `{form}`",
             "call-arguments",
         )
+
+    @staticmethod
+    def _state_keyword(node: ast.Call) -> None:
+        """``reduce(state=(n, m), op=f)``: docs/cooperation.md names a tuple value the
+        *state*, so that keyword stands for the value, as ``v=`` does; the call is given on
+        as ``reduce(value, op=f)`` (both twins then type the one form)."""
+        states = [k for k in node.keywords if k.arg == "state"]
+        if len(states) != 1 or node.args or any(k.arg == "v" for k in node.keywords):
+            return  # no state=, or the value given twice: the signature check says so
+        node.args = [states[0].value]
+        node.keywords = [k for k in node.keywords if k.arg != "state"]
 
     def _check_reduce_op(self, node: ast.Call, ref: Ref) -> None:
         op = (

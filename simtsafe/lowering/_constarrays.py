@@ -45,6 +45,8 @@ class ConstArrayType(tb.HolderType):
     #: ``numba.cuda``'s operations (``cuda.atomic.add``...) type on anything with an
     #: array's ``ndim`` and ``dtype``: refused for this type (``_cuda._typed_by_view``).
     stub_refusal = READ_ONLY
+    #: ``w.in_bounds(t)`` compares the witness with the constant's own shape (_cuda).
+    in_bounds_by_shape = True
 
     def __init__(self, arr_type: types.Array) -> None:
         self.arr_type = arr_type

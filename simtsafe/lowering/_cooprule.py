@@ -11,6 +11,7 @@ __all__ = [
     "STATIC_SHARED_LIMIT",
     "OP_SPELLING",
     "STATE_FIELDS",
+    "WALK_2D_ACCUMULATOR",
     "accumulator_too_big",
     "static_shared_advice",
     "builtin_state_op",
@@ -18,6 +19,14 @@ __all__ = [
     "state_op_refused",
     "tuple_refused",
 ]
+
+#: The refusal of ``thread.block_stride(acc)`` over a 2D shared accumulator (the type's text
+#: follows "got"): its reads take a pair of ints, not the walk's Local2D witness.
+WALK_2D_ACCUMULATOR = (
+    "thread.block_stride() walks a 1D shared accumulator; a 2D accumulator is read at a "
+    "pair of ints, acc[i, j]: walk it with `for j in range(cuda.threadIdx.x, acc.size, "
+    "cuda.blockDim.x)` and read acc[j // C, j % C]; got {what}"
+)
 
 #: The most fields a tuple state of ``block.reduce(state, op)`` / ``warp.reduce`` may have:
 #: each field is one shuffle (two for a 64-bit one) per step of the tree, and the block form

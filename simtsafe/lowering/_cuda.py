@@ -55,6 +55,7 @@ from .._spaces import (
     LOCAL_SPACE_NDIM,
     SPACE_NDIM,
     WITNESS_NDIM,
+    field_read_refusal,
     in_bounds_rank_refusal,
     witness_required,
 )
@@ -323,6 +324,12 @@ def _witness_view(ty: Any) -> bool:
     return isinstance(ty, DisjointSliceType) or getattr(ty, "written_by_witness", False)
 
 
+def _bounded_by_own_shape(ty: Any) -> bool:
+    """A read-only holder whose struct's ``arr`` carries the shape its reads are checked
+    against (a constant array: lowering._constarrays); ``w.in_bounds(t)`` compares with it."""
+    return getattr(ty, "in_bounds_by_shape", False)
+
+
 # --------------------------------------------------------------------------- typing: views
 
 
@@ -511,6 +518,15 @@ def _typed_by_view(context_class: Any) -> None:
                 "is not available on it (array attributes and methods such as .flat, .T or "
                 ".view can write or alias the array). Index the input with ints or a witness"
             )
+        if (
+            getattr(_TYPING, "depth", 0)
+            and isinstance(typ, types.Record)
+            and attr not in typ.fields
+            and not attr.startswith("__")
+        ):
+            # Numba's record typing fails with a raw KeyError here (`r.size` of a record
+            # without a field `size`): a record offers its fields only.
+            raise _reject(field_read_refusal(attr, f"a value of type {typ}"))
         return original_getattr(self, typ, attr)
 
     def resolve_function_type(self: Any, func: Any, args: Any, kws: Any) -> Any:
@@ -650,9 +666,13 @@ class _WitnessAttrs(AttributeTemplate):
     @bound_function("ThreadIndex.in_bounds")
     def resolve_in_bounds(self, w: ThreadIndexType, args: tuple[Any, ...], kws: Any) -> Any:
         (target,) = args
-        arr = target.arr_type if _witness_view(target) else target
+        held = _witness_view(target) or _bounded_by_own_shape(target)
+        arr = target.arr_type if held else target
         if not isinstance(arr, types.Array):
-            raise _reject(f"w.in_bounds() takes a DisjointSlice or an input array, got {target}")
+            raise _reject(
+                f"w.in_bounds() takes a DisjointSlice, an input array or a constant array, got "
+                f"{target}"
+            )
         if _witness_view(target) and target.space != w.space:
             raise _reject(f"{w}.in_bounds() of a view written by witnesses of {target.space}")
         if arr.ndim != w.rank and not isinstance(target, DisjointSliceType):
@@ -762,7 +782,7 @@ for _attr in _COORDS:
 @lower_builtin("ThreadIndex.in_bounds", ThreadIndexType, types.Any)
 def _lower_in_bounds(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
     wty, target = sig.args
-    if _witness_view(target):
+    if _witness_view(target) or _bounded_by_own_shape(target):
         arrty, arr = target.arr_type, _slice_array(context, builder, target, args[1])
     else:
         arrty, arr = target, args[1]
@@ -1070,6 +1090,9 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
     from . import _constarrays  # imports this module: bound late
 
     names["__ss_const_array"] = _constarrays.const_array
+    from . import _fieldreads  # imports this module: bound late
+
+    names["__ss_field"] = _fieldreads.field_read
     return names
 
 

@@ -38,6 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 __all__ = [
+    "PRIVATE_ARRAY",
     "Block",
     "FunctionForm",
     "GlobalInfo",
@@ -49,6 +50,12 @@ __all__ = [
     "laid_out",
     "static_shared_globals",
 ]
+
+#: The LLVM name of a Tier-1 ``cuda.local.array``'s alloca (``_localarrays``): every access to
+#: it is bounds-checked by its lowering, so a load through it stays inside it, and Numba
+#: zero-fills it where the function starts. A Python name cannot spell it (the dot), so no
+#: user variable's alloca carries it; inlining and uniquing only append to it.
+PRIVATE_ARRAY = "__ss.lmem"
 
 _LOCAL = r'%(?:"(?:[^"\\]|\\.)*"|[-a-zA-Z$._][-a-zA-Z$._0-9]*|[0-9]+)'
 _GLOBAL = r'@(?:"(?:[^"\\]|\\.)*"|[-a-zA-Z$._][-a-zA-Z$._0-9]*|[0-9]+)'

@@ -23,6 +23,7 @@ from numba.cuda.extending import lower_builtin, lower_getattr
 
 from . import _tilebase as tb
 from ._cuda import _const, _reject
+from ._irform import PRIVATE_ARRAY
 
 __all__ = ["LocalArrayType", "local_array"]
 
@@ -125,7 +126,7 @@ def _local_array(typingctx: Any, shape: Any, dtype: Any, alignment: Any = None) 
             builder,
             shape=static,
             dtype=lty.dtype,
-            symbol_name="_simtsafe_lmem",
+            symbol_name=PRIVATE_ARRAY,
             addrspace=nvvm.ADDRSPACE_LOCAL,
             alignment=align,
         )

@@ -15,7 +15,13 @@ import ml_dtypes
 import numpy as np
 
 from .._errors import SafetyError
-from .._spaces import LOCAL_SPACE_NDIM, SPACE_NDIM, in_bounds_rank_refusal, witness_required
+from .._spaces import (
+    LOCAL_SPACE_NDIM,
+    SPACE_NDIM,
+    field_read_refusal,
+    in_bounds_rank_refusal,
+    witness_required,
+)
 from . import _coop_sim, _simrt
 
 __all__ = [
@@ -249,15 +255,47 @@ def _plain_record(value: Any) -> Any:
     return value
 
 
+class FieldRecord(np.record):  # type: ignore[misc]  # numpy stubs mark np.void final
+    """A record whose fields read by name before numpy's own attributes, as on the device.
+
+    Numba types ``r.size`` of a record with a field ``size`` as the field; numpy's record
+    scalar answers its own attribute first (``.size`` 1, ``.ndim`` 0, ``.real`` the whole
+    record). Here a field wins whenever the record has it (nested records stay
+    ``FieldRecord``); every other name is numpy's.
+    """
+
+    __slots__ = ()
+
+    def __getattribute__(self, attr: str) -> Any:
+        fields = np.void.__getattribute__(self, "dtype").fields
+        if fields is not None and attr in fields and not attr.startswith("_"):
+            dtype, offset = fields[attr][:2]
+            value = np.void.getfield(self, dtype, offset)
+            return value if dtype.names is None else value.view((FieldRecord, dtype))
+        if attr in _NOT_ON_RECORDS:
+            # the compiled form's refusal (lowering._cuda): a record offers its fields only
+            _reject(field_read_refusal(attr, "a value of type Record"))
+        return np.record.__getattribute__(self, attr)
+
+
+#: array attributes kernels may name (the rewrite lets them through) that a record without
+#: such a field does not have on the device; numpy's record scalar would answer them.
+_NOT_ON_RECORDS: Final = frozenset(
+    ("T", "conjugate", "imag", "max", "min", "ndim", "real", "shape", "size")
+)
+
+
 def zero_record(dtype: np.dtype[Any]) -> Any:
     """A zero-filled record whose fields read by name (``r.x``): a read out of range."""
-    return np.zeros(1, dtype).view(np.recarray)[0]
+    return np.zeros((), np.dtype((FieldRecord, dtype)))[()]
 
 
 def named_record(value: Any) -> Any:
-    """A record read as the device reads it, fields by name (``r.x``; numpy's record scalar
-    reads them by key only): a copy -- Tier-1 code writes no field of an element it read."""
-    return np.array(_plain_record(value)).view(np.recarray)[()]
+    """A record read as the device reads it, fields by name (``r.x``, ``r.size``; numpy's
+    record scalar reads them by key only, or answers its own attribute): a copy -- Tier-1
+    code writes no field of an element it read."""
+    plain = np.array(_plain_record(value))
+    return plain.view(np.dtype((FieldRecord, plain.dtype)))[()]
 
 
 _BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -389,9 +427,10 @@ class SimInput(_SimView):
 
     def _read(self, w: SimWitness, row: int | None = None) -> Any:
         value = super()._read(w, row)
-        if type(value) is np.void and value.dtype.names:
-            # numpy's record scalar reads fields by key only; the kernel reads `a[w].x`
-            # (sim.check's replay memory gives these; an input's record is never written)
+        if self._arr.dtype.names and not isinstance(value, FieldRecord):
+            # numpy's record scalar reads fields by key only (or answers its own `.size`);
+            # the kernel reads `a[w].x` and `a[w].size` as fields (sim.check's replay and
+            # Numba's simulator both give other objects; an input's record is never written)
             return named_record(value)
         return value
 
@@ -407,7 +446,7 @@ class SimInput(_SimView):
         value = self._arr[i]
         if hasattr(value, "shape") and getattr(value, "ndim", 0) > 0:
             return SimInput(value)  # slices of an input stay read-only
-        if type(value) is np.void and value.dtype.names:
+        if self._arr.dtype.names and not isinstance(value, FieldRecord | SimInput):
             return named_record(value)  # sim.check's replay: `a[y, x].r` reads by name (port18)
         return value
 
@@ -462,6 +501,15 @@ def _linear_ids() -> tuple[int, int, int]:
     """(linear block id, linear thread id in block, threads per block)."""
     (bx, by, bz), (tx, ty, tz), (nx, ny, nz), (gx, gy, _) = _geometry()
     return bx + gx * (by + gy * bz), tx + nx * (ty + ny * tz), nx * ny * nz
+
+
+def _field_read(rec: Any, attr: str) -> Any:
+    """A helper's ``v.attr`` (lowering._fieldreads): the field of a record that has it."""
+    names = getattr(getattr(rec, "dtype", None), "names", None)
+    if isinstance(rec, np.ndarray) or not names or attr not in names:
+        what = "Record" if isinstance(rec, np.void) else type(rec).__name__
+        _reject(field_read_refusal(attr, f"a value of type {what}"))
+    return rec[attr]
 
 
 def builtins(*, proven_domain: int | None) -> dict[str, Any]:
@@ -546,6 +594,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
         "__ss_max_registers": lambda n: None,  # a register budget: nothing to simulate
         "__ss_min_blocks": lambda n: None,  # an occupancy target: nothing to simulate
         "__ss_view_in": view_in,
+        "__ss_field": _field_read,
     }
     for space in SPACE_NDIM:
         names[f"__ss_view_{space}"] = (lambda sp: lambda arr: SimDisjointSlice(arr, sp))(space)

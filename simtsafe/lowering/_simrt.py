@@ -73,6 +73,17 @@ class SimRuntime(Protocol):
         """The block's shared array declared at ``site``."""
         ...
 
+    def local_array(self, shape: Any, dtype: Any, site: Any, call: Any) -> Any:
+        """The calling thread's private array made at ``site`` in the function call ``call``
+        (its frame): one per thread, site and call, zero-filled when the call first makes it.
+
+        Numba allocates a local array in the entry block of the function that makes it and
+        zero-fills it there, so made in a loop it keeps the previous iteration's values.
+        ``simtsafe.sim.check`` gives a recorded array whose elements are undefined until
+        stored (a read of one is reported at its use).
+        """
+        ...
+
     def record_read(self, array: Any, index: Any, site: tuple[str, int] | None) -> None:
         """Note a read of ``array[index]`` made outside the array's own accessors."""
         ...
@@ -164,6 +175,10 @@ def check_static_shared(arrays: Any) -> None:
             + static_shared_advice(),
             rule="shared-memory",
         )
+
+
+def local_array(shape: Any, dtype: Any, site: Any, call: Any) -> Any:
+    return current().local_array(shape, dtype, site, call)
 
 
 def record_read(array: Any, index: Any, site: tuple[str, int] | None = None) -> None:
@@ -272,6 +287,19 @@ class _NumbaSimulatorRuntime:
                     (key, a.nbytes) for key, a in state.arrays.items() if a.dtype != object
                 )
         return array
+
+    def local_array(self, shape: Any, dtype: Any, site: Any, call: Any) -> Any:
+        """The simulated thread's array for ``site`` in ``call`` (zero-filled once per call)."""
+        import numpy as np
+
+        t = self._thread()
+        held_by_site: dict[Any, tuple[Any, Any]] | None = getattr(t, "_ss_locals", None)
+        if held_by_site is None:
+            held_by_site = t._ss_locals = {}
+        held = held_by_site.get(site)
+        if held is None or held[0] is not call:
+            held = held_by_site[site] = (call, np.zeros(shape, dtype))
+        return held[1]
 
     def record_read(self, array: Any, index: Any, site: tuple[str, int] | None) -> None:
         return None

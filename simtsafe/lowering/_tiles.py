@@ -44,7 +44,9 @@ from numba.cuda.typing.templates import (
 
 from . import _localarrays, _outtiles
 from . import _tilebase as tb
+from ._accumulate import SharedAccumulatorType
 from ._bf16 import is_bf16, stored_element
+from ._cooprule import WALK_2D_ACCUMULATOR
 from ._cuda import SENTINEL, ThreadIndexType, _const, _make_witness, _reject, _witness_indices
 from ._provenance import mark_witness, tile_symbol
 from ._swizzle import ALIGN, SwizzledTileType, only_fill_and_wgmma, swizzle_refusal
@@ -463,23 +465,34 @@ def _local_witness(space: str, compute: Callable[[ir.IRBuilder], list[ir.Value]]
 
 _Bound = Callable[[Any, ir.IRBuilder, SharedTileType, Any], Any]
 
-#: What follows the refusal of block_stride over anything but a tile (porting round 18).
-_WALK_ACCUMULATOR = (
-    " (a shared accumulator is walked with `for j in range(cuda.threadIdx.x, len(acc), "
-    "cuda.blockDim.x)`: its reads by int are bounds-checked)"
-)
+#: What follows the refusal of block_stride over anything but a tile or an accumulator.
+_WALK_ACCUMULATOR = " or a 1D shared accumulator (shared.accumulator(n, dtype))"
+
+
+def _walked(tile: Any) -> None:
+    """Refuse what block_stride cannot walk: anything but a shared tile or a 1D shared
+    accumulator (whose walk gives the Local1D witnesses it is read with, ``acc[w]``: a
+    bounds-checked read, phase-checked as ``acc[j]`` is; the walk itself touches nothing)."""
+    if isinstance(tile, SwizzledTileType):
+        raise _reject(only_fill_and_wgmma(tile, "thread.block_stride()"))
+    if isinstance(tile, SharedAccumulatorType) and tile.ndim != 1:
+        raise _reject(WALK_2D_ACCUMULATOR.format(what=tile))
+    if not isinstance(tile, SharedTileType | SharedAccumulatorType):
+        raise _reject(f"thread.block_stride() walks a shared tile{_WALK_ACCUMULATOR}, got {tile}")
+
+
+def _extent(context: Any, builder: ir.IRBuilder, t: Any, v: Any) -> list[Any]:
+    """The walked object's shape (an accumulator's is static)."""
+    if isinstance(t, SharedAccumulatorType):
+        return [context.get_constant(types.intp, n) for n in t.shape]
+    return list(tb.holder_shape(context, builder, t, v))
 
 
 def _tile_scalar(compute: _Bound) -> Any:
     """An intp-valued intrinsic of a shared tile (a block_stride loop bound)."""
 
     def typer(typingctx: Any, tile: Any) -> Any:
-        if isinstance(tile, SwizzledTileType):
-            raise _reject(only_fill_and_wgmma(tile, "thread.block_stride()"))
-        if not isinstance(tile, SharedTileType):
-            raise _reject(
-                f"thread.block_stride() walks a shared tile, got {tile}" + _WALK_ACCUMULATOR
-            )
+        _walked(tile)
 
         def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
             return compute(context, builder, tile, args[0])
@@ -538,7 +551,7 @@ def _block_stride(z_proven: bool) -> dict[str, Any]:
             """
             if t.ndim == 1 and axis == 0:
                 return _const(1)
-            extent = tb.holder_shape(context, builder, t, v)[axis if t.ndim == 2 else 0]
+            extent = _extent(context, builder, t, v)[axis if t.ndim == 2 else 0]
             n = step(context, builder, t, v)
             if (
                 isinstance(extent, ir.Constant)
@@ -564,23 +577,22 @@ def _block_stride(z_proven: bool) -> dict[str, Any]:
 @intrinsic
 def _mint_local(typingctx: Any, tile: Any, r: Any, c: Any) -> Any:
     """The block_stride loop's witness for element (r, c) (only emitted by that rewrite)."""
-    if not isinstance(tile, SharedTileType):
-        raise _reject(f"thread.block_stride() walks a shared tile, got {tile}" + _WALK_ACCUMULATOR)
+    _walked(tile)
     if not isinstance(r, types.Integer) or not isinstance(c, types.Integer):
         return None
-    wty = ThreadIndexType(tile.space)
+    wty = ThreadIndexType(getattr(tile, "space", "Local1D"))  # an accumulator: Local1D
 
     def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
         rr = context.cast(builder, args[1], r, types.intp)
         cc = context.cast(builder, args[2], c, types.intp)
         idx = [cc] if tile.ndim == 1 else [rr, cc]
-        idx = [mark_witness(builder, v, tile.space, k) for k, v in enumerate(idx)]
+        idx = [mark_witness(builder, v, wty.space, k) for k, v in enumerate(idx)]
         # Invariant: the expansion draws r and c from range(start, stop, step)
         # with 0 <= start, step >= 1 and stop at most this very tile's extent
         # (a tile's type carries its static shape; a function has one dynamic
         # tile), so the witness is inside the tile. Telling LLVM lets it drop
         # the bounds check of every access through the witness.
-        shape = tb.holder_shape(context, builder, tile, args[0])
+        shape = _extent(context, builder, tile, args[0])
         builder.assume(tb.unsigned_below(builder, idx, shape))
         return _make_witness(context, builder, wty, idx)
 

@@ -20,6 +20,8 @@ from .._records import array_field, misaligned_record, misaligned_refusal, recor
 from .._spaces import out_tile_too_large
 from . import _simrt
 from ._construle import READ_ONLY, bad_index, refused_array
+from ._coop_sim import SimSharedAccumulator
+from ._cooprule import WALK_2D_ACCUMULATOR
 from ._sim import (
     _BF16,
     SENTINEL,
@@ -183,6 +185,18 @@ class _Holder:
 
 
 @final
+@final
+class _AccumulatorWalk:
+    """What ``thread.block_stride(acc)`` needs of a 1D shared accumulator."""
+
+    __slots__ = ("shape",)
+    ndim = 1
+    _space = "Local1D"
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self.shape = shape
+
+
 class SimSharedTile(_Holder):
     """A block's shared tile: filled through block-local witnesses, read with them or ints."""
 
@@ -482,7 +496,12 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
 
     def local_array(shape: Any, dtype: Any, alignment: Any = None) -> SimLocalArray:
         dims = _static_shape(shape, "cuda.local.array(shape, dtype)")
-        return SimLocalArray(np.zeros(dims, _as_dtype(dtype, "cuda.local.array")))
+        elem = _as_dtype(dtype, "cuda.local.array")
+        # One array per thread, site and call of the function that makes it, zero-filled
+        # once: Numba's alloca and its zero-fill sit in the function's entry block, so made
+        # in a loop the array keeps the previous iteration's values (checked on the IR).
+        call = sys._getframe(1)
+        return SimLocalArray(_simrt.local_array(dims, elem, (call.f_code, call.f_lasti), call))
 
     def const_array(arr: Any) -> SimConstArray:
         refused = refused_array(arr)
@@ -501,14 +520,18 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
             ty = SENTINEL
         return _mint("Local2D", (ty, tx))
 
-    def tile_of(t: Any) -> SimSharedTile:
+    def tile_of(t: Any) -> SimSharedTile | _AccumulatorWalk:
         if isinstance(t, SimSwizzledTile):
             _reject(only_fill_and_wgmma(t, "thread.block_stride()"))
+        if isinstance(t, SimSharedAccumulator):
+            # its Local1D witnesses read it (acc[w]), as lowering._tiles walks it
+            if len(t._shape) != 1:
+                _reject(WALK_2D_ACCUMULATOR.format(what=f"SharedAccumulator{t._shape}"))
+            return _AccumulatorWalk(t._shape)
         if not isinstance(t, SimSharedTile):
             _reject(
-                f"thread.block_stride() walks a shared tile, got {type(t).__name__} (a shared "
-                "accumulator is walked with `for j in range(cuda.threadIdx.x, len(acc), "
-                "cuda.blockDim.x)`: its reads by int are bounds-checked)"
+                "thread.block_stride() walks a shared tile or a 1D shared accumulator "
+                f"(shared.accumulator(n, dtype)), got {type(t).__name__}"
             )
         return t
 

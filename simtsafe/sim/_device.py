@@ -80,9 +80,10 @@ class _Local:
         self._r = replay
 
     def array(self, shape: Any, dtype: Any) -> RecArray:
-        """A thread's local array (one per call site, kept across calls, like on the GPU)."""
+        """A thread's local array (one per call site and function call, zero-filled once
+        where the call starts, like on the GPU)."""
         f = self._r.user_frame()
-        return self._r.local_array(shape, dtype, (f.f_code, f.f_lasti))
+        return self._r.local_array(shape, dtype, (f.f_code, f.f_lasti), f)
 
 
 class _Const:

@@ -196,13 +196,20 @@ class Replay(UndefinedMemory, LeaderWrites, SyncPoints, MemoryModel):
         )
         return arr
 
-    def local_array(self, shape: Any, dtype: Any, key: Any) -> RecArray:
+    def local_array(self, shape: Any, dtype: Any, key: Any, call: Any) -> RecArray:
+        """The running thread's local array made at ``key`` (a call site) in the function
+        call ``call`` (its frame), undefined until stored.
+
+        Numba allocates a local array in the entry block of the function that makes it and
+        zero-fills it there: each call of a helper has its own, and one made in a loop keeps
+        the previous iteration's values (one per thread, site and call).
+        """
         t = self.cur
-        arr = t.locals.get(key)
-        if arr is None:
+        held = t.locals.get(key)
+        if held is None or held[0] is not call:
             buf = Buffer("local", LOCAL, np.zeros(_shape(shape), as_dtype(dtype)), decl=self.site())
-            arr = t.locals[key] = RecArray.over(self, buf)
-        return arr
+            held = t.locals[key] = (call, RecArray.over(self, buf))
+        return held[1]
 
     # ------------------------------------------------------------------ synchronization points
 

@@ -95,7 +95,8 @@ class SimThread:
         self.rel: tuple[dict[int, int], int] | None = None
         self.acquired: dict[tuple[int, int], dict[int, int]] = {}
         self.exit_site: Location = replay.def_site
-        self.locals: dict[Any, RecArray] = {}
+        #: call site -> (the function call's frame, the thread's local array made there)
+        self.locals: dict[Any, tuple[Any, RecArray]] = {}
 
     # The runtime seam (simtsafe.lowering._simrt) for code running in this thread.
 
@@ -119,6 +120,9 @@ class SimThread:
         frame = self.replay.user_frame()
         key = site or (frame.f_code, frame.f_lasti)
         return self.replay.shared_array(shape, dtype, key)
+
+    def local_array(self, shape: Any, dtype: Any, site: Any, call: Any) -> Any:
+        return self.replay.local_array(shape, dtype, site, call)
 
     def record_read(self, array: Any, index: Any, site: Location | None) -> None:
         if isinstance(array, RecArray):

@@ -46,6 +46,8 @@ from dataclasses import dataclass, field
 
 from ..lowering._irform import Block, FunctionForm, Instr, split_operands
 from ._cfg import Graph
+from ._feasible import feasible_successors
+from ._private import private_allocas
 from ._ranges import InputInfo, Ranges
 
 __all__ = [
@@ -605,6 +607,9 @@ class _Solver:
             d.immutable = frozenset(self.const_space - written)
         else:
             d.immutable = frozenset((set(d.readable) | self.const_space) - written)
+        # this thread's own memory, all of it stored before it is read (_private)
+        trust = self.trust_memory and self.trust_const and UNKNOWN not in written
+        self.private = private_allocas(form, graph, self.prov, _gep_step, trust)
         self.site_purity: dict[int, int] = {}
         # loops containing each block, innermost last
         self.loops_of: dict[str, list[int]] = {}
@@ -673,6 +678,8 @@ class _Solver:
             if lv == THREAD:  # at a thread-dependent address: that is the cause to name
                 return lv, why
             roots = self.prov.get(ptr, frozenset()) if ptr else frozenset(ins.globals)
+            if roots and all(r in self.private for r in roots):
+                return self.private_level(ins, roots, lv, why)
             if not roots or not roots <= d.immutable:
                 # Numba's strided address (data + k * stride) mixes in the stride
                 base = self.ranges.inside(ptr, _loaded_bytes(ins), block) if ptr else None
@@ -685,6 +692,32 @@ class _Solver:
         if op == "alloca":
             return GRID, None
         return lv, why
+
+    def private_level(
+        self, ins: Instr, roots: frozenset[str], lv: int, why: Reason | None
+    ) -> tuple[int, Reason | None]:
+        """A load of this thread's own memory: as uniform as its address (``lv``) and every
+        store into that memory -- the value, the address, and whether the store runs."""
+        d = self.d
+        for root in sorted(roots):
+            for blk, store in self.private[root]:
+                for operand in store.operands:
+                    vl = d.levels.get(operand, GRID)
+                    if vl > lv:
+                        lv, why = vl, Reason("operand", ins, via=operand)
+                cl = d.control.get(blk, GRID)
+                if cl > lv:
+                    lv, why = cl, Reason("join", ins, via=self._control_block(blk))
+        return lv, why
+
+    def _control_block(self, blk: str) -> str:
+        """The branch ``blk`` is control dependent on at its control level (for messages)."""
+        d = self.d
+        level = d.control.get(blk, GRID)
+        for dep in d.graph.deps.get(blk, ()):
+            if d.branch.get(dep, GRID) >= level:
+                return dep
+        return blk
 
     def untrusted_load(self, ins: Instr, roots: frozenset[str]) -> Reason:
         """Why a load is thread-dependent: written memory, or an input's address unproven.
@@ -853,8 +886,8 @@ def analyze(
         trust_const: whether constant memory stays unchanged: False where an unsafe
             region stores (an unchecked store may land anywhere, constant memory too).
     """
-    succs = {b.name: b.terminator.targets for b in form.blocks}
-    graph = Graph.build(form.blocks[0].name, succs)
+    # a switch default its masked condition cannot reach is no edge (_feasible)
+    graph = Graph.build(form.blocks[0].name, feasible_successors(form))
     solver = _Solver(form, graph, trust_memory, readable, block, trust_const)
     solver.site_purity = dict(site_purity or {})
     if graph.irreducible:  # not produced from Python source; refuse to guess

@@ -493,6 +493,28 @@ def _row_walk_advice(cause_at: tuple[str, int] | None) -> str:
     )
 
 
+_VALID = re.compile(r"\b(\w+)\.valid\b")
+
+
+def _valid_exit_advice(cause_at: tuple[str, int] | None) -> str:
+    """Where a chunk loop is left on a chunk's ``.valid`` (``if not c.valid: break``): the
+    loop needs no exit of its own (advice only: the verdict itself never reads the source).
+    Such a break may be sound -- ``.valid`` fails only in the last chunk or in a whole block
+    -- but the compiled-form analysis does not relate the column to the trip count."""
+    if cause_at is None:
+        return ""
+    m = _VALID.search(linecache.getline(*cause_at))
+    if m is None:
+        return ""
+    c = m.group(1)
+    return (
+        f" (`{c}.valid` differs between threads; a chunk loop already runs the same number of "
+        f"times in every thread, the last chunk's columns past the end reading 0 and writing "
+        f"nothing: drop the exit on `{c}.valid` and guard only the work that needs it with "
+        f"`if {c}.valid:`)"
+    )
+
+
 def _raise_divergent(
     d: Divergence,
     info: SourceInfo,
@@ -529,7 +551,7 @@ def _raise_divergent(
         how = (
             f"the loop whose exit is at {where} runs a different number of times in different "
             f"threads: its exit depends on {because}"
-        ) + _row_walk_advice(cause_at)
+        ) + (_row_walk_advice(cause_at) or _valid_exit_advice(cause_at))
     else:
         how = (
             f"the branch at {where} depends on {because}, and threads going one way do not "

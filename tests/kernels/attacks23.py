@@ -288,6 +288,7 @@ HELD: dict[str, str] = {
     "(0x20000 bytes, 0x10000 max)' -- documented (one copy per call site, the sum is not checked)",
 }
 
+# Fixed, each with a rejected twin: alias-module-const and in-bounds-of-table -- tests/kernels/fixed_refusals.py.
 FALSE_REFUSALS: dict[str, str] = {
     "module-helper-barrier-in-region": "a helper called as `hm.h(v)` whose `with ss.unsafe(...)` "
     "holds cuda.syncthreads(): k.ptx() fails with 'the compiled code has a barrier or warp "

@@ -310,6 +310,7 @@ HELD: dict[str, str] = {
     "own refusal (tuple repeat is not typed on CUDA) before the reduce",
 }
 
+# Fixed, each with a rejected twin: state-keyword -- tests/kernels/fixed_refusals.py.
 FALSE_REFUSALS: dict[str, str] = {
     "op-defined-after-kernel": "a @ss.device op defined below the kernel in the module "
     "(scalar or tuple form) is refused at decoration: 'the `op` of block.reduce must be one of "

@@ -153,6 +153,7 @@ HELD: dict[str, str] = {
     "blockIdx.x >= shape[0] (a block-uniform test), as block_row's extent does",
 }
 
+# Fixed, each with a rejected twin: break-when-not-valid-after-the-collectives (left refused, with advice) -- tests/kernels/fixed_refusals.py.
 FALSE_REFUSALS: dict[str, str] = {
     # warp_row_chunks: the warp-per-row form's natural guard for warps past the last row
     "warp-row-early-exit-domain1": _IMPORT

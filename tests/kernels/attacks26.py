@@ -220,6 +220,7 @@ HELD: dict[str, str] = {
     "apply(hm.poke, ...) refused ('a function used as a value')",
 }
 
+# Fixed, each with a rejected twin: op-dynamic-tuple-index, op-local-array, op-by-module-attribute and helper-string-annotation-record-defined-later (op-warpsize: tests/ptx/test_attacks26_ptx.py) -- tests/kernels/fixed_refusals.py.
 FALSE_REFUSALS: dict[str, str] = {
     "op-dynamic-tuple-index": "`TT = (1.0, 2.0, 3.0, 4.0)`; `def op(x, y): return x + y + "
     "TT[int(x) & 3]` in ss.warp.reduce(v, op) or ss.block.reduce(v, op) (no barrier after "

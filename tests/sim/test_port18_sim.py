@@ -1,7 +1,7 @@
 """Porting round 18 (tests/kernels/port18.py): each ported Tier-1 kernel gives numpy's values on
 the simulator, as does its raw Numba twin, and ``simtsafe.sim.check`` replays the port with no
-finding (the checks assert all three). The round's open findings on the simulator side are
-pinned as strict xfails: each turns into a pass when fixed."""
+finding (the checks assert all three). The round's false refusals, fixed, run with numpy's
+values too."""
 
 from __future__ import annotations
 
@@ -35,3 +35,15 @@ def test_sim_check_replays_a_record_gather_by_attribute(tmp_path: Path) -> None:
 def test_a_helper_stores_a_field_named_mean(tmp_path: Path) -> None:
     mod = port18.load("helper_field_named_like_array_method", tmp_path)
     assert port18.CHECKS["helper_field_named_like_array_method"](mod, np.random.default_rng(18))
+
+
+def test_a_helper_reads_a_field_named_mean(tmp_path: Path) -> None:
+    mod = port18.load("helper_field_read_named_like_array_method", tmp_path)
+    assert port18.CHECKS["helper_field_read_named_like_array_method"](
+        mod, np.random.default_rng(18)
+    )
+
+
+def test_block_stride_flushes_a_shared_accumulator(tmp_path: Path) -> None:
+    mod = port18.load("accumulator_block_stride_flush", tmp_path)
+    assert port18.CHECKS["accumulator_block_stride_flush"](mod, np.random.default_rng(18))

@@ -1,0 +1,58 @@
+"""False refusals of attack rounds 23-26 and porting round 18, fixed (tests/kernels/
+fixed_refusals.py) on the simulator: each natural kernel runs through ``prepare`` with numpy's
+values, ``simtsafe.sim.check`` replays it with no finding, and each rejected twin is refused
+there too."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numba import cuda
+
+import simtsafe as ss
+from tests.kernels import load_kernel_module
+from tests.kernels.fixed_refusals import ACCEPTED, HELPER_MODULES, REFUSED
+
+pytestmark = pytest.mark.sim
+
+
+@pytest.fixture(autouse=True)
+def helper_modules(tmp_path: Path) -> Iterator[None]:
+    where = tmp_path / "helpers"
+    where.mkdir()
+    for name, source in HELPER_MODULES.items():
+        (where / f"{name}.py").write_text(source)
+    sys.path.insert(0, str(where))
+    try:
+        yield
+    finally:
+        sys.path.remove(str(where))
+        for name in HELPER_MODULES:
+            sys.modules.pop(name, None)
+
+
+@pytest.mark.parametrize("name", sorted(ACCEPTED))
+def test_accepted_matches_numpy(tmp_path: Path, name: str) -> None:
+    case = ACCEPTED[name]
+    k = load_kernel_module(tmp_path, case.source).k
+    host = case.args()
+    expected = case.expect(*host)
+    dev = [cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in host]
+    k.prepare(grid=case.grid, block=case.block)(*dev)
+    for got, want in zip(dev, expected, strict=False):
+        np.testing.assert_allclose(got.copy_to_host(), want, rtol=1e-6)
+    report = ss.sim.check(k, case.grid, case.block, *case.args())
+    assert report.ok, report
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_twin_refused(tmp_path: Path, name: str) -> None:
+    source, fragment = REFUSED[name]
+    with pytest.raises(ss.SafetyError) as info:
+        mod = load_kernel_module(tmp_path, source)
+        mod.k.prepare(grid=1, block=64)
+    assert fragment in str(info.value), str(info.value)
