@@ -114,7 +114,7 @@ for s in "$@"; do
       cp /tmp/vec_new.py simtsafe/lowering/_vec.py; grep -E "simtsafe graph|qkv|o_proj|gate_up|down" "$OUT/decode4b_oldvec.log" ;;
     fused)  # the q/k norm + RoPE in the attention and the KV append in o_proj (this tree, 4 and 8 attention warps) against .alt/decode_s14 (the previous package), 4b at 0
       cp -r examples/decode /tmp/decode_new
-      for v in old:4 new:4 new:8; do t=${v%:*}; aw=${v#*:}; export SIMTSAFE_DECODE_ATTN_WARPS=$aw
+      for v in new:4 old:4 new:8; do t=${v%:*}; aw=${v#*:}; export SIMTSAFE_DECODE_ATTN_WARPS=$aw
         rm -rf examples/decode; if [ "$t" = old ]; then cp -r .alt/decode_s14 examples/decode; else cp -r /tmp/decode_new examples/decode; fi
         run 150 decode4b_${t}$aw python3 benchmarks/decode.py --configs 4b --contexts 0 --skip-anchor --tokens 32 --repeats 3
         grep -E "simtsafe graph|attention|qk_rope|o_proj" "$OUT/decode4b_${t}$aw.log"; done
