@@ -1,26 +1,53 @@
-"""Edges of the compiled form that no execution takes: a ``switch`` default that its masked
-condition cannot reach.
+"""Edges of the compiled form that no execution takes: a ``switch`` default that its
+bounded condition cannot reach.
 
 Numba indexes a tuple at a run-time index through a ``switch`` over every position (and its
 negative twin) whose default raises ``IndexError`` -- in a reduction's op or a helper, an
-early exit of the thread. With the index masked, ``TT[int(x) & 3]`` on a 4-tuple, the
-condition is ``and iN %v, 3``: a value in ``0..3``, each one a case, so the default is never
-taken. Left in the graph, the analysis would see threads leave there for a thread-dependent
-``x`` and refuse the collective after it (attack round 26). Only that shape is pruned: the
-mask a non-negative constant, every value ``0..mask`` a case; any other switch keeps all its
-edges.
+early exit of the thread. With the index bounded, ``TT[int(x) & 3]`` on a 4-tuple, every
+value the condition can take is a case, so the default is never taken. Left in the graph,
+the analysis would see threads leave there for a thread-dependent ``x`` and refuse the
+collective after it (attack rounds 26 and 27).
+
+The condition's values are bounded by an unsigned range ``lo..hi`` evaluated over its
+defining instructions, each in its own bit width and as the machine computes it (wrapping;
+the ``nsw``/``nuw``/``nneg`` flags are promises, never facts):
+
+* a constant is its own range; ``and`` is at most its smaller bound (a non-negative
+  constant mask bounds it whatever the other side is);
+* ``or`` and ``xor`` of bounded values stay below the next power of two; ``add`` of two
+  bounded values is their sum, only while it fits the width (no wrap);
+* ``zext`` keeps the range; ``trunc`` keeps it when it fits the narrower width; ``sext``
+  when the value is non-negative in the narrower width (sign bit clear);
+* ``urem`` by a constant ``c`` is ``0..c-1``; ``udiv`` by a constant divides the bounds;
+  ``srem``/``sdiv`` by a positive constant only when the dividend is non-negative;
+* ``select`` and ``phi``: the union of their values (a phi met again on its own chain -- a
+  loop -- is unbounded);
+* anything else (a load, a call, a parameter, ``sub``, ``shl``...) is unbounded.
+
+The default is dropped only when every value of the range, read as a signed integer of the
+switch's width, is a case and the range has at most ``_MAX_VALUES`` values; the cases no
+value reaches are dropped with it. Any other switch keeps all its edges.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from ..lowering._irform import FunctionForm, Instr, split_operands
+from ._ranges import _bits, _int, _value, _width, _words
 
-__all__ = ["feasible_successors"]
+__all__ = ["feasible_successors", "value_range"]
 
-#: Masks up to this many values are checked case by case.
-_MAX_MASK = 4096
+#: Ranges up to this many values are checked case by case.
+_MAX_VALUES = 4097
+#: How deep the chain of defining instructions is followed.
+_MAX_DEPTH = 32
+#: ``[ value, %block ]`` of a phi
+_PHI_VALUE_RE = re.compile(r"\[\s*([^,\]]+?)\s*,\s*%[^\]]+\]")
+
+#: An unsigned range ``(lo, hi)``, ``0 <= lo <= hi < 2**width``; None: any value.
+Range = tuple[int, int] | None
 
 
 def feasible_successors(form: FunctionForm) -> dict[str, tuple[str, ...]]:
@@ -35,16 +62,20 @@ def _targets(term: Instr, defs: Mapping[str, Instr]) -> tuple[str, ...]:
     parsed = _switch(term.text)
     if parsed is None:
         return term.targets
-    cond, default, cases = parsed
-    mask = _mask(defs.get(cond))
-    if mask is None or not all(v in cases for v in range(mask + 1)):
+    cond, width, cases = parsed
+    bounds = value_range(cond, width, defs)
+    if bounds is None or bounds[1] - bounds[0] >= _MAX_VALUES:
         return term.targets
-    reached = {cases[v] for v in range(mask + 1)}
+    lo, hi = bounds
+    signed = [v - (1 << width) if v >> (width - 1) else v for v in range(lo, hi + 1)]
+    if not all(v in cases for v in signed):
+        return term.targets
+    reached = {cases[v] for v in signed}
     return tuple(t for t in term.targets if t in reached)
 
 
-def _switch(text: str) -> tuple[str, str, dict[int, str]] | None:
-    """``switch iN %c, label %d [ iN v, label %t ... ]`` -> (``%c``, ``%d``, {v: ``%t``})."""
+def _switch(text: str) -> tuple[str, int, dict[int, str]] | None:
+    """``switch iN %c, label %d [ iN v, label %t ... ]`` -> (``%c``, N, {v: ``%t``})."""
     head, sep, rest = text.partition("switch ")
     if not sep or "[" not in rest:
         return None
@@ -52,8 +83,10 @@ def _switch(text: str) -> tuple[str, str, dict[int, str]] | None:
     parts = [p.strip() for p in split_operands(first)]
     if len(parts) < 2 or not parts[1].startswith("label "):
         return None
+    width = _bits(parts[0].split(" ")[0])
+    if width is None:
+        return None
     cond = parts[0].split(" ")[-1]
-    default = parts[1].split(" ")[-1]
     words = table.rstrip().rstrip("]").replace(",", " ").split()
     cases: dict[int, str] = {}
     # i64 0 label %switch.0 i64 -4 label %switch.0 ...
@@ -65,21 +98,99 @@ def _switch(text: str) -> tuple[str, str, dict[int, str]] | None:
             cases[int(value)] = target
         except ValueError:
             return None
-    return cond, default, cases
+    return cond, width, cases
 
 
-def _mask(ins: Instr | None) -> int | None:
-    """``c`` when ``ins`` is ``and iN %v, c`` with ``0 <= c <= _MAX_MASK`` (its value is
-    then in ``0..c``)."""
-    if ins is None or ins.opcode != "and":
+def value_range(v: str, width: int, defs: Mapping[str, Instr]) -> Range:
+    """The unsigned range of ``v`` (an ``i{width}`` value or constant) on every execution,
+    or None when it is not bounded by the rules of the module docstring."""
+    return _Eval(defs).range(v, width, 0)
+
+
+class _Eval:
+    def __init__(self, defs: Mapping[str, Instr]) -> None:
+        self.defs = defs
+        self.open: set[str] = set()  # phis on the chain being evaluated (a cycle: unbounded)
+
+    def range(self, v: str, width: int, depth: int) -> Range:
+        c = _int(v)
+        if c is not None:
+            u = c % (1 << width)  # a negative constant is its bit pattern: a large value
+            return (u, u)
+        ins = self.defs.get(v)
+        if ins is None or depth > _MAX_DEPTH or v in self.open:
+            return None
+        own = _width(ins)
+        if own is None or own != width:
+            return None
+        self.open.add(v)
+        try:
+            found = self._instr(ins, width, depth + 1)
+        finally:
+            self.open.discard(v)
+        if found is not None and not 0 <= found[0] <= found[1] < 1 << width:
+            return None
+        return found
+
+    def _instr(self, ins: Instr, width: int, depth: int) -> Range:
+        op = ins.opcode
+        words = _words(ins.text, op)
+        if op in ("zext", "sext", "trunc"):
+            src, _, _dst = words[0].partition(" to ")
+            narrow = _bits(src.split(" ")[0])
+            if narrow is None:
+                return None
+            r = self.range(_value(src), narrow, depth)
+            if r is None:
+                return None
+            if op == "trunc":
+                return r if r[1] < 1 << width else None
+            if op == "sext":
+                return r if r[1] < 1 << (narrow - 1) else None
+            return r
+        if op == "select":
+            if len(words) != 3:
+                return None
+            return _union(
+                self.range(_value(words[1]), width, depth),
+                self.range(_value(words[2]), width, depth),
+            )
+        if op == "phi":
+            values = _PHI_VALUE_RE.findall(ins.text.partition("phi ")[2])
+            if not values:
+                return None
+            found: Range = self.range(values[0], width, depth)
+            for value in values[1:]:
+                found = _union(found, self.range(value, width, depth))
+            return found
+        if len(words) != 2:
+            return None
+        x = self.range(_value(words[0]), width, depth)
+        y = self.range(_value(words[1]), width, depth)
+        c = _int(_value(words[1]))
+        if op == "and":  # at most either operand's bound
+            bounds = [r[1] for r in (x, y) if r is not None]
+            return (0, min(bounds)) if bounds else None
+        if x is None:
+            return (0, c - 1) if op == "urem" and c is not None and c > 0 else None
+        if op in ("or", "xor", "add"):
+            if y is None:
+                return None
+            if op == "add":
+                return (x[0] + y[0], x[1] + y[1])  # checked against the width by range()
+            top = (1 << max(x[1], y[1]).bit_length()) - 1
+            return (max(x[0], y[0]) if op == "or" else 0, top)
+        if c is None or c <= 0:
+            return None
+        nonneg = x[1] < 1 << (width - 1)  # sign bit clear: the signed value is x itself
+        if op in ("srem", "sdiv") and (not nonneg or c >= 1 << (width - 1)):
+            return None
+        if op in ("urem", "srem"):
+            return (0, min(c - 1, x[1])) if x[1] >= c else x
+        if op in ("udiv", "sdiv"):
+            return (x[0] // c, x[1] // c)
         return None
-    rest = ins.text.partition("and ")[2]
-    parts = [p.strip() for p in split_operands(rest)]
-    if len(parts) != 2:
-        return None
-    for text in parts:
-        word = text.split(" ")[-1]
-        if word.lstrip("-").isdigit():
-            value = int(word)
-            return value if 0 <= value <= _MAX_MASK else None
-    return None
+
+
+def _union(a: Range, b: Range) -> Range:
+    return None if a is None or b is None else (min(a[0], b[0]), max(a[1], b[1]))

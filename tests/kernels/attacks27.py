@@ -427,12 +427,8 @@ HELD: dict[str, str] = {
 }
 
 FALSE_REFUSALS: dict[str, str] = {
-    "tuple-op-masked-other-shapes": "in a reduction op on a 4-tuple TT, each index always a "
-    "position: `TT[np.int32(x) & np.int32(3)]` (the and is in i32, then sign-extended before "
-    "the switch), `TT[(int(x) & 1) | (int(y) & 2)]`, `TT[(int(x) & 1) + (int(y) & 1)]`, "
-    "`TT[int(x) % 4]` (-3..3, Python wraps negatives), `TT[np.int8(x) & np.int8(3)]`: refused "
-    '("`block.reduce` needs every thread of the block to reach it ..."): _feasible prunes '
-    "only a switch whose condition is itself `and iN %v, c`",
+    # tuple-op-masked-other-shapes: fixed (verify/_feasible value ranges), moved to
+    # tests/kernels/fixed_refusals.py (op-tuple-index-bounded-shapes and its twins)
     "const-table-through-user-module": "`hm.cuda.const.array_like(hm.TABLE)` (a user module "
     "re-exporting numba.cuda and its table): refused ('cuda.const.array_like takes one "
     "argument, the name of a module-level numpy array'), while `nc.const.array_like(TB)` "
