@@ -826,33 +826,39 @@ class _Checker(ast.NodeTransformer):
         """``cuda.const.array_like(ARR)``: a Tier-1 constant array, in or out of a region.
 
         ``ARR`` must name a numpy array of numbers in the kernel's scope (a module global,
-        or a closure value); the call becomes ``__ss_const_array(__ss_refN)`` with
-        ``__ss_refN`` a read-only, C-ordered copy of it, taken here: at the freeze, the
-        values the kernel compiles (lowering/_constarrays.py).
+        or a closure value), or reach one through modules only (``tables.ARR``, ``pkg.
+        tables.ARR``: each name before the last a module, by identity); the call becomes
+        ``__ss_const_array(__ss_refN)`` with ``__ss_refN`` a read-only, C-ordered copy of
+        it, taken here: at the freeze, the values the kernel compiles
+        (lowering/_constarrays.py).
         """
         call = ast.unparse(node)
         arg = node.args[0] if len(node.args) == 1 and not node.keywords else None
-        if not isinstance(arg, ast.Name):
+        found = _chain(arg) if isinstance(arg, ast.Name | ast.Attribute) else None
+        if found is None:
             raise self.fail(
                 node,
                 f"`{call}`: cuda.const.array_like takes one argument, the name of a "
-                "module-level numpy array (`cuda.const.array_like(FILTER)`)",
+                "module-level numpy array (`cuda.const.array_like(FILTER)`, or "
+                "`cuda.const.array_like(tables.FILTER)` through a module)",
                 "const-array",
             )
-        if arg.id in self.locals or arg.id.startswith("__ss_"):
+        head, attrs = found
+        if head.id in self.locals or head.id.startswith("__ss_"):
             raise self.fail(
                 node,
-                f"`{call}`: `{arg.id}` is a local name; cuda.const.array_like takes a "
+                f"`{call}`: `{head.id}` is a local name; cuda.const.array_like takes a "
                 "module-level numpy array, whose values the kernel compiles in. Pass run-time "
                 "data as an In[...] parameter",
                 "const-array",
             )
-        value = self.env.scope.get(arg.id, _PENDING)
+        value = self.env.scope.get(head.id, _PENDING)
         if value is _PENDING:
             if self.env.strict:
-                raise self.fail(node, f"`{arg.id}` is not defined", "undefined-name")
+                raise self.fail(node, f"`{head.id}` is not defined", "undefined-name")
             value = None  # bound later: checked at the freeze, where the copy is taken
         else:
+            value = self._module_attribute(node, call, head.id, value, attrs)
             refused = refused_array(value)
             if refused is not None:
                 raise self.fail(node, f"`{call}`: cuda.const.array_like {refused}", "const-array")
@@ -865,6 +871,30 @@ class _Checker(ast.NodeTransformer):
             ast.Name("__ss_const_array", ast.Load()), [ast.Name(private, ast.Load())], []
         )
         return ast.fix_missing_locations(ast.copy_location(made, node))
+
+    def _module_attribute(
+        self, node: ast.Call, call: str, head: str, value: Any, attrs: list[str]
+    ) -> Any:
+        """The object ``head.a.b`` names, each step an attribute of a module (by identity,
+        ``types.ModuleType``): a table reached through any other object (a class, a
+        namespace, an instance) could change or compute what the kernel compiles."""
+        path = head
+        for attr in attrs:
+            if not isinstance(value, types.ModuleType):
+                raise self.fail(
+                    node,
+                    f"`{call}`: `{path}` is a {type(value).__module__}."
+                    f"{type(value).__qualname__}, not a module; cuda.const.array_like takes "
+                    "a module-level numpy array, by name or as an attribute of a module",
+                    "const-array",
+                )
+            if not hasattr(value, attr):
+                raise self.fail(
+                    node, f"`{call}`: module `{path}` has no attribute `{attr}`", "const-array"
+                )
+            value = getattr(value, attr)
+            path = f"{path}.{attr}"
+        return value
 
     def _check_arguments(self, node: ast.Call, ref: Ref) -> None:
         """A call of simtsafe's kernel API binds to the documented signature.

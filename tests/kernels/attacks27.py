@@ -429,8 +429,6 @@ HELD: dict[str, str] = {
 FALSE_REFUSALS: dict[str, str] = {
     # tuple-op-masked-other-shapes: fixed (verify/_feasible value ranges), moved to
     # tests/kernels/fixed_refusals.py (op-tuple-index-bounded-shapes and its twins)
-    "const-table-through-user-module": "`hm.cuda.const.array_like(hm.TABLE)` (a user module "
-    "re-exporting numba.cuda and its table): refused ('cuda.const.array_like takes one "
-    "argument, the name of a module-level numpy array'), while `nc.const.array_like(TB)` "
-    "with a local TB is accepted",
+    # const-table-through-user-module: fixed (decoration/_rewrite._const_array through
+    # modules), moved to tests/kernels/fixed_refusals.py (and its rejected twins)
 }

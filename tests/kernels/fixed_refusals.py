@@ -1,4 +1,4 @@
-"""False refusals of attack rounds 23-26 and porting round 18, fixed: each natural, safe kernel
+"""False refusals of attack rounds 23-27 and porting round 18, fixed: each natural, safe kernel
 in ``ACCEPTED`` (compiled for sm_90 by tests/ptx/test_fixed_refusals_ptx.py, run on the
 simulator against numpy by tests/sim/test_fixed_refusals_sim.py), each beside the rejected
 twin in ``REFUSED`` that the relaxation must still refuse, with a fragment of its message.
@@ -64,6 +64,20 @@ def _array_like(a):
 
 const = types.SimpleNamespace(array_like=_array_like)
 """,
+    # a user module holding a constant table (and re-exporting numba.cuda)
+    "fr27tables": """
+import types
+
+import numpy as np
+from numba import cuda
+
+TABLE = np.arange(8, dtype=np.float32) * 3
+NS = types.SimpleNamespace(TABLE=TABLE)
+
+
+def table():
+    return TABLE
+""",
 }
 
 _A = np.arange(8, dtype=np.float32) * 3
@@ -88,6 +102,25 @@ def k(out: DisjointSlice[np.float32], j: In[np.int64]) -> None:
     i = thread.index_1d()
     t = nc.const.array_like(A)
     u = numba.cuda.const.array_like(A)
+    if i.in_bounds(j):
+        out[i] = t[j[i] & 7] + u[(j[i] + 1) & 7]
+""",
+        args=lambda: (np.zeros(100, np.float32), _vec(100, np.int64)),
+        expect=lambda out, j: (_A[j & 7] + _A[(j + 1) & 7],),
+        grid=2,
+    ),
+    # attacks27 const-table-through-user-module: the table an attribute of a module, by
+    # identity at the freeze; the same snapshot as `cuda.const.array_like(TABLE)`
+    "const-table-through-user-module": Case(
+        """
+import fr27tables as hm
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float32], j: In[np.int64]) -> None:
+    i = thread.index_1d()
+    t = hm.cuda.const.array_like(hm.TABLE)
+    u = cuda.const.array_like(hm.TABLE)
     if i.in_bounds(j):
         out[i] = t[j[i] & 7] + u[(j[i] + 1) & 7]
 """,
@@ -201,6 +234,31 @@ def k(out: DisjointSlice[np.float64], o2: DisjointSlice[np.float64], a: In[np.fl
         args=lambda: (np.zeros(64), np.zeros(64), _vec(64, np.float64)),
         expect=lambda out, o2, a: (_fold_block(a, _tuple_op), _fold_warps(a, _tuple_op)),
     ),
+    # attacks27 tuple-op-masked-other-shapes: each index bounded inside the tuple by the
+    # value range of the switch condition (verify._feasible): a mask in i32 or i8, `|` and
+    # `+` of masked values, `%` of an unsigned or a masked value
+    "op-tuple-index-bounded-shapes": Case(
+        """
+TT = (1.0, 2.0, 3.0, 4.0)
+
+
+@ss.device
+def op(x, y):
+    s = TT[np.int32(x) & np.int32(3)] + TT[(int(x) & 1) | (int(y) & 2)]
+    s += TT[(int(x) & 1) + (int(y) & 1)] + TT[np.int8(x) & np.int8(3)]
+    s += TT[np.uint32(y) % np.uint32(4)] + TT[(int(y) & 255) % 4]
+    return (x + y + s) % 100.0
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float64], o2: DisjointSlice[np.float64], a: In[np.float64]) -> None:
+    i = thread.index_1d()
+    out[i] = ss.block.reduce(a[i], op)
+    o2[i] = ss.warp.reduce(a[i], op)
+""",
+        args=lambda: (np.zeros(64), np.zeros(64), _vec(64, np.float64)),
+        expect=lambda out, o2, a: (_fold_block(a, _bounded_op), _fold_warps(a, _bounded_op)),
+    ),
     # attacks26 op-local-array: a thread-private scratch array, every element stored from the
     # op's arguments (verify._private)
     "op-local-array": Case(
@@ -270,6 +328,14 @@ def _tuple_op(x: float, y: float) -> float:
     return x + y + (1.0, 2.0, 3.0, 4.0)[int(x) & 3]
 
 
+def _bounded_op(x: float, y: float) -> float:
+    tt = (1.0, 2.0, 3.0, 4.0)
+    ix, iy = int(x), int(y)  # both non-negative: the masks and % read them as numpy does
+    s = tt[ix & 3] + tt[(ix & 1) | (iy & 2)] + tt[(ix & 1) + (iy & 1)] + tt[ix & 3]
+    s += tt[iy % 4] + tt[(iy & 255) % 4]
+    return (x + y + s) % 100.0
+
+
 def _local_op(x: float, y: float) -> float:
     t = (x, y, x, y)
     return t[int(x) & 3] + t[int(y) & 3]
@@ -335,6 +401,20 @@ def op(x, y):
 def k(out: DisjointSlice[np.float64], a: In[np.float64]) -> None:
     i = thread.index_1d()
     out[i] = ss.warp.reduce(a[i], op)
+"""
+
+_TUPLE_INDEX = _TUPLE_OP.replace("int(x) & MASK", "INDEX")
+
+_CONST_TABLE = """
+import fr27tables as hm
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float32], j: In[np.int64]) -> None:
+    i = thread.index_1d()
+    t = hm.cuda.const.array_like(ARG)
+    if i.in_bounds(j):
+        out[i] = t[j[i] & 7]
 """
 
 _LOCAL_STEER = """
@@ -429,6 +509,38 @@ def k(out: DisjointSlice[np.float32, BlockRow], x: In2D[np.float32]) -> None:
         _TUPLE_OP.replace("MASK", "7"),
         "`warp.reduce` needs every thread of the warp to reach it",
     ),
+    # the value range of a switch condition (verify._feasible) against an index that
+    # leaves the tuple: a mask that can be negative (-4 is 0xff..fc)
+    "op-tuple-index-negative-mask": (
+        _TUPLE_INDEX.replace("INDEX", "int(x) & -4"),
+        "`warp.reduce` needs every thread of the warp to reach it",
+    ),
+    # an i8 mask 0x83 that keeps the sign bit: -128..-125 for some x
+    "op-tuple-index-i8-mask-keeps-the-sign": (
+        _TUPLE_INDEX.replace("INDEX", "np.int8(x) & np.int8(-125)"),
+        "`warp.reduce` needs every thread of the warp to reach it",
+    ),
+    # 124..127 + 4 wraps in i8 to -128..-125
+    "op-tuple-index-i8-add-wraps": (
+        _TUPLE_INDEX.replace("INDEX", "(np.int8(x) | np.int8(124)) + np.int8(4)"),
+        "`warp.reduce` needs every thread of the warp to reach it",
+    ),
+    # one past the tuple: 0..4
+    "op-tuple-index-sum-one-past": (
+        _TUPLE_INDEX.replace("INDEX", "(int(x) & 3) + (int(y) & 1)"),
+        "`warp.reduce` needs every thread of the warp to reach it",
+    ),
+    "op-tuple-index-urem-one-past": (
+        _TUPLE_INDEX.replace("INDEX", "np.uint32(x) % np.uint32(5)"),
+        "`warp.reduce` needs every thread of the warp to reach it",
+    ),
+    # LEFT REFUSED (sound, conservative): `%` of a signed value is Numba's srem (-3..3 for a
+    # negative x) then `+ 4` on the negative path, joined by a phi; the range rule does not
+    # follow which path adds, so the union reaches -3 and the default stays
+    "op-tuple-index-signed-mod": (
+        _TUPLE_INDEX.replace("INDEX", "int(x) % 4"),
+        "`warp.reduce` needs every thread of the warp to reach it",
+    ),
     # the local array holds what differs between threads: a value, an index, a branch
     "local-array-thread-value": (
         _LOCAL_STEER.replace("FILL", "t[1] = np.int64(a[i])"),
@@ -518,6 +630,29 @@ def k(out: DisjointSlice[np.float32]) -> None:
     out[i] = t[0]
 """,
         "reads attribute `.array_like` of a global value",
+    ),
+    # a constant table through anything but modules: a local, a namespace, a call
+    "const-table-local-name": (
+        _CONST_TABLE.replace("ARG", "j"),
+        "`hm.cuda.const.array_like(j)`: `j` is a local name; cuda.const.array_like takes a "
+        "module-level numpy array",
+    ),
+    "const-table-through-a-namespace": (
+        _CONST_TABLE.replace("ARG", "hm.NS.TABLE"),
+        "`hm.NS` is a types.SimpleNamespace, not a module; cuda.const.array_like takes a "
+        "module-level numpy array, by name or as an attribute of a module",
+    ),
+    "const-table-from-a-call": (
+        _CONST_TABLE.replace("ARG", "hm.table()"),
+        "cuda.const.array_like takes one argument, the name of a module-level numpy array",
+    ),
+    "const-table-missing-attribute": (
+        _CONST_TABLE.replace("ARG", "hm.TABEL"),
+        "module `hm` has no attribute `TABEL`",
+    ),
+    "const-table-not-an-array": (
+        _CONST_TABLE.replace("ARG", "hm.np.pi"),
+        "cuda.const.array_like takes a module-level numpy array, got builtins.float",
     ),
     # the alias still gates numba.cuda's barriers
     "alias-barrier-outside-unsafe": (

@@ -1,4 +1,4 @@
-"""False refusals of attack rounds 23-26 and porting round 18, fixed (tests/kernels/
+"""False refusals of attack rounds 23-27 and porting round 18, fixed (tests/kernels/
 fixed_refusals.py) on the real target (NVVM, no GPU): each natural kernel passes every
 compile-time check and compiles for sm_90; each rejected twin -- what the relaxation must
 still refuse -- is refused with its message."""

@@ -1,4 +1,4 @@
-"""False refusals of attack rounds 23-26 and porting round 18, fixed (tests/kernels/
+"""False refusals of attack rounds 23-27 and porting round 18, fixed (tests/kernels/
 fixed_refusals.py) on the simulator: each natural kernel runs through ``prepare`` with numpy's
 values, ``simtsafe.sim.check`` replays it with no finding, and each rejected twin is refused
 there too."""
@@ -56,3 +56,35 @@ def test_twin_refused(tmp_path: Path, name: str) -> None:
         mod = load_kernel_module(tmp_path, source)
         mod.k.prepare(grid=1, block=64)
     assert fragment in str(info.value), str(info.value)
+
+
+def test_a_table_through_a_module_is_the_snapshot_of_the_first_compile(tmp_path: Path) -> None:
+    """The module's table changed after the first compile: the kernel keeps its copy, as
+    for `cuda.const.array_like(TABLE)` (tests/sim/test_constmem_sim.py)."""
+    case = ACCEPTED["const-table-through-user-module"]
+    k = load_kernel_module(tmp_path, case.source).k
+    host = case.args()
+    expected = case.expect(*host)
+    launch = k.prepare(grid=case.grid, block=case.block)
+    import fr27tables
+
+    fr27tables.TABLE[:] = 1000  # after the compile
+    dev = [cuda.to_device(a) for a in host]
+    launch(*dev)
+    np.testing.assert_array_equal(dev[0].copy_to_host(), expected[0])
+
+
+def test_a_device_array_through_a_module_is_refused(tmp_path: Path) -> None:
+    import fr27tables
+
+    fr27tables.DEV = cuda.to_device(fr27tables.TABLE)  # type: ignore[attr-defined]
+    from tests.kernels.fixed_refusals import _CONST_TABLE
+
+    with pytest.raises(ss.SafetyError) as info:
+        load_kernel_module(tmp_path, _CONST_TABLE.replace("ARG", "hm.DEV")).k.prepare(
+            grid=1, block=64
+        )
+    assert "cuda.const.array_like takes a module-level numpy array, got numba.cuda." in str(
+        info.value
+    ), str(info.value)
+    assert "pass device data as an In[...] parameter" in str(info.value)
