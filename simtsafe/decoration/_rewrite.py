@@ -50,7 +50,7 @@ import numpy as np
 from .._errors import SafetyError, UnsafeRegionRequired
 from .._unsafe import check_reason
 from ..lowering._api import TIER1_FORMS
-from ..lowering._construle import refused_array
+from ..lowering._construle import refused_array, snapshot
 from ..lowering._ufuncs import builtin_name as ufunc_builtin
 from ..lowering._ufuncs import unsupported_ufunc
 from ._fillpairs import pair_fills
@@ -862,9 +862,7 @@ class _Checker(ast.NodeTransformer):
             refused = refused_array(value)
             if refused is not None:
                 raise self.fail(node, f"`{call}`: cuda.const.array_like {refused}", "const-array")
-            # numpy's own ndarray, C order, native byte order (Numba types no other)
-            value = np.array(value, dtype=value.dtype.newbyteorder("="), order="C", copy=True)
-            value.setflags(write=False)
+            value = snapshot(value)
         private = f"__ss_ref{len(self.substitutes)}"
         self.substitutes[private] = value
         made = ast.Call(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["MAX_BYTES", "READ_ONLY", "bad_index", "refused_array"]
+__all__ = ["MAX_BYTES", "READ_ONLY", "bad_index", "refused_array", "snapshot"]
 
 #: The constant bank a kernel's ``__constant__`` data lives in (64 KiB on every GPU Numba
 #: targets): one array larger than this cannot be loaded.
@@ -50,7 +50,10 @@ def refused_array(value: Any) -> str | None:
             f"takes a module-level numpy array, got {type(value).__module__}."
             f"{type(value).__qualname__}; pass device data as an In[...] parameter"
         )
-    dtype = value.dtype
+    # the base class's own view: a subclass may say otherwise of its dtype, size, shape or
+    # bytes (attack round 28: a 160000-byte table whose class said size = 4)
+    real = np.ndarray.view(value, np.ndarray)
+    dtype = real.dtype
     if dtype.names is not None:
         return (
             f"takes an array of numbers; an array of records ({dtype}) is not supported: "
@@ -66,12 +69,24 @@ def refused_array(value: Any) -> str | None:
             f"takes an array of numbers (bool, integers, floats, complex); got dtype {dtype}. "
             "Pass such data as an In[...] parameter"
         )
-    if value.ndim < 1:
+    if real.ndim < 1:
         return "takes an array with at least one axis (a 0-d array is a number: use a constant)"
-    nbytes = value.size * dtype.itemsize  # not value.nbytes: a subclass may say otherwise
+    nbytes = real.size * dtype.itemsize
     if nbytes > MAX_BYTES:
         return (
             f"takes at most {MAX_BYTES} bytes (the GPU's constant bank), got an array of "
             f"{nbytes} bytes; pass it as an In[...] parameter"
         )
     return None
+
+
+def snapshot(value: Any) -> Any:
+    """The read-only copy a kernel compiles of an array ``refused_array`` accepts: numpy's
+    own ndarray of the base class's view (never the subclass's word for its contents), C
+    order, native byte order (Numba types no other)."""
+    import numpy as np
+
+    real = np.ndarray.view(value, np.ndarray)
+    copy = np.array(real, dtype=real.dtype.newbyteorder("="), order="C", copy=True)
+    copy.setflags(write=False)
+    return copy

@@ -45,6 +45,7 @@ __all__ = [
     "Instr",
     "Opaque",
     "compiled_form",
+    "constant_globals",
     "global_names",
     "split_operands",
     "laid_out",
@@ -775,6 +776,29 @@ def static_shared_globals(texts: Sequence[str]) -> list[tuple[str, int, int]]:
                 bare = _unquote("@" + name)
                 found[bare] = (bare, _type_bytes(m.group(2)), align)
     return list(found.values())
+
+
+_CONST_DEF = re.compile(
+    r'^@("(?:[^"\\]|\\.)*"|[-a-zA-Z$._0-9]+) = [^=]*?addrspace\(4\) '
+    r"(?:global|constant) (\[[^=]*?\]|[a-z][a-z0-9]*) "
+)
+
+
+def constant_globals(texts: Sequence[str]) -> list[tuple[str, int]]:
+    """The sized ``addrspace(4)`` (constant memory) globals of the IR modules ``texts`` that
+    their code names, in the order they are defined: (name, bytes). Each module's are its
+    own (an internal global of one module is another object than one of the same name in
+    another: the linker renames it)."""
+    found: list[tuple[str, int]] = []
+    for text in texts:
+        for line in text.splitlines():
+            m = _CONST_DEF.match(line)
+            if m is None:
+                continue
+            name = m.group(1)
+            if text.count(f"@{name}") > 1:  # named somewhere besides its definition
+                found.append((_unquote("@" + name), _type_bytes(m.group(2))))
+    return found
 
 
 def laid_out(objects: Sequence[tuple[int, int]]) -> int:

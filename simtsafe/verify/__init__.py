@@ -6,7 +6,8 @@ everything inlined, locals in SSA form), runs the divergence analysis
 (``_divergence``, over the CFG facts of ``_cfg``) and refuses the kernel
 (``_verdict``) when a Tier-1 barrier or collective may be reached by only part
 of its scope, (``_constmem``) when any write may reach constant memory, or
-(``_sharedsize``) when its static shared memory passes 48 KiB. This
+(``_sharedsize``) when its static shared memory passes 48 KiB, (``_constsize``) when its
+constant arrays pass the 64 KiB constant bank. This
 verdict decides; the source-level analysis at decoration only words the early
 message where no compiled form can be made.
 """
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 
 from ..lowering._irform import compiled_form
 from ._constmem import check_const_writes
+from ._constsize import check_constant_total
 from ._divergence import Divergence
 from ._sharedsize import check_static_shared
 from ._verdict import SourceInfo, check_sites, purity, stores_in_unsafe
@@ -31,9 +33,11 @@ def check_kernel_ir(texts: Sequence[str], entry: str, info: SourceInfo) -> Diver
         SafetyError: a Tier-1 barrier or collective some threads of its scope
             may skip (``rule="uniformity"``), or a write that may reach constant
             memory (``rule="const-write"``), at the user's line; static shared memory past
-            48 KiB (``rule="shared-memory"``).
+            48 KiB (``rule="shared-memory"``); constant arrays past 64 KiB
+            (``rule="const-array"``).
     """
     check_static_shared(texts, info.kernel, info.filename, info.first_line)
+    check_constant_total(texts, info.kernel, info.filename, info.first_line)
     form = compiled_form(texts, entry)
     check_const_writes(form, info.kernel, info.filename, info.first_line)
     trust_const = not stores_in_unsafe(form, info)

@@ -46,6 +46,12 @@ _MAX_DEPTH = 32
 #: ``[ value, %block ]`` of a phi
 _PHI_VALUE_RE = re.compile(r"\[\s*([^,\]]+?)\s*,\s*%[^\]]+\]")
 
+#: The instructions whose result the rules bound (any other is unbounded: its operands are
+#: not evaluated).
+_BOUNDED = frozenset(
+    ("zext", "sext", "trunc", "select", "phi", "and", "or", "xor", "add", "urem", "srem",
+     "udiv", "sdiv")
+)  # fmt: skip
 #: An unsigned range ``(lo, hi)``, ``0 <= lo <= hi < 2**width``; None: any value.
 Range = tuple[int, int] | None
 
@@ -110,7 +116,12 @@ def value_range(v: str, width: int, defs: Mapping[str, Instr]) -> Range:
 class _Eval:
     def __init__(self, defs: Mapping[str, Instr]) -> None:
         self.defs = defs
-        self.open: set[str] = set()  # phis on the chain being evaluated (a cycle: unbounded)
+        self.open: set[str] = set()  # values on the chain being evaluated (a cycle: unbounded)
+        # each value's range once (attack round 28: re-evaluating shared operands was
+        # exponential in a chain of instructions each using the one before twice). A range
+        # found with a cycle open is still a bound on every path (meeting the cycle gave
+        # "any value" there), only a looser one: kept too
+        self.known: dict[tuple[str, int], Range] = {}
 
     def range(self, v: str, width: int, depth: int) -> Range:
         c = _int(v)
@@ -120,8 +131,10 @@ class _Eval:
         ins = self.defs.get(v)
         if ins is None or depth > _MAX_DEPTH or v in self.open:
             return None
+        if (v, width) in self.known:
+            return self.known[v, width]
         own = _width(ins)
-        if own is None or own != width:
+        if own is None or own != width or ins.opcode not in _BOUNDED:
             return None
         self.open.add(v)
         try:
@@ -129,7 +142,8 @@ class _Eval:
         finally:
             self.open.discard(v)
         if found is not None and not 0 <= found[0] <= found[1] < 1 << width:
-            return None
+            found = None
+        self.known[v, width] = found
         return found
 
     def _instr(self, ins: Instr, width: int, depth: int) -> Range:

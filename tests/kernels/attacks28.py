@@ -19,7 +19,8 @@ for all inputs by arithmetic (no thread reaches the IndexError path); no unsound
 was found. The findings are a cost and the 64 KiB constant-bank promise.
 
 =============================================================================================
-FINDING 1 (LOW: compile-time denial of service): ``_Eval`` has no memo, and a two-operand
+FINDING 1 (LOW: compile-time denial of service; FIXED: each value's range kept, no operand
+of an unbounded opcode evaluated): ``_Eval`` has no memo, and a two-operand
 instruction evaluates both operands before looking at its opcode -- even for ``shl``,
 ``mul``, ``lshr``, which it then calls unbounded. An op whose index is ``s & 3`` after
 ``s = s << s`` repeated n times costs 2**n evaluations (counted: n=8 6,156 calls; 12:
@@ -34,7 +35,7 @@ return None for an opcode without a rule before evaluating its operands; a globa
 evaluations per switch.
 
 =============================================================================================
-FINDING 2 (LOW-MEDIUM: accepted, then fails at load): an ndarray subclass whose ``size``
+FINDING 2 (LOW-MEDIUM: accepted, then fails at load; FIXED: the size of numpy's own view): an ndarray subclass whose ``size``
 property lies. ``refused_array`` computes the bytes as ``value.size * itemsize`` ("not
 value.nbytes: a subclass may say otherwise") -- but ``size`` is the subclass's too. A
 160,000-byte float64 table viewed as ``class Big(np.ndarray): size = 4`` passes; the copy
@@ -48,7 +49,7 @@ Fix direction: measure the copy (``np.array(value, ...)``, base class) after tak
 use ``np.ndarray.size.__get__(value)`` / ``value.__array_interface__``-free base attributes.
 
 =============================================================================================
-FINDING 3 (LOW-MEDIUM: accepted, then fails at load): two constant arrays of 40,000 bytes
+FINDING 3 (LOW-MEDIUM: accepted, then fails at load; FIXED: verify/_constsize.py): two constant arrays of 40,000 bytes
 each in one kernel (``cuda.const.array_like(hm.T40A)``, ``cuda.const.array_like(hm.T40B)``,
 ``hm`` a module) are accepted: each is under 64 KiB, nothing adds them up. The PTX holds
 ``_cudapy_cmem[40000]`` and ``_cudapy_cmem_$_1[40000]``; ptxas: "File uses too much global
