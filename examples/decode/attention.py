@@ -112,29 +112,13 @@ def _update(st, s, v):  # type: ignore[no-untyped-def]
 
 
 @ss.device
-def _head(st, qh, k0, k1, k2, k3, v0, v1, v2, v3, scale):  # type: ignore[no-untyped-def]
-    """One head's state after the four positions of a whole iteration."""
-    s0 = ss.warp.sum(_dot4(qh, k0)) * scale
-    s1 = ss.warp.sum(_dot4(qh, k1)) * scale
-    s2 = ss.warp.sum(_dot4(qh, k2)) * scale
-    s3 = ss.warp.sum(_dot4(qh, k3)) * scale
-    st = _update(st, s0, v0)
-    st = _update(st, s1, v1)
-    st = _update(st, s2, v2)
-    return _update(st, s3, v3)
-
-
-@ss.device
-def _head1(st, qh, k, v, scale):  # type: ignore[no-untyped-def]
-    """One head's state after one more position."""
-    return _update(st, ss.warp.sum(_dot4(qh, k)) * scale, v)
-
-
-@ss.device
-def _head_m(st, qh, k0, k1, k2, k3, v0, v1, v2, v3, scale, m):  # type: ignore[no-untyped-def]
-    """``_head`` for a last batch of which the first ``m`` (1..4) positions are attended:
-    the others' scores are computed (their runs were read at a position in range) and left
-    out of the state."""
+def _head(st, qh, ks, vs, scale, m):  # type: ignore[no-untyped-def]
+    """One head's state after the first ``m`` (1..4) of a batch's four positions (K runs
+    ``ks``, V runs ``vs``); a whole iteration passes 4. Every score is computed (the runs
+    were read at positions in range, the four sums in flight together), those past ``m``
+    are left out of the state."""
+    k0, k1, k2, k3 = ks
+    v0, v1, v2, v3 = vs
     s0 = ss.warp.sum(_dot4(qh, k0)) * scale
     s1 = ss.warp.sum(_dot4(qh, k1)) * scale
     s2 = ss.warp.sum(_dot4(qh, k2)) * scale
@@ -147,6 +131,53 @@ def _head_m(st, qh, k0, k1, k2, k3, v0, v1, v2, v3, scale, m):  # type: ignore[n
     if m > 3:
         st = _update(st, s3, v3)
     return st
+
+
+@ss.device
+def _heads(sts, qs, ks, vs, scale, ng, m):  # type: ignore[no-untyped-def]
+    """The launch's ``ng`` heads' states (``sts``, queries ``qs``) after a batch."""
+    st0, st1, st2, st3 = sts
+    st0 = _head(st0, qs[0], ks, vs, scale, m)
+    if ng > 1:
+        st1 = _head(st1, qs[1], ks, vs, scale, m)
+    if ng > 2:
+        st2 = _head(st2, qs[2], ks, vs, scale, m)
+    if ng > 3:
+        st3 = _head(st3, qs[3], ks, vs, scale, m)
+    return st0, st1, st2, st3
+
+
+@ss.device
+def _head1(st, qh, k, v, scale):  # type: ignore[no-untyped-def]
+    """One head's state after one more position."""
+    return _update(st, ss.warp.sum(_dot4(qh, k)) * scale, v)
+
+
+@ss.device
+def _heads1(sts, qs, k, v, scale, ng):  # type: ignore[no-untyped-def]
+    """The launch's ``ng`` heads' states after one more position."""
+    st0, st1, st2, st3 = sts
+    st0 = _head1(st0, qs[0], k, v, scale)
+    if ng > 1:
+        st1 = _head1(st1, qs[1], k, v, scale)
+    if ng > 2:
+        st2 = _head1(st2, qs[2], k, v, scale)
+    if ng > 3:
+        st3 = _head1(st3, qs[3], k, v, scale)
+    return st0, st1, st2, st3
+
+
+@ss.device
+def _idle_zero(runs, act):  # type: ignore[no-untyped-def]
+    """Four runs, each 0 in a lane past the head (``act`` false: it read another head's
+    columns)."""
+    r0, r1, r2, r3 = runs
+    return (
+        r0 if act else _Z4,
+        r1 if act else _Z4,
+        r2 if act else _Z4,
+        r3 if act else _Z4,
+    )
 
 
 @ss.device
@@ -300,34 +331,17 @@ def attention(
             c = w.col
             kvn[w] = kvt[0, c] if c < hdp else kvt[1, c - hdp]
     # the four heads' runs in flight together (heads past ``ng`` are 0 and never used)
-    q0, q1, q2, q3 = ss.vec.load_runs(qt, ((0, lane), (1, lane), (2, lane), (3, lane)), 4)
-    st0 = _S0
-    st1 = _S0
-    st2 = _S0
-    st3 = _S0
+    qs = ss.vec.load_runs(qt, ((0, lane), (1, lane), (2, lane), (3, lane)), 4)
+    sts = (_S0, _S0, _S0, _S0)
     j = wid
     while j + 3 * WARPS < nc:  # whole iterations: the warp's next four positions
         r = start + j
         # the four positions' K runs in flight together, then their V runs (one vec.load
         # each would wait for each run before issuing the next)
         runs = ((r, col), (r + WARPS, col), (r + 2 * WARPS, col), (r + 3 * WARPS, col))
-        k0, k1, k2, k3 = ss.vec.load_runs(kc, runs, 4)
-        v0, v1, v2, v3 = ss.vec.load_runs(vc, runs, 4)
-        k0 = k0 if act else _Z4  # an idle lane reads another head's columns: 0 instead
-        k1 = k1 if act else _Z4
-        k2 = k2 if act else _Z4
-        k3 = k3 if act else _Z4
-        v0 = v0 if act else _Z4
-        v1 = v1 if act else _Z4
-        v2 = v2 if act else _Z4
-        v3 = v3 if act else _Z4
-        st0 = _head(st0, q0, k0, k1, k2, k3, v0, v1, v2, v3, scale)
-        if ng > 1:
-            st1 = _head(st1, q1, k0, k1, k2, k3, v0, v1, v2, v3, scale)
-        if ng > 2:
-            st2 = _head(st2, q2, k0, k1, k2, k3, v0, v1, v2, v3, scale)
-        if ng > 3:
-            st3 = _head(st3, q3, k0, k1, k2, k3, v0, v1, v2, v3, scale)
+        ks = _idle_zero(ss.vec.load_runs(kc, runs, 4), act)
+        vs = _idle_zero(ss.vec.load_runs(vc, runs, 4), act)
+        sts = _heads(sts, qs, ks, vs, scale, ng, 4)
         j += 4 * WARPS
     if j < nc:  # one to four cached positions left: one batch, the positions past ``nc`` masked
         nb = (nc - j + WARPS - 1) // WARPS  # positions of this batch to attend (1..4)
@@ -338,33 +352,14 @@ def attention(
             (min(start + j + 2 * WARPS, last), col),
             (min(start + j + 3 * WARPS, last), col),
         )
-        k0, k1, k2, k3 = ss.vec.load_runs(kc, runs, 4)
-        v0, v1, v2, v3 = ss.vec.load_runs(vc, runs, 4)
-        k0 = k0 if act else _Z4
-        k1 = k1 if act else _Z4
-        k2 = k2 if act else _Z4
-        k3 = k3 if act else _Z4
-        v0 = v0 if act else _Z4
-        v1 = v1 if act else _Z4
-        v2 = v2 if act else _Z4
-        v3 = v3 if act else _Z4
-        st0 = _head_m(st0, q0, k0, k1, k2, k3, v0, v1, v2, v3, scale, nb)
-        if ng > 1:
-            st1 = _head_m(st1, q1, k0, k1, k2, k3, v0, v1, v2, v3, scale, nb)
-        if ng > 2:
-            st2 = _head_m(st2, q2, k0, k1, k2, k3, v0, v1, v2, v3, scale, nb)
-        if ng > 3:
-            st3 = _head_m(st3, q3, k0, k1, k2, k3, v0, v1, v2, v3, scale, nb)
+        ks = _idle_zero(ss.vec.load_runs(kc, runs, 4), act)
+        vs = _idle_zero(ss.vec.load_runs(vc, runs, 4), act)
+        sts = _heads(sts, qs, ks, vs, scale, ng, nb)
     if held and wid == nc % WARPS:  # position ``p``, by the warp whose turn it is
         k = ss.vec.load(kvt, (0, lane), 4)  # lanes past ``nr`` read the zero padding
         v = ss.vec.load(kvt, (1, lane), 4)
-        st0 = _head1(st0, q0, k, v, scale)
-        if ng > 1:
-            st1 = _head1(st1, q1, k, v, scale)
-        if ng > 2:
-            st2 = _head1(st2, q2, k, v, scale)
-        if ng > 3:
-            st3 = _head1(st3, q3, k, v, scale)
+        sts = _heads1(sts, qs, k, v, scale, ng)
+    st0, st1, st2, st3 = sts
     # -- the warps' states meet: mt[4g + e, t] element e of head g of thread t's run,
     # mt[_MROW + g, t] and mt[_LROW + g, t] its warp's maximum and exp-sum of head g
     mt = ss.shared.tile((_TROWS, BLOCK), np.float32)

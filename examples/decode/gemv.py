@@ -348,11 +348,22 @@ def gemv_residual(
 
 
 @ss.device
-def kv_at(kvn, c):  # type: ignore[no-untyped-def]
-    """Column ``c`` of the caches' row at the position: K and V of KV head ``c // hdp``
-    (``kvn`` rows: a head's K then its V, ``hdp`` each), as the attention left them."""
-    hdp = kvn.shape[1] // 2
-    return kvn[c // hdp, c % hdp], kvn[c // hdp, hdp + c % hdp]
+def append_kv(
+    kc: DisjointSlice[BF16, Columns],
+    vc: DisjointSlice[BF16, Columns],
+    kvn: In2D[BF16],
+    pos: In[np.int32],
+) -> None:
+    """The thread's column ``c`` (``thread.column()``) of the caches' row at the position, for
+    the first ``kc.shape[1]`` threads: K and V of KV head ``c // hdp`` (``kvn`` rows: a
+    head's K then its V, ``hdp`` each), as the attention left them."""
+    wc = thread.column()
+    c = wc.index
+    if c < kc.shape[1]:
+        p = pos[0]
+        hdp = kvn.shape[1] // 2
+        kc[p, wc] = kvn[c // hdp, c % hdp]
+        vc[p, wc] = kvn[c // hdp, hdp + c % hdp]
 
 
 def gemv_residual_append(
@@ -373,12 +384,7 @@ def gemv_residual_append(
     r, j, step, first = _first_batch(w, y.shape[1], split)
     h = ss.shared.dynamic_tile(np.float32)  # v, copied by cp.async
     ss.shared.fill_async(h, v, 0)
-    wc = thread.column()
-    if wc.index < kc.shape[1]:
-        p = pos[0]
-        kv, vv = kv_at(kvn, wc.index)
-        kc[p, wc] = kv
-        vc[p, wc] = vv
+    append_kv(kc, vc, kvn, pos)
     ss.shared.wait_all()
     ss.block.sync()
     pairs = y.shape[1] // 2

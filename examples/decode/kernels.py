@@ -20,7 +20,7 @@ Ownership (what each kernel writes, and through which witness):
 * ``gemv_residual_append_thread`` (the output projection) also appends K and V at row
   ``pos`` of the caches: ``Columns`` outputs, ``kc[p, w]`` with the thread's column ``w`` and
   ``p`` read on the device, the values copied from ``kvn`` (the attention's, normed and
-  roped there); ``gemv.gemv_residual_append`` is its GPU form.
+  roped there); ``gemv.gemv_residual_append`` is its GPU form (both through ``gemv.append_kv``).
 * ``attention``: ``attention.py`` (the q/k RMSNorm and RoPE, then flash-decoding, a warp
   per cached position; K and V at the position for the append into ``kvn``).
 * ``combine``: one block per query head merges the chunks' outputs (BlockRow ``o``).
@@ -39,7 +39,7 @@ import simtsafe as ss
 from simtsafe import BlockRow, Columns, DisjointSlice, In, In2D, PerBlock, thread
 
 from .attention import _pick4, chunk_len
-from .gemv import _dot, _rms_scale, _silu_mul, kv_at
+from .gemv import _dot, _rms_scale, _silu_mul, append_kv
 
 BF16 = ss.bfloat16
 F32 = np.float32
@@ -233,12 +233,7 @@ def gemv_residual_append_thread(
     pos: In[np.int32],
 ) -> None:
     """``gemv_residual_append`` with a thread per row (and per column of the caches)."""
-    wc = thread.column()
-    if wc.index < kc.shape[1]:
-        p = pos[0]
-        kv, vv = kv_at(kvn, wc.index)
-        kc[p, wc] = kv
-        vc[p, wc] = vv
+    append_kv(kc, vc, kvn, pos)
     i = thread.index_1d()
     if i.in_bounds(res):
         y[i] = res[i] + _part(w, i.index, v, 0, 1)
