@@ -112,13 +112,13 @@ for s in "$@"; do
       cp simtsafe/lowering/_vec.py /tmp/vec_new.py && cp benchmarks/_vec_main.txt simtsafe/lowering/_vec.py
       run 170 decode4b_oldvec python3 benchmarks/decode.py --configs 4b --contexts 0 --skip-anchor --tokens 32 --repeats 3
       cp /tmp/vec_new.py simtsafe/lowering/_vec.py; grep -E "simtsafe graph|qkv|o_proj|gate_up|down" "$OUT/decode4b_oldvec.log" ;;
-    fused)  # the q/k norm + RoPE in the attention and the KV append in o_proj (this tree, 4 and 8 attention warps) against .alt/decode_s14 (the previous package), 4b at 0
-      cp -r examples/decode /tmp/decode_new
-      for v in new:4 old:4 new:8; do t=${v%:*}; aw=${v#*:}; export SIMTSAFE_DECODE_ATTN_WARPS=$aw
-        rm -rf examples/decode; if [ "$t" = old ]; then cp -r .alt/decode_s14 examples/decode; else cp -r /tmp/decode_new examples/decode; fi
+    fused)  # branch fused15's package (.alt/decode_fused: q/k norm + RoPE in the attention, KV append in o_proj; 4 and 8 attention warps) against this tree's, 4b at 0
+      cp -r examples/decode /tmp/decode_this
+      for v in fused:4 this:4 fused:8; do t=${v%:*}; aw=${v#*:}; export SIMTSAFE_DECODE_ATTN_WARPS=$aw
+        rm -rf examples/decode; if [ "$t" = fused ]; then cp -r .alt/decode_fused examples/decode; else cp -r /tmp/decode_this examples/decode; fi
         run 150 decode4b_${t}$aw python3 benchmarks/decode.py --configs 4b --contexts 0 --skip-anchor --tokens 32 --repeats 3
         grep -E "simtsafe graph|attention|qk_rope|o_proj" "$OUT/decode4b_${t}$aw.log"; done
-      rm -rf examples/decode; cp -r /tmp/decode_new examples/decode; unset SIMTSAFE_DECODE_ATTN_WARPS ;;
+      rm -rf examples/decode; cp -r /tmp/decode_this examples/decode; unset SIMTSAFE_DECODE_ATTN_WARPS ;;
     atomics) run 90 shared_atomic_probe python3 benchmarks/shared_atomic_probe.py; grep "^|" "$OUT/shared_atomic_probe.log" ;;
     pdl) run 90 pdl_probe python3 benchmarks/pdl_probe.py; grep -E "^\||copy|chain" "$OUT/pdl_probe.log" ;;
     histogram) run 200 primitives_histogram python3 benchmarks/primitives.py --parts histogram; grep -E "^\| histogram" "$OUT/primitives_histogram.log" ;;

@@ -1,36 +1,25 @@
-"""Decode attention on the GPU: the q/k RMSNorm and RoPE, then a warp per cached position,
-its lanes over the head's dimensions, an online softmax per warp, the block's warps merged
-in a shared tile.
+"""Decode attention on the GPU: a warp per cached position, its lanes over the head's
+dimensions, an online softmax per warp, the block's warps merged in a shared tile.
 
 Block ``b`` takes KV head ``kh = b % kv_heads`` over chunk ``c = b // kv_heads`` of the
 positions ``0 .. pos`` (``pos`` read on the device), for the ``group`` query heads of ``kh``
 (at most ``GMAX``). The grid has a fixed number of chunk slots (``grid.x // kv_heads``); the
 chunk length grows with the position (``chunk_len``: at least ``CHUNK``, else the positions
 spread over all the slots), so that one grid (one CUDA graph) keeps every block busy at a
-long context and leaves all but the first chunk idle at a short one.
+long context and leaves all but the first chunk idle at a short one. Lane ``l`` holds the
+dimensions ``4l .. 4l + 3`` of each query head (``hdp <= 128``). Warp ``w`` takes the
+chunk's positions ``w, w + WARPS, ...``, four in flight per iteration: each lane reads the
+four positions' 8-byte runs of K with one ``vec.load_runs`` (the loads in flight
+together), then those of V (the warp's last one to three positions, a short context's only
+ones, one at a time: no iteration computes a masked position), the scores come from
+``ss.warp.sum`` of the lanes' partial dot products, and each head keeps a running maximum,
+exp-sum and weighted V (flash-decoding's online softmax). The warps' states meet in a
+shared tile; the block writes its row of ``opart`` (each head's output normalized by the
+chunk's exp-sum) and of ``ml`` (the chunk's maximum and exp-sum per head),
+which ``kernels.combine`` merges across chunks.
 
-The block first makes its inputs from the q|k|v GEMV's output: one block reduction of the
-query heads' and the KV head's squares (a tuple state), then the query heads RMS-normed and
-rotated (rotate-half RoPE at ``pos``) into the shared tile ``qt``, and K (normed, rotated)
-and V at ``pos`` into the bf16 tile ``kvt``: the values the caches will hold. The block
-holding ``pos`` attends it from ``kvt``; chunk 0's blocks write ``kvt`` to ``kvn``, which
-the output projection (``gemv.gemv_residual_append``) appends to the caches (the caches are
-this kernel's inputs: a launch does not write what it reads).
-
-Lane ``l`` holds the dimensions ``4l .. 4l + 3`` of each query head (``hdp <= 128``). Warp
-``w`` takes the chunk's cached positions ``w, w + WARPS, ...``, four in flight per
-iteration: each lane reads the four positions' 8-byte runs of K with one ``vec.load_runs``
-(the loads in flight together), then those of V; the warp's last one to four positions (a
-short context's only ones) are one batch whose positions past the end read the last row
-again and are left out of the state. The scores come from ``ss.warp.sum`` of the lanes'
-partial dot products, and each head keeps a running maximum, exp-sum and weighted V
-(flash-decoding's online softmax). The warps' states meet in a shared tile; the block writes
-its row of ``opart`` (each head's output normalized by the chunk's exp-sum) and of ``ml``
-(the chunk's maximum and exp-sum per head), which ``kernels.combine`` merges across chunks.
-
-Ownership: ``opart``, ``ml`` and ``kvn`` are ``BlockRow`` outputs (block ``b`` owns row
-``b``; ``kvn`` has a row per KV head, written by chunk 0); the shared tiles are written
-through ``block_stride`` (thread ``t`` owns elements ``t, t + BLOCK, ...``) before a
+Ownership: ``opart`` and ``ml`` are ``BlockRow`` outputs (block ``b`` owns row ``b``); the
+shared tile is written through ``block_stride`` (thread ``t`` owns column ``t``) before one
 barrier and read after it.
 """
 
@@ -44,8 +33,6 @@ from numba import cuda
 
 import simtsafe as ss
 from simtsafe import BlockRow, DisjointSlice, In, In2D, thread
-
-from .gemv import _rms_scale
 
 BF16 = ss.bfloat16
 F32 = np.float32
@@ -112,72 +99,22 @@ def _update(st, s, v):  # type: ignore[no-untyped-def]
 
 
 @ss.device
-def _head(st, qh, ks, vs, scale, m):  # type: ignore[no-untyped-def]
-    """One head's state after the first ``m`` (1..4) of a batch's four positions (K runs
-    ``ks``, V runs ``vs``); a whole iteration passes 4. Every score is computed (the runs
-    were read at positions in range, the four sums in flight together), those past ``m``
-    are left out of the state."""
-    k0, k1, k2, k3 = ks
-    v0, v1, v2, v3 = vs
+def _head(st, qh, k0, k1, k2, k3, v0, v1, v2, v3, scale):  # type: ignore[no-untyped-def]
+    """One head's state after the four positions of a whole iteration."""
     s0 = ss.warp.sum(_dot4(qh, k0)) * scale
     s1 = ss.warp.sum(_dot4(qh, k1)) * scale
     s2 = ss.warp.sum(_dot4(qh, k2)) * scale
     s3 = ss.warp.sum(_dot4(qh, k3)) * scale
     st = _update(st, s0, v0)
-    if m > 1:
-        st = _update(st, s1, v1)
-    if m > 2:
-        st = _update(st, s2, v2)
-    if m > 3:
-        st = _update(st, s3, v3)
-    return st
-
-
-@ss.device
-def _heads(sts, qs, ks, vs, scale, ng, m):  # type: ignore[no-untyped-def]
-    """The launch's ``ng`` heads' states (``sts``, queries ``qs``) after a batch."""
-    st0, st1, st2, st3 = sts
-    st0 = _head(st0, qs[0], ks, vs, scale, m)
-    if ng > 1:
-        st1 = _head(st1, qs[1], ks, vs, scale, m)
-    if ng > 2:
-        st2 = _head(st2, qs[2], ks, vs, scale, m)
-    if ng > 3:
-        st3 = _head(st3, qs[3], ks, vs, scale, m)
-    return st0, st1, st2, st3
+    st = _update(st, s1, v1)
+    st = _update(st, s2, v2)
+    return _update(st, s3, v3)
 
 
 @ss.device
 def _head1(st, qh, k, v, scale):  # type: ignore[no-untyped-def]
     """One head's state after one more position."""
     return _update(st, ss.warp.sum(_dot4(qh, k)) * scale, v)
-
-
-@ss.device
-def _heads1(sts, qs, k, v, scale, ng):  # type: ignore[no-untyped-def]
-    """The launch's ``ng`` heads' states after one more position."""
-    st0, st1, st2, st3 = sts
-    st0 = _head1(st0, qs[0], k, v, scale)
-    if ng > 1:
-        st1 = _head1(st1, qs[1], k, v, scale)
-    if ng > 2:
-        st2 = _head1(st2, qs[2], k, v, scale)
-    if ng > 3:
-        st3 = _head1(st3, qs[3], k, v, scale)
-    return st0, st1, st2, st3
-
-
-@ss.device
-def _idle_zero(runs, act):  # type: ignore[no-untyped-def]
-    """Four runs, each 0 in a lane past the head (``act`` false: it read another head's
-    columns)."""
-    r0, r1, r2, r3 = runs
-    return (
-        r0 if act else _Z4,
-        r1 if act else _Z4,
-        r2 if act else _Z4,
-        r3 if act else _Z4,
-    )
 
 
 @ss.device
@@ -200,34 +137,6 @@ def _elem(st, e):  # type: ignore[no-untyped-def]
     return _pick4(st[2], st[3], st[4], st[5], e)
 
 
-@ss.device
-def _add5(a, b):  # type: ignore[no-untyped-def]
-    """Field-wise sum of two 5-number states (the block's sums of squares)."""
-    return (a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3], a[4] + b[4])
-
-
-@ss.device
-def _head_sq(qkv, at, d, hd):  # type: ignore[no-untyped-def]
-    """The square of element ``d`` of the head at ``qkv[at:]`` (0 past ``hd``)."""
-    x = qkv[at + d] if d < hd else ZERO
-    return x * x
-
-
-@ss.device
-def _normed_roped(qkv, at, nw, inv, p, d, hd, scale):  # type: ignore[no-untyped-def]
-    """Element ``d`` of the head at ``qkv[at:]`` RMS-normed (``scale``, weights ``nw``) and
-    rotated (rotate-half RoPE at position ``p``); 0 past ``hd``."""
-    if d >= hd:
-        return ZERO
-    half = hd // 2
-    partner = d + half if d < half else d - half
-    ang = F32(p) * inv[d % half]
-    own = qkv[at + d] * scale * nw[d]
-    other = qkv[at + partner] * scale * nw[partner]
-    rot = -other if d < half else other
-    return own * math.cos(ang) + rot * math.sin(ang)
-
-
 @ss.kernel(
     contract=ss.LaunchContract(
         domain=1,
@@ -239,13 +148,8 @@ def _normed_roped(qkv, at, nw, inv, p, d, hd, scale):  # type: ignore[no-untyped
             "ml.shape[0] == opart.shape[0]",
             "ml.shape[1] == 2 * group",
             "opart.shape[1] * kv_heads == group * kc.shape[1]",
+            "q.size == group * kc.shape[1]",
             "opart.shape[0] == grid.x",
-            "qkv.size == (group + 2) * kv_heads * hd",
-            "qn.size == hd",
-            "kn.size == hd",
-            "2 * inv.size == hd",
-            "kvn.shape[0] == kv_heads",
-            "kvn.shape[1] == 2 * hdp",
             "hd <= hdp",
             "hdp <= 128",
             "kc.shape[1] == kv_heads * hdp",
@@ -262,11 +166,7 @@ def _normed_roped(qkv, at, nw, inv, p, d, hd, scale):  # type: ignore[no-untyped
 def attention(
     opart: DisjointSlice[np.float32, BlockRow],
     ml: DisjointSlice[np.float32, BlockRow],
-    kvn: DisjointSlice[BF16, BlockRow],
-    qkv: In[np.float32],
-    qn: In[np.float32],
-    kn: In[np.float32],
-    inv: In[np.float32],
+    q: In[np.float32],
     kc: In2D[BF16],
     vc: In2D[BF16],
     pos: In[np.int32],
@@ -276,7 +176,6 @@ def attention(
     hdp: int,
     g0: int,
     scale: np.float32,
-    eps: np.float32,
 ) -> None:
     """See the module's docstring; query heads ``kh*group + g0 .. + GMAX`` of the group."""
     b = cuda.blockIdx.x
@@ -288,78 +187,59 @@ def attention(
     start = (b // kv_heads) * length
     if start > p:
         return  # the whole block: this chunk is past the position
-    n = min(length, p + 1 - start)  # positions of this chunk to attend, ``p`` the last if held
-    held = start + n == p + 1  # this chunk holds ``p``: its K and V come from ``kvt``
-    nc = n - 1 if held else n  # positions read from the caches
+    n = min(length, p + 1 - start)  # positions of this chunk to attend
     ng = min(GMAX, group - g0)  # query heads of this launch
     nr = hdp // 4  # runs of 4 per head row
     act = lane < nr
     col = kh * nr + lane  # this lane's run of the cache rows
-    # -- the launch's query heads and KV head ``kh`` at ``p``: the heads' sums of squares
-    # (one block reduction), then q normed and roped into ``qt``, K normed and roped and V
-    # into ``kvt`` (bf16: the values the caches will hold)
-    heads = kv_heads * group
-    qa = (kh * group + g0) * hd  # head g0's first element in ``qkv``
-    ka = (heads + kh) * hd
-    va = (heads + kv_heads + kh) * hd
-    sq = (ZERO, ZERO, ZERO, ZERO, ZERO)
-    for d in range(cuda.threadIdx.x, hdp, BLOCK):
-        sq = (
-            sq[0] + _head_sq(qkv, qa, d, hd),
-            sq[1] + (_head_sq(qkv, qa + hd, d, hd) if ng > 1 else ZERO),
-            sq[2] + (_head_sq(qkv, qa + 2 * hd, d, hd) if ng > 2 else ZERO),
-            sq[3] + (_head_sq(qkv, qa + 3 * hd, d, hd) if ng > 3 else ZERO),
-            sq[4] + _head_sq(qkv, ka, d, hd),
-        )
-    sq = ss.block.reduce(sq, _add5)
-    qt = ss.shared.tile((GMAX, 128), np.float32)
-    for w in thread.block_stride(qt):
-        g = w.row
-        qs = _rms_scale(_pick4(sq[0], sq[1], sq[2], sq[3], g), hd, eps)
-        qt[w] = _normed_roped(qkv, qa + g * hd, qn, inv, p, w.col, hd, qs) if g < ng else ZERO
-    kvt = ss.shared.tile((2, 128), BF16)
-    ks = _rms_scale(sq[4], hd, eps)
-    for w in thread.block_stride(kvt):
-        d = w.col
-        if w.row == 0:
-            kvt[w] = _normed_roped(qkv, ka, kn, inv, p, d, hd, ks)
-        else:
-            kvt[w] = qkv[va + d] if d < hd else ZERO
-    ss.block.sync()
-    if b < kv_heads:  # chunk 0 (every position holds one): K and V at ``p`` for the append
-        for w in thread.block_row(kvn):
-            c = w.col
-            kvn[w] = kvt[0, c] if c < hdp else kvt[1, c - hdp]
-    # the four heads' runs in flight together (heads past ``ng`` are 0 and never used)
-    qs = ss.vec.load_runs(qt, ((0, lane), (1, lane), (2, lane), (3, lane)), 4)
-    sts = (_S0, _S0, _S0, _S0)
+    qr = (kh * group + g0) * nr + lane  # its run of head g0 of q
+    # the four heads' runs in flight together (heads past ``ng`` are read and never used)
+    q0, q1, q2, q3 = ss.vec.load_runs(q, (qr, qr + nr, qr + 2 * nr, qr + 3 * nr), 4)
+    q0 = q0 if act else _Z4  # an idle lane's dot products are 0
+    q1 = q1 if act else _Z4
+    q2 = q2 if act else _Z4
+    q3 = q3 if act else _Z4
+    st0 = _S0
+    st1 = _S0
+    st2 = _S0
+    st3 = _S0
     j = wid
-    while j + 3 * WARPS < nc:  # whole iterations: the warp's next four positions
+    while j + 3 * WARPS < n:  # whole iterations: the warp's next four positions
         r = start + j
         # the four positions' K runs in flight together, then their V runs (one vec.load
         # each would wait for each run before issuing the next)
         runs = ((r, col), (r + WARPS, col), (r + 2 * WARPS, col), (r + 3 * WARPS, col))
-        ks = _idle_zero(ss.vec.load_runs(kc, runs, 4), act)
-        vs = _idle_zero(ss.vec.load_runs(vc, runs, 4), act)
-        sts = _heads(sts, qs, ks, vs, scale, ng, 4)
+        k0, k1, k2, k3 = ss.vec.load_runs(kc, runs, 4)
+        v0, v1, v2, v3 = ss.vec.load_runs(vc, runs, 4)
+        k0 = k0 if act else _Z4  # an idle lane reads another head's columns: 0 instead
+        k1 = k1 if act else _Z4
+        k2 = k2 if act else _Z4
+        k3 = k3 if act else _Z4
+        v0 = v0 if act else _Z4
+        v1 = v1 if act else _Z4
+        v2 = v2 if act else _Z4
+        v3 = v3 if act else _Z4
+        st0 = _head(st0, q0, k0, k1, k2, k3, v0, v1, v2, v3, scale)
+        if ng > 1:
+            st1 = _head(st1, q1, k0, k1, k2, k3, v0, v1, v2, v3, scale)
+        if ng > 2:
+            st2 = _head(st2, q2, k0, k1, k2, k3, v0, v1, v2, v3, scale)
+        if ng > 3:
+            st3 = _head(st3, q3, k0, k1, k2, k3, v0, v1, v2, v3, scale)
         j += 4 * WARPS
-    if j < nc:  # one to four cached positions left: one batch, the positions past ``nc`` masked
-        nb = (nc - j + WARPS - 1) // WARPS  # positions of this batch to attend (1..4)
-        last = start + nc - 1  # a masked position reads this row again (in range, finite)
-        runs = (
-            (start + j, col),
-            (min(start + j + WARPS, last), col),
-            (min(start + j + 2 * WARPS, last), col),
-            (min(start + j + 3 * WARPS, last), col),
-        )
-        ks = _idle_zero(ss.vec.load_runs(kc, runs, 4), act)
-        vs = _idle_zero(ss.vec.load_runs(vc, runs, 4), act)
-        sts = _heads(sts, qs, ks, vs, scale, ng, nb)
-    if held and wid == nc % WARPS:  # position ``p``, by the warp whose turn it is
-        k = ss.vec.load(kvt, (0, lane), 4)  # lanes past ``nr`` read the zero padding
-        v = ss.vec.load(kvt, (1, lane), 4)
-        sts = _heads1(sts, qs, k, v, scale, ng)
-    st0, st1, st2, st3 = sts
+    while j < n:  # at most three positions left: one at a time (a short context's only ones)
+        k = ss.vec.load(kc, (start + j, col), 4)
+        v = ss.vec.load(vc, (start + j, col), 4)
+        k = k if act else _Z4
+        v = v if act else _Z4
+        st0 = _head1(st0, q0, k, v, scale)
+        if ng > 1:
+            st1 = _head1(st1, q1, k, v, scale)
+        if ng > 2:
+            st2 = _head1(st2, q2, k, v, scale)
+        if ng > 3:
+            st3 = _head1(st3, q3, k, v, scale)
+        j += WARPS
     # -- the warps' states meet: mt[4g + e, t] element e of head g of thread t's run,
     # mt[_MROW + g, t] and mt[_LROW + g, t] its warp's maximum and exp-sum of head g
     mt = ss.shared.tile((_TROWS, BLOCK), np.float32)

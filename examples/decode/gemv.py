@@ -31,7 +31,7 @@ import numpy as np
 from numba import cuda
 
 import simtsafe as ss
-from simtsafe import BlockRow, Columns, DisjointSlice, In, In2D, PerBlock, thread
+from simtsafe import BlockRow, DisjointSlice, In, In2D, PerBlock, thread
 
 BF16 = ss.bfloat16
 F32 = np.float32
@@ -347,58 +347,6 @@ def gemv_residual(
         y[wr] = res[wr] + _gather(pa, pb, wr.col, pairs, split)
 
 
-@ss.device
-def append_kv(
-    kc: DisjointSlice[BF16, Columns],
-    vc: DisjointSlice[BF16, Columns],
-    kvn: In2D[BF16],
-    pos: In[np.int32],
-) -> None:
-    """The thread's column ``c`` (``thread.column()``) of the caches' row at the position, for
-    the first ``kc.shape[1]`` threads: K and V of KV head ``c // hdp`` (``kvn`` rows: a
-    head's K then its V, ``hdp`` each), as the attention left them."""
-    wc = thread.column()
-    c = wc.index
-    if c < kc.shape[1]:
-        p = pos[0]
-        hdp = kvn.shape[1] // 2
-        kc[p, wc] = kvn[c // hdp, c % hdp]
-        vc[p, wc] = kvn[c // hdp, hdp + c % hdp]
-
-
-def gemv_residual_append(
-    y: DisjointSlice[np.float32, BlockRow],
-    kc: DisjointSlice[BF16, Columns],
-    vc: DisjointSlice[BF16, Columns],
-    w: In2D[BF16],
-    v: In[np.float32],
-    res: In2D[np.float32],
-    kvn: In2D[BF16],
-    pos: In[np.int32],
-    split: int,
-) -> None:
-    """``gemv_residual`` (the attention's output projection) that also appends the
-    position's K and V (``kvn``, written by the attention before it) at row ``pos`` of the
-    caches: thread ``c`` (``thread.column()``) of the first ``kc.shape[1]`` copies column
-    ``c``, its loads in flight while the block stages ``v``."""
-    r, j, step, first = _first_batch(w, y.shape[1], split)
-    h = ss.shared.dynamic_tile(np.float32)  # v, copied by cp.async
-    ss.shared.fill_async(h, v, 0)
-    append_kv(kc, vc, kvn, pos)
-    ss.shared.wait_all()
-    ss.block.sync()
-    pairs = y.shape[1] // 2
-    a, b = _two_rows(w, r, h, j, step, first)
-    pa = ss.shared.tile(BLOCK, np.float32)
-    pb = ss.shared.tile(BLOCK, np.float32)
-    li = thread.local_index()
-    pa[li] = a
-    pb[li] = b
-    ss.block.sync()
-    for wr in thread.block_row(y):
-        y[wr] = res[wr] + _gather(pa, pb, wr.col, pairs, split)
-
-
 def lm_head(
     logits: DisjointSlice[np.float32, BlockRow],
     bval: DisjointSlice[np.float32, PerBlock],
@@ -456,16 +404,6 @@ _REQ_RESIDUAL = [
     *_REQ_SPLIT,
     *_REQ_ROWS,
 ]
-#: The caches' row: a thread for each of its columns, ``kvn`` a K and a V row per KV head.
-_REQ_APPEND = [
-    *_REQ_RESIDUAL,
-    "pos.size == 1",
-    "vc.shape[0] == kc.shape[0]",
-    "vc.shape[1] == kc.shape[1]",
-    "kvn.shape[1] >= 2",
-    "kvn.shape[0] * kvn.shape[1] == 2 * kc.shape[1]",
-    "kc.shape[1] <= grid.x * block.x",
-]
 #: The logits may run past the vocabulary (those rows are 0 and never the argmax), not
 #: short of it; one (max, row) per block, all of which ``kernels.finish`` reads.
 _REQ_HEAD = [
@@ -481,13 +419,12 @@ _BODIES = {
     "norm": (gemv_norm, "y", _REQ_NORM),
     "swiglu": (gemv_swiglu, "y", _REQ_SWIGLU),
     "residual": (gemv_residual, "y", _REQ_RESIDUAL),
-    "residual_append": (gemv_residual_append, "y", _REQ_APPEND),
     "lm_head": (lm_head, "logits", _REQ_HEAD),
 }
 
 
 def variants(blocks_per_sm: int) -> dict[str, Any]:
-    """The kernels with their registers bounded for ``blocks_per_sm`` resident blocks
+    """The four kernels with their registers bounded for ``blocks_per_sm`` resident blocks
     (benchmarks/decode_gemv.py sweeps it; the module's names take ``BLOCKS_PER_SM``)."""
     return {
         kind: ss.kernel(contract=_contract(covers, requires, blocks_per_sm))(body)
@@ -499,7 +436,6 @@ _DEFAULT = variants(BLOCKS_PER_SM)
 gemv_norm = _DEFAULT["norm"]  # noqa: F811 (the kernel of the body above)
 gemv_swiglu = _DEFAULT["swiglu"]  # noqa: F811
 gemv_residual = _DEFAULT["residual"]  # noqa: F811
-gemv_residual_append = _DEFAULT["residual_append"]  # noqa: F811
 lm_head = _DEFAULT["lm_head"]  # noqa: F811
 
 

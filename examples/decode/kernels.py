@@ -17,12 +17,11 @@ Ownership (what each kernel writes, and through which witness):
   input, ``gemv_swiglu`` reads gate row ``r`` and up row ``inter + r`` and writes
   ``silu(gate) * up``, ``gemv_residual`` adds ``res``, ``lm_head`` also writes per block the
   first maximum and its row (stage 1 of the argmax).
-* ``gemv_residual_append_thread`` (the output projection) also appends K and V at row
-  ``pos`` of the caches: ``Columns`` outputs, ``kc[p, w]`` with the thread's column ``w`` and
-  ``p`` read on the device, the values copied from ``kvn`` (the attention's, normed and
-  roped there); ``gemv.gemv_residual_append`` is its GPU form (both through ``gemv.append_kv``).
-* ``attention``: ``attention.py`` (the q/k RMSNorm and RoPE, then flash-decoding, a warp
-  per cached position; K and V at the position for the append into ``kvn``).
+* ``qk_rope_append``: one block per query head (``block = hdp``): the head's RMSNorm and
+  RoPE into ``q`` (Index1D), and for ``block < kv_heads`` the KV head's K (normed, roped) and
+  V appended at row ``pos`` of the caches: ``Columns`` outputs, ``kc[p, w]`` with the
+  thread's column ``w`` and ``p`` read on the device.
+* ``attention``: ``attention.py`` (flash-decoding, a warp per cached position).
 * ``combine``: one block per query head merges the chunks' outputs (BlockRow ``o``).
 * ``finish``: one block: stage 2 of the argmax, the token fed back, the token history
   written at row ``pos`` (``Columns``), and the position advanced (PerBlock ``pos[w] + 1``).
@@ -39,7 +38,7 @@ import simtsafe as ss
 from simtsafe import BlockRow, Columns, DisjointSlice, In, In2D, PerBlock, thread
 
 from .attention import _pick4, chunk_len
-from .gemv import _dot, _rms_scale, _silu_mul, append_kv
+from .gemv import _dot, _rms_scale, _silu_mul
 
 BF16 = ss.bfloat16
 F32 = np.float32
@@ -207,38 +206,6 @@ def gemv_residual_thread(
         y[i] = res[i] + _part(w, i.index, v, 0, 1)
 
 
-@ss.kernel(
-    contract=ss.LaunchContract(
-        domain=1,
-        block=(THREAD_BLOCK, 1, 1),
-        covers="y",
-        requires=[
-            "pos.size == 1",
-            "vc.shape[0] == kc.shape[0]",
-            "vc.shape[1] == kc.shape[1]",
-            "kvn.shape[1] >= 2",
-            "kvn.shape[0] * kvn.shape[1] == 2 * kc.shape[1]",
-            "kc.shape[1] <= grid.x * block.x",
-        ],
-    )
-)
-def gemv_residual_append_thread(
-    y: DisjointSlice[np.float32],
-    kc: DisjointSlice[BF16, Columns],
-    vc: DisjointSlice[BF16, Columns],
-    w: In2D[BF16],
-    v: In[np.float32],
-    res: In[np.float32],
-    kvn: In2D[BF16],
-    pos: In[np.int32],
-) -> None:
-    """``gemv_residual_append`` with a thread per row (and per column of the caches)."""
-    append_kv(kc, vc, kvn, pos)
-    i = thread.index_1d()
-    if i.in_bounds(res):
-        y[i] = res[i] + _part(w, i.index, v, 0, 1)
-
-
 @ss.kernel(contract=ss.LaunchContract(domain=1, block=(THREAD_BLOCK, 1, 1), covers="logits"))
 def lm_head_thread(
     logits: DisjointSlice[np.float32],
@@ -260,6 +227,81 @@ def lm_head_thread(
     lb = thread.block_leader()
     bval[lb] = m
     bidx[lb] = first
+
+
+# ------------------------------------------------------------------------------ q/k norm, RoPE, KV append
+
+
+@ss.kernel(
+    contract=ss.LaunchContract(
+        domain=1,
+        max_threads=1024,
+        covers="q",
+        requires=[
+            "pos.size == 1",
+            "q.size == grid.x * block.x",
+            "block.x >= hd",
+            "qkv.size == (grid.x + 2 * kv_heads) * hd",
+            "kc.shape[1] == kv_heads * block.x",
+            "vc.shape[0] == kc.shape[0]",
+            "vc.shape[1] == kc.shape[1]",
+            "qn.size == hd",
+            "kn.size == hd",
+            "2 * inv.size == hd",
+        ],
+    )
+)
+def qk_rope_append(
+    q: DisjointSlice[np.float32],
+    kc: DisjointSlice[BF16, Columns],
+    vc: DisjointSlice[BF16, Columns],
+    qkv: In[np.float32],
+    qn: In[np.float32],
+    kn: In[np.float32],
+    inv: In[np.float32],
+    pos: In[np.int32],
+    kv_heads: int,
+    hd: int,
+    eps: np.float32,
+) -> None:
+    """Block ``b`` (``hdp`` threads, thread ``d`` = dimension ``d``): query head ``b`` of
+    ``qkv`` RMS-normed with ``qn`` and rotated (rotate-half RoPE at ``pos``) into ``q``; for
+    ``b < kv_heads`` also KV head ``b``: K normed with ``kn`` and rotated, V as is, both
+    appended at cache row ``pos`` (columns ``[b*hdp, (b+1)*hdp)``; dimensions ``>= hd`` of
+    the padding are written 0). The norm weights come as float32 (bf16 values widened on
+    upload): a bf16 scalar read is a conversion call, which the uniformity analysis cannot
+    see into, and the block sums must not follow one."""
+    b = cuda.blockIdx.x
+    d = cuda.threadIdx.x
+    heads = cuda.gridDim.x
+    p = pos[0]
+    half = hd // 2
+    inside = d < hd
+    dd = d if inside else 0  # an index that is always in range
+    partner = dd + half if dd < half else dd - half
+    ang = F32(p) * inv[dd % half]
+    c = math.cos(ang)
+    s = math.sin(ang)
+    # query head b
+    base = b * hd
+    xq = qkv[base + dd] if inside else ZERO
+    scale = _rms_scale(ss.block.sum(xq * xq), hd, eps)
+    own = xq * scale * qn[dd]
+    other = qkv[base + partner] * scale * qn[partner]
+    rot = -other if dd < half else other
+    wq = thread.index_1d()
+    q[wq] = own * c + rot * s if inside else ZERO
+    if b < kv_heads:
+        wc = thread.column()
+        kbase = heads * hd + b * hd
+        xk = qkv[kbase + dd] if inside else ZERO
+        kscale = _rms_scale(ss.block.sum(xk * xk), hd, eps)
+        kown = xk * kscale * kn[dd]
+        kother = qkv[kbase + partner] * kscale * kn[partner]
+        krot = -kother if dd < half else kother
+        kc[p, wc] = kown * c + krot * s if inside else ZERO
+        vbase = (heads + kv_heads) * hd + b * hd
+        vc[p, wc] = qkv[vbase + dd] if inside else ZERO
 
 
 # ------------------------------------------------------------------------------ attention

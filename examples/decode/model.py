@@ -153,9 +153,7 @@ class Decoder:
         self.x_a = cuda.device_array(c.hidden, f32)
         self.x_b = cuda.device_array(c.hidden, f32)
         self.qkv = cuda.device_array(c.qkv_rows, f32)
-        # K and V of each KV head at the position (bf16, as cached): written by the
-        # attention, appended to the caches by the output projection
-        self.kvn = cuda.device_array((nkv, 2 * hdp), np.uint16).view(BF16)
+        self.q = cuda.device_array(nh * hdp, f32)
         self.opart = cuda.device_array((self.nchunks * nkv, g * hdp), f32)
         self.ml = cuda.device_array((self.nchunks * nkv, 2 * g), f32)
         self.o = cuda.device_array((nh, hdp), f32) if self.nchunks > 1 else None
@@ -199,13 +197,10 @@ class Decoder:
                 per = G.rows_per_block(split)
                 if kind == "residual":
                     args = (*args[:2], args[2].reshape(-1, per))
-                if kind == "residual_append":  # kc, vc, w, v, res, kvn, pos
-                    args = (*args[:4], args[4].reshape(-1, per), *args[5:])
                 kernel = {
                     "norm": G.gemv_norm,
                     "swiglu": G.gemv_swiglu,
                     "residual": G.gemv_residual,
-                    "residual_append": G.gemv_residual_append,
                     "lm_head": G.lm_head,
                 }[kind]
                 view = y.reshape(-1, per)
@@ -215,7 +210,6 @@ class Decoder:
                 "norm": K.gemv_norm_thread,
                 "swiglu": K.gemv_swiglu_thread,
                 "residual": K.gemv_residual_thread,
-                "residual_append": K.gemv_residual_append_thread,
                 "lm_head": K.lm_head_thread,
             }[kind]
             return prep(kernel, -(-rows // K.THREAD_BLOCK), K.THREAD_BLOCK), (y, *args)
@@ -244,6 +238,25 @@ class Decoder:
                     ),
                 )
             )
+            out.append(
+                Launch(
+                    f"L{i}.qk_rope_append",
+                    prep(K.qk_rope_append, nh, hdp),
+                    (
+                        self.q,
+                        ly["kc"],
+                        ly["vc"],
+                        self.qkv,
+                        ly["q_norm"],
+                        ly["k_norm"],
+                        self.inv,
+                        self.pos,
+                        nkv,
+                        hd,
+                        eps,
+                    ),
+                )
+            )
             for g0 in range(0, g, A.GMAX):
                 out.append(
                     Launch(
@@ -252,11 +265,7 @@ class Decoder:
                         (
                             self.opart,
                             self.ml,
-                            self.kvn,
-                            self.qkv,
-                            ly["q_norm"],
-                            ly["k_norm"],
-                            self.inv,
+                            self.q,
                             ly["kc"],
                             ly["vc"],
                             self.pos,
@@ -266,7 +275,6 @@ class Decoder:
                             hdp,
                             g0,
                             np.float32(1.0 / math.sqrt(hd)),
-                            eps,
                         ),
                     )
                 )
@@ -283,19 +291,7 @@ class Decoder:
             out.append(
                 Launch(
                     f"L{i}.o_proj",
-                    *gemv(
-                        "residual_append",
-                        c.hidden,
-                        n_att,
-                        self.x_b,
-                        ly["kc"],
-                        ly["vc"],
-                        wo,
-                        attn_out,
-                        self.x_a,
-                        self.kvn,
-                        self.pos,
-                    ),
+                    *gemv("residual", c.hidden, n_att, self.x_b, wo, attn_out, self.x_a),
                 )
             )
             out.append(

@@ -101,19 +101,13 @@ def _attention(g0: int, kv_heads: int = 1) -> None:
     rng = np.random.default_rng(5)
     kc = device_array(rng.standard_normal((n_pos, kv_heads * hdp)).astype(BF16))
     vc = device_array(rng.standard_normal((n_pos, kv_heads * hdp)).astype(BF16))
-    qkv = cuda.to_device(rng.standard_normal((group + 2) * kv_heads * hdp).astype(np.float32))
-    norm = cuda.to_device(np.ones(hdp, np.float32))
-    inv = cuda.to_device(np.ones(hdp // 2, np.float32))
+    q = cuda.to_device(rng.standard_normal(group * kv_heads * hdp).astype(np.float32))
     blocks = kv_heads
     opart = cuda.device_array((blocks, group * hdp), np.float32)
     ml = cuda.device_array((blocks, 2 * group), np.float32)
-    kvn = device_array(np.zeros((kv_heads, 2 * hdp), BF16))
     pos = cuda.to_device(np.array([2], np.int32))
     launch = A.attention.prepare(grid=blocks, block=A.BLOCK)
-    eps, scale = np.float32(1e-6), np.float32(0.5)
-    launch(
-        opart, ml, kvn, qkv, norm, norm, inv, kc, vc, pos, kv_heads, group, hdp, hdp, g0, scale, eps
-    )
+    launch(opart, ml, q, kc, vc, pos, kv_heads, group, hdp, hdp, g0, np.float32(0.5))
 
 
 def test_attention_negative_head_offset_is_refused() -> None:
@@ -131,13 +125,9 @@ def test_attention_without_kv_heads_is_refused() -> None:
     kc = device_array(np.zeros((4, 0), BF16))
     opart = cuda.device_array((1, 16), np.float32)
     ml = cuda.device_array((1, 4), np.float32)
-    qkv = cuda.to_device(np.zeros(0, np.float32))
-    norm = cuda.to_device(np.ones(8, np.float32))
-    inv = cuda.to_device(np.ones(4, np.float32))
-    kvn = device_array(np.zeros((0, 16), BF16))
+    q = cuda.to_device(np.zeros(0, np.float32))
     pos = cuda.to_device(np.array([2], np.int32))
     launch = A.attention.prepare(grid=1, block=A.BLOCK)
-    eps, scale = np.float32(1e-6), np.float32(0.5)
     with pytest.raises(ss.RequiresViolation, match=r"kv_heads >= 1"):
-        launch(opart, ml, kvn, qkv, norm, norm, inv, kc, kc, pos, 0, 2, 8, 8, 0, scale, eps)
+        launch(opart, ml, q, kc, kc, pos, 0, 2, 8, 8, 0, np.float32(0.5))
     _attention(0, kv_heads=2)
