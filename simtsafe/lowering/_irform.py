@@ -761,20 +761,26 @@ def _type_bytes(ty: str) -> int:
     return int(data.get_abi_size(module.get_global_variable("g").global_value_type))
 
 
-def static_shared_globals(texts: Sequence[str]) -> list[tuple[str, int, int]]:
-    """The sized ``addrspace(3)`` globals of the IR modules ``texts`` that their code names
-    (LLVM drops the others), in the order they are defined: (name, bytes, alignment)."""
-    found: dict[str, tuple[str, int, int]] = {}
+def _named_globals(texts: Sequence[str], definition: re.Pattern[str]) -> list[tuple[str, str, str]]:
+    """The globals of the IR modules ``texts`` whose definition line matches ``definition``
+    (groups: the name, the type) and that their code names besides it (LLVM drops the
+    others): (module's name of it, type, the definition line), module by module."""
+    found = []
     for text in texts:
         for line in text.splitlines():
-            m = _SHARED_DEF.match(line)
-            if m is None:
-                continue
-            name = m.group(1)
-            if text.count(f"@{name}") > 1:  # named somewhere besides its definition
-                align = int(a.group(1)) if (a := _ALIGN.search(line)) else 1
-                bare = _unquote("@" + name)
-                found[bare] = (bare, _type_bytes(m.group(2)), align)
+            m = definition.match(line)
+            if m is not None and text.count(f"@{m.group(1)}") > 1:
+                found.append((_unquote("@" + m.group(1)), m.group(2), line))
+    return found
+
+
+def static_shared_globals(texts: Sequence[str]) -> list[tuple[str, int, int]]:
+    """The sized ``addrspace(3)`` globals of the IR modules ``texts`` that their code names,
+    in the order they are defined: (name, bytes, alignment)."""
+    found: dict[str, tuple[str, int, int]] = {}
+    for bare, ty, line in _named_globals(texts, _SHARED_DEF):
+        align = int(a.group(1)) if (a := _ALIGN.search(line)) else 1
+        found[bare] = (bare, _type_bytes(ty), align)
     return list(found.values())
 
 
@@ -789,16 +795,7 @@ def constant_globals(texts: Sequence[str]) -> list[tuple[str, int]]:
     their code names, in the order they are defined: (name, bytes). Each module's are its
     own (an internal global of one module is another object than one of the same name in
     another: the linker renames it)."""
-    found: list[tuple[str, int]] = []
-    for text in texts:
-        for line in text.splitlines():
-            m = _CONST_DEF.match(line)
-            if m is None:
-                continue
-            name = m.group(1)
-            if text.count(f"@{name}") > 1:  # named somewhere besides its definition
-                found.append((_unquote("@" + name), _type_bytes(m.group(2))))
-    return found
+    return [(bare, _type_bytes(ty)) for bare, ty, _ in _named_globals(texts, _CONST_DEF)]
 
 
 def laid_out(objects: Sequence[tuple[int, int]]) -> int:

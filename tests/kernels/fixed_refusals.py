@@ -10,13 +10,16 @@ them, as numpy computes them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = ["ACCEPTED", "HELPER_MODULES", "REFUSED", "Case"]
+__all__ = ["ACCEPTED", "HELPER_MODULES", "REFUSED", "Case", "helper_modules_on_path"]
 
 
 @dataclass(frozen=True)
@@ -701,3 +704,20 @@ def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
         "it has no parameter 'state'",
     ),
 }
+
+
+@contextlib.contextmanager
+def helper_modules_on_path(tmp_path: Path) -> Iterator[None]:
+    """``HELPER_MODULES`` written under ``tmp_path`` and importable while inside; removed
+    from ``sys.path`` and ``sys.modules`` after."""
+    where = tmp_path / "helpers"
+    where.mkdir()
+    for name, source in HELPER_MODULES.items():
+        (where / f"{name}.py").write_text(source)
+    sys.path.insert(0, str(where))
+    try:
+        yield
+    finally:
+        sys.path.remove(str(where))
+        for name in HELPER_MODULES:
+            sys.modules.pop(name, None)

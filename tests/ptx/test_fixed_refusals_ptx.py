@@ -5,7 +5,6 @@ still refuse -- is refused with its message."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import pytest
 
 import simtsafe as ss
 from tests.kernels import load_kernel_module
-from tests.kernels.fixed_refusals import ACCEPTED, HELPER_MODULES, REFUSED
+from tests.kernels.fixed_refusals import ACCEPTED, REFUSED, helper_modules_on_path
 
 pytestmark = pytest.mark.ptx
 
@@ -22,17 +21,8 @@ CC = (9, 0)
 
 @pytest.fixture(autouse=True)
 def helper_modules(tmp_path: Path) -> Iterator[None]:
-    where = tmp_path / "helpers"
-    where.mkdir()
-    for name, source in HELPER_MODULES.items():
-        (where / f"{name}.py").write_text(source)
-    sys.path.insert(0, str(where))
-    try:
+    with helper_modules_on_path(tmp_path):
         yield
-    finally:
-        sys.path.remove(str(where))
-        for name in HELPER_MODULES:
-            sys.modules.pop(name, None)
 
 
 @pytest.mark.parametrize("name", sorted(ACCEPTED))
