@@ -10,7 +10,12 @@ array and its address is a multiple of ``n * itemsize``, the read is ONE
 vector access (``ld.global.v2``/``.v4``); otherwise it reads element by
 element and every element outside the array reads as 0. So the read never
 leaves the array, whatever the indices and the alignment (docs/cooperation.md,
-"Vector access").
+"Vector access"). The launch, though, wants the fast path: an input passed
+directly to ``vec.load`` / ``vec.load_runs`` with a constant ``n`` must have a
+data pointer (and, 2D, a row pitch in bytes) that is a multiple of the run's
+bytes, else the launch raises ``ArgumentTypeError`` (speed, not safety: pad
+the rows, e.g. an int8 matrix of 130 columns to 132, or read element by
+element).
 
 ``vec.load_runs(a, idxs, n)`` is ``vec.load(a, i, n)`` for each index ``i`` of the
 tuple ``idxs`` (ints, or ``(r, j)`` pairs of a 2D input; 1 to 16 of them), as a tuple
@@ -64,7 +69,9 @@ def load(a: SharedTile[T, Any], j: int | tuple[int, int], n: Literal[2, 4, 8]) -
 def load(a: Any, j: int | tuple[int, int], n: Literal[2, 4, 8]) -> tuple[Any, ...]:
     """The run ``[j*n, (j+1)*n)`` of a 1D input (or of row ``r`` of a 2D input, with
     ``j = (r, j)``), or of a shared tile in its read phase, as a tuple of ``n`` values;
-    elements outside the array (the tile's logical extents) read 0."""
+    elements outside the array (the tile's logical extents) read 0. A launch refuses an
+    input given here whose data pointer or row pitch is not a multiple of the run's bytes
+    (the module's docstring)."""
     host_call("vec.load")
 
 

@@ -506,6 +506,8 @@ BAD_ERRORS: dict[str, dict[str, Any]] = {
 
 DOC_GAPS: dict[str, dict[str, Any]] = {
     "vec_load_row_pitch": {
+        "fixed": "the vec module's and vec.load's docstrings (docs/api.md) now say the launch "
+        "refuses a data pointer or row pitch that is not a multiple of the run's bytes",
         "source": GEMV_I8_UNROLLED,
         "doc": "docs/api.md `simtsafe.vec` (the module docstring) and `vec.load`",
         "what": "api.md says vec.load 'reads element by element ... whatever the indices and the "

@@ -47,3 +47,13 @@ def test_a_name_without_a_docstring_is_reported(monkeypatch) -> None:  # type: i
     monkeypatch.setattr(simtsafe, "__all__", [*simtsafe.__all__, "undocumented"])
     _, missing = _generator().collect()
     assert missing == ["simtsafe.undocumented"]
+
+
+def test_vec_docs_name_the_launch_alignment_refusal() -> None:
+    """Porting round 19's doc gap: the reference said vec.load reads at any alignment and
+    never said a launch refuses an input whose row pitch is not a multiple of the run."""
+    import simtsafe.vec as vec
+
+    for doc in (vec.__doc__ or "", vec.load.__doc__ or ""):
+        assert "row pitch" in doc and "multiple of the run's bytes" in doc, doc
+    assert "ArgumentTypeError" in (vec.__doc__ or "")
