@@ -27,6 +27,11 @@ the ``nsw``/``nuw``/``nneg`` flags are promises, never facts):
 The default is dropped only when every value of the range, read as a signed integer of the
 switch's width, is a case and the range has at most ``_MAX_VALUES`` values; the cases no
 value reaches are dropped with it. Any other switch keeps all its edges.
+
+``tuple_index_switch`` recognises the tuple-index shape itself (for the verdict's message
+only, never for a proof): a case ``i`` and its negative twin ``i - n`` for every position of
+an ``n``-tuple, both to one target, and a default block that leaves the function (Numba's
+``IndexError``).
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from collections.abc import Mapping
 from ..lowering._irform import FunctionForm, Instr, split_operands
 from ._ranges import _bits, _int, _value, _width, _words
 
-__all__ = ["feasible_successors", "value_range"]
+__all__ = ["feasible_successors", "tuple_index_switch", "value_range"]
 
 #: Ranges up to this many values are checked case by case.
 _MAX_VALUES = 4097
@@ -78,6 +83,26 @@ def _targets(term: Instr, defs: Mapping[str, Instr]) -> tuple[str, ...]:
         return term.targets
     reached = {cases[v] for v in signed}
     return tuple(t for t in term.targets if t in reached)
+
+
+def tuple_index_switch(term: Instr, exits: Mapping[str, Instr]) -> int | None:
+    """The tuple's length ``n`` when ``term`` is Numba's run-time tuple index: a ``switch``
+    with cases ``i`` and ``i - n`` to one target for each ``0 <= i < n``, whose default is
+    a block of ``exits`` (block name -> its terminator) that leaves the function (``ret`` or
+    ``unreachable``: the ``IndexError``); None for any other terminator."""
+    if term.opcode != "switch" or not term.targets:
+        return None
+    parsed = _switch(term.text)
+    if parsed is None:
+        return None
+    _cond, _width_bits, cases = parsed
+    n, rem = divmod(len(cases), 2)
+    if n == 0 or rem or any(cases.get(i) is None or cases.get(i - n) != cases[i] for i in range(n)):
+        return None
+    default = exits.get(term.targets[0])
+    if default is None or default.opcode not in ("ret", "unreachable"):
+        return None
+    return n
 
 
 def _switch(text: str) -> tuple[str, int, dict[int, str]] | None:

@@ -497,6 +497,9 @@ BAD_ERRORS: dict[str, dict[str, Any]] = {
         "as the cause or says to mask it (`av[q & 3]`), the one-token fix. Its advice (move the call "
         "out of the branch, make the condition warp-uniform) does not apply: the collective is "
         "already after the loop, at the top level of the kernel",
+        "fixed": "a uniformity refusal whose early exit is Numba's tuple-index IndexError (the "
+        "switch's default) names the tuple index's line, the IndexError and the fixes (`t[q & 3]`, "
+        "or the elements written out) (tests/ptx/test_port19_ptx.py)",
     },
 }
 

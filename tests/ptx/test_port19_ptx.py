@@ -32,14 +32,17 @@ def test_a_ported_kernel_passes_every_check(tmp_path: Path, name: str) -> None:
 
 
 def test_a_tuple_indexed_by_a_range_loop_before_a_warp_sum_is_refused(tmp_path: Path) -> None:
-    # FALSE_REFUSALS tuple_index_in_range_loop (and BAD_ERRORS tuple_index_uniformity_message):
-    # the message today names two "branches" and not the tuple index
+    # FALSE_REFUSALS tuple_index_in_range_loop; BAD_ERRORS tuple_index_uniformity_message (fixed):
+    # the message names the tuple index, Numba's IndexError and the fixes, not two "branches"
     (k,) = _kernels(port19.load("tuple_index_in_range_loop", tmp_path))
     (f,) = ss.check_kernel(k)
     assert f.code == "SS-uniformity"
     assert "`warp.sum` needs every thread of the warp to reach it" in f.message
-    assert "such as a tuple index out of range" in f.message
-    assert "q & 3" not in f.message
+    assert "the tuple index at line 22 reads a 4-element tuple" in f.message
+    assert "Numba raises IndexError there for a position out of range" in f.message
+    assert "threads that may leave the kernel there" in f.message
+    assert "`t[q & 3]`" in f.message and "write the elements out" in f.message
+    assert "the branch at line" not in f.message and "Move the call out" not in f.message
 
 
 def test_the_masked_tuple_index_and_the_block_form_are_accepted(tmp_path: Path) -> None:
