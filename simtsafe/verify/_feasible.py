@@ -27,6 +27,11 @@ the ``nsw``/``nuw``/``nneg`` flags are promises, never facts):
 The default is dropped only when every value of the range, read as a signed integer of the
 switch's width, is a case and the range has at most ``_MAX_VALUES`` values; the cases no
 value reaches are dropped with it. Any other switch keeps all its edges.
+
+``tuple_index_switch`` recognises the tuple-index shape itself (for the verdict's message
+only, never for a proof): a case ``i`` and its negative twin ``i - n`` for every position of
+an ``n``-tuple, both to one target, and a default block that leaves the function (Numba's
+``IndexError``).
 """
 
 from __future__ import annotations
@@ -35,9 +40,10 @@ import re
 from collections.abc import Mapping
 
 from ..lowering._irform import FunctionForm, Instr, split_operands
-from ._ranges import _bits, _int, _value, _width, _words
+from ._cfg import Graph
+from ._ranges import InputInfo, Ranges, _bits, _int, _value, _width, _words
 
-__all__ = ["feasible_successors", "value_range"]
+__all__ = ["feasible_successors", "tuple_index_switch", "value_range"]
 
 #: Ranges up to this many values are checked case by case.
 _MAX_VALUES = 4097
@@ -59,10 +65,39 @@ Range = tuple[int, int] | None
 def feasible_successors(form: FunctionForm) -> dict[str, tuple[str, ...]]:
     """Each block's successors, less a switch default its condition cannot reach."""
     defs = {i.result: i for b in form.blocks for i in b.instrs if i.result is not None}
-    return {b.name: _targets(b.terminator, defs) for b in form.blocks}
+    counted = _Counted(form, defs)
+    return {b.name: _targets(b.name, b.terminator, defs, counted) for b in form.blocks}
 
 
-def _targets(term: Instr, defs: Mapping[str, Instr]) -> tuple[str, ...]:
+class _Counted:
+    """``0 <= k < n`` at a block, by ``_ranges``' proofs for an input of ``n`` elements
+    (Numba's range loop, dominating compares, phis of such), over the graph with every
+    edge (its dominators and loops hold in the graph without the dropped defaults too)."""
+
+    def __init__(self, form: FunctionForm, defs: Mapping[str, Instr]) -> None:
+        self.form = form
+        self.defs = defs
+        self.ranges: Ranges | None = None
+
+    def below(self, k: str, n: int, block: str) -> bool:
+        if self.ranges is None:
+            graph = Graph.build(
+                self.form.blocks[0].name, {b.name: b.terminator.targets for b in self.form.blocks}
+            )
+            def_block = {
+                i.result: b.name for b in self.form.blocks for i in b.instrs if i.result is not None
+            }
+            self.ranges = Ranges(self.form, graph, self.defs, def_block, {})
+        if block not in self.ranges.graph.idom:
+            return False
+        # a pseudo-input of exactly n elements: no shape value, no parameter bounded by it
+        positions = InputInfo("", 1, n, frozenset(), frozenset(), "")
+        return self.ranges.within(k, positions, block)
+
+
+def _targets(
+    name: str, term: Instr, defs: Mapping[str, Instr], counted: _Counted
+) -> tuple[str, ...]:
     if term.opcode != "switch":
         return term.targets
     parsed = _switch(term.text)
@@ -71,13 +106,39 @@ def _targets(term: Instr, defs: Mapping[str, Instr]) -> tuple[str, ...]:
     cond, width, cases = parsed
     bounds = value_range(cond, width, defs)
     if bounds is None or bounds[1] - bounds[0] >= _MAX_VALUES:
-        return term.targets
+        n = 0
+        while n in cases:
+            n += 1
+        # 64-bit only: ``_ranges`` proves ``0 <= k < n`` of a signed 64-bit index
+        if n == 0 or width != 64 or not counted.below(cond, n, name):
+            return term.targets
+        bounds = (0, n - 1)
     lo, hi = bounds
     signed = [v - (1 << width) if v >> (width - 1) else v for v in range(lo, hi + 1)]
     if not all(v in cases for v in signed):
         return term.targets
     reached = {cases[v] for v in signed}
     return tuple(t for t in term.targets if t in reached)
+
+
+def tuple_index_switch(term: Instr, exits: Mapping[str, Instr]) -> int | None:
+    """The tuple's length ``n`` when ``term`` is Numba's run-time tuple index: a ``switch``
+    with cases ``i`` and ``i - n`` to one target for each ``0 <= i < n``, whose default is
+    a block of ``exits`` (block name -> its terminator) that leaves the function (``ret`` or
+    ``unreachable``: the ``IndexError``); None for any other terminator."""
+    if term.opcode != "switch" or not term.targets:
+        return None
+    parsed = _switch(term.text)
+    if parsed is None:
+        return None
+    _cond, _width_bits, cases = parsed
+    n, rem = divmod(len(cases), 2)
+    if n == 0 or rem or any(cases.get(i) is None or cases.get(i - n) != cases[i] for i in range(n)):
+        return None
+    default = exits.get(term.targets[0])
+    if default is None or default.opcode not in ("ret", "unreachable"):
+        return None
+    return n
 
 
 def _switch(text: str) -> tuple[str, int, dict[int, str]] | None:

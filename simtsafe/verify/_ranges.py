@@ -197,6 +197,12 @@ class Ranges:
             return None
         return next(p for p, i in self.inputs.items() if i is info)
 
+    def within(self, k: str, info: InputInfo, block: str) -> bool:
+        """``0 <= k < info.elements`` (or below its extents) in ``block``, by the rules of the
+        module docstring (``_feasible``: a tuple index of ``n`` positions as an input of ``n``
+        elements)."""
+        return self._within(k, info, self.facts(block), block, True)
+
     def constant_inside(self, base: str, index: int, block: str) -> bool:
         """Is element ``index`` of the input at ``base`` inside it where ``block`` runs
         (``if a.size > 3: a[3]``)?"""

@@ -45,6 +45,7 @@ from ._divergence import (
     pointer_roots,
     written_by,
 )
+from ._feasible import tuple_index_switch
 from ._phases import last_syncs
 from ._ranges import InputInfo
 from ._tilephases import check_tile_phases
@@ -544,6 +545,10 @@ def _raise_divergent(
     if cause_frames and len(cause_frames) > depth + 1:
         inner = cause_frames[-1]
         where += f" (in helper {inner[1]}, line {inner[0][1]})"
+    exits = {name: b.terminator for name, b in d.blocks.items()}
+    n = tuple_index_switch(cause_ins, exits)
+    if n is not None:
+        _raise_tuple_index(info, what, inside, scope, worst, where, n, site_at, cause_at)
     explainer = _Explainer(d, loc)
     because = explainer.branch(cause, allowed)
     loop = next((lp for lp in d.graph.loops if cause in lp.blocks and blocks & lp.blocks), None)
@@ -572,6 +577,46 @@ def _raise_divergent(
             else "uniform (scalar parameters, shapes, blockIdx, a block collective's result)"
         )
         + ", or use Tier 2 (`simtsafe.unsafe`) if the schedule cannot be expressed"
+    )
+    filename, lineno = site_at if site_at is not None else (info.filename, info.first_line)
+    raise SafetyError(
+        message,
+        kernel=info.kernel,
+        rule="uniformity",
+        filename=filename,
+        lineno=lineno,
+        source_line=linecache.getline(filename, lineno) or None,
+        cause_line=cause_at[1] if cause_at else None,
+    )
+
+
+def _raise_tuple_index(
+    info: SourceInfo,
+    what: str,
+    inside: str,
+    scope: str,
+    worst: int,
+    where: str,
+    n: int,
+    site_at: Frame | None,
+    cause_at: Frame | None,
+) -> None:
+    """The early exit is Numba's ``IndexError`` of a tuple indexed at a run-time position
+    (``_feasible.tuple_index_switch``): name the index and its fixes, not a branch."""
+    mask = (
+        f"`t[q & {n - 1}]` (every value of `q & {n - 1}` is a position), "
+        if n & (n - 1) == 0
+        else ""
+    )
+    message = (
+        f"kernel {info.kernel!r}: {what} needs every thread of the {scope} to reach it{inside}, but "
+        f"control flow here is {LEVEL_NAMES[worst]}: the tuple index at {where} reads a "
+        f"{n}-element tuple at a position computed at run time, and Numba raises IndexError "
+        f"there for a position out of range. simtsafe does not prove this position in range (proven: "
+        f"`for q in range(k)` with a constant k <= {n}, a mask `& c`, a compare), so the analysis sees threads that "
+        f"may leave the kernel there and never reach it. Index with a bounded position, "
+        f"{mask}or write the elements out (`t[0]`, ..., `t[{n - 1}]`); or use Tier 2 "
+        "(`simtsafe.unsafe`)"
     )
     filename, lineno = site_at if site_at is not None else (info.filename, info.first_line)
     raise SafetyError(

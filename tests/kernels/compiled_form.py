@@ -130,23 +130,25 @@ def test_loop_value_from_a_helper_left_early(tmp_path):  # type: ignore[no-untyp
 
 
 @pytest.mark.parametrize(
-    ("bad", "good"),
+    ("bad", "good", "fragment"),
     [
         (  # a tuple index out of range raises in the threads it is out of range for
             "t = (1.0, 2.0, 3.0)\n    x = t[cuda.threadIdx.x]  # COND\n    ss.block.sync()  # BAD\n"
             "    out[i] = x",
             "t = (1.0, 2.0, 3.0)\n    x = t[n % 3]\n    ss.block.sync()\n    out[i] = x",
+            "Numba raises IndexError there for a position out of range",
         ),
         (  # range() raises for a step of 0
             "for q in range(0, n, cuda.threadIdx.x):  # COND\n        pass\n"
             "    ss.block.sync()  # BAD",
             "for q in range(0, 64, n):\n        pass\n    ss.block.sync()",
+            "the other way leaves first",
         ),
     ],
     ids=["tuple-index", "range-step"],
 )
-def test_operation_that_fails_for_some_threads_before_a_barrier(tmp_path, bad, good):  # type: ignore[no-untyped-def]
-    pair(tmp_path, kernel(bad), kernel(good), "the other way leaves first")
+def test_operation_that_fails_for_some_threads_before_a_barrier(tmp_path, bad, good, fragment):  # type: ignore[no-untyped-def]
+    pair(tmp_path, kernel(bad), kernel(good), fragment)
 
 
 def test_implicit_exit_inside_a_helper(tmp_path):  # type: ignore[no-untyped-def]

@@ -292,6 +292,24 @@ def gemv_i8(y: DisjointSlice[np.int32, PerWarp], a: In2D[np.int8], x: In[np.int8
 """
 
 
+GEMV_TUPLE_LOOP = """
+# int8 GEMV with int32 accumulation, a warp per row, 4 int8 per vector load
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=128, covers="y",
+           requires=["a.shape[0] == y.size", "a.shape[1] == x.size"]))
+def gemv_i8(y: DisjointSlice[np.int32, PerWarp], a: In2D[np.int8], x: In[np.int8]) -> None:
+    row = cuda.grid(1) // 32
+    acc = np.int32(0)
+    if row < y.size:
+        for j in range(cuda.laneid, (a.shape[1] + 3) // 4, 32):
+            av = ss.vec.load(a, (row, j), 4)
+            xv = ss.vec.load(x, j, 4)
+            for q in range(4):
+                acc += np.int32(av[q]) * np.int32(xv[q])
+    acc = ss.warp.sum(acc)
+    y[thread.warp_leader()] = acc
+"""
+
+
 RADIX_HIST = """
 B = 128
 CH = 512        # keys per block
@@ -427,28 +445,13 @@ ACCEPTED: dict[str, str] = {
     "row_argmax_chunks": ARGMAX_CHUNKS,
     "gamma_lut_module": LUT_MODULE,
     "pick_channel_masked_tuple": RGBA_MEAN_TUPLE,
+    "gemv_int8_tuple_loop": GEMV_TUPLE_LOOP,
 }
 
 # =============================================================================================
 # FALSE_REFUSALS
 # =============================================================================================
 
-GEMV_TUPLE_LOOP = """
-# int8 GEMV with int32 accumulation, a warp per row, 4 int8 per vector load
-@ss.kernel(contract=ss.LaunchContract(domain=1, block=128, covers="y",
-           requires=["a.shape[0] == y.size", "a.shape[1] == x.size"]))
-def gemv_i8(y: DisjointSlice[np.int32, PerWarp], a: In2D[np.int8], x: In[np.int8]) -> None:
-    row = cuda.grid(1) // 32
-    acc = np.int32(0)
-    if row < y.size:
-        for j in range(cuda.laneid, (a.shape[1] + 3) // 4, 32):
-            av = ss.vec.load(a, (row, j), 4)
-            xv = ss.vec.load(x, j, 4)
-            for q in range(4):
-                acc += np.int32(av[q]) * np.int32(xv[q])
-    acc = ss.warp.sum(acc)
-    y[thread.warp_leader()] = acc
-"""
 
 FALSE_REFUSALS: dict[str, dict[str, Any]] = {
     "tuple_index_in_range_loop": {
@@ -466,6 +469,12 @@ FALSE_REFUSALS: dict[str, dict[str, Any]] = {
         "depends on where the loop sits",
         "workaround": "`av[q & 3]` (accepted: gemv_i8m) or the products written out "
         "(ACCEPTED gemv_int8_unrolled, as docs/cooperation.md's gemv does)",
+        "fixed": "ACCEPTED gemv_int8_tuple_loop: verify/_feasible drops the IndexError default of "
+        "a 64-bit switch whose condition verify/_ranges proves in 0..n-1 (Numba's range loop: an "
+        "index from 0 paired with a trip counter from a constant N <= n; dominating compares). "
+        "range(5) over the 4-tuple, a thread-dependent or parameter bound, an index reassigned "
+        "in the body, a while loop incrementing before the index stay refused "
+        "(tests/ptx/test_port19_ptx.py)",
     },
     "vec_load_row_pitch_not_a_run": {
         "source": GEMV_I8_UNROLLED,
@@ -497,6 +506,9 @@ BAD_ERRORS: dict[str, dict[str, Any]] = {
         "as the cause or says to mask it (`av[q & 3]`), the one-token fix. Its advice (move the call "
         "out of the branch, make the condition warp-uniform) does not apply: the collective is "
         "already after the loop, at the top level of the kernel",
+        "fixed": "a uniformity refusal whose early exit is Numba's tuple-index IndexError (the "
+        "switch's default) names the tuple index's line, the IndexError and the fixes (`t[q & 3]`, "
+        "or the elements written out) (tests/ptx/test_port19_ptx.py)",
     },
 }
 
@@ -790,6 +802,7 @@ CHECKS: dict[str, Callable[[ModuleType, np.random.Generator], bool]] = {
     "row_argmax_chunks": _check_row_argmax,
     "gamma_lut_module": _check_gamma_lut,
     "pick_channel_masked_tuple": _check_pick_channel,
+    "gemv_int8_tuple_loop": _check_gemv_i8,
 }
 
 # =============================================================================================

@@ -31,15 +31,76 @@ def test_a_ported_kernel_passes_every_check(tmp_path: Path, name: str) -> None:
         assert ".entry" in k.ptx(cc=(9, 0))
 
 
-def test_a_tuple_indexed_by_a_range_loop_before_a_warp_sum_is_refused(tmp_path: Path) -> None:
-    # FALSE_REFUSALS tuple_index_in_range_loop (and BAD_ERRORS tuple_index_uniformity_message):
-    # the message today names two "branches" and not the tuple index
-    (k,) = _kernels(port19.load("tuple_index_in_range_loop", tmp_path))
+_LOOP = "            for q in range(4):\n                acc += np.int32(av[q]) * np.int32(xv[q])\n"
+_PRODUCT = "                acc += np.int32(av[q]) * np.int32(xv[q])\n"
+#: the range loop of FALSE_REFUSALS tuple_index_in_range_loop, varied: name -> loop
+TUPLE_LOOP_REFUSED = {
+    "range5": _LOOP.replace("range(4)", "range(5)"),  # q == 4 is out of range
+    "lane_bound": _LOOP.replace("range(4)", "range(cuda.laneid % 5)"),
+    "shape_bound": _LOOP.replace("range(4)", "range(a.shape[1] % 5)"),
+    "reassigned": "            for q in range(4):\n                q = q + 1\n" + _PRODUCT,
+    "start1_reassigned": "            for q in range(1, 4):\n                q = 4 - q\n"
+    + _PRODUCT,
+    "while_incremented_first": "            q = 0\n            while q < 4:\n                "
+    "q += 1\n" + _PRODUCT,
+}
+TUPLE_LOOP_ACCEPTED_TWINS = {
+    "break": "            for q in range(4):\n                if av[q] == 0:\n"
+    "                    break\n" + _PRODUCT,
+    "continue": "            for q in range(4):\n                if av[q] == 0:\n"
+    "                    continue\n" + _PRODUCT,
+    "negative_positions": _LOOP.replace("av[q]", "av[q - 4]").replace("xv[q]", "xv[q - 4]"),
+}
+
+
+def test_a_tuple_indexed_by_a_range_loop_before_a_warp_sum_is_accepted(tmp_path: Path) -> None:
+    # FALSE_REFUSALS tuple_index_in_range_loop, fixed (ACCEPTED gemv_int8_tuple_loop)
+    assert port19.GEMV_TUPLE_LOOP.count(_LOOP) == 1
+    (k,) = _kernels(port19.load("gemv_int8_tuple_loop", tmp_path))
+    assert ss.check_kernel(k) == []
+
+
+@pytest.mark.parametrize("name", sorted(TUPLE_LOOP_ACCEPTED_TWINS))
+def test_a_range_loop_index_left_early_stays_in_range(tmp_path: Path, name: str) -> None:
+    src = port19.GEMV_TUPLE_LOOP.replace(_LOOP, TUPLE_LOOP_ACCEPTED_TWINS[name])
+    (k,) = _kernels(_load_src(tmp_path, src))
+    assert ss.check_kernel(k) == []
+
+
+@pytest.mark.parametrize("name", sorted(TUPLE_LOOP_REFUSED))
+def test_a_tuple_index_not_proven_in_range_before_a_warp_sum_is_refused(
+    tmp_path: Path, name: str
+) -> None:
+    src = port19.GEMV_TUPLE_LOOP.replace(_LOOP, TUPLE_LOOP_REFUSED[name])
+    (k,) = _kernels(_load_src(tmp_path, src))
     (f,) = ss.check_kernel(k)
     assert f.code == "SS-uniformity"
     assert "`warp.sum` needs every thread of the warp to reach it" in f.message
-    assert "such as a tuple index out of range" in f.message
-    assert "q & 3" not in f.message
+
+
+def test_the_refusal_names_the_tuple_index_and_its_fixes(tmp_path: Path) -> None:
+    # BAD_ERRORS tuple_index_uniformity_message, fixed: the tuple index, Numba's IndexError and
+    # the fixes, not two "branches"
+    src = port19.GEMV_TUPLE_LOOP.replace(_LOOP, TUPLE_LOOP_REFUSED["range5"])
+    (k,) = _kernels(_load_src(tmp_path, src))
+    (f,) = ss.check_kernel(k)
+    assert "the tuple index at line 22 reads a 4-element tuple" in f.message
+    assert "Numba raises IndexError there for a position out of range" in f.message
+    assert "threads that may leave the kernel there" in f.message
+    assert "`t[q & 3]`" in f.message and "write the elements out" in f.message
+    assert "the branch at line" not in f.message and "Move the call out" not in f.message
+
+
+def test_a_three_element_tuple_gets_no_mask_advice(tmp_path: Path) -> None:
+    src = port19.GEMV_TUPLE_LOOP.replace(
+        _LOOP,
+        "            t3 = (av[0], av[1], av[2])\n            for q in range(4):\n"
+        "                acc += np.int32(t3[q])\n",
+    )
+    (k,) = _kernels(_load_src(tmp_path, src))
+    (f,) = ss.check_kernel(k)
+    assert "reads a 3-element tuple" in f.message and "(`t[0]`, ..., `t[2]`)" in f.message
+    assert "& 2" not in f.message
 
 
 def test_the_masked_tuple_index_and_the_block_form_are_accepted(tmp_path: Path) -> None:
