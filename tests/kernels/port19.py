@@ -529,6 +529,8 @@ DOC_GAPS: dict[str, dict[str, Any]] = {
         "first launch",
     },
     "tuple_index_range_loop": {
+        "fixed": "docs/safety.md's masked-position paragraph names the range-loop variable (a "
+        "constant k no larger than the tuple), and the refusal names the tuple index",
         "source": GEMV_TUPLE_LOOP,
         "doc": "docs/safety.md 'Uniformity' (a tuple indexed at a bounded position)",
         "what": "the list of bounded tuple indices has no `for q in range(len(t))` loop variable, the "
