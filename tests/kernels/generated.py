@@ -5,7 +5,9 @@ Each kernel mixes, at random places: nested ``if``/``for``/``while`` with
 (``threadIdx``, lanes, warps, ``blockIdx``, the scalar parameter, loads at
 uniform and at thread-dependent addresses), tuple indexing that may be out of
 range (an implicit exit), guarded reads of a slice of the input and ``vec.load`` runs at
-uniform and thread-dependent indices, atomics inside unsafe regions whose results steer
+uniform and thread-dependent indices, tuples indexed at masked positions and at range-loop
+variables, thread-private arrays filled and read back, atomics inside unsafe regions whose
+results steer
 later code, ``@simtsafe.device`` helpers with barriers under their
 parameters, and block barriers and block/warp collectives.
 
@@ -73,7 +75,15 @@ class _Gen:
         if k < 0.9:
             return f"min({self.atom()}, {r.randint(1, 6)})"
         self.features.add("tuple-index")
-        return f"(3, 5, 7)[({self.atom()}) % {r.choice([3, 3, 4])}]"
+        k = r.random()
+        if k < 0.4:
+            return f"(3, 5, 7)[({self.atom()}) % {r.choice([3, 3, 4])}]"
+        if k < 0.7:  # a masked position: in range for & 3, may leave the tuple for & 7
+            return f"(3, 5, 7, 9)[int({self.atom()}) & {r.choice([3, 3, 7])}]"
+        if self.loop_vars:  # a range loop's variable: in range when the bound is at most 4
+            self.features.add("tuple-index-loop")
+            return f"(3, 5, 7, 9)[{r.choice(self.loop_vars)}]"
+        return f"(3, 5, 7, 9)[min({self.atom()}, 3)]"
 
     def cond(self) -> str:
         r = self.rng
@@ -161,8 +171,24 @@ class _Gen:
             self.features.add("helper")
             return [f"{ind}{v} = {name}({self.expr()}, {self.expr()})"]
         if k < 0.97:
-            return self.guarded_read(ind, v)
+            return self.guarded_read(ind, v) if r.random() < 0.5 else self.private(ind, v)
         return [f"{ind}{v} = {v} + 1"]
+
+    def private(self, ind: str, v: str) -> list[str]:
+        """A thread-private array (``cuda.local.array``): elements stored at constant or
+        computed positions (maybe not all of them, maybe under a branch), then one read back
+        -- as uniform as what was stored, where every element was stored first."""
+        r = self.rng
+        self.features.add("local-array")
+        lines = [f"{ind}t = cuda.local.array(4, np.int32)"]
+        if r.random() < 0.6:
+            lines += [f"{ind}for q in range(4):", f"{ind}    t[q] = {self.expr()}"]
+        else:
+            lines += [f"{ind}t[{r.randint(0, 3)}] = {self.expr()}"]
+        if r.random() < 0.3:
+            lines += [f"{ind}if {self.cond()}:", f"{ind}    t[{r.randint(0, 3)}] = {self.expr()}"]
+        where = r.choice([str(r.randint(0, 3)), f"int({self.atom()}) & 3"])
+        return [*lines, f"{ind}{v} = int(t[{where}])"]
 
     def guarded_read(self, ind: str, v: str) -> list[str]:
         """A read of the input at an index (uniform or not) under a guard: of a slice
