@@ -578,8 +578,15 @@ def _raise_divergent(
         )
         + ", or use Tier 2 (`simtsafe.unsafe`) if the schedule cannot be expressed"
     )
+    raise _uniformity_error(info, message, site_at, cause_at)
+
+
+def _uniformity_error(
+    info: SourceInfo, message: str, site_at: Frame | None, cause_at: Frame | None
+) -> SafetyError:
+    """The ``rule="uniformity"`` refusal at the collective's line (else the kernel's)."""
     filename, lineno = site_at if site_at is not None else (info.filename, info.first_line)
-    raise SafetyError(
+    return SafetyError(
         message,
         kernel=info.kernel,
         rule="uniformity",
@@ -612,22 +619,14 @@ def _raise_tuple_index(
         f"kernel {info.kernel!r}: {what} needs every thread of the {scope} to reach it{inside}, but "
         f"control flow here is {LEVEL_NAMES[worst]}: the tuple index at {where} reads a "
         f"{n}-element tuple at a position computed at run time, and Numba raises IndexError "
-        f"there for a position out of range. simtsafe does not prove this position in range (proven: "
-        f"`for q in range(k)` with a constant k <= {n}, a mask `& c`, a compare), so the analysis sees threads that "
-        f"may leave the kernel there and never reach it. Index with a bounded position, "
+        "there for a position out of range. simtsafe does not prove this position in range "
+        f"(proven: `for q in range(k)` with a constant k <= {n}, a mask `& c`, a compare), so "
+        "the analysis sees threads that may leave the kernel there and never reach it. Index "
+        "with a bounded position, "
         f"{mask}or write the elements out (`t[0]`, ..., `t[{n - 1}]`); or use Tier 2 "
         "(`simtsafe.unsafe`)"
     )
-    filename, lineno = site_at if site_at is not None else (info.filename, info.first_line)
-    raise SafetyError(
-        message,
-        kernel=info.kernel,
-        rule="uniformity",
-        filename=filename,
-        lineno=lineno,
-        source_line=linecache.getline(filename, lineno) or None,
-        cause_line=cause_at[1] if cause_at else None,
-    )
+    raise _uniformity_error(info, message, site_at, cause_at)
 
 
 def _check_opaque(info: SourceInfo, loc: _Locator, ins: Instr, opaque: Opaque) -> None:
