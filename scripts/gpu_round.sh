@@ -113,6 +113,7 @@ for s in "$@"; do
       run 170 decode4b_oldvec python3 benchmarks/decode.py --configs 4b --contexts 0 --skip-anchor --tokens 32 --repeats 3
       cp /tmp/vec_new.py simtsafe/lowering/_vec.py; grep -E "simtsafe graph|qkv|o_proj|gate_up|down" "$OUT/decode4b_oldvec.log" ;;
     fused)  # branch fused15's package (.alt/decode_fused: q/k norm + RoPE in the attention, KV append in o_proj; 4 and 8 attention warps) against this tree's, 4b at 0
+      # make it first: mkdir -p .alt/decode_fused && git archive fused15 examples/decode | tar x -C .alt/decode_fused --strip-components=2
       cp -r examples/decode /tmp/decode_this
       for v in fused:4 this:4 fused:8; do t=${v%:*}; aw=${v#*:}; export SIMTSAFE_DECODE_ATTN_WARPS=$aw
         rm -rf examples/decode; if [ "$t" = fused ]; then cp -r .alt/decode_fused examples/decode; else cp -r /tmp/decode_this examples/decode; fi
