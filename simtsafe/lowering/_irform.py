@@ -49,6 +49,7 @@ __all__ = [
     "global_names",
     "split_operands",
     "laid_out",
+    "plain_type_bytes",
     "static_shared_globals",
 ]
 
@@ -746,14 +747,24 @@ _ARRAY = re.compile(r"^\[(\d+) x (.*)\]$")
 
 
 @functools.cache
-def _type_bytes(ty: str) -> int:
-    """The bytes of an LLVM type: arrays of scalars by hand, anything else by llvmlite."""
+def plain_type_bytes(ty: str) -> int | None:
+    """The bytes of a scalar LLVM type or a (nested) array of one; None for anything else."""
     ty = ty.strip()
     if ty in _SCALAR_BYTES:
         return _SCALAR_BYTES[ty]
     m = _ARRAY.match(ty)
-    if m is not None:
-        return int(m.group(1)) * _type_bytes(m.group(2))
+    if m is None:
+        return None
+    inner = plain_type_bytes(m.group(2))
+    return None if inner is None else int(m.group(1)) * inner
+
+
+def _type_bytes(ty: str) -> int:
+    """The bytes of an LLVM type: arrays of scalars by hand, anything else by llvmlite."""
+    plain = plain_type_bytes(ty)
+    if plain is not None:
+        return plain
+    ty = ty.strip()
     import llvmlite.binding as llvm
 
     module = llvm.parse_assembly(f"@g = global {ty} zeroinitializer\n")

@@ -25,26 +25,19 @@ qualifies (``private_allocas``):
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 
-from ..lowering._irform import PRIVATE_ARRAY, FunctionForm, Instr, split_operands
+from ..lowering._irform import (
+    PRIVATE_ARRAY,
+    FunctionForm,
+    Instr,
+    plain_type_bytes,
+    split_operands,
+)
 from ._cfg import Graph
 
 __all__ = ["private_allocas"]
 
-_SCALAR_BYTES = {
-    "i1": 1,
-    "i8": 1,
-    "i16": 2,
-    "i32": 4,
-    "i64": 8,
-    "half": 2,
-    "bfloat": 2,
-    "float": 4,
-    "double": 8,
-}
-_ARRAY_RE = re.compile(r"^\[(\d+) x (.+)\]$")
 #: address computations: a pointer in, a pointer into the same memory out
 _DERIVES = ("getelementptr", "bitcast", "addrspacecast", "phi", "select")
 
@@ -59,24 +52,13 @@ def _is_private_array(name: str) -> bool:
     return name.strip('%"').startswith(PRIVATE_ARRAY)
 
 
-def _type_bytes(typ: str) -> int | None:
-    typ = typ.strip()
-    if typ in _SCALAR_BYTES:
-        return _SCALAR_BYTES[typ]
-    m = _ARRAY_RE.match(typ)
-    if m is None:
-        return None
-    inner = _type_bytes(m.group(2))
-    return None if inner is None else int(m.group(1)) * inner
-
-
 def _alloca_bytes(ins: Instr) -> int | None:
     """``alloca [4 x double], align 8`` -> 32; ``alloca i64, i64 3`` -> 24."""
     parts = [p.strip() for p in split_operands(ins.text.partition("alloca ")[2])]
     parts = [p for p in parts if not p.startswith(("align ", "addrspace("))]
     if not parts:
         return None
-    size = _type_bytes(parts[0])
+    size = plain_type_bytes(parts[0])
     if size is None or len(parts) > 2:
         return None
     if len(parts) == 2:
@@ -97,7 +79,7 @@ def _stored_bytes(ins: Instr) -> int | None:
         return None
     value = parts[0].strip()
     for width in range(len(value), 0, -1):  # the type is the longest prefix that parses
-        size = _type_bytes(value[:width])
+        size = plain_type_bytes(value[:width])
         if size is not None and value[width : width + 1] == " ":
             return size
     return None
