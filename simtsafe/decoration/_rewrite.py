@@ -1000,6 +1000,23 @@ class _Checker(ast.NodeTransformer):
                 return self._expand_row_chunks(node, it, ref.name)
         return self.generic_visit(node)
 
+    def _row_walk_target(self, node: ast.For, it: ast.Call, name: str, var: str) -> tuple[Any, str]:
+        """The walked array of ``for var in thread.<row walk>(s):``, visited, and the loop's
+        name, once the call has its one argument and the loop a plain name as its target."""
+        short = name.removeprefix("thread.")
+        if len(it.args) != 1 or it.keywords:
+            raise self.fail(
+                it, f"{name} takes exactly one argument: the 2D slice or input", "witness-ctor"
+            )
+        if not isinstance(node.target, ast.Name):
+            raise self.fail(
+                node, f"bind {short}'s witness to a plain name: `for {var} in ...`", "witness-ctor"
+            )
+        self._call_targets.add(id(it.func))
+        self._for_iterable_ok.add(id(it.func))
+        self._use(it.func)  # domain rule
+        return self.visit(it.args[0]), node.target.id
+
     def _expand_row_walk(self, node: ast.For, it: ast.Call, name: str) -> list[ast.stmt]:
         """``for w in thread.block_row(s): body`` (or ``warp_row``) -> a range loop.
 
@@ -1008,24 +1025,12 @@ class _Checker(ast.NodeTransformer):
         the witness is minted from the loop index, so it is this thread's and,
         like any witness, bounds-checked (row and column) on every access.
         """
-        short = name.removeprefix("thread.")
-        if len(it.args) != 1 or it.keywords:
-            raise self.fail(
-                it, f"{name} takes exactly one argument: the 2D slice or input", "witness-ctor"
-            )
-        if not isinstance(node.target, ast.Name):
-            raise self.fail(
-                node, f"bind {short}'s witness to a plain name: `for w in ...`", "witness-ctor"
-            )
-        self._call_targets.add(id(it.func))
-        self._for_iterable_ok.add(id(it.func))
-        self._use(it.func)  # domain rule
-        target = self.visit(it.args[0])
+        target, witness = self._row_walk_target(node, it, name, "w")
         start, bound, step, mint = _ROW_WALKS[name]
         k = f"__ss_k{node.lineno}_{node.col_offset}"
         loop = ast.parse(
             f"for {k} in range({start}(), {bound}(__ss_target), {step}()):\n"
-            f"    {node.target.id} = {mint}({k})\n"
+            f"    {witness} = {mint}({k})\n"
         ).body[0]
         assert isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call)
         for child in ast.walk(loop):
@@ -1046,26 +1051,14 @@ class _Checker(ast.NodeTransformer):
         proves it uniform from those operands); the witness is column ``start + k * step``
         of this block's (warp's) row, bounds-checked on every access like any witness.
         """
-        short = name.removeprefix("thread.")
-        if len(it.args) != 1 or it.keywords:
-            raise self.fail(
-                it, f"{name} takes exactly one argument: the 2D slice or input", "witness-ctor"
-            )
-        if not isinstance(node.target, ast.Name):
-            raise self.fail(
-                node, f"bind {short}'s witness to a plain name: `for c in ...`", "witness-ctor"
-            )
-        self._call_targets.add(id(it.func))
-        self._for_iterable_ok.add(id(it.func))
-        self._use(it.func)  # domain rule
-        target = self.visit(it.args[0])
+        target, witness = self._row_walk_target(node, it, name, "c")
         chunks, mint = _ROW_CHUNKS[name]
         at = f"{node.lineno}_{node.col_offset}"
         walked, k = f"__ss_s{at}", f"__ss_k{at}"
         bind, loop = ast.parse(
             f"{walked} = __ss_target\n"
             f"for {k} in range({chunks}({walked})):\n"
-            f"    {node.target.id} = {mint}({k}, {walked})\n"
+            f"    {witness} = {mint}({k}, {walked})\n"
         ).body
         assert isinstance(bind, ast.Assign) and isinstance(loop, ast.For)
         for child in (*ast.walk(bind), *ast.walk(loop)):

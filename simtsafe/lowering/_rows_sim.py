@@ -81,17 +81,8 @@ def _extent(space: str, what: str, row: Callable[[], int]) -> Any:
     """The walked array's ``shape[1]``, 0 when this row is not one of its rows (as on the device)."""
 
     def extent(s: Any) -> int:
-        if isinstance(s, SimDisjointSlice) and s._space != space:
-            _reject(
-                f"thread.{what}() walks a DisjointSlice of space {space} (or a 2D input); "
-                f"got one of space {s._space}: its rows are not owned per "
-                f"{'block' if space == 'BlockRow' else 'warp'}. Annotate the output "
-                f"DisjointSlice[..., {space}]"
-            )
-        shape = _shape_of(s)
-        if len(shape) != 2:
-            _reject(f"thread.{what}() walks the row of a 2D array; got a {len(shape)}D one")
-        return shape[1] if row() < shape[0] else 0
+        rows, cols = _walked_shape(space, what, s)
+        return cols if row() < rows else 0
 
     return extent
 
