@@ -192,6 +192,15 @@ class LaunchContract(BaseModel):
     cluster: Dim3 | None = Field(
         default=None, description="Thread-block cluster shape (x, y, z), padded like block."
     )
+    vec_alignment: Literal["required", "any"] = Field(
+        default="required",
+        description=(
+            "'required': an input the kernel reads in runs (simtsafe.vec.load) must have a data "
+            "pointer and row pitch that are multiples of the run's bytes, else the launch is "
+            "refused (such runs would all take the element path). 'any': those launches run, "
+            "a misaligned run read element by element (correct, slower)."
+        ),
+    )
     requires: tuple[str, ...] = Field(
         default=(),
         description=(
@@ -255,6 +264,7 @@ class LaunchContract(BaseModel):
             cooperative: bool = False,
             blocks_per_sm: int | None = None,
             cluster: int | Sequence[int] | None = None,
+            vec_alignment: Literal["required", "any"] = "required",
             requires: Sequence[str] = (),
             covers: str | None = None,
             appends: Mapping[str, str] | None = None,

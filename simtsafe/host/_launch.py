@@ -829,7 +829,8 @@ class LaunchPlan:
                 "every run would take the slow element path. Pass an array whose data pointer "
                 f"and row pitch in bytes are multiples of {need} (a fresh allocation is; a view "
                 "starting at an offset or a row length not a multiple of the run may not be: "
-                "copy it, or pad the rows)",
+                "copy it, or pad the rows; or declare vec_alignment='any' in the kernel's "
+                "contract to run such launches on the element path)",
                 kernel=self.name,
                 actual=seen,
                 limit=need,
@@ -1097,7 +1098,11 @@ def out_tile(kernel: Any, name: str) -> tuple[str, tuple[int, ...]] | None:
 
 
 def vec_alignment(kernel: Any) -> tuple[tuple[int, str, int], ...]:
-    """(array position, param name, bytes) for each input the kernel reads with vec.load."""
+    """(array position, param name, bytes) for each input the kernel reads with vec.load
+    whose alignment the launch checks (none with the contract's ``vec_alignment="any"``)."""
+    contract = getattr(kernel, "contract", None)
+    if contract is not None and contract.vec_alignment == "any":
+        return ()
     try:
         runs: dict[str, frozenset[int]] = kernel._freeze().analysis.vec_runs
     except AttributeError:

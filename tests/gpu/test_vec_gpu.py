@@ -2,7 +2,8 @@
 
 Aligned whole runs take the vector load; the partial run at the end takes
 the guarded element path; runs past the end and before the start read 0.
-(A misaligned input is refused at launch: tests/sim/test_vec_sim.py.) Runs of 1- and 2-byte elements
+(A misaligned input is refused at launch, tests/sim/test_vec_sim.py, unless the contract
+declares ``vec_alignment="any"``: then its runs take the element path, checked here.) Runs of 1- and 2-byte elements
 are read as 32-bit words and unpacked on the device: their values are checked
 here, against numpy.
 """
@@ -70,6 +71,29 @@ def test_gemv_on_device(tmp_path: Path, dt: str, n: int, k: int) -> None:
     np.testing.assert_allclose(
         y.copy_to_host().astype(np.float32), gemv_reference(w, x), rtol=tol, atol=tol * 10
     )
+
+
+@pytest.mark.parametrize(("dt", "n"), [("float32", 4), ("float16", 8), ("int16", 8)])
+@pytest.mark.parametrize(("k", "offset"), [(130, 0), (1000, 1), (37, 3)])
+def test_gemv_with_misaligned_inputs_on_device(
+    tmp_path: Path, dt: str, n: int, k: int, offset: int
+) -> None:
+    """vec_alignment="any": a ragged row pitch and a pointer ``offset`` elements in run on
+    the element path (a vector load there would trap), with numpy's values."""
+    source = gemv_source(dt, n).replace(
+        "@ss.kernel\n", '@ss.kernel(contract=ss.LaunchContract(vec_alignment="any"))\n'
+    )
+    mod = load_kernel_module(tmp_path, source)
+    rng = np.random.default_rng(2)
+    rows = 70
+    w = rng.integers(-3, 4, (rows, k)).astype(dt)
+    x = rng.integers(-3, 4, k + offset).astype(dt)
+    y = cuda.to_device(np.zeros(rows, np.dtype(dt)))
+    mod.gemv.prepare(grid=(rows * 32 + 255) // 256, block=256)(
+        y, cuda.to_device(w), cuda.to_device(x)[offset:]
+    )
+    got = y.copy_to_host().astype(np.float32)
+    np.testing.assert_array_equal(got, gemv_reference(w, x[offset:]))  # small ints: exact
 
 
 @pytest.mark.parametrize(

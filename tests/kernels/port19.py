@@ -489,6 +489,9 @@ FALSE_REFUSALS: dict[str, dict[str, Any]] = {
         "('speed, not safety'), and there is no opt-in to the slow path for the ragged K an LLM "
         "layer or a test matrix has: the caller must pad the weights",
         "workaround": "pad K to a multiple of 4 on the host, or drop vec.load for scalar reads",
+        "fixed": "LaunchContract(vec_alignment='any') runs such launches on the element path "
+        "(the refusal names it; tests/sim/test_port19_sim.py, tests/gpu/test_vec_gpu.py); the "
+        "default still refuses, for speed",
     },
 }
 

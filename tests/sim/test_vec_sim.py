@@ -85,7 +85,7 @@ def test_launch_refuses_a_misaligned_run_input(tmp_path: Path) -> None:
     message = str(info.value)
     assert "kernel 'runs' reads input 'a' in 16-byte runs (simtsafe.vec.load)" in message
     assert "its data pointer 0x" in message and "is not a multiple of 16" in message
-    assert "copy it, or pad the rows" in message
+    assert "copy it, or pad the rows; or declare vec_alignment='any'" in message
     launch(out, base[4:], np.int64(0))  # the aligned twin: 16 bytes in
     np.testing.assert_array_equal(
         out.copy_to_host(), np.arange(4, 16, dtype=np.float32).reshape(3, 4)
@@ -103,6 +103,39 @@ def test_launch_refuses_a_misaligned_row_pitch(tmp_path: Path) -> None:
         launch(y, cuda.to_device(np.ones((2, 70), np.float32)), x)  # rows of 280 bytes
     launch(y, cuda.to_device(np.ones((2, 72), np.float32)), cuda.to_device(np.ones(72, np.float32)))
     np.testing.assert_array_equal(y.copy_to_host(), [72, 72])
+
+
+def test_vec_alignment_any_runs_misaligned_inputs_on_the_element_path(tmp_path: Path) -> None:
+    """The contract's opt-in: the launches refused above run, and read the same values."""
+    source = gemv_source("float32", 4).replace(
+        "@ss.kernel\n", '@ss.kernel(contract=ss.LaunchContract(vec_alignment="any"))\n'
+    )
+    mod = load_kernel_module(tmp_path, source)
+    assert mod.gemv.contract.vec_alignment == "any"
+    rng = np.random.default_rng(1)
+    w = rng.standard_normal((2, 70)).astype(np.float32)  # rows of 280 bytes: a ragged pitch
+    x = rng.standard_normal(71).astype(np.float32)
+    y = cuda.to_device(np.zeros(2, np.float32))
+    d_x = cuda.to_device(x)
+    mod.gemv.prepare(grid=1, block=64)(y, cuda.to_device(w), d_x[1:])  # a pointer 4 bytes in
+    np.testing.assert_allclose(y.copy_to_host(), gemv_reference(w, x[1:]), rtol=1e-5)
+
+    runs = load_kernel_module(
+        tmp_path,
+        RUNS_SOURCE.format(dt="float32", n=4).replace(
+            "@ss.kernel\n",
+            '@ss.kernel(contract=ss.LaunchContract(domain=2, vec_alignment="any"))\n',
+        ),
+    ).runs
+    base = np.arange(64, dtype=np.float32)
+    out = cuda.to_device(np.zeros((3, 4), np.float32))
+    runs.prepare(grid=1, block=(4, 3))(out, cuda.to_device(base)[1:], np.int64(0))
+    np.testing.assert_array_equal(out.copy_to_host(), runs_reference(base[1:], 4, 3, 0))
+
+
+def test_vec_alignment_takes_only_its_two_values() -> None:
+    with pytest.raises(ValueError, match="vec_alignment"):
+        ss.LaunchContract(vec_alignment="sometimes")  # type: ignore[arg-type]
 
 
 def test_misaligned_after_memoized_aligned_launches_is_refused(tmp_path: Path) -> None:
