@@ -64,10 +64,8 @@ def histogram_vec(counts: Accumulate[np.uint32], words: In[np.uint32], data: In[
             w[4 * k + 3] = u[3]
         for k in range(WORDS):
             a = w[k]
-            h.add((a & 0xFF, lane), 1)
-            h.add(((a >> 8) & 0xFF, lane), 1)
-            h.add(((a >> 16) & 0xFF, lane), 1)
-            h.add((a >> 24, lane), 1)
+            for s in range(0, 32, 8):  # the word's four bytes
+                h.add(((a >> s) & 0xFF, lane), 1)
         r += STEP * p
     while r < runs:  # at most STEP - 1 times
         u = ss.vec.load(words, r, 4)
@@ -77,19 +75,15 @@ def histogram_vec(counts: Accumulate[np.uint32], words: In[np.uint32], data: In[
         w[3] = u[3]
         for k in range(4):
             a = w[k]
-            h.add((a & 0xFF, lane), 1)
-            h.add(((a >> 8) & 0xFF, lane), 1)
-            h.add(((a >> 16) & 0xFF, lane), 1)
-            h.add((a >> 24, lane), 1)
+            for s in range(0, 32, 8):  # the word's four bytes
+                h.add(((a >> s) & 0xFF, lane), 1)
         r += p
     i = cuda.grid(1)
     q = 4 * runs + i  # the words past the last whole run (at most 3)
     if q < words.size:
         a = words[q]
-        h.add((a & 0xFF, lane), 1)
-        h.add(((a >> 8) & 0xFF, lane), 1)
-        h.add(((a >> 16) & 0xFF, lane), 1)
-        h.add((a >> 24, lane), 1)
+        for s in range(0, 32, 8):  # the word's four bytes
+            h.add(((a >> s) & 0xFF, lane), 1)
     t = 4 * words.size + i  # the bytes past the last whole word (at most 3)
     if t < data.size:
         h.add((np.int32(data[t]), lane), 1)
