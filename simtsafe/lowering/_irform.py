@@ -37,6 +37,8 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ._shims import SHIM_PREFIX, status_zero_shims
+
 __all__ = [
     "PRIVATE_ARRAY",
     "Block",
@@ -215,6 +217,20 @@ _CALL_RE = re.compile(
     r"^(\s*)(?:%\S+ = )?(?:tail |notail |musttail )?call [^@]*?(" + _GLOBAL + r")\("
 )
 _LOC_ATTACH_RE = re.compile(r"!ss\.loc !\d+")
+
+
+def _name_status_zero_shims(text: str, defined: set[str]) -> str:
+    """Rename each call of a status-0 C++ shim of numba-cuda's float16/bf16/fp8 bindings
+    (``lowering._shims``; never a function defined in the module) ``__ss.shim.NAME``: the
+    analyses read its status as 0 and its writes as its operands' memory."""
+    for name in status_zero_shims() - defined:
+        if name in text:
+            text = re.sub(
+                r'@(?:"' + re.escape(name) + r'"|' + re.escape(name) + r")(?=[\s(])",
+                f'@"{SHIM_PREFIX}{name}"',
+                text,
+            )
+    return text
 
 
 def _mark_calls(text: str, defined: set[str], callees: list[str]) -> str:
@@ -509,7 +525,9 @@ def _normalize(texts: Sequence[str], root: str, callees: list[str]) -> str:
                 _mark_own_stores(
                     _route_witness_markers(
                         _route_uniform_markers(
-                            _freeze_intrinsics(_inlinable(_writable_constants(t)))
+                            _freeze_intrinsics(
+                                _name_status_zero_shims(_inlinable(_writable_constants(t)), defined)
+                            )
                         )
                     )
                 )

@@ -79,7 +79,10 @@ SCOPE_LEVEL = {"grid": GRID, "block": BLOCK, "warp": WARP, "coalesced": THREAD}
 #: Provenance of a pointer that the analysis cannot follow.
 UNKNOWN = "<unknown>"
 
-_PURE_PREFIXES = ("llvm.", "__nv_")
+#: Functions whose result is their operands' (and whose writes are their pointer operands'
+#: memory): LLVM's and libdevice's, and numba-cuda's float16/bf16/fp8 C++ shims whose
+#: status is 0 by their source (``lowering._shims``: renamed ``__ss.shim.NAME``).
+_PURE_PREFIXES = ("llvm.", "__nv_", "__ss.shim.")
 #: Numba's atomic read-modify-writes that are calls (float add: an NVVM intrinsic, renamed by
 #: lowering._irform; float min/max and the f64 add of old GPUs: Numba's own functions): each
 #: reads and writes what its pointer points to, atomically, and nothing else.

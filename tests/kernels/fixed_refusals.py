@@ -1,4 +1,4 @@
-"""False refusals of attack rounds 23-27 and porting round 18, fixed: each natural, safe kernel
+"""False refusals of attack rounds 23-27 and porting rounds 18 and 20, fixed: each natural, safe kernel
 in ``ACCEPTED`` (compiled for sm_90 by tests/ptx/test_fixed_refusals_ptx.py, run on the
 simulator against numpy by tests/sim/test_fixed_refusals_sim.py), each beside the rejected
 twin in ``REFUSED`` that the relaxation must still refuse, with a fragment of its message.
@@ -88,6 +88,13 @@ _A = np.arange(8, dtype=np.float32) * 3
 
 def _vec(n: int, dtype: Any = np.float32, seed: int = 15) -> np.ndarray:
     return np.random.default_rng(seed).integers(0, 9, n).astype(dtype)
+
+
+def _bf16_matrix() -> np.ndarray:
+    """5 x 7 bf16 values (multiples of 1/4 below 3: exact in bf16, their sums in float32)."""
+    import ml_dtypes
+
+    return (_vec(35, np.float32).reshape(5, 7) / 4).astype(ml_dtypes.bfloat16)
 
 
 ACCEPTED: dict[str, Case] = {
@@ -323,6 +330,42 @@ def k(h: Accumulate[np.uint32], a: In[np.uint8]) -> None:
         grid=2,
         args=lambda: (np.zeros(256, np.uint32), _vec(500, np.uint8) * 28),
         expect=lambda h, a: (np.bincount(a, minlength=256).astype(np.uint32),),
+    ),
+    # port20 fp16-arith-before-collective: float16 arithmetic is a call of a C++ shim of
+    # numba-cuda (cuda_fp16.h), whose status is 0 by its source (lowering._shims)
+    "fp16-square-before-block-sum": Case(
+        """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float32], x: In[np.float16]) -> None:
+    w = thread.index_1d()
+    v = x[w]
+    sq = v * v + v
+    out[w] = ss.block.sum(np.float32(sq))
+""",
+        args=lambda: (np.zeros(64, np.float32), (_vec(64, np.float16) * 0.5).astype(np.float16)),
+        expect=lambda out, x: (np.full(64, (x * x + x).astype(np.float32).sum(), np.float32),),
+    ),
+    # port20 bf16-widen-before-collective: np.float32 of a bf16 int-index read, the widening
+    # docs/porting.md prescribes, is a call of cuda_bf16.h's conversion shim
+    "bf16-widen-before-block-sum": Case(
+        """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float32], m: In2D[ss.bfloat16]) -> None:
+    w = thread.index_1d()
+    acc = np.float32(0)
+    r = cuda.threadIdx.x % m.shape[0]
+    for j in range(m.shape[1]):
+        acc += np.float32(m[r, j])
+    out[w] = ss.block.sum(acc) + np.float32(m[0, 0])
+""",
+        args=lambda: (np.zeros(64, np.float32), _bf16_matrix()),
+        expect=lambda out, m: (
+            np.full(
+                64,
+                m.astype(np.float32).sum(1)[np.arange(64) % m.shape[0]].sum() + np.float32(m[0, 0]),
+                np.float32,
+            ),
+        ),
     ),
 }
 
@@ -702,6 +745,32 @@ def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
     out[i] = s + t
 """,
         "it has no parameter 'state'",
+    ),
+    # the shim's status is 0, not its value: a float16 result steering an exit stays refused
+    "fp16-result-steers-an-exit": (
+        """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float32], x: In[np.float16]) -> None:
+    w = thread.index_1d()
+    v = x[w]
+    if v * v > np.float16(2):
+        return
+    out[w] = ss.block.sum(np.float32(v))
+""",
+        "needs every thread of the block to reach it",
+    ),
+    # ... and a bf16 value widened by the shim steering a collective
+    "bf16-widened-value-steers-a-collective": (
+        """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.float32], m: In2D[ss.bfloat16]) -> None:
+    w = thread.index_1d()
+    acc = np.float32(m[cuda.threadIdx.x % m.shape[0], 0])
+    if acc > np.float32(1):
+        acc = ss.block.sum(acc)
+    out[w] = acc
+""",
+        "needs every thread of the block to reach it",
     ),
 }
 
