@@ -136,7 +136,9 @@ def nibbles(b):
 
 
 # y = dequant(W) @ x: W int4 packed two per byte, one bf16 scale per 32 columns, x bf16;
-# a warp per row, 8 columns per step (one 4-byte load of W, one 16-byte load of x)
+# a warp per row, 8 columns per step (one 4-byte load of W, one 16-byte load of x).
+# Two workarounds (FALSE_REFUSALS): the scale widened through float64, the tuple positions
+# masked with & 7
 @ss.kernel(contract=ss.LaunchContract(domain=1, block=128, covers="y",
            requires=["wq.shape[0] == y.size", "2 * wq.shape[1] == x.size",
                      "scales.shape[0] == y.size", "scales.shape[1] * 32 == x.size"]))
@@ -148,15 +150,24 @@ def gemv_int4(y: DisjointSlice[np.float32, PerWarp], wq: In2D[np.uint8],
         for j in range(cuda.laneid, wq.shape[1] // 4, 32):
             b = ss.vec.load(wq, (row, j), 4)
             xv = ss.vec.load(x, j, 8)
-            s = np.float32(scales[row, (8 * j) // G])
+            s = np.float32(np.float64(scales[row, (8 * j) // G]))
             part = np.float32(0)
             for q in range(4):
                 lo, hi = nibbles(b[q])
-                part += lo * xv[2 * q] + hi * xv[2 * q + 1]
+                part += lo * xv[(2 * q) & 7] + hi * xv[(2 * q + 1) & 7]
             acc += s * part
     acc = ss.warp.sum(acc)
     y[thread.warp_leader()] = acc
 """
+
+#: the natural tuple positions `xv[2 * q]`, `xv[2 * q + 1]` (FALSE_REFUSALS tuple_position_arith)
+GEMV_INT4_TUPLE_ARITH = GEMV_INT4.replace(
+    "xv[(2 * q) & 7] + hi * xv[(2 * q + 1) & 7]", "xv[2 * q] + hi * xv[2 * q + 1]"
+)
+#: the docs' bf16 widening `np.float32(scales[r, g])` (FALSE_REFUSALS bf16_widen_before_collective)
+GEMV_INT4_BF16_SCALE = GEMV_INT4.replace(
+    "np.float32(np.float64(scales[row, (8 * j) // G]))", "np.float32(scales[row, (8 * j) // G])"
+)
 
 
 UNPACK_INT4 = """
@@ -495,7 +506,6 @@ ACCEPTED: dict[str, str] = {
     "unpack_int4": UNPACK_INT4,
     "histogram_f32": HIST_F32,
     "cell_binning": CELL_BINNING,
-    "warp_bincount": WARP_BINCOUNT,
     "downsample_rgba": DOWNSAMPLE,
     "masked_fill_causal": MASKED_FILL,
     "mandelbrot": MANDELBROT,
@@ -506,9 +516,379 @@ ACCEPTED: dict[str, str] = {
     "bmm16_mma": BMM_MMA,
 }
 
-FALSE_REFUSALS: dict[str, dict[str, Any]] = {}
-BAD_ERRORS: dict[str, dict[str, Any]] = {}
-DOC_GAPS: dict[str, dict[str, Any]] = {}
+# =============================================================================================
+# Sources of the refused kernels (each a natural port; its accepted workaround is named)
+# =============================================================================================
+
+BF16_ROW_SUMS = """
+B = 64
+
+
+# the sum of each row of a bf16 matrix, a block per row; the int-index read widened as
+# docs/porting.md section 11 says (`np.float32(m[r, j])`)
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=B, covers="sums",
+           requires=["sums.size == m.shape[0]"]))
+def bf16_row_sums(sums: DisjointSlice[np.float32, PerBlock], m: In2D[ss.bfloat16]) -> None:
+    r = cuda.blockIdx.x
+    acc = np.float32(0)
+    if r < m.shape[0]:
+        for j in range(cuda.threadIdx.x, m.shape[1], B):
+            acc += np.float32(m[r, j])
+    acc = ss.block.sum(acc)
+    sums[thread.block_leader()] = acc
+"""
+
+#: the workaround: widen through float64 (an inline shift, no call)
+BF16_ROW_SUMS_F64 = BF16_ROW_SUMS.replace("np.float32(m[r, j])", "np.float64(m[r, j])")
+
+#: RMSNorm's sum of squares in fp16 arithmetic (`v = x[w]; acc += v * v`)
+FP16_SQUARES = RMSNORM_F16.replace("v = np.float32(x[w])", "v = x[w]")
+
+FLOAT_OF_BF16 = """
+# a bf16 input widened with float() (a Python float, as for any other dtype)
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64, requires=["x.size == y.size"]))
+def widen(y: DisjointSlice[np.float32], x: In[ss.bfloat16]) -> None:
+    i = thread.index_1d()
+    if i.in_bounds(y):
+        y[i] = float(x[i.index])
+"""
+
+GEMV_INT4_HELPER = GEMV_INT4.replace(
+    """            for q in range(4):
+                lo, hi = nibbles(b[q])
+                part += lo * xv[(2 * q) & 7] + hi * xv[(2 * q + 1) & 7]
+""",
+    """            for e in range(8):
+                part += weight(b, e) * xv[e]
+""",
+).replace(
+    "@ss.device\ndef nibbles",
+    """@ss.device
+def weight(b, e):
+    # the e-th int4 weight of 4 packed bytes, zero point 8 (the byte index masked: a position)
+    return np.float32(np.int32((b[(e >> 1) & 3] >> (4 * (e & 1))) & 15) - 8)
+
+
+@ss.device
+def nibbles""",
+)
+
+#: the batched MMA with ``covers="c"`` instead of the grid relation
+BMM_COVERS = BMM_MMA.replace(
+    """@ss.kernel(contract=ss.LaunchContract(domain=2, block=(32, 1, 1),
+           requires=["grid.y * 16 >= c.shape[0]", """,
+    """@ss.kernel(contract=ss.LaunchContract(domain=2, block=(32, 1, 1), covers="c",
+           requires=[""",
+)
+
+CELL_SCATTER = """
+# counting sort of particles by cell, the scatter pass: `cursor` holds each cell's start (the
+# exclusive scan of the counts) and each particle takes the next slot of its cell's range
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=128, requires=["cell.size == order.size"]))
+def scatter_by_cell(order: DisjointSlice[np.int32], cursor: Accumulate[np.int32],
+                    cell: In[np.int32]) -> None:
+    for w in thread.grid_stride(cell):
+        slot = cursor.add(cell[w], 1)
+        order[slot] = np.int32(w.index)
+"""
+
+QUANT_NUMPY = QUANT_ROWS.replace(
+    """        v = round(x[w] * inv)
+        q[w] = np.int8(min(max(v, -127), 127))""",
+    """        q[w] = np.int8(np.clip(np.round(x[w] * inv), -127, 127))""",
+)
+
+QUANT_RINT = QUANT_ROWS.replace("v = round(x[w] * inv)", "v = np.rint(x[w] * inv)")
+
+BINCOUNT_GRID_STRIDE = WARP_BINCOUNT.replace(
+    """    n = labels.size
+    stride = cuda.gridsize(1)
+    i = cuda.grid(1)
+    for _ in range((n + stride - 1) // stride):   # the same trip count in every lane
+        lab = labels[i] if i < n else -1
+        for b in range(NB):
+            c = ss.warp.sum(np.uint32(1 if lab == b else 0))
+            if cuda.laneid == 0 and c > 0:
+                counts.add(b, c)
+        i += stride
+""",
+    """    for w in thread.grid_stride(labels):
+        lab = labels[w]
+        for b in range(NB):
+            c = ss.warp.sum(np.uint32(1 if lab == b else 0))
+            if cuda.laneid == 0 and c > 0:
+                counts.add(b, c)
+""",
+)
+
+LOW_NIBBLE = """
+# the signed low nibble of each byte, as a float
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64, requires=["out.size == packed.size"]))
+def low_nibble(out: DisjointSlice[np.float32], packed: In[np.uint8]) -> None:
+    i = thread.index_1d()
+    b = packed[i]
+    out[i] = np.float32(((b & 15) ^ 8) - 8)
+"""
+
+
+BF16_WIDEN_NO_BRANCH = """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64, covers="y",
+           requires=["x.size >= 64 * y.size"]))
+def block_sums(y: DisjointSlice[np.float32, PerBlock], x: In[ss.bfloat16]) -> None:
+    i = thread.index_1d()
+    acc = np.float32(x[i.index])
+    acc = ss.block.sum(acc)
+    y[thread.block_leader()] = acc
+"""
+
+# =============================================================================================
+# FALSE_REFUSALS
+# =============================================================================================
+
+FALSE_REFUSALS: dict[str, dict[str, Any]] = {
+    "tuple_position_arith": {
+        "source": GEMV_INT4_TUPLE_ARITH,
+        "kernel": "gemv_int4",
+        "where": "compile (compiled-form uniformity)",
+        "message": "`warp.sum` needs every thread of the warp to reach it, but control flow here "
+        "is thread-dependent: the tuple index at line 39 reads a 8-element tuple at a position "
+        "computed at run time, and Numba raises IndexError there for a position out of range. "
+        "simtsafe does not prove this position in range (proven: `for q in range(k)` with a "
+        "constant k <= 8, a mask `& c`, a compare) ... Index with a bounded position, `t[q & 7]` "
+        "...",
+        "why_safe": "`for q in range(4)` then `xv[2 * q]`, `xv[2 * q + 1]` on the 8-tuple of "
+        "`vec.load(x, j, 8)`: the positions are 0..7, Numba's IndexError default is never taken, "
+        "so no lane leaves before `warp.sum`. The range-loop variable is proven a position on its "
+        "own (round 19) but composes with nothing: `t[q + 1]` under `range(3)`, `t[q + q]`, "
+        "`t[2 * q]`, `t[q | 2]`, `t[e >> 1]` under `range(8)` on a 4-tuple, `range(0, 4, 2)`, "
+        "`while q < 4`, `enumerate(t)` then `t[q]` are all refused (tests/ptx/test_port20_ptx.py), "
+        "while masked values compose with `+`, `*` and `<<` ((q & 1) * 2 is accepted). "
+        "docs/safety.md says `+` of bounded values is bounded and the range variable is 'a "
+        "position too (proven by the same range facts as input reads)'",
+        "workaround": "mask each position, `xv[(2 * q) & 7]`, `xv[(2 * q + 1) & 7]` (ACCEPTED "
+        "gemv_int4_bf16); the message's own `t[q & 7]` is not the fix here (the index is 2q)",
+    },
+    "bf16_widen_before_collective": {
+        "source": BF16_ROW_SUMS,
+        "kernel": "bf16_row_sums",
+        "where": "compile (compiled-form uniformity); the simulator's compile worker alike",
+        "message": "`block.sum` needs every thread of the block to reach it, but control flow here "
+        "is thread-dependent: the branch at line 23 depends on the result of a call simtsafe "
+        "cannot see into at line 23, and threads going one way do not reach it ...",
+        "why_safe": "line 23 is `acc += np.float32(m[r, j])`, the widening docs/porting.md section "
+        "11 prescribes for a bf16 int-index read. numba-cuda lowers it to an out-of-line call of "
+        "cuda_bf16's `__nv_bfloat16::operator float` (PTX `call.uni` to an `.extern .func`), "
+        "whose status check the compiled form cannot see through, so it assumes the call may "
+        "end the thread. The conversion is pure (bits << 16) and never raises. Every bf16 kernel "
+        "that widens an int-index read before ANY barrier or collective is refused: a row sum, "
+        "the int4 GEMV's group scale (GEMV_INT4_BF16_SCALE), even `np.float32(x[0])` at the top "
+        "level. `np.float64(m[r, j])` compiles to an inline shift and is accepted",
+        "workaround": "`np.float64(m[r, j])` (BF16_ROW_SUMS_F64; `np.float32(np.float64(...))` "
+        "for a float32), a witness read (`for w in thread.block_row(m): acc += m[w]`, exact "
+        "float32), or `ss.vec.load` (bf16 runs read as float32)",
+    },
+    "fp16_arith_before_collective": {
+        "source": FP16_SQUARES,
+        "kernel": "rmsnorm_f16",
+        "where": "compile (compiled-form uniformity)",
+        "message": "`block.sum` needs every thread of the block to reach it, but control flow here "
+        "is thread-dependent: the branch at line 23 depends on the result of a call simtsafe "
+        "cannot see into at line 23 ...",
+        "why_safe": "line 23 is `acc += v * v` with `v = x[w]` a float16 witness read: Numba's "
+        "float16 multiply is a call (`operator*(__half const&, __half const&)`), pure, that "
+        "never raises; the same root cause as bf16_widen_before_collective. docs/cooperation.md "
+        "says float16 arithmetic is 'a function call per operation' (to explain why collectives "
+        "refuse float16), nowhere that such a call before a collective makes it refused",
+        "workaround": "widen first, `v = np.float32(x[w])` (ACCEPTED rmsnorm_fp16_bf16): the "
+        "float16 -> float32 conversion is an inline `cvt`",
+    },
+    "tuple_index_in_helper": {
+        "source": GEMV_INT4_HELPER,
+        "kernel": "gemv_int4",
+        "where": "compile (compiled-form uniformity)",
+        "message": "`warp.sum` needs every thread of the warp to reach it, but control flow here "
+        "is thread-dependent: the branch at line 44 depends on a value that depends on which way "
+        "the branch at line 43 went ...",
+        "why_safe": "the helper `weight(b, e)` reads `b[(e >> 1) & 3]` of a 4-tuple: a masked "
+        "position (docs/safety.md: `TT[int(x) & 3]` raises for no thread), and `xv[e]` under "
+        "`for e in range(8)` is a range position. The same expression inline in the kernel is "
+        "accepted; through a `@ss.device` helper called under a thread-dependent branch (the "
+        "lane's loop) it is refused, and so is the minimal `pick(t, k)` returning `t[k & 3]` "
+        "under `if cuda.laneid < n:` (accepted at the top level). docs/safety.md says the "
+        "bounded positions hold 'in a kernel or an op'",
+        "workaround": "index the tuple in the kernel itself (ACCEPTED gemv_int4_bf16), not in a "
+        "helper",
+    },
+    "covers_mma_out_tile": {
+        "source": BMM_COVERS,
+        "kernel": "bmm16",
+        "where": "launch (CoverageError), simulator and GPU alike; check_kernel finds nothing",
+        "message": "CoverageError: kernel 'bmm16' must cover every element of 'c' by its launch "
+        "contract, but the launch owns 3 along axis 0 and 'c' has 48. Prepare with grid.y = "
+        "simtsafe.cover(48, 1) (= 48) (axis 0 follows y: block.y = 1). (covers counts what a "
+        "thread owns: one element a witness, a tile's elements where the kernel writes the output "
+        "through thread.tile_1d / tile_2d / tile_2d_strided; ...)",
+        "why_safe": "`ss.mma.out_tile(c, 16, 16, 16, 16)` gives block (0, b) the 16 x 16 block "
+        "`c[16b : 16b + 16, :]`: grid (1, 3) covers a (48, 16) output. covers counts one "
+        "element a thread for tensor-core tiles (docs/contracts.md says so in one sentence; "
+        "docs/tensor_cores.md and the message do not), so the only launch it takes has 16x the "
+        "blocks, 45 of them writing nothing",
+        "workaround": "drop covers and state the grid: requires=['grid.y * 16 >= c.shape[0]'] "
+        "(ACCEPTED bmm16_mma)",
+    },
+    "per_cell_cursor_scatter": {
+        "source": CELL_SCATTER,
+        "kernel": "scatter_by_cell",
+        "where": "decoration",
+        "message": "`cursor.add(cell[w], 1)` returns nothing: an Accumulate is only updated (the "
+        "old value is not returned, so two threads cannot learn distinct values from it). For a "
+        "unique slot per thread (the fetch-add idiom of stream compaction) use an AppendBuffer: "
+        "w = buf.claim(), then buf[w] = v (docs/atomics.md); call cursor.add(...) as a statement "
+        "of its own",
+        "why_safe": "the counting sort's scatter (cell lists in SPH / molecular dynamics, "
+        "bucketing): a fetch-add per cell hands each particle a distinct slot of its cell's range "
+        "when `cursor` starts at the exclusive scan of the counts -- a property of the data, so "
+        "documented Tier 2 (docs/porting.md section 10; port17's radix scatter). Severity low; "
+        "the advice misleads: an AppendBuffer has one counter, so its slots are not grouped by "
+        "cell, and nothing in docs/atomics.md gives a per-bucket append",
+        "workaround": "sort the cells (host or a library sort), then a thread per cell finds "
+        "its range by binary search (ACCEPTED cell_binning: cell_ranges); or an AppendBuffer of "
+        "(cell, id) records sorted afterwards",
+    },
+}
+
+# =============================================================================================
+# BAD_ERRORS
+# =============================================================================================
+
+BAD_ERRORS: dict[str, dict[str, Any]] = {
+    "opaque_call_uniformity_message": {
+        "source": BF16_WIDEN_NO_BRANCH,
+        "kernel": "block_sums",
+        "message": "`block.sum` needs every thread of the block to reach it, but control flow here "
+        "is thread-dependent: the branch at line 15 depends on the result of a call simtsafe "
+        "cannot see into at line 15, and threads going one way do not reach it ... Move the call "
+        "out of that branch or loop ... make the condition uniform ...; compiled after another "
+        "bf16 kernel in the same process, bf16_row_sums's refusal adds '(in helper "
+        "_conversion_op_caller___nv_bfloat16, line 15)', line 15 of block_sums's file",
+        "what": "line 15 is `acc = np.float32(x[i.index])`: no branch in the source, and the "
+        "call is numba-cuda's bf16 conversion. The message never says bf16 (or, for "
+        "FP16_SQUARES, float16 arithmetic: another such call), calls the call's status check "
+        "'the branch at line 15', and gives advice that does not apply (the collective is at "
+        "the top level). Where it names the helper, it names numba-cuda's internal "
+        "`_conversion_op_caller___nv_bfloat16` (fp16: the mangled `_ZmlRK6__halfS1__nbst_caller`) "
+        "with the line of whichever kernel first compiled that helper in the process -- another "
+        "file's line, different from run to run with the order of compiles "
+        "(tests/ptx/test_port20_ptx.py). The fix -- `np.float64(...)`, a witness read, "
+        "`vec.load`, widening fp16 before arithmetic -- is in no message or doc",
+    },
+    "tuple_index_in_helper_message": {
+        "source": GEMV_INT4_HELPER,
+        "kernel": "gemv_int4",
+        "message": "the branch at line 44 depends on a value that depends on which way the branch "
+        "at line 43 went, and threads going one way do not reach it ...",
+        "what": "line 44 is `part += weight(b, e) * xv[e]` and line 43 `for e in range(8):`: "
+        "round 19's message, which names the tuple index, Numba's IndexError and the fixes, is "
+        "given for a tuple index in the kernel only; through a helper (`weight`, or `pick(t, k)` "
+        "-> `t[k]`) the refusal is the old 'branch at line N' wording, pointing at the call, not "
+        "at the helper's tuple index (where it names the helper's line, it still says 'branch')",
+    },
+    "numpy_clip_round_allow_list": {
+        "source": QUANT_NUMPY,
+        "kernel": "quantize_rows",
+        "message": "`np.clip` is a numpy._ArrayFunctionDispatcher object, which is not on "
+        "simtsafe's allow-list of what kernels may refer to (constants, numba.cuda's kernel API, "
+        "math/cmath/numpy functions, simtsafe.thread, @simtsafe.device helpers). Pass data as "
+        "arguments",
+        "what": "`np.int8(np.clip(np.round(x * inv), -127, 127))` is how every quantization "
+        "kernel is first written. 'Pass data as arguments' does not apply to a function; the "
+        "message says numpy functions are allowed and then refuses one; np.round and np.around "
+        "get the same text. The fixes are `min(max(v, lo), hi)` and the builtin `round(v)` "
+        "(half to even, as np.round: PTX cvt.rni), as np.sign's and np.cbrt's messages spell "
+        "their replacements",
+    },
+    "np_rint_no_spelling": {
+        "source": QUANT_RINT,
+        "kernel": "quantize_rows",
+        "message": "`np.rint`: np.rint does not compile in kernels (numba-cuda 0.30.4 cannot "
+        "lower it on the GPU); write it with operators or math functions",
+        "what": "the equivalent is the builtin `round(v)` (round half to even, an int; "
+        "`cvt.rni`), which is neither an operator nor a math function; np.sign and np.cbrt's "
+        "refusals name their spelling, np.rint's does not",
+    },
+    "float_of_bf16": {
+        "source": FLOAT_OF_BF16,
+        "kernel": "widen",
+        "message": "Numba cannot type `float(__nv_bfloat16)`",
+        "what": "`float(x[k])` is the first widening a Python programmer writes; the message "
+        "names numba-cuda's C type, not the bf16 input, and no fix (`np.float64(x[k])`, or a "
+        "witness read `x[w]`, which is float32)",
+    },
+    "collective_in_grid_stride": {
+        "source": BINCOUNT_GRID_STRIDE,
+        "kernel": "bincount8",
+        "message": "`warp.sum` needs every thread of the warp to reach it, but control flow here "
+        "is thread-dependent: the branch at line 21 depends on a value computed in a loop that "
+        "threads leave at different iterations (the exit at line 19) ... Move the call out of "
+        "that branch or loop (compute per-thread values first, then call it in every thread) ...",
+        "what": "a correct refusal (the warp holding the array's end runs one round fewer in some "
+        "lanes) whose message never names `thread.grid_stride` (line 19) nor the fix the docs "
+        "show only for block_claim (docs/atomics.md, examples/compact.py): loop "
+        "`(n + stride - 1) // stride` times in every lane and guard the read; 'move the call out "
+        "of the loop' cannot apply to a vote per element. Severity low",
+        "workaround": "WARP_BINCOUNT (the uniform trip count; accepted, matches numpy)",
+    },
+    "coverage_mma_grid_advice": {
+        "source": BMM_COVERS,
+        "kernel": "bmm16",
+        "message": "Prepare with grid.y = simtsafe.cover(48, 1) (= 48) ... (covers counts what a "
+        "thread owns: one element a witness, a tile's elements where the kernel writes the output "
+        "through thread.tile_1d / tile_2d / tile_2d_strided; ...)",
+        "what": "the suggested grid (48 blocks for 3 matrices) launches 16x the work; the list of "
+        "what covers counts omits mma/wgmma tiles (one element a thread), so the user cannot tell "
+        "why a tile output is counted per thread, nor that `requires=['grid.y * 16 >= ...']` is "
+        "the way out",
+    },
+}
+
+# =============================================================================================
+# DOC_GAPS
+# =============================================================================================
+
+DOC_GAPS: dict[str, dict[str, Any]] = {
+    "bf16_widen_np_float32": {
+        "source": BF16_ROW_SUMS,
+        "doc": "docs/porting.md section 11 ('widen it with np.float32(x[k])', and its "
+        "bf16_row_sums); docs/safety.md 'What is NOT enforced' (bf16 int-index reads)",
+        "what": "the prescribed widening is an out-of-line call per element (PTX `call.uni` to "
+        "`.extern .func ____nv_bfloat16__ZNK13__nv_bfloat16cvfEv_1`, its result through local "
+        "memory; `np.float64(x[k])` is one `shl.b32`), and it makes every later barrier or "
+        "collective refused (FALSE_REFUSALS bf16_widen_before_collective). Neither page says "
+        "either; the porting guide's own bf16_row_sums only works because it has no collective",
+    },
+    "tuple_bounded_positions": {
+        "source": GEMV_INT4_TUPLE_ARITH,
+        "doc": "docs/safety.md 'Uniformity' (a tuple indexed at a bounded position)",
+        "what": "the list says `and`, `|`, `^`, `+` of bounded values and `%` by a constant keep "
+        "a position bounded and that a range-loop variable is a position 'proven by the same "
+        "range facts'. Behaviour: `*` and `<<` of masked values are accepted too ((q & 1) * 2, "
+        "(q & 1) << 1; not listed), while the range variable composes with nothing (q + 1, 2 * q, "
+        "q | 2 refused), and neither holds inside a helper (tuple_index_in_helper)",
+    },
+    "simulator_narrow_int_wraps": {
+        "source": LOW_NIBBLE,
+        "kernel": "low_nibble",
+        "doc": "docs/tutorial.md / docs/porting.md / docs/faq.md (the simulator as the way to "
+        "check values); only docs/checker.md 'Values, not bits' says it, for `<< 27` in int32",
+        "what": "`np.float32(((b & 15) ^ 8) - 8)` of a uint8 read (the int4 sign extension) is "
+        "-8.0 on the GPU (PTX: the int64 `add.s64 -8`, `cvt.rn.f32.s64`) and 248.0 on the "
+        "simulator, where the read is an np.uint8 and numpy 2 keeps `uint8 - 8` in uint8 (with a "
+        "RuntimeWarning). A correct int4 kernel fails its numpy check on the simulator; "
+        "ACCEPTED unpack_int4 passes only because it casts to np.int8 (the wrap is then the same "
+        "bits). The pages that send users to the simulator do not say its integer arithmetic "
+        "is numpy's on the element type",
+    },
+}
 
 # =============================================================================================
 # numpy checks (simulator): each launches the port on small data (sizes not multiples of the
@@ -535,9 +915,9 @@ def _gauss9_ref(x: np.ndarray, f: np.ndarray, axis: int) -> np.ndarray:
     pad[axis] = (4, 4)
     z = np.pad(x, pad, mode="edge")
     n = x.shape[axis]
-    return sum(
-        f[k] * (z[k : k + n, :] if axis == 0 else z[:, k : k + n]) for k in range(9)
-    ).astype(np.float32)
+    return sum(f[k] * (z[k : k + n, :] if axis == 0 else z[:, k : k + n]) for k in range(9)).astype(
+        np.float32
+    )
 
 
 def _check_separable(m: ModuleType, rng: np.random.Generator) -> bool:
@@ -568,7 +948,9 @@ def _check_rmsnorm(m: ModuleType, rng: np.random.Generator) -> bool:
         x32 = x.astype(np.float32)
         inv = 1 / np.sqrt((x32 * x32).mean(1, keepdims=True) + 1e-5)
         ref = (x32 * inv * wt.astype(np.float32)).astype(np.float16)
-        ok = ok and np.allclose(_host(o).astype(np.float32), ref.astype(np.float32), rtol=2e-3, atol=2e-3)
+        ok = ok and np.allclose(
+            _host(o).astype(np.float32), ref.astype(np.float32), rtol=2e-3, atol=2e-3
+        )
     return bool(ok)
 
 
@@ -819,7 +1201,9 @@ def _check_rope(m: ModuleType, rng: np.random.Generator) -> bool:
     p = m.rope_qk.prepare(grid=(ss.cover(d // 2, 32), ss.cover(t * hq, 4)), block=(32, 4))
     p(dq, dk, _dev(pos), _dev(cos), _dev(sin), hq, hk)
     ok = np.allclose(_host(dq).reshape(q.shape), _rope_ref(q, pos, cos, sin), atol=1e-5)
-    return bool(ok and np.allclose(_host(dk).reshape(k.shape), _rope_ref(k, pos, cos, sin), atol=1e-5))
+    return bool(
+        ok and np.allclose(_host(dk).reshape(k.shape), _rope_ref(k, pos, cos, sin), atol=1e-5)
+    )
 
 
 def _check_bmm(m: ModuleType, rng: np.random.Generator) -> bool:
@@ -842,7 +1226,6 @@ CHECKS: dict[str, Callable[[ModuleType, np.random.Generator], bool]] = {
     "unpack_int4": _check_unpack,
     "histogram_f32": _check_hist_f32,
     "cell_binning": _check_cells,
-    "warp_bincount": _check_bincount,
     "downsample_rgba": _check_downsample,
     "masked_fill_causal": _check_mask,
     "mandelbrot": _check_mandelbrot,
