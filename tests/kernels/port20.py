@@ -655,6 +655,16 @@ BINCOUNT_GRID_STRIDE = WARP_BINCOUNT.replace(
 """,
 )
 
+#: the RGBA downsample storing its four averages as one tuple
+DOWNSAMPLE_TUPLE = DOWNSAMPLE.replace(
+    """        out[w].r = avg4(p00.r, p01.r, p10.r, p11.r)
+        out[w].g = avg4(p00.g, p01.g, p10.g, p11.g)
+        out[w].b = avg4(p00.b, p01.b, p10.b, p11.b)
+        out[w].a = avg4(p00.a, p01.a, p10.a, p11.a)""",
+    """        out[w] = (avg4(p00.r, p01.r, p10.r, p11.r), avg4(p00.g, p01.g, p10.g, p11.g),
+                  avg4(p00.b, p01.b, p10.b, p11.b), avg4(p00.a, p01.a, p10.a, p11.a))""",
+)
+
 LOW_NIBBLE = """
 # the signed low nibble of each byte, as a float
 @ss.kernel(contract=ss.LaunchContract(domain=1, block=64, requires=["out.size == packed.size"]))
@@ -872,6 +882,16 @@ BAD_ERRORS: dict[str, dict[str, Any]] = {
         "of the loop' cannot apply to a vote per element. Severity low",
         "workaround": "WARP_BINCOUNT (the uniform trip count; accepted, matches numpy)",
     },
+    "record_store_tuple": {
+        "source": DOWNSAMPLE_TUPLE,
+        "kernel": "downsample2x2",
+        "message": "cannot store a value of type UniTuple(uint8 x 4) into a DisjointSlice of "
+        "Record(r[type=uint8;offset=0],g[type=uint8;offset=1],b[type=uint8;offset=2],"
+        "a[type=uint8;offset=3];4;False)",
+        "what": "storing a pixel as a tuple of its channels is the natural first try; the message "
+        "prints Numba's record type and no fix (the field stores `out[w].r = ...`, which the "
+        "docs give for records: docs/porting.md 'Python constructs on views')",
+    },
     "coverage_mma_grid_advice": {
         "source": BMM_COVERS,
         "kernel": "bmm16",
@@ -1037,7 +1057,7 @@ def _check_unpack(m: ModuleType, rng: np.random.Generator) -> bool:
     o = _dev(np.full(2 * n, 99, np.int8))
     p = m.unpack_int4.prepare(grid=ss.cover(ss.cover(n, 4), 128), block=128)
     with warnings.catch_warnings():
-        # the simulator computes `(n & 15) ^ 8) - 8` in uint8 (DOC_GAPS
+        # the simulator computes `((n & 15) ^ 8) - 8` in uint8 (DOC_GAPS
         # simulator_narrow_int_wraps); the np.int8 cast makes the wrapped bits right
         warnings.simplefilter("ignore", RuntimeWarning)
         p(o, _dev(packed))

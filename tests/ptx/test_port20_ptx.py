@@ -388,6 +388,15 @@ def test_a_vote_inside_grid_stride_is_refused_without_the_uniform_loop(tmp_path:
     assert "grid_stride" not in f.message and "trip count" not in f.message
 
 
+def test_a_pixel_stored_as_a_tuple_gets_numbas_record_type_and_no_fix(tmp_path: Path) -> None:
+    f = _only_finding(tmp_path, port20.DOWNSAMPLE_TUPLE)
+    assert f.code == "SS-typing"
+    assert "cannot store a value of type UniTuple(uint8 x 4) into a DisjointSlice of Record(" in (
+        f.message
+    )
+    assert ".r =" not in f.message and "field" not in f.message
+
+
 # ---------------------------------------------------------------------------------------------
 # DOC_GAPS simulator_narrow_int_wraps (the simulator's side: tests/sim/test_port20_sim.py)
 # ---------------------------------------------------------------------------------------------
