@@ -1,0 +1,407 @@
+"""Porting round 20 (tests/kernels/port20.py): each ported Tier-1 kernel passes every
+compile-time check with NVVM (``simtsafe.check_kernel``: no finding) and compiles for sm_90; the
+round's compile-time false refusals and bad messages are pinned with the messages they give
+today, each beside its accepted workaround, and the probes of the range-loop tuple positions
+that would be unsound if accepted stay refused."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import simtsafe as ss
+from tests.kernels import line_of, load_kernel_module, port20
+
+pytestmark = pytest.mark.ptx
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _kernels(mod: object) -> list[ss.Kernel]:
+    return [v for v in vars(mod).values() if isinstance(v, ss.Kernel)]
+
+
+def _load_src(tmp_path: Path, src: str) -> object:
+    return load_kernel_module(tmp_path, port20.EXTRA_HEADER + src)
+
+
+def _only_finding(tmp_path: Path, src: str) -> Any:
+    (k,) = _kernels(_load_src(tmp_path, src))
+    (f,) = ss.check_kernel(k)
+    return f
+
+
+def _line(tmp_path: Path, marker: str) -> int:
+    return line_of(tmp_path, marker)
+
+
+# ---------------------------------------------------------------------------------------------
+# ACCEPTED
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(port20.ACCEPTED))
+def test_a_ported_kernel_passes_every_check(tmp_path: Path, name: str) -> None:
+    kernels = _kernels(port20.load(name, tmp_path))
+    assert kernels
+    for k in kernels:
+        assert ss.check_kernel(k) == [], (name, k.name)
+        assert ".entry" in k.ptx(cc=(9, 0))
+
+
+@pytest.mark.parametrize("src", ["BF16_ROW_SUMS_F64", "WARP_BINCOUNT", "LOW_NIBBLE"], ids=str.lower)
+def test_the_workarounds_pass_every_check(tmp_path: Path, src: str) -> None:
+    (k,) = _kernels(_load_src(tmp_path, getattr(port20, src)))
+    assert ss.check_kernel(k) == []
+
+
+def test_the_int4_unpack_is_one_vector_load_and_one_vector_store(tmp_path: Path) -> None:
+    ptx = port20.load("unpack_int4", tmp_path).unpack_int4.ptx(cc=(9, 0))
+    assert "ld.global.u32" in ptx or "ld.global.nc.u32" in ptx
+    assert "st.global.v2.u32" in ptx or "st.global.u64" in ptx
+
+
+def test_the_batched_products_run_on_tensor_cores(tmp_path: Path) -> None:
+    ptx = port20.load("bmm16_mma", tmp_path).bmm16.ptx(cc=(9, 0))
+    assert ptx.count("mma.sync.aligned.m16n8k16") == 2
+    assert "ldmatrix" in ptx
+
+
+# ---------------------------------------------------------------------------------------------
+# FALSE_REFUSALS tuple_position_arith (and DOC_GAPS tuple_bounded_positions)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_tuple_positions_computed_from_a_range_variable_are_refused(tmp_path: Path) -> None:
+    f = _only_finding(tmp_path, port20.GEMV_INT4_TUPLE_ARITH)
+    assert f.code == "SS-uniformity"
+    assert f.line == _line(tmp_path, "acc = ss.warp.sum(acc)")
+    tup = _line(tmp_path, "part += lo * xv[2 * q] + hi * xv[2 * q + 1]")
+    assert f"the tuple index at line {tup} reads a 8-element tuple" in f.message
+    assert "`t[q & 7]`" in f.message  # the fix it offers; here the index is 2q
+
+
+#: a loop over a 4-tuple ``t`` (of ``vec.load(a, i.index, 4)``) under the lane-dependent
+#: ``if cuda.laneid < n:``, before ``warp.sum``: name -> body (8-space indented)
+TUPLE_PROBE = """
+@ss.device
+def pick(t, k):
+    return t[k]
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(y: DisjointSlice[np.float32, PerWarp], a: In[np.float32], n: np.int64) -> None:
+    i = thread.index_1d()
+    acc = np.float32(0)
+    t = ss.vec.load(a, i.index, 4)
+    if cuda.laneid < n:
+BODY
+    acc = ss.warp.sum(acc)
+    y[thread.warp_leader()] = acc
+"""
+
+
+def _probe(body: str) -> str:
+    return TUPLE_PROBE.replace("BODY", textwrap.indent(textwrap.dedent(body).strip("\n"), " " * 8))
+
+
+#: safe (every position lies in the 4-tuple), refused: the false refusals of this family
+TUPLE_SAFE_REFUSED = {
+    "q_plus_1": "for q in range(3):\n    acc += t[q + 1]",
+    "q_plus_q": "for q in range(2):\n    acc += t[q + q]",
+    "two_q": "for q in range(2):\n    acc += t[2 * q]",
+    "q_or_2": "for q in range(2):\n    acc += t[q | 2]",
+    "e_shift": "for e in range(8):\n    acc += t[e >> 1]",
+    "step_2": "for q in range(0, 4, 2):\n    acc += t[q]",
+    "while_lt_4": "q = 0\nwhile q < 4:\n    acc += t[q]\n    q += 1",
+    "enumerate_index": "for q, e in enumerate(t):\n    acc += t[q] + e",
+    "negative_range": "for q in range(-4, 0):\n    acc += t[q]",
+    "int8_range": "for q in range(np.int8(4)):\n    acc += t[q]",
+    "helper_index": "for q in range(4):\n    acc += pick(t, q)",
+}
+#: safe and accepted (the masked forms compose with + * <<; the plain range variable)
+TUPLE_SAFE_ACCEPTED = {
+    "plain": "for q in range(4):\n    acc += t[q]",
+    "masked_times_2": "for q in range(2):\n    acc += t[(q & 1) * 2]",
+    "masked_shift": "for q in range(2):\n    acc += t[(q & 1) << 1]",
+    "masked_sum": "for q in range(2):\n    acc += t[(q & 1) + (q & 1)]",
+    "after_the_loop": "for q in range(4):\n    acc += t[q]\nacc += t[q]",
+    "clamped_bound": "for q in range(min(n, 4)):\n    acc += t[q]",
+}
+#: a position that may leave the tuple: refused, as it must be (soundness probes)
+TUPLE_UNSAFE_REFUSED = {
+    "shadowed_by_inner_loop": "for q in range(4):\n    for q in range(6):\n"
+    "        acc += np.float32(q)\n    acc += t[q]",
+    "inner_from_outer": "for q in range(4):\n    for r in range(q, 6):\n        acc += t[r]",
+    "rebound_by_a_later_loop": "for q in range(4):\n    acc += t[q]\nfor q in range(6):\n"
+    "    acc += np.float32(q)\nacc += t[q]",
+    "clamped_to_6": "for q in range(min(n, 6)):\n    acc += t[q]",
+    "zip_longer": "for q, e in zip(range(8), range(4)):\n    acc += t[q]",
+    "negative_5": "for q in range(-5, 0):\n    acc += t[q]",
+    "while_lt_5": "q = 0\nwhile q < 5:\n    acc += t[q]\n    q += 1",
+    "start_1_to_5": "for q in range(1, 5):\n    acc += t[q]",
+    "start_n": "for q in range(n, 4):\n    acc += t[q]",
+    "lane_reassigned": "for q in range(4):\n    if cuda.laneid == 0:\n        q = 5\n    acc += t[q]",
+    "helper_index_6": "for q in range(6):\n    acc += pick(t, q)",
+}
+
+
+@pytest.mark.parametrize("name", sorted(TUPLE_SAFE_REFUSED))
+def test_a_safe_tuple_position_from_a_range_variable_is_refused(tmp_path: Path, name: str) -> None:
+    f = _only_finding(tmp_path, _probe(TUPLE_SAFE_REFUSED[name]))
+    assert f.code == "SS-uniformity"
+    assert "`warp.sum` needs every thread of the warp to reach it" in f.message
+
+
+@pytest.mark.parametrize("name", sorted(TUPLE_SAFE_ACCEPTED))
+def test_a_bounded_tuple_position_is_accepted(tmp_path: Path, name: str) -> None:
+    (k,) = _kernels(_load_src(tmp_path, _probe(TUPLE_SAFE_ACCEPTED[name])))
+    assert ss.check_kernel(k) == []
+
+
+@pytest.mark.parametrize("name", sorted(TUPLE_UNSAFE_REFUSED))
+def test_a_tuple_position_that_may_leave_the_tuple_is_refused(tmp_path: Path, name: str) -> None:
+    f = _only_finding(tmp_path, _probe(TUPLE_UNSAFE_REFUSED[name]))
+    assert f.code == "SS-uniformity"
+
+
+# ---------------------------------------------------------------------------------------------
+# FALSE_REFUSALS bf16_widen_before_collective, fp16_arith_before_collective; BAD_ERRORS
+# opaque_call_uniformity_message, float_of_bf16; DOC_GAPS bf16_widen_np_float32
+# ---------------------------------------------------------------------------------------------
+
+
+def test_a_bf16_read_widened_with_np_float32_before_a_collective_is_refused(
+    tmp_path: Path,
+) -> None:
+    f = _only_finding(tmp_path, port20.BF16_ROW_SUMS)
+    assert f.code == "SS-uniformity"
+    assert f.line == _line(tmp_path, "acc = ss.block.sum(acc)")
+    conv = _line(tmp_path, "acc += np.float32(m[r, j])")
+    assert f"the branch at line {conv} depends on the result of a call simtsafe cannot see" in (
+        f.message
+    )
+    said = f.message.replace("kernel 'bf16_row_sums'", "").replace("___nv_bfloat16", "")
+    assert "bf16" not in said and "bfloat16" not in said  # the conversion is never named
+
+
+def test_the_int4_gemv_with_the_docs_widening_of_its_scale_is_refused(tmp_path: Path) -> None:
+    f = _only_finding(tmp_path, port20.GEMV_INT4_BF16_SCALE)
+    scale = _line(tmp_path, "s = np.float32(scales[row, (8 * j) // G])")
+    assert f"the result of a call simtsafe cannot see into at line {scale}" in f.message
+
+
+def test_fp16_arithmetic_before_a_collective_is_refused(tmp_path: Path) -> None:
+    f = _only_finding(tmp_path, port20.FP16_SQUARES)
+    square = _line(tmp_path, "acc += v * v")
+    assert f"the branch at line {square} depends on the result of a call simtsafe cannot" in (
+        f.message
+    )
+    assert "float16" not in f.message and "fp16" not in f.message
+
+
+def test_np_float32_of_bf16_is_an_out_of_line_call_and_np_float64_a_shift(tmp_path: Path) -> None:
+    src = """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def widen(y: DisjointSlice[np.float32], x: In[ss.bfloat16]) -> None:
+    i = thread.index_1d()
+    if i.in_bounds(y):
+        y[i] = WIDEN(x[i.index])
+"""
+    (d32 := tmp_path / "f32").mkdir()
+    (d64 := tmp_path / "f64").mkdir()
+    f32 = _load_src(d32, src.replace("WIDEN(x[i.index])", "np.float32(x[i.index])"))
+    f64 = _load_src(d64, src.replace("WIDEN(x[i.index])", "np.float32(np.float64(x[i.index]))"))
+    p32 = f32.widen.ptx(cc=(9, 0))  # type: ignore[attr-defined]
+    p64 = f64.widen.ptx(cc=(9, 0))  # type: ignore[attr-defined]
+    assert ".extern .func" in p32 and "call.uni" in p32  # cuda_bf16's operator float
+    assert "call" not in p64.split(".entry")[1] and "shl.b32" in p64
+
+
+_ORDER_SCRIPT = """
+import sys, tempfile
+from pathlib import Path
+from typing import Any
+import simtsafe as ss
+from tests.kernels import load_kernel_module, port20
+for name in ("BF16_WIDEN_NO_BRANCH", "BF16_ROW_SUMS"):
+    mod = load_kernel_module(Path(tempfile.mkdtemp()), port20.EXTRA_HEADER + getattr(port20, name))
+    (k,) = [v for v in vars(mod).values() if isinstance(v, ss.Kernel)]
+    (f,) = ss.check_kernel(k)
+    print(name, "|", f.message.split(", and threads")[0])
+"""
+
+
+def test_the_opaque_call_message_names_another_files_line_after_another_compile() -> None:
+    # BAD_ERRORS opaque_call_uniformity_message, in a fresh process: the helper numba-cuda
+    # compiles once for the first bf16 conversion carries that kernel's line into the next one's
+    # message
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    env["PYTHONPATH"] = str(ROOT)
+    out = subprocess.run(
+        [sys.executable, "-c", _ORDER_SCRIPT], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    first, second = out.stdout.strip().splitlines()
+    assert first.startswith("BF16_WIDEN_NO_BRANCH |") and "in helper" not in first
+    assert "the branch at line 15 depends on the result of a call" in first
+    assert second.startswith("BF16_ROW_SUMS |")
+    assert "the branch at line 23 depends on the result of a call simtsafe cannot see into at " in (
+        second
+    )
+    assert "(in helper _conversion_op_caller___nv_bfloat16, line 15)" in second  # block_sums's
+
+
+def test_float_of_a_bf16_read_names_numbas_type_and_no_fix(tmp_path: Path) -> None:
+    f = _only_finding(tmp_path, port20.FLOAT_OF_BF16)
+    assert f.code == "SS-typing"
+    assert "Numba cannot type `float(__nv_bfloat16)`" in f.message
+    assert "np.float64" not in f.message and "np.float32" not in f.message
+
+
+# ---------------------------------------------------------------------------------------------
+# FALSE_REFUSALS tuple_index_in_helper; BAD_ERRORS tuple_index_in_helper_message
+# ---------------------------------------------------------------------------------------------
+
+
+def test_a_masked_tuple_index_in_a_helper_is_refused_with_the_old_wording(tmp_path: Path) -> None:
+    f = _only_finding(tmp_path, port20.GEMV_INT4_HELPER)
+    assert f.code == "SS-uniformity"
+    call = _line(tmp_path, "part += weight(b, e) * xv[e]")
+    loop = _line(tmp_path, "for e in range(8):")
+    assert (
+        f"the branch at line {call} depends on a value that depends on which way the branch at "
+        f"line {loop} went" in f.message
+    )
+    assert "tuple index" not in f.message.split("such as a tuple index")[0]
+
+
+MASKED_PICK = """
+@ss.device
+def pick(t, k):
+    return t[k & 3]
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(y: DisjointSlice[np.float32, PerWarp], a: In[np.float32], n: np.int64) -> None:
+    i = thread.index_1d()
+    acc = np.float32(0)
+    t = ss.vec.load(a, i.index, 4)
+    if cuda.laneid < n:
+        acc += USE
+    acc = ss.warp.sum(acc)
+    y[thread.warp_leader()] = acc
+"""
+
+
+def test_the_masked_index_is_accepted_inline_and_refused_through_a_helper(tmp_path: Path) -> None:
+    (a := tmp_path / "inline").mkdir()
+    (b := tmp_path / "helper").mkdir()
+    (inline,) = _kernels(_load_src(a, MASKED_PICK.replace("USE", "t[i.index & 3]")))
+    assert ss.check_kernel(inline) == []
+    (helper,) = _kernels(_load_src(b, MASKED_PICK.replace("USE", "pick(t, i.index)")))
+    (f,) = ss.check_kernel(helper)
+    assert f.code == "SS-uniformity"
+    # at the top level (no lane-dependent branch around the call) the helper is accepted
+    (c := tmp_path / "top").mkdir()
+    top = MASKED_PICK.replace(
+        "    if cuda.laneid < n:\n        acc += USE", "    acc += pick(t, i.index)"
+    )
+    (k,) = _kernels(_load_src(c, top))
+    assert ss.check_kernel(k) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# FALSE_REFUSALS covers_mma_out_tile (a launch refusal: tests/sim/test_port20_sim.py), and
+# per_cell_cursor_scatter
+# ---------------------------------------------------------------------------------------------
+
+
+def test_the_batched_mma_with_covers_compiles_and_is_refused_only_at_launch(tmp_path: Path) -> None:
+    (k,) = _kernels(_load_src(tmp_path, port20.BMM_COVERS))
+    assert ss.check_kernel(k) == []
+
+
+def test_a_per_cell_cursor_is_refused_with_append_buffer_advice(tmp_path: Path) -> None:
+    with pytest.raises(ss.SafetyError) as info:
+        _load_src(tmp_path, port20.CELL_SCATTER)
+    msg = str(info.value)
+    assert "`cursor.add(cell[w], 1)` returns nothing" in msg
+    assert "use an AppendBuffer: w = buf.claim()" in msg
+    assert "sort" not in msg  # nor any per-bucket form: there is none in Tier 1
+
+
+# ---------------------------------------------------------------------------------------------
+# BAD_ERRORS numpy_clip_round_allow_list, np_rint_no_spelling, collective_in_grid_stride
+# ---------------------------------------------------------------------------------------------
+
+
+def test_np_clip_is_refused_with_pass_data_as_arguments(tmp_path: Path) -> None:
+    with pytest.raises(ss.SafetyError) as info:
+        _load_src(tmp_path, port20.QUANT_NUMPY)
+    msg = str(info.value)
+    assert "`np.clip` is a numpy._ArrayFunctionDispatcher object" in msg
+    assert "math/cmath/numpy functions" in msg and "Pass data as arguments" in msg
+    assert "min(" not in msg and "max(" not in msg
+
+
+@pytest.mark.parametrize("fn", ["np.round(x)", "np.around(x)", "np.clip(x, 0, 1)"])
+def test_numpy_array_functions_get_the_allow_list_text(tmp_path: Path, fn: str) -> None:
+    src = f"""
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(y: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+    i = thread.index_1d()
+    x = a[i]
+    y[i] = {fn}
+"""
+    with pytest.raises(ss.SafetyError, match="Pass data as arguments"):
+        _load_src(tmp_path, src)
+
+
+def test_np_rint_is_refused_without_a_spelling(tmp_path: Path) -> None:
+    with pytest.raises(ss.SafetyError) as info:
+        _load_src(tmp_path, port20.QUANT_RINT)
+    msg = str(info.value)
+    assert "np.rint does not compile in kernels" in msg
+    assert "write it with operators or math functions" in msg and "round(" not in msg
+
+
+def test_builtin_round_is_round_half_to_even(tmp_path: Path) -> None:
+    # the spelling np.rint's message could give: round() lowers to cvt.rni (half to even)
+    ptx = port20.load("quantize_rows_int8", tmp_path).quantize_rows.ptx(cc=(9, 0))
+    assert "cvt.rni" in ptx
+
+
+def test_a_vote_inside_grid_stride_is_refused_without_the_uniform_loop(tmp_path: Path) -> None:
+    f = _only_finding(tmp_path, port20.BINCOUNT_GRID_STRIDE)
+    loop = _line(tmp_path, "for w in thread.grid_stride(labels):")
+    assert (
+        f"a value computed in a loop that threads leave at different iterations (the exit at "
+        f"line {loop})" in f.message
+    )
+    assert "grid_stride" not in f.message and "trip count" not in f.message
+
+
+def test_a_pixel_stored_as_a_tuple_gets_numbas_record_type_and_no_fix(tmp_path: Path) -> None:
+    f = _only_finding(tmp_path, port20.DOWNSAMPLE_TUPLE)
+    assert f.code == "SS-typing"
+    assert "cannot store a value of type UniTuple(uint8 x 4) into a DisjointSlice of Record(" in (
+        f.message
+    )
+    assert ".r =" not in f.message and "field" not in f.message
+
+
+# ---------------------------------------------------------------------------------------------
+# DOC_GAPS simulator_narrow_int_wraps (the simulator's side: tests/sim/test_port20_sim.py)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_the_gpu_computes_the_sign_extension_in_64_bits(tmp_path: Path) -> None:
+    ptx = _kernels(_load_src(tmp_path, port20.LOW_NIBBLE))[0].ptx(cc=(9, 0))
+    assert "add.s64" in ptx and "cvt.rn.f32.s64" in ptx  # -8.0 for a low nibble of 8

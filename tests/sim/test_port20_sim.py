@@ -1,0 +1,82 @@
+"""Porting round 20 (tests/kernels/port20.py): each ported Tier-1 kernel gives numpy's values on
+the simulator (several also replay clean under ``simtsafe.sim.check``); the round's launch-time
+false refusal (``covers`` of a tensor-core output tile), the compile worker's refusal of a bf16
+widening before a collective, and the simulator's narrow-integer arithmetic (a doc gap) are
+pinned with what they give today."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import simtsafe as ss
+from tests.kernels import load_kernel_module, port20
+from tests.kernels.porting import to_device, to_host
+
+pytestmark = pytest.mark.sim
+
+
+def _load_src(tmp_path: Path, src: str) -> object:
+    return load_kernel_module(tmp_path, port20.EXTRA_HEADER + src)
+
+
+@pytest.mark.parametrize("name", sorted(port20.ACCEPTED))
+def test_a_ported_kernel_matches_numpy(tmp_path: Path, name: str) -> None:
+    mod = port20.load(name, tmp_path)
+    assert port20.CHECKS[name](mod, np.random.default_rng(20))
+    assert not port20.UNCLEAN
+
+
+def test_the_warp_vote_bincount_workaround_matches_numpy(tmp_path: Path) -> None:
+    # BAD_ERRORS collective_in_grid_stride: the uniform trip count is accepted and correct
+    mod = _load_src(tmp_path, port20.WARP_BINCOUNT)
+    assert port20._check_bincount(mod, np.random.default_rng(20))  # type: ignore[arg-type]
+
+
+def test_the_bf16_widening_through_float64_matches_numpy(tmp_path: Path) -> None:
+    # FALSE_REFUSALS bf16_widen_before_collective: the accepted twin
+    import ml_dtypes
+
+    mod = _load_src(tmp_path, port20.BF16_ROW_SUMS_F64)
+    m = np.random.default_rng(20).standard_normal((5, 150)).astype(ml_dtypes.bfloat16)
+    sums = to_device(np.full(5, np.nan, np.float32))
+    mod.bf16_row_sums.prepare(grid=5, block=64)(sums, to_device(m))  # type: ignore[attr-defined]
+    assert np.allclose(to_host(sums), m.astype(np.float64).sum(1), rtol=1e-5, atol=1e-4)
+
+
+def test_the_bf16_widening_the_docs_give_is_refused_on_the_simulator_too(tmp_path: Path) -> None:
+    mod = _load_src(tmp_path, port20.BF16_ROW_SUMS)
+    with pytest.raises(ss.SafetyError, match="the result of a call simtsafe cannot see into"):
+        mod.bf16_row_sums.prepare(grid=5, block=64)  # type: ignore[attr-defined]
+
+
+def test_covers_counts_an_mma_tile_as_one_element_a_thread(tmp_path: Path) -> None:
+    # FALSE_REFUSALS covers_mma_out_tile, BAD_ERRORS coverage_mma_grid_advice
+    mod = _load_src(tmp_path, port20.BMM_COVERS)
+    nb = 3
+    a = np.ones((nb * 16, 16), np.float16)
+    c = to_device(np.full((nb * 16, 16), np.nan, np.float32))
+    p = mod.bmm16.prepare(grid=(1, nb), block=32)  # type: ignore[attr-defined]
+    with pytest.raises(ss.CoverageError) as info:
+        p(c, to_device(a), to_device(a))
+    msg = str(info.value)
+    assert "the launch owns 3 along axis 0 and 'c' has 48" in msg
+    assert "Prepare with grid.y = simtsafe.cover(48, 1) (= 48)" in msg
+    assert "thread.tile_1d / tile_2d / tile_2d_strided" in msg and "mma" not in msg
+    assert np.isnan(to_host(c)).all()  # nothing launched
+
+
+def test_the_simulator_wraps_narrow_integer_arithmetic(tmp_path: Path) -> None:
+    # DOC_GAPS simulator_narrow_int_wraps: -8.0 on the GPU (tests/ptx/test_port20_ptx.py)
+    mod = _load_src(tmp_path, port20.LOW_NIBBLE)
+    b = np.arange(16, dtype=np.uint8)
+    out = to_device(np.full(16, np.nan, np.float32))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's "overflow in scalar subtract"
+        mod.low_nibble.prepare(grid=1, block=64)(out, to_device(b))  # type: ignore[attr-defined]
+    got = to_host(out)
+    assert np.array_equal(got[:8], np.arange(8, dtype=np.float32))
+    assert np.array_equal(got[8:], np.arange(248, 256, dtype=np.float32))  # the GPU: -8 .. -1
