@@ -212,6 +212,11 @@ def _freeze_intrinsics(text: str) -> str:
     return text.replace("__ss.nvvm.read.ptx.sreg.", "llvm.nvvm.read.ptx.sreg.")
 
 
+_SHIM_CALL_RE = re.compile(
+    r'^(\s*)%"((?:[^"\\]|\\.)*)" = ((?:tail |notail )?call i32 @"'
+    + re.escape(SHIM_PREFIX)
+    + r".*)$"
+)
 _DEFINED_RE = re.compile(r"^define\b[^@]*(" + _GLOBAL + r")\(", re.M)
 _CALL_RE = re.compile(
     r"^(\s*)(?:%\S+ = )?(?:tail |notail |musttail )?call [^@]*?(" + _GLOBAL + r")\("
@@ -221,8 +226,12 @@ _LOC_ATTACH_RE = re.compile(r"!ss\.loc !\d+")
 
 def _name_status_zero_shims(text: str, defined: set[str]) -> str:
     """Rename each call of a status-0 C++ shim of numba-cuda's float16/bf16/fp8 bindings
-    (``lowering._shims``; never a function defined in the module) ``__ss.shim.NAME``: the
-    analyses read its status as 0 and its writes as its operands' memory."""
+    (``lowering._shims``; never a function defined in the module) ``__ss.shim.NAME``, and
+    give its status the value 0 (``add i32 0, 0``, folded into the checks Numba makes of it,
+    so that the exception exits behind them are branches on a constant:
+    ``verify._feasible`` drops them). The analyses read its writes as its operands'
+    memory."""
+    renamed = False
     for name in status_zero_shims() - defined:
         if name in text:
             text = re.sub(
@@ -230,7 +239,19 @@ def _name_status_zero_shims(text: str, defined: set[str]) -> str:
                 f'@"{SHIM_PREFIX}{name}"',
                 text,
             )
-    return text
+            renamed = True
+    if not renamed:
+        return text
+    out = []
+    for line in text.splitlines():
+        m = _SHIM_CALL_RE.match(line)
+        if m is None:
+            out.append(line)
+            continue
+        indent, result, rest = m.groups()
+        out.append(f'{indent}%"{result}.ssstatus" = {rest}')
+        out.append(f'{indent}%"{result}" = add i32 0, 0')
+    return "\n".join(out) + "\n"
 
 
 def _mark_calls(text: str, defined: set[str], callees: list[str]) -> str:

@@ -727,6 +727,7 @@ FALSE_REFUSALS: dict[str, dict[str, Any]] = {
         "that widens an int-index read before ANY barrier or collective is refused: a row sum, "
         "the int4 GEMV's group scale (GEMV_INT4_BF16_SCALE), even `np.float32(x[0])` at the top "
         "level. `np.float64(m[r, j])` compiles to an inline shift and is accepted",
+        "fixed": "lowering/_shims.py reads the status of each C++ shim numba-cuda links from its source (return 0 only), the analysed copy gives the call status 0 and verify/_feasible drops the exception exit behind it (tests/ptx/test_port20_ptx.py, tests/kernels/fixed_refusals.py)",
         "workaround": "`np.float64(m[r, j])` (BF16_ROW_SUMS_F64; `np.float32(np.float64(...))` "
         "for a float32), a witness read (`for w in thread.block_row(m): acc += m[w]`, exact "
         "float32), or `ss.vec.load` (bf16 runs read as float32)",
@@ -743,6 +744,7 @@ FALSE_REFUSALS: dict[str, dict[str, Any]] = {
         "never raises; the same root cause as bf16_widen_before_collective. docs/cooperation.md "
         "says float16 arithmetic is 'a function call per operation' (to explain why collectives "
         "refuse float16), nowhere that such a call before a collective makes it refused",
+        "fixed": "lowering/_shims.py reads the status of each C++ shim numba-cuda links from its source (return 0 only), the analysed copy gives the call status 0 and verify/_feasible drops the exception exit behind it (tests/ptx/test_port20_ptx.py, tests/kernels/fixed_refusals.py)",
         "workaround": "widen first, `v = np.float32(x[w])` (ACCEPTED rmsnorm_fp16_bf16): the "
         "float16 -> float32 conversion is an inline `cvt`",
     },
@@ -807,6 +809,9 @@ FALSE_REFUSALS: dict[str, dict[str, Any]] = {
 
 BAD_ERRORS: dict[str, dict[str, Any]] = {
     "opaque_call_uniformity_message": {
+        "fixed": "moot for the shims (no refusal: FALSE_REFUSALS bf16_widen_before_collective); "
+        "a call the analysis cannot see into is still worded 'the branch at line N depends on "
+        "the result of a call'",
         "source": BF16_WIDEN_NO_BRANCH,
         "kernel": "block_sums",
         "message": "`block.sum` needs every thread of the block to reach it, but control flow here "
@@ -911,6 +916,9 @@ BAD_ERRORS: dict[str, dict[str, Any]] = {
 
 DOC_GAPS: dict[str, dict[str, Any]] = {
     "bf16_widen_np_float32": {
+        "fixed": "docs/porting.md section 11 says the widening is a call per element that may "
+        "come before a collective, and names the inline np.float64 / np.float32(float16) forms; "
+        "docs/safety.md's levels table says how the shims' status is read",
         "source": BF16_ROW_SUMS,
         "doc": "docs/porting.md section 11 ('widen it with np.float32(x[k])', and its "
         "bf16_row_sums); docs/safety.md 'What is NOT enforced' (bf16 int-index reads)",
