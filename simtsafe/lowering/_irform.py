@@ -228,8 +228,8 @@ def _name_status_zero_shims(text: str, defined: set[str]) -> str:
     """Rename each call of a status-0 C++ shim of numba-cuda's float16/bf16/fp8 bindings
     (``lowering._shims``; never a function defined in the module) ``__ss.shim.NAME``, and
     give its status the value 0 (``add i32 0, 0``, folded into the checks Numba makes of it,
-    so that the exception exits behind them are branches on a constant:
-    ``verify._feasible`` drops them). The analyses read its writes as its operands'
+    so that the exception exits behind them are branches on a constant, which ``_instr``
+    gives one target). The analyses read its writes as its operands'
     memory."""
     renamed = False
     for name in status_zero_shims() - defined:

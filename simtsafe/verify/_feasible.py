@@ -1,5 +1,6 @@
 """Edges of the compiled form that no execution takes: a ``switch`` default that its
-bounded condition cannot reach, the other edge of a branch on a constant.
+bounded condition cannot reach (the other edge of a branch on a constant is left out where
+the form is parsed: ``lowering._irform``).
 
 Numba indexes a tuple at a run-time index through a ``switch`` over every position (and its
 negative twin) whose default raises ``IndexError`` -- in a reduction's op or a helper, an
@@ -62,11 +63,6 @@ _BOUNDED = frozenset(
 Range = tuple[int, int] | None
 
 
-#: ``br i1 true|false, label %a, label %b``: a branch on a constant takes one edge (after
-#: instcombine, the status check of a call whose status is 0: ``lowering._shims``).
-_CONSTANT_BR_RE = re.compile(r"\s*br i1 (true|false),")
-
-
 def feasible_successors(form: FunctionForm) -> dict[str, tuple[str, ...]]:
     """Each block's successors, less a switch default its condition cannot reach."""
     defs = {i.result: i for b in form.blocks for i in b.instrs if i.result is not None}
@@ -103,11 +99,6 @@ class _Counted:
 def _targets(
     name: str, term: Instr, defs: Mapping[str, Instr], counted: _Counted
 ) -> tuple[str, ...]:
-    if term.opcode == "br" and len(term.targets) == 2:
-        constant = _CONSTANT_BR_RE.match(term.text)
-        if constant is None:
-            return term.targets
-        return term.targets[:1] if constant.group(1) == "true" else term.targets[1:]
     if term.opcode != "switch":
         return term.targets
     parsed = _switch(term.text)
