@@ -55,7 +55,9 @@ not bounds-checked, documented) and not on the simulator, and a kernel checked a
 on the simulator gives other numbers on the GPU. docs/checker.md "Values, not bits" and
 port20's DOC_GAPS ``simulator_narrow_int_wraps`` cover integer wrap only.
 
-Fix direction: lower ``float16 -> Integer`` in simtsafe's own cast table (as ``lowering/_bf16``
+FIXED (lowering/_halfcasts.py: the cast registered again after numba-cuda's, ``cvt.rzi``;
+tests/ptx/test_attacks30_ptx.py, tests/sim/test_fp16_casts_sim.py). Fix direction was: lower
+``float16 -> Integer`` in simtsafe's own cast table (as ``lowering/_bf16``
 does for bf16) with ``cvt.rzi`` (truncation: what the simulator, numpy and the float32 cast
 do), or refuse it with the spelling ``int(np.float32(h))``; and say it in docs/checker.md.
 

@@ -4,7 +4,8 @@ the shapes tried -- the unsafe ones refused with their message, the sound ones a
 safe refusals pinned, the constant branches LLVM folds through ``nsw`` folded by NVVM too, and
 misaligned ``vec.load`` runs emulated from their PTX give numpy's values with no load outside
 the input and no misaligned vector load. FINDING 1 (a float16 -> int cast rounds on the GPU,
-truncates on the simulator) is a strict xfail asserting the truncating cast."""
+truncates on the simulator) is fixed (lowering/_halfcasts.py) and its test asserts the
+truncating cast."""
 
 from __future__ import annotations
 
@@ -280,13 +281,9 @@ def test_the_emulation_catches_a_dropped_alignment_test() -> None:
 # --------------------------------------------------------------------------- FINDING 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="FINDING 1 (LOW): numba-cuda lowers float16 -> int with cvt.rni (round to nearest); "
-    "the simulator, numpy and the float32 cast truncate (int(np.float16(1.7)) is 2 on the GPU, "
-    "1 on the simulator)",
-)
+# FIXED: lowering/_halfcasts.py lowers the cast with cvt.rzi
 def test_fp16_to_int_truncates_like_the_simulator(tmp_path: Path) -> None:
     ptx = load_kernel_module(tmp_path, FINDINGS["fp16-to-int-rounds"]).k.ptx(cc=CC)
     assert "cvt.rzi.s64.f32" in ptx  # the float32 cast: truncation
     assert not re.search(r"cvt\.rni\.[su]\d+\.f16", ptx), re.findall(r"cvt\.\S+\.f16", ptx)
+    assert "cvt.rzi.s64.f16" in ptx and "cvt.rzi.s32.f16" in ptx
