@@ -52,9 +52,10 @@ constant) and ``c = N``, and on every path back to the header either both
 unchanged or ``p + s`` (one constant ``s``, either sign) with ``c - 1``
 computed only where ``c > 0`` (signed) holds. Then ``p + s * c`` keeps its
 entry value, modulo ``2**width`` (so wrapping steps change nothing), and ``c``
-only goes down from ``N`` and never below 0: ``p = S + s * t`` for the trips
-done ``t = N - c``, in ``[0, N - 1]`` where a fact ``c > 0`` still sees this
-``p`` and ``c``, in ``[0, max(N, 0)]`` anywhere. With ``N`` at most a number
+moves only from a positive value, by -1 (it stays ``N`` for ``N <= 0``, else in
+``[0, N]``): ``p = S + s * t`` for the trips done ``t = N - c``, in
+``[0, N - 1]`` where a fact ``c > 0`` still sees this ``p`` and ``c``, in
+``[0, max(N, 0)]`` anywhere. With ``N`` at most a number
 (constants, ``min``, ``max``, phis and selects of such, ``upper``), every
 value ``S + s * t`` is known; when they all fit the width, ``p`` is one of
 them as the machine computes it (``range(1, 4)``, ``range(0, 4, 2)``,
@@ -206,6 +207,7 @@ class Ranges:
     _keys: dict[str, str] = field(default_factory=dict)
     _reachable: frozenset[str] = frozenset()
     _trip_cache: dict[tuple[str, str], _Trips | None] = field(default_factory=dict)
+    _smax: dict[tuple[str, int, tuple[str, ...]], int | None] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ the question
 
@@ -733,9 +735,9 @@ class Ranges:
 
         Then ``p + s * c`` does not change from the entry on (modulo ``2**width``: the steps
         wrap as the machine computes them, and the invariant holds modulo too), so
-        ``p == S + s * (N - c)``; ``c`` starts at ``N``, never goes below 0 and only goes
-        down, so the trips done ``t = N - c`` lie in ``[0, max(N, 0)]``, and in ``[0, N - 1]``
-        where ``c > 0`` holds (``_span``)."""
+        ``p == S + s * (N - c)``; ``c`` starts at ``N`` and moves only from a positive value,
+        by -1 (never wrapping), so the trips done ``t = N - c`` lie in ``[0, max(N, 0)]``, and
+        in ``[0, N - 1]`` where ``c > 0`` holds (``_span``)."""
         key = (p, c)
         if key in self._trip_cache:
             return self._trip_cache[key]
@@ -866,6 +868,15 @@ class Ranges:
         c = _int(v)
         if c is not None:
             return _signed(c, bits)
+        # once per value (a phi of phis would be walked once per path); a bound found under
+        # a loop's hypothesis is its own, and one cut short by the depth is None: looser only
+        key = (v, bits, tuple(self._hypothesis))
+        if key not in self._smax:
+            self._smax[key] = None  # a cycle of phis: no bound
+            self._smax[key] = self._signed_max_instr(v, bits, depth)
+        return self._smax[key]
+
+    def _signed_max_instr(self, v: str, bits: int, depth: int) -> int | None:
         u = self.upper(v, bits)
         if u is not None:
             return u
