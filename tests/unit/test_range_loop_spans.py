@@ -10,6 +10,8 @@ the 32-bit width, the index after the last trip."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from simtsafe.lowering._irform import _parse
@@ -104,8 +106,8 @@ def _dropped(text: str, block: str = "%body") -> bool:
         {"index": "%s = shl i64 %p, 32\n  %k = ashr exact i64 %s, 32"},
     ],
 )
-def test_trips_in_range_drop_the_default(shape: dict[str, object]) -> None:
-    assert _dropped(_latch_phis(_loop(**shape))), shape  # type: ignore[arg-type]
+def test_trips_in_range_drop_the_default(shape: dict[str, Any]) -> None:
+    assert _dropped(_latch_phis(_loop(**shape))), shape
 
 
 def test_after_the_loop_the_last_step_counts() -> None:
@@ -159,8 +161,8 @@ def test_after_the_loop_the_last_step_counts() -> None:
         {"index": "%a = add i64 %p, 2147483648\n  %s = shl i64 %a, 32\n  %k = ashr i64 %s, 32"},
     ],
 )
-def test_trips_out_of_range_keep_the_default(shape: dict[str, object]) -> None:
-    assert not _dropped(_latch_phis(_loop(**shape))), shape  # type: ignore[arg-type]
+def test_trips_out_of_range_keep_the_default(shape: dict[str, Any]) -> None:
+    assert not _dropped(_latch_phis(_loop(**shape))), shape
 
 
 def test_a_decrement_outside_the_guard_is_no_counter() -> None:
