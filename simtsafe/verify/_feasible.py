@@ -72,8 +72,10 @@ def feasible_successors(form: FunctionForm) -> dict[str, tuple[str, ...]]:
 
 class _Counted:
     """``0 <= k < n`` at a block, by ``_ranges``' proofs for an input of ``n`` elements
-    (Numba's range loop, dominating compares, phis of such), over the graph with every
-    edge (its dominators and loops hold in the graph without the dropped defaults too)."""
+    (Numba's range loop, dominating compares, phis of such, a number bound: a range loop's
+    trips from a constant start by a constant step, ``min(q, 3)``, ``3 - q``, casts that keep
+    the value), over the graph with every edge (its dominators and loops hold in the graph
+    without the dropped defaults too)."""
 
     def __init__(self, form: FunctionForm, defs: Mapping[str, Instr]) -> None:
         self.form = form

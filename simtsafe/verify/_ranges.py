@@ -17,6 +17,8 @@ stride``, its strided one, with or without Numba's negative-index wrap) and
   with a trip counter ``c`` (from ``N``, ``-1`` per trip) in one loop header,
   where ``c > 0`` holds: then ``p = N - c`` lies in ``[0, N)``, and
   ``N <= extent``;
+* a number: ``0 <= k <= U`` by ``Ranges.upper`` (below, with the facts that
+  hold in ``block``) with ``U`` below the size the contract guarantees;
 * a phi, each of whose incoming values is inside on its edge (or whose edge
   contradicts a branch condition that holds in ``block``; an edge from a block no
   run reaches -- past a branch on a constant -- is no value).
@@ -37,15 +39,32 @@ non-negative while their bounds stay below the sign bit (``_upper_with``).
 
 ``k >= 0`` (for ``slt``) is proven from values as the GPU computes them
 (wrapping): constants, ``zext``, shapes, special registers, masks, shifts,
-sums and products whose bounds stay below the sign bit, and loop phis by
-induction -- never from the ``nsw``/``nuw`` flags Numba puts on every signed
-operation (``Ranges.upper``). Anything else is not inside: the analysis then treats the loaded
-value as thread-dependent (sound, maybe refusing a safe kernel).
+sums and products whose bounds stay below the sign bit, ``C - x`` for
+``0 <= x <= C``, and loop phis by induction -- never from the ``nsw``/``nuw``
+flags Numba puts on every signed operation (``Ranges.upper``; an operand is
+bounded with the branch facts of the block its user is computed in). Anything
+else is not inside: the analysis then treats the loaded value as
+thread-dependent (sound, maybe refusing a safe kernel).
+
+A range loop's index phi has numbers for bounds (``_trips``, ``_span``): ``p``
+and a counter ``c``, phis of one loop header, entered with ``p = S`` (one
+constant) and ``c = N``, and on every path back to the header either both
+unchanged or ``p + s`` (one constant ``s``, either sign) with ``c - 1``
+computed only where ``c > 0`` (signed) holds. Then ``p + s * c`` keeps its
+entry value, modulo ``2**width`` (so wrapping steps change nothing), and ``c``
+moves only from a positive value, by -1 (it stays ``N`` for ``N <= 0``, else in
+``[0, N]``): ``p = S + s * t`` for the trips done ``t = N - c``, in
+``[0, N - 1]`` where a fact ``c > 0`` still sees this ``p`` and ``c``, in
+``[0, max(N, 0)]`` anywhere. With ``N`` at most a number
+(constants, ``min``, ``max``, phis and selects of such, ``upper``), every
+value ``S + s * t`` is known; when they all fit the width, ``p`` is one of
+them as the machine computes it (``range(1, 4)``, ``range(0, 4, 2)``,
+``range(3, -1, -1)``, ``range(np.int8(4))``'s 32-bit loop, ``range(min(m, 4))``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -119,6 +138,23 @@ def _width(ins: Instr) -> int | None:
     return _bits(words[0].split(" ")[0])
 
 
+def _signed(c: int, bits: int) -> int:
+    """The bit pattern of ``c`` in ``bits`` bits, read as a signed integer."""
+    c %= 1 << bits
+    return c - (1 << bits) if c >> (bits - 1) else c
+
+
+@dataclass(frozen=True)
+class _Trips:
+    """A range loop's index phi: ``start + step * t`` after ``t`` trips, entered with a
+    counter ``counts`` (one value per edge into the loop), ``width`` bits (``Ranges._trips``)."""
+
+    start: int
+    step: int
+    counts: tuple[str, ...]
+    width: int
+
+
 def _max(a: int | None, b: int | None) -> int | None:
     return None if a is None or b is None else max(a, b)
 
@@ -170,6 +206,8 @@ class Ranges:
     _blocks: dict[str, Block] = field(default_factory=dict)
     _keys: dict[str, str] = field(default_factory=dict)
     _reachable: frozenset[str] = frozenset()
+    _trip_cache: dict[tuple[str, str], _Trips | None] = field(default_factory=dict)
+    _smax: dict[tuple[str, int, tuple[str, ...]], int | None] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ the question
 
@@ -504,6 +542,9 @@ class Ranges:
             return False
         if self._counted(k, info, facts, block):
             return True
+        bound = self._upper_by(k, 64, facts, block)  # 0 <= k <= bound
+        if bound is not None and bound < info.elements:
+            return True
         ins = self.defs.get(k)
         if ins is None:
             return False
@@ -656,77 +697,123 @@ class Ranges:
         return False
 
     def _counted(self, p: str, info: InputInfo, facts: list[Fact], block: str) -> bool:
-        """Numba's range loop: ``p`` from 0 by +1 with a counter ``c`` from N by -1, c > 0."""
+        """Numba's range loop: ``p`` from 0 by +1 with a counter ``c`` from N by -1, c > 0,
+        ``N <= extent`` (an extent read from the input itself: ``range(a.size)``)."""
+        for trips in self._counters(p, facts, block):
+            if (trips.width, trips.start, trips.step) != (64, 0, 1):
+                continue
+            if all(self._at_most_extent(n, info) for n in trips.counts):
+                return True
+        return False
+
+    def _counters(self, p: str, facts: list[Fact], point: str) -> list[_Trips]:
+        """The range loops of ``p`` (``_trips``) whose counter ``c`` has a fact ``0 <s c``
+        that holds at ``point`` and still sees the ``p`` and ``c`` there."""
+        header = self.def_block.get(p)
         ins = self.defs.get(p)
-        if ins is None or ins.opcode != "phi":
-            return False
-        header = self.def_block[p]
-        loop = next((lp for lp in self.graph.loops if lp.header == header), None)
-        if loop is None:
-            return False
+        if header is None or ins is None or ins.opcode != "phi":
+            return []
+        out = []
         for fact in facts:
             cmp = self._compare(fact)
             # c > 0 is "0 < c" (signed)
             if cmp is None or cmp[0] != "s" or _int(cmp[1]) != 0:
                 continue
             c = cmp[2]
-            cins = self.defs.get(c)
-            if cins is None or cins.opcode != "phi" or self.def_block.get(c) != header:
+            if self.def_block.get(c) != header or not self.fresh(fact, (fact[0], c, p), point):
                 continue
-            if not self.fresh(fact, (fact[0], c, p), block):
-                continue
-            if self._paired(ins, cins, loop.blocks, info):
-                return True
-        return False
+            trips = self._trips(p, c)
+            if trips is not None:
+                out.append(trips)
+        return out
 
-    def _paired(self, p: Instr, c: Instr, body: frozenset[str], info: InputInfo) -> bool:
-        """``p`` from 0 and ``c`` from ``N <= extent``, 64-bit, stepping together
-        (``_steps``): then ``p + c == N`` on every trip, ``c`` never below 0, ``p <= N``."""
-        if _width(p) != 64 or _width(c) != 64:  # a narrower counter wraps back above 0
-            return False
-        pin = dict((pred, v) for v, pred in self._incoming(p))
-        cin = dict((pred, v) for v, pred in self._incoming(c))
+    def _trips(self, p: str, c: str) -> _Trips | None:
+        """``p`` and ``c``, phis of one loop header, as Numba's range loop: on every edge
+        into the header either ``p = S`` (one constant) and ``c = N``, or both stepped
+        together (``_steps``: ``p + s`` with ``c - 1`` computed only where ``c > 0``, or both
+        unchanged, one constant ``s`` for every step).
+
+        Then ``p + s * c`` does not change from the entry on (modulo ``2**width``: the steps
+        wrap as the machine computes them, and the invariant holds modulo too), so
+        ``p == S + s * (N - c)``; ``c`` starts at ``N`` and moves only from a positive value,
+        by -1 (never wrapping), so the trips done ``t = N - c`` lie in ``[0, max(N, 0)]``, and
+        in ``[0, N - 1]`` where ``c > 0`` holds (``_span``)."""
+        key = (p, c)
+        if key in self._trip_cache:
+            return self._trip_cache[key]
+        self._trip_cache[key] = None
+        pins, cins = self.defs.get(p), self.defs.get(c)
+        header = self.def_block.get(p)
+        loop = next((lp for lp in self.graph.loops if lp.header == header), None)
+        if pins is None or cins is None or loop is None or p == c:
+            return None
+        if pins.opcode != "phi" or cins.opcode != "phi" or self.def_block.get(c) != header:
+            return None
+        width = _width(pins)
+        if width is None or _width(cins) != width:
+            return None
+        pin = dict((pred, v) for v, pred in self._incoming(pins))
+        cin = dict((pred, v) for v, pred in self._incoming(cins))
         if set(pin) != set(cin):
-            return False
-        assert p.result is not None and c.result is not None
+            return None
+        starts: set[int] = set()
+        steps: set[int] = set()
+        counts: list[str] = []
         for pred, pv in pin.items():
-            cv = cin[pred]
-            if pred in body:
-                if not self._steps(pv, cv, p.result, c.result, 0):
-                    return False
-            elif _int(pv) != 0 or not self._at_most_extent(cv, info):
-                return False
-        return True
+            if pred in loop.blocks:
+                moved = self._steps(pv, cin[pred], p, c, 0)
+                if moved is None:
+                    return None
+                steps |= {_signed(s, width) for s in moved}
+                continue
+            start = _int(pv)
+            if start is None:
+                return None
+            starts.add(_signed(start, width))
+            counts.append(cin[pred])
+        if len(starts) != 1 or len(steps) > 1:
+            return None
+        # no step at all: ``p`` keeps its start, inside any span from it
+        found = _Trips(starts.pop(), steps.pop() if steps else 1, tuple(counts), width)
+        self._trip_cache[key] = found
+        return found
 
-    def _steps(self, x: str, y: str, p: str, c: str, depth: int) -> bool:
-        """``x + y == p + c`` on every path: unchanged, or +1 and -1 together."""
+    def _steps(self, x: str, y: str, p: str, c: str, depth: int) -> frozenset[int] | None:
+        """The steps ``s`` on the paths from ``(p, c)`` to ``(x, y)``: each ``x = x' + s``
+        taken with ``y = y' - 1`` (guarded, ``_decrement_guarded``), or both unchanged; None
+        when some path changes one without the other (or otherwise)."""
         if (x, y) == (p, c):
-            return True
+            return frozenset()
         if depth > 16:
-            return False
+            return None
         xi, yi = self.defs.get(x), self.defs.get(y)
         if xi is None or yi is None:
-            return False
+            return None
         if xi.opcode == "add" and yi.opcode == "add":
             xa, xb = (_value(w) for w in _words(xi.text, "add"))
             ya, yb = (_value(w) for w in _words(yi.text, "add"))
-            if _int(xb) == 1 and _int(yb) == -1 and self._decrement_guarded(y, ya):
-                return self._steps(xa, ya, p, c, depth + 1)
-            return False
+            step = _int(xb)
+            if step is None or _int(yb) != -1 or not self._decrement_guarded(y, ya):
+                return None
+            inner = self._steps(xa, ya, p, c, depth + 1)
+            return None if inner is None else inner | {step}
         if xi.opcode == "phi" and yi.opcode == "phi" and self.def_block[x] == self.def_block[y]:
             xin = dict((pred, v) for v, pred in self._incoming(xi))
             yin = dict((pred, v) for v, pred in self._incoming(yi))
-            return set(xin) == set(yin) and all(
-                self._steps(xin[b], yin[b], p, c, depth + 1) for b in xin
-            )
-        return False
+            if set(xin) != set(yin):
+                return None
+            found: frozenset[int] = frozenset()
+            for b in xin:
+                moved = self._steps(xin[b], yin[b], p, c, depth + 1)
+                if moved is None:
+                    return None
+                found |= moved
+            return found
+        return None
 
     def _decrement_guarded(self, y: str, ya: str) -> bool:
-        """``y = ya - 1`` (64-bit) is computed only where ``ya > 0`` holds: the counter
-        never goes below 0, so it never wraps and the trips are at most its start."""
-        ins = self.defs[y]
-        if _width(ins) != 64:
-            return False
+        """``y = ya - 1`` is computed only where ``ya > 0`` (signed, in its width) holds: the
+        counter never goes below 0, so it never wraps and the trips are at most its start."""
         where = self.def_block[y]
         for fact in self.facts(where):
             cmp = self._compare(fact)
@@ -735,6 +822,87 @@ class Ranges:
             if self.fresh(fact, (fact[0], *self._tree(ya)), where):
                 return True
         return False
+
+    def _span(self, p: str, facts: list[Fact], point: str) -> tuple[int, int] | None:
+        """``lo <= p <= hi`` (signed) at ``point`` for the index phi ``p`` of a range loop
+        (``_trips``) whose start, step and greatest count ``N`` are known numbers: ``p`` is
+        ``S + s * t`` for trips ``t`` in ``[0, N - 1]`` where a fact ``c > 0`` holds, in
+        ``[0, max(N, 0)]`` anywhere (after the last step too). None when ``p`` is no such
+        phi or a value of the span does not fit its width (the exact value is then not
+        the machine's)."""
+        ins = self.defs.get(p)
+        if ins is None or ins.opcode != "phi":
+            return None
+        header = self.def_block[p]
+        if not any(lp.header == header for lp in self.graph.loops):
+            return None
+        spans = [self._trip_span(t, True) for t in self._counters(p, facts, point)]
+        if not any(spans):
+            phis = [i.result for i in self.by_name(header).instrs if i.opcode == "phi"]
+            spans = [self._trip_span(self._trips(p, c), False) for c in phis if c and c != p]
+        found = [s for s in spans if s is not None]
+        if not found:
+            return None
+        return (max(s[0] for s in found), min(s[1] for s in found))
+
+    def _trip_span(self, trips: _Trips | None, counting: bool) -> tuple[int, int] | None:
+        if trips is None:
+            return None
+        most = [self._signed_max(n, trips.width, 0) for n in trips.counts]
+        if None in most:
+            return None
+        n = max(m for m in most if m is not None)
+        last = n - 1 if counting else max(n, 0)
+        if last < 0:  # no trip reaches the point: refused all the same (no value to bound)
+            return None
+        ends = (trips.start, trips.start + trips.step * last)
+        top = (1 << (trips.width - 1)) - 1
+        lo, hi = min(ends), max(ends)
+        return (lo, hi) if -top - 1 <= lo and hi <= top else None
+
+    def _signed_max(self, v: str, bits: int, depth: int) -> int | None:
+        """The greatest value ``v`` may take, read as a signed ``bits``-wide integer (no
+        lower bound): a constant, ``upper``'s bound, the most of a phi's or a select's
+        values, ``smin`` (at most any of its operands), ``smax`` (the most of all), ``umin``
+        (at most an operand that is not negative)."""
+        c = _int(v)
+        if c is not None:
+            return _signed(c, bits)
+        # once per value (a phi of phis would be walked once per path); a bound found under
+        # a loop's hypothesis is its own, and one cut short by the depth is None: looser only
+        key = (v, bits, tuple(self._hypothesis))
+        if key not in self._smax:
+            self._smax[key] = None  # a cycle of phis: no bound
+            self._smax[key] = self._signed_max_instr(v, bits, depth)
+        return self._smax[key]
+
+    def _signed_max_instr(self, v: str, bits: int, depth: int) -> int | None:
+        u = self.upper(v, bits)
+        if u is not None:
+            return u
+        ins = self.defs.get(v)
+        if ins is None or depth > 8 or _width(ins) != bits:
+            return None
+        if ins.opcode in ("phi", "select"):
+            if ins.opcode == "phi":
+                parts = [x for x, _pred in self._incoming(ins)]
+            else:
+                parts = [_value(w) for w in _words(ins.text, "select")[1:]]
+            most = [self._signed_max(x, bits, depth + 1) for x in parts]
+            return None if not most or None in most else max(m for m in most if m is not None)
+        if ins.opcode != "call":
+            return None
+        body = ins.text.split(" = ", 1)[1] if " = " in ins.text else ins.text
+        args = [_value(w) for w in split_operands(body.split("(", 1)[1].rsplit(")", 1)[0])]
+        if "@llvm.umin." in body:  # below every operand read unsigned
+            bounds = [self.upper(a, bits) for a in args]
+        elif "@llvm.smin." in body or "@llvm.smax." in body:
+            bounds = [self._signed_max(a, bits, depth + 1) for a in args]
+            if "@llvm.smax." in body:
+                return None if None in bounds else max(b for b in bounds if b is not None)
+        else:
+            return None
+        return min((b for b in bounds if b is not None), default=None)
 
     def _incoming(self, ins: Instr) -> list[tuple[str, str]]:
         """A phi's (value, predecessor) pairs, constants included."""
@@ -804,8 +972,11 @@ class Ranges:
         ``nsw`` on every signed add, sub and mul, yet the GPU wraps (NVVM emits
         ``mul.lo.s64``); a flag is a promise LLVM may exploit, not a fact about what runs.
         A sum or product is bounded only when the operands' bounds keep it below the sign
-        bit; a loop phi by induction (its back-edge values bounded, assuming it is
-        non-negative, by the branch facts where they are computed).
+        bit, ``C - x`` only for ``0 <= x <= C``; an operand by the branch facts of the block
+        where the instruction runs (``_upper_at``: a range loop's index where its counter is
+        positive, ``_span``); a range loop's index phi by its trips, any other loop phi by
+        induction (its back-edge values bounded, assuming it is non-negative, by the branch
+        facts where they are computed).
         """
         ins = self.defs.get(v)
         bits = (_width(ins) if ins is not None else None) or bits  # its own type decides
@@ -834,36 +1005,43 @@ class Ranges:
 
     def _upper_instr(self, v: str, ins: Instr, bits: int) -> int | None:
         op = ins.opcode
+        block = self.def_block[v]  # operands as they are where ``v`` is computed
+
+        def at(x: str, width: int = bits) -> int | None:
+            return self._upper_at(x, width, block)
+
         if op in ("zext", "sext", "trunc"):
             src, _, dst = _words(ins.text, op)[0].partition(" to ")
             width = _bits(src.split(" ")[0])
             if width is None:
                 return None
             if op == "zext":
-                return (1 << width) - 1
-            return self.upper(_value(src), width)  # sext keeps, trunc keeps a small value
+                return _min((1 << width) - 1, at(_value(src), width))
+            return at(_value(src), width)  # sext keeps, trunc keeps a small value
         if op == "select":
             _cond, yes, no = (_value(w) for w in _words(ins.text, "select"))
-            return _max(self.upper(yes, bits), self.upper(no, bits))
+            return _max(at(yes), at(no))
         if op == "phi":
             return self._upper_phi(v, ins, bits)
         if op == "call":
-            return self._upper_call(ins, bits)
+            return self._upper_call(ins, bits, at)
         words = _words(ins.text, op)
         if len(words) != 2:
             return None
         x, y = _value(words[0]), _value(words[1])
         if op in ("add", "mul"):
-            block = self.def_block[v]
-            ux, uy = self._upper_at(x, bits, block), self._upper_at(y, bits, block)
+            ux, uy = at(x), at(y)
             if ux is None or uy is None:
                 return None
             return ux + uy if op == "add" else ux * uy
-        ux, cy = self.upper(x, bits), _int(y)
+        if op == "sub":  # C - x for 0 <= x <= U <= C: in [C - U, C], no wrap
+            cx, uy = _int(x), at(y)
+            return cx if cx is not None and uy is not None and uy <= cx else None
+        ux, cy = at(x), _int(y)
         if op == "and":  # the sign bit clear in either operand clears it in the result
-            return _min(ux, self.upper(y, bits))
+            return _min(ux, at(y))
         if op == "or":
-            uy = self.upper(y, bits)
+            uy = at(y)
             return None if ux is None or uy is None else (1 << max(ux, uy).bit_length()) - 1
         if op == "shl":
             return None if ux is None or cy is None or cy < 0 else ux << cy
@@ -878,14 +1056,21 @@ class Ranges:
 
     def _upper_at(self, x: str, bits: int, block: str) -> int | None:
         """``upper(x)``, tightened by the branch facts that hold in ``block`` (``x < B``)."""
-        u = self.upper(x, bits)
-        bound = self._fact_bound(x, self.facts(block), block, bits)
-        return u if u is None or bound is None else min(u, bound)
+        return self._upper_by(x, bits, self.facts(block), block)
 
     def _upper_edge(self, x: str, pred: str, home: str, bits: int) -> int | None:
         """``upper(x)`` for the value a phi of ``home`` takes along the edge from ``pred``."""
+        return self._upper_by(x, bits, self._edge_facts(pred, home), pred)
+
+    def _upper_by(self, x: str, bits: int, facts: list[Fact], point: str) -> int | None:
+        """``upper(x)`` where ``facts`` hold (at ``point``): a range loop's index phi by its
+        trips (``_span``: where its counter is positive, the last trip's value), then
+        tightened by a branch on ``x`` itself (``x < B``)."""
         u = self.upper(x, bits)
-        bound = self._fact_bound(x, self._edge_facts(pred, home), pred, bits)
+        span = self._span(x, facts, point)
+        if span is not None and span[0] >= 0:
+            u = span[1] if u is None else min(u, span[1])
+        bound = self._fact_bound(x, facts, point, bits)
         return u if u is None or bound is None else min(u, bound)
 
     def _edge_facts(self, pred: str, home: str) -> list[Fact]:
@@ -913,6 +1098,10 @@ class Ranges:
         incoming = self._incoming(ins)
         entry = [(x, p) for x, p in incoming if loop is None or p not in loop.blocks]
         back = [(x, p) for x, p in incoming if loop is not None and p in loop.blocks]
+        if loop is not None:
+            span = self._span(v, [], home)  # a range loop's index: by its trips
+            if span is not None and span[0] >= 0:
+                return span[1]
         found = [self._upper_edge(x, p, home, bits) for x, p in entry]
         if None in found:
             return None
@@ -934,14 +1123,14 @@ class Ranges:
                 return None
         return max(u for u in found if u is not None) if not back else guess
 
-    def _upper_call(self, ins: Instr, bits: int) -> int | None:
+    def _upper_call(self, ins: Instr, bits: int, at: Callable[[str], int | None]) -> int | None:
         body = ins.text.split(" = ", 1)[1] if " = " in ins.text else ins.text
         for name, bound in _SREG_BOUNDS.items():
             if f"@llvm.nvvm.read.ptx.sreg.{name}(" in body:
                 return bound
         if "@llvm.umin." in body or "@llvm.smin." in body or "@llvm.smax." in body:
             args = [_value(w) for w in split_operands(body.split("(", 1)[1].rsplit(")", 1)[0])]
-            bounds = [self.upper(a, bits) for a in args]
+            bounds = [at(a) for a in args]
             if "@llvm.umin." in body:  # below every operand read unsigned: any non-negative one
                 return min((u for u in bounds if u is not None), default=None)
             if None in bounds:

@@ -69,7 +69,10 @@ looked at other arrays.
 =============================================================================================
 FALSE REFUSALS: safe indexes (every value a position or Numba's negative twin) refused,
 listed in FALSE_REFUSALS: ``sub`` of a constant (instcombine keeps ``add -4`` whose wrap
-check fails), ``| -4``, ``min(max(x, 0), 3)``, ``int(x > 0)``, ``(x | -16) // 4``.
+check fails), ``| -4``, ``(x | -16) // 4``. FIXED in round 30 (tests/kernels/
+range_loops30.py, op-clamped and op-bool-index): ``min(max(x, 0), 3)`` (``umin`` by 3) and
+``int(x > 0)`` (``zext`` of an ``i1``) have a number bound ``0 <= k <= U``, ``U`` below the
+tuple's length, which ``Ranges._within`` now accepts.
 =============================================================================================
 """
 
@@ -202,7 +205,5 @@ HELD: dict[str, str] = {
 FALSE_REFUSALS: dict[str, str] = {
     "mask-minus-4": op_kernel("(int(x) & 3) - 4"),  # -4..-1
     "mask-or-minus-4": op_kernel("(int(x) & 3) | -4"),  # -4..-1
-    "clamped": op_kernel("min(max(int(x), 0), 3)"),
-    "bool-index": op_kernel("int(x > 0)"),
     "negative-floor-div": op_kernel("(int(x) | -16) // 4"),  # -4..-1
 }
