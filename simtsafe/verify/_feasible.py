@@ -64,10 +64,103 @@ Range = tuple[int, int] | None
 
 
 def feasible_successors(form: FunctionForm) -> dict[str, tuple[str, ...]]:
-    """Each block's successors, less a switch default its condition cannot reach."""
+    """Each block's successors, less a switch default its condition cannot reach, and less
+    the other edge of a branch on a join that is one constant over its feasible edges."""
     defs = {i.result: i for b in form.blocks for i in b.instrs if i.result is not None}
     counted = _Counted(form, defs)
-    return {b.name: _targets(b.name, b.terminator, defs, counted) for b in form.blocks}
+    succs = {b.name: _targets(b.name, b.terminator, defs, counted) for b in form.blocks}
+    return _fold_constant_joins(form, succs)
+
+
+def _fold_constant_joins(
+    form: FunctionForm, succs: dict[str, tuple[str, ...]]
+) -> dict[str, tuple[str, ...]]:
+    """Branches on an ``i1`` phi whose every incoming value, over the edges still feasible
+    from reachable blocks, is the same constant: the other edge is dropped, until none
+    changes. Inlined, a helper that indexes a tuple returns its status through such a phi
+    (``true`` from its ``IndexError`` default, ``false`` from the cases), and its caller
+    branches on it to leave: with the default dropped, the caller's exit goes too."""
+    entry = form.blocks[0].name
+    joins = _Joins(form)
+    branches = [
+        b for b in form.blocks if b.terminator.opcode == "br" and len(b.terminator.targets) == 2
+    ]
+    while True:
+        reach = _reachable(entry, succs)
+        changed = False
+        for b in branches:
+            term = b.terminator
+            if b.name not in reach or len(succs[b.name]) != 2 or not term.operands:
+                continue
+            value = joins.constant(term.operands[0], succs, reach, set())
+            if value is not None:
+                succs[b.name] = term.targets[:1] if value else term.targets[1:]
+                changed = True
+        if not changed:
+            return succs
+
+
+def _reachable(entry: str, succs: Mapping[str, tuple[str, ...]]) -> set[str]:
+    seen = {entry}
+    work = [entry]
+    while work:
+        for s in succs.get(work.pop(), ()):
+            if s not in seen:
+                seen.add(s)
+                work.append(s)
+    return seen
+
+
+#: ``[ value, %block ]``: one incoming pair of a phi's text.
+_INCOMING_RE = re.compile(r"\[\s*([^,\]]+?)\s*,\s*(%[^\]\s]+)\s*\]")
+
+
+class _Joins:
+    """The ``i1`` values of a form that are one constant over its feasible edges."""
+
+    def __init__(self, form: FunctionForm) -> None:
+        self.defs: dict[str, Instr] = {}
+        self.home: dict[str, str] = {}
+        for b in form.blocks:
+            for i in b.instrs:
+                if i.result is not None:
+                    self.defs[i.result] = i
+                    self.home[i.result] = b.name
+
+    def constant(
+        self,
+        value: str,
+        succs: Mapping[str, tuple[str, ...]],
+        reach: set[str],
+        seen: set[str],
+    ) -> bool | None:
+        """``value``'s one constant (an ``i1`` constant, a phi of such over the edges still
+        feasible, or a ``xor`` of one with ``true``), or None."""
+        if value in ("true", "false"):
+            return value == "true"
+        ins = self.defs.get(value)
+        if ins is None or value in seen:
+            return None
+        seen.add(value)
+        if ins.opcode == "xor":  # `xor i1 %x, true`: not %x
+            if "xor i1 " not in ins.text or not ins.text.rstrip().endswith(", true"):
+                return None
+            if len(ins.operands) != 1:
+                return None
+            inner = self.constant(ins.operands[0], succs, reach, seen)
+            return None if inner is None else not inner
+        if ins.opcode != "phi" or "phi i1 " not in ins.text:
+            return None
+        home = self.home[value]
+        found: set[bool] = set()
+        for incoming, pred in _INCOMING_RE.findall(ins.text.partition("phi i1 ")[2]):
+            if pred not in reach or home not in succs.get(pred, ()):
+                continue  # an edge no execution takes
+            constant = self.constant(incoming, succs, reach, seen)
+            if constant is None:
+                return None
+            found.add(constant)
+        return found.pop() if len(found) == 1 else None
 
 
 class _Counted:
