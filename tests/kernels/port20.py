@@ -843,6 +843,14 @@ BAD_ERRORS: dict[str, dict[str, Any]] = {
         "at the helper's tuple index (where it names the helper's line, it still says 'branch')",
     },
     "numpy_clip_round_allow_list": {
+        "fixed": "a numpy function that is not a ufunc is refused as one (rule numpy-function, "
+        "lowering/_ufuncs.numpy_function_refusal): '`np.clip` is a numpy function over arrays, "
+        "not a ufunc, which kernels cannot call: they compute an element at a time, with numpy "
+        "ufuncs on scalars ...; for np.clip(x, lo, hi) write `min(max(x, lo), hi)` (np.clip's "
+        "value for every x but NaN)'; np.round / np.around name the builtin round(x) (half to "
+        "even on both targets, an int), np.where `a if c else b`, np.max / np.sum a loop or a "
+        "collective; the allow-list text no longer says 'numpy functions' (docs/faq.md, "
+        "docs/safety.md)",
         "source": QUANT_NUMPY,
         "kernel": "quantize_rows",
         "message": "`np.clip` is a numpy._ArrayFunctionDispatcher object, which is not on "
@@ -857,6 +865,11 @@ BAD_ERRORS: dict[str, dict[str, Any]] = {
         "their replacements",
     },
     "np_rint_no_spelling": {
+        "fixed": "np.rint's refusal ends 'write the builtin `round(x)`: half to even, as np.rint, "
+        "for a finite x in int64 range; it is an int (`np.float32(round(x))` for a float)' "
+        "(PTX cvt.rni.s64.f64; the simulator's Python round, checked against np.rint); np.sign's "
+        "spelling, `(x > 0) - (x < 0)`, a bool subtraction numpy refuses on the simulator, is "
+        "now `int(x > 0) - int(x < 0)`",
         "source": QUANT_RINT,
         "kernel": "quantize_rows",
         "message": "`np.rint`: np.rint does not compile in kernels (numba-cuda 0.30.4 cannot "

@@ -326,42 +326,110 @@ def test_a_per_cell_cursor_is_refused_with_append_buffer_advice(tmp_path: Path) 
 
 
 # ---------------------------------------------------------------------------------------------
-# BAD_ERRORS numpy_clip_round_allow_list, np_rint_no_spelling, collective_in_grid_stride
+# BAD_ERRORS numpy_clip_round_allow_list, np_rint_no_spelling (fixed), collective_in_grid_stride
 # ---------------------------------------------------------------------------------------------
 
 
-def test_np_clip_is_refused_with_pass_data_as_arguments(tmp_path: Path) -> None:
+def test_np_clip_is_refused_with_the_scalar_spelling(tmp_path: Path) -> None:
+    # BAD_ERRORS numpy_clip_round_allow_list, fixed: the refusal names the spelling that works
     with pytest.raises(ss.SafetyError) as info:
         _load_src(tmp_path, port20.QUANT_NUMPY)
-    msg = str(info.value)
-    assert "`np.clip` is a numpy._ArrayFunctionDispatcher object" in msg
-    assert "math/cmath/numpy functions" in msg and "Pass data as arguments" in msg
-    assert "min(" not in msg and "max(" not in msg
+    exc = info.value
+    assert exc.rule == "numpy-function"
+    assert exc.lineno == _line(tmp_path, "q[w] = np.int8(np.clip(")
+    msg = str(exc)
+    assert (
+        "kernel 'quantize_rows': `np.clip` is a numpy function over arrays, not a ufunc, which "
+        "kernels cannot call: they compute an element at a time, with numpy ufuncs on scalars "
+        "(np.exp(x), np.minimum(a, b)), math functions and operators; for np.clip(x, lo, hi) "
+        "write `min(max(x, lo), hi)` (np.clip's value for every x but NaN)"
+    ) in msg
+    assert "Pass data as arguments" not in msg
 
 
-@pytest.mark.parametrize("fn", ["np.round(x)", "np.around(x)", "np.clip(x, 0, 1)"])
-def test_numpy_array_functions_get_the_allow_list_text(tmp_path: Path, fn: str) -> None:
-    src = f"""
-@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+#: a numpy function (not a ufunc) on a scalar -> the spelling its refusal gives
+NUMPY_FUNCTIONS = {
+    "np.round(x)": "for np.round(x) write the builtin `round(x)`: half to even, as np.round, "
+    "for a finite x in int64 range; it is an int (`np.float32(round(x))` for a float)",
+    "np.around(x)": "for np.around(x) write the builtin `round(x)`",
+    "np.clip(x, 0, 1)": "write `min(max(x, lo), hi)`",
+    "np.where(x > 0, x, 0)": "for np.where(c, a, b) of scalars write `a if c else b`",
+    "np.max(x)": "of two scalars write the builtin `max(a, b)` / `min(a, b)`",
+    "np.amin(x)": "of two scalars write the builtin `max(a, b)` / `min(a, b)`",
+    "np.sum(x)": "accumulate in a loop, then ss.block.sum / ss.warp.sum",
+    "np.nan_to_num(x)": "math functions and operators; write it with those",
+}
+#: the ufuncs with no kernel implementation -> their spelling
+REFUSED_UFUNCS = {
+    "np.rint(x)": "`np.rint`: np.rint does not compile in kernels (numba-cuda 0.30.4 cannot "
+    "lower it on the GPU); write the builtin `round(x)`: half to even, as np.rint, for a finite "
+    "x in int64 range; it is an int (`np.float32(round(x))` for a float)",
+    "np.sign(x)": "write `int(x > 0) - int(x < 0)` (an int; 0 for NaN, where np.sign gives NaN)",
+    "np.square(x)": "write `x * x`",
+}
+#: the spellings the refusals give: accepted (values: tests/sim/test_port20_sim.py)
+NUMPY_SPELLINGS = {
+    "clip": "min(max(x, np.float32(-1)), np.float32(1))",
+    "clip_int_bounds": "min(max(x, -1), 1)",
+    "rint": "np.float32(round(x))",
+    "sign": "np.float32(int(x > 0) - int(x < 0))",
+    "where": "x if x > 0 else np.float32(0)",
+    "minimum_maximum": "np.minimum(np.maximum(x, np.float32(-1)), np.float32(1))",
+}
+
+NUMPY_PROBE = """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64, requires=["y.size == a.size"]))
 def k(y: DisjointSlice[np.float32], a: In[np.float32]) -> None:
     i = thread.index_1d()
-    x = a[i]
-    y[i] = {fn}
+    if i.in_bounds(y):
+        x = a[i]
+        y[i] = EXPR
 """
-    with pytest.raises(ss.SafetyError, match="Pass data as arguments"):
-        _load_src(tmp_path, src)
 
 
-def test_np_rint_is_refused_without_a_spelling(tmp_path: Path) -> None:
+@pytest.mark.parametrize("call", sorted(NUMPY_FUNCTIONS))
+def test_a_numpy_array_function_is_refused_with_its_scalar_spelling(
+    tmp_path: Path, call: str
+) -> None:
+    with pytest.raises(ss.SafetyError) as info:
+        _load_src(tmp_path, NUMPY_PROBE.replace("EXPR", call))
+    exc = info.value
+    assert exc.rule == "numpy-function"
+    name = call.split("(")[0]
+    assert f"`{name}` is a numpy function over arrays, not a ufunc" in str(exc)
+    assert NUMPY_FUNCTIONS[call] in str(exc)
+
+
+@pytest.mark.parametrize("call", sorted(REFUSED_UFUNCS))
+def test_a_ufunc_with_no_kernel_implementation_names_its_spelling(
+    tmp_path: Path, call: str
+) -> None:
+    # BAD_ERRORS np_rint_no_spelling, fixed (and np.sign's spelling, which the simulator ran
+    # as a bool subtraction numpy refuses, now converts first)
+    with pytest.raises(ss.SafetyError) as info:
+        _load_src(tmp_path, NUMPY_PROBE.replace("EXPR", call))
+    assert info.value.rule == "ufunc"
+    assert REFUSED_UFUNCS[call] in str(info.value)
+
+
+def test_np_rint_in_the_quantizer_is_refused_with_round(tmp_path: Path) -> None:
     with pytest.raises(ss.SafetyError) as info:
         _load_src(tmp_path, port20.QUANT_RINT)
-    msg = str(info.value)
-    assert "np.rint does not compile in kernels" in msg
-    assert "write it with operators or math functions" in msg and "round(" not in msg
+    assert "kernel 'quantize_rows': " + REFUSED_UFUNCS["np.rint(x)"] in str(info.value)
+
+
+@pytest.mark.parametrize("name", sorted(NUMPY_SPELLINGS))
+def test_the_spellings_the_refusals_give_compile(tmp_path: Path, name: str) -> None:
+    _no_finding(tmp_path, NUMPY_PROBE.replace("EXPR", NUMPY_SPELLINGS[name]))
 
 
 def test_builtin_round_is_round_half_to_even(tmp_path: Path) -> None:
-    # the spelling np.rint's message could give: round() lowers to cvt.rni (half to even)
+    # the spelling np.rint's and np.round's messages give: round() lowers to libdevice llrint,
+    # cvt.rni (round to nearest, half to even) to int64, np.rint's rule
+    (k,) = _kernels(_load_src(tmp_path, NUMPY_PROBE.replace("EXPR", NUMPY_SPELLINGS["rint"])))
+    body = k.ptx(cc=(9, 0)).split(".entry")[1]
+    assert "cvt.rni.s64.f64" in body
+    assert "cvt.rzi" not in body and "cvt.rmi" not in body
     ptx = port20.load("quantize_rows_int8", tmp_path).quantize_rows.ptx(cc=(9, 0))
     assert "cvt.rni" in ptx
 

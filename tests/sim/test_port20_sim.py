@@ -58,6 +58,38 @@ def test_the_bf16_widening_the_docs_give_runs_on_the_simulator(tmp_path: Path) -
     np.testing.assert_array_equal(to_host(sums), m.astype(np.float32).sum(1))
 
 
+NUMPY_PROBE = """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64, requires=["y.size == a.size"]))
+def k(y: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+    i = thread.index_1d()
+    if i.in_bounds(y):
+        x = a[i]
+        y[i] = EXPR
+"""
+
+#: the spelling a refusal gives (tests/ptx/test_port20_ptx.py) -> numpy's function it replaces
+NUMPY_SPELLINGS = {
+    "min(max(x, np.float32(-1)), np.float32(1))": lambda x: np.clip(x, -1, 1),
+    "min(max(x, -1), 1)": lambda x: np.clip(x, -1, 1),
+    "np.float32(round(x))": np.rint,
+    "np.float32(round(x * np.float32(4)))": lambda x: np.round(x * np.float32(4)),
+    "np.float32(int(x > 0) - int(x < 0))": np.sign,
+    "x if x > 0 else np.float32(0)": lambda x: np.where(x > 0, x, 0),
+}
+
+
+@pytest.mark.parametrize("expr", sorted(NUMPY_SPELLINGS))
+def test_the_spellings_numpy_refusals_give_match_numpy(tmp_path: Path, expr: str) -> None:
+    # BAD_ERRORS numpy_clip_round_allow_list and np_rint_no_spelling: the builtin round() is
+    # half to even here as on the GPU (cvt.rni), for finite values (NaN has no int)
+    mod = _load_src(tmp_path, NUMPY_PROBE.replace("EXPR", expr))
+    x = np.array([2.5, 3.5, -2.5, 0.5, -0.5, 1.5, -1.5, 0.4999, -7.7, 7.2, -3, 0, 1e6 + 0.5],
+                 np.float32)  # fmt: skip
+    y = to_device(np.full_like(x, np.nan))
+    mod.k.prepare(grid=1, block=64)(y, to_device(x))  # type: ignore[attr-defined]
+    np.testing.assert_array_equal(to_host(y), NUMPY_SPELLINGS[expr](x).astype(np.float32))
+
+
 def test_covers_counts_an_mma_tile_as_one_element_a_thread(tmp_path: Path) -> None:
     # FALSE_REFUSALS covers_mma_out_tile, BAD_ERRORS coverage_mma_grid_advice
     mod = _load_src(tmp_path, port20.BMM_COVERS)
