@@ -879,6 +879,13 @@ BAD_ERRORS: dict[str, dict[str, Any]] = {
         "refusals name their spelling, np.rint's does not",
     },
     "float_of_bf16": {
+        "fixed": "a typing error on numba-cuda's bf16 scalar (float(), int(), np.exp... of "
+        "`__nv_bfloat16`) adds: '`__nv_bfloat16` is numba-cuda's bfloat16 scalar, what an "
+        "int-index read `x[k]` of a bfloat16 array gives, and Python's float()/int() and most "
+        "functions do not take it. Widen it first: `np.float32(x[k])` or `np.float64(x[k])` "
+        "(then int(...) and math functions apply), or read the element through a witness "
+        "(`x[w]` is its exact float32); docs/porting.md section 11' "
+        "(lowering/_diagnostics.translate_typing_error; the simulator's compile worker alike)",
         "source": FLOAT_OF_BF16,
         "kernel": "widen",
         "message": "Numba cannot type `float(__nv_bfloat16)`",

@@ -246,11 +246,31 @@ def test_shims_compiled_once_per_process_stay_known_to_later_kernels() -> None:
     ]  # fmt: skip
 
 
-def test_float_of_a_bf16_read_names_numbas_type_and_no_fix(tmp_path: Path) -> None:
-    f = _only_finding(tmp_path, port20.FLOAT_OF_BF16)
+#: the message of a Python conversion of a bf16 int-index read (BAD_ERRORS float_of_bf16, fixed)
+BF16_SCALAR_FIX = (
+    "`__nv_bfloat16` is numba-cuda's bfloat16 scalar, what an int-index read `x[k]` of a "
+    "bfloat16 array gives, and Python's float()/int() and most functions do not take it. Widen "
+    "it first: `np.float32(x[k])` or `np.float64(x[k])` (then int(...) and math functions "
+    "apply), or read the element through a witness (`x[w]` is its exact float32); "
+    "docs/porting.md section 11"
+)
+
+
+@pytest.mark.parametrize("conv", ["float", "int"])
+def test_float_of_a_bf16_read_names_the_widening(tmp_path: Path, conv: str) -> None:
+    f = _only_finding(tmp_path, port20.FLOAT_OF_BF16.replace("float(x[", f"{conv}(x["))
     assert f.code == "SS-typing"
-    assert "Numba cannot type `float(__nv_bfloat16)`" in f.message
-    assert "np.float64" not in f.message and "np.float32" not in f.message
+    assert f.line == _line(tmp_path, f"y[i] = {conv}(x[i.index])")
+    assert f"kernel 'widen': Numba cannot type `{conv}(__nv_bfloat16)`: " + BF16_SCALAR_FIX in (
+        f.message
+    )
+
+
+@pytest.mark.parametrize(
+    "fix", ["float(np.float32(x[i.index]))", "np.float64(x[i.index])", "x[i]"], ids=str
+)
+def test_the_widenings_the_bf16_message_names_are_accepted(tmp_path: Path, fix: str) -> None:
+    _no_finding(tmp_path, port20.FLOAT_OF_BF16.replace("float(x[i.index])", fix))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -58,6 +58,29 @@ def test_the_bf16_widening_the_docs_give_runs_on_the_simulator(tmp_path: Path) -
     np.testing.assert_array_equal(to_host(sums), m.astype(np.float32).sum(1))
 
 
+def test_float_of_a_bf16_read_is_refused_with_the_widening_on_the_simulator(
+    tmp_path: Path,
+) -> None:
+    # BAD_ERRORS float_of_bf16, fixed: the compile worker's refusal names the fix
+    mod = _load_src(tmp_path, port20.FLOAT_OF_BF16)
+    x = np.arange(5).astype(ml_dtypes.bfloat16)
+    with pytest.raises(ss.SafetyError) as info:
+        mod.widen.prepare(grid=1, block=64)(  # type: ignore[attr-defined]
+            to_device(np.zeros(5, np.float32)), to_device(x)
+        )
+    msg = str(info.value)
+    assert "Numba cannot type `float(__nv_bfloat16)`: `__nv_bfloat16` is numba-cuda's" in msg
+    assert "Widen it first: `np.float32(x[k])` or `np.float64(x[k])`" in msg
+
+
+def test_the_bf16_widening_the_message_names_matches_numpy(tmp_path: Path) -> None:
+    mod = _load_src(tmp_path, port20.FLOAT_OF_BF16.replace("float(x[", "np.float64(x["))
+    x = (np.arange(70) / 8 - 3).astype(ml_dtypes.bfloat16)
+    y = to_device(np.full(70, np.nan, np.float32))
+    mod.widen.prepare(grid=2, block=64)(y, to_device(x))  # type: ignore[attr-defined]
+    np.testing.assert_array_equal(to_host(y), x.astype(np.float32))
+
+
 NUMPY_PROBE = """
 @ss.kernel(contract=ss.LaunchContract(domain=1, block=64, requires=["y.size == a.size"]))
 def k(y: DisjointSlice[np.float32], a: In[np.float32]) -> None:
