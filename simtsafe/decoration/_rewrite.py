@@ -58,7 +58,7 @@ from ._outroutes import check_output_tiles
 from ._phases import check_phases
 from ._policy import ALLOWED_BUILTINS, LOCAL_ATTRIBUTES, Ref, Refusal, classify, resolve_chain
 from ._taint import ARRAY_SOURCES, OBJECT_SOURCES, RawSource, analyze_taint
-from ._uniformity import UniformitySummary, check_uniformity
+from ._uniformity import LOOP_FIXES, UniformitySummary, check_uniformity
 
 __all__ = ["Analysis", "ParamView", "Source", "UnsafeRegion", "analyze", "parse_source"]
 
@@ -162,6 +162,10 @@ class Analysis:
     #: output parameter -> (``thread.tile_*`` constructor, its static sizes): the elements
     #: a thread owns along each axis, which a ``covers`` of that output counts
     out_tiles: dict[str, tuple[str, tuple[int, ...]]] = field(default_factory=dict)
+    #: (first line, last line, witness constructor) of each loop whose trip count is the
+    #: thread's own (``thread.grid_stride``, ``block_row``, ``warp_row``): what a refusal of a
+    #: collective inside one names (``_uniformity.with_loop_note``)
+    thread_loops: tuple[tuple[int, int, str], ...] = ()
 
     def build(self, namespace: dict[str, Any], qualname: str, module: str) -> types.FunctionType:
         """Compile the rewritten def into ``namespace`` and return the function."""
@@ -314,6 +318,7 @@ class _Checker(ast.NodeTransformer):
         #: parameter -> run lengths it is read with by ``vec.load`` (a launch-time speed check)
         self.vec_runs: dict[str, set[int]] = {}
         self.out_tiles: dict[str, tuple[str, tuple[int, ...]]] = {}
+        self.thread_loops: list[tuple[int, int, str]] = []
         self._refs: dict[int, tuple[ast.expr, Ref | None]] = {}
         self.keepalive: list[ast.AST] = []
 
@@ -990,6 +995,8 @@ class _Checker(ast.NodeTransformer):
         it = node.iter
         if isinstance(it, ast.Call) and _chain(it.func) is not None:
             ref = self.ref_of(it.func)
+            if ref is not None and ref.kind == "simtsafe" and ref.name in LOOP_FIXES:
+                self.thread_loops.append((node.lineno, node.end_lineno or node.lineno, ref.name))
             if ref is not None and ref.kind == "simtsafe" and ref.name == "thread.grid_stride":
                 return self._expand_grid_stride(node, it)
             if ref is not None and ref.kind == "simtsafe" and ref.name == "thread.block_stride":
@@ -1441,6 +1448,7 @@ def analyze(
         api_used=frozenset(checker.api_used),
         vec_runs={k: frozenset(v) for k, v in checker.vec_runs.items()},
         out_tiles=dict(checker.out_tiles),
+        thread_loops=tuple(checker.thread_loops),
     )
 
 

@@ -894,6 +894,19 @@ BAD_ERRORS: dict[str, dict[str, Any]] = {
         "witness read `x[w]`, which is float32)",
     },
     "collective_in_grid_stride": {
+        "fixed": "a uniformity refusal of a collective inside a witness loop with a per-thread "
+        "trip count (thread.grid_stride, block_row, warp_row; recorded at decoration, "
+        "decoration/_uniformity.with_loop_note, applied to the compiled form's verdict and to "
+        "the source-level fallback) ends: '. The call is inside `for ... in "
+        "thread.grid_stride(...)` at line 19, whose trip count differs between threads (thread "
+        "i of the grid runs ceil((n - i) / stride) rounds: where the array ends, some threads "
+        "of a warp or block run one round fewer than the others), so no collective in its "
+        "body is reached by every thread the same number of times. For a collective each "
+        "round, loop the same number of times in every thread and guard the read: `stride = "
+        "cuda.gridsize(1)`, `i = cuda.grid(1)`, `for _ in range((n + stride - 1) // stride):` "
+        "then `v = x[i] if i < n else <a value that changes nothing>` and `i += stride` at the "
+        "end of the body (docs/atomics.md, 'Block claims')'; block_row / warp_row name "
+        "block_row_chunks / warp_row_chunks",
         "source": BINCOUNT_GRID_STRIDE,
         "kernel": "bincount8",
         "message": "`warp.sum` needs every thread of the warp to reach it, but control flow here "

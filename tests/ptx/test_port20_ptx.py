@@ -346,7 +346,7 @@ def test_a_per_cell_cursor_is_refused_with_append_buffer_advice(tmp_path: Path) 
 
 
 # ---------------------------------------------------------------------------------------------
-# BAD_ERRORS numpy_clip_round_allow_list, np_rint_no_spelling (fixed), collective_in_grid_stride
+# BAD_ERRORS numpy_clip_round_allow_list, np_rint_no_spelling, collective_in_grid_stride (fixed)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -454,14 +454,119 @@ def test_builtin_round_is_round_half_to_even(tmp_path: Path) -> None:
     assert "cvt.rni" in ptx
 
 
-def test_a_vote_inside_grid_stride_is_refused_without_the_uniform_loop(tmp_path: Path) -> None:
+def test_a_vote_inside_grid_stride_names_the_loop_and_the_uniform_trip_count(
+    tmp_path: Path,
+) -> None:
+    # BAD_ERRORS collective_in_grid_stride, fixed: the compiled form's refusal is told which
+    # witness loop it is in (decoration/_uniformity.with_loop_note)
     f = _only_finding(tmp_path, port20.BINCOUNT_GRID_STRIDE)
+    assert f.code == "SS-uniformity"
+    assert f.line == _line(tmp_path, "c = ss.warp.sum(")
     loop = _line(tmp_path, "for w in thread.grid_stride(labels):")
     assert (
         f"a value computed in a loop that threads leave at different iterations (the exit at "
         f"line {loop})" in f.message
     )
-    assert "grid_stride" not in f.message and "trip count" not in f.message
+    assert (
+        f". The call is inside `for ... in thread.grid_stride(...)` at line {loop}, whose trip "
+        "count differs between threads (thread i of the grid runs ceil((n - i) / stride) "
+        "rounds: where the array ends, some threads of a warp or block run one round fewer than "
+        "the others), so no collective in its body is reached by every thread the same number "
+        "of times. For a collective each round, loop the same number of times in every thread "
+        "and guard the read: `stride = cuda.gridsize(1)`, `i = cuda.grid(1)`, `for _ in "
+        "range((n + stride - 1) // stride):` then `v = x[i] if i < n else <a value that "
+        "changes nothing>` and `i += stride` at the end of the body (docs/atomics.md, 'Block "
+        "claims')"
+    ) in f.message
+
+
+#: a collective in a witness loop whose trip count is the thread's own -> (the kernel, the
+#: fragment of its note); each beside its accepted twin in LOOP_TWINS
+LOOP_NOTES = {
+    "block_row": (
+        """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=128))
+def k(out: DisjointSlice[np.float32, BlockRow], x: In2D[np.float32]) -> None:
+    for w in thread.block_row(out):
+        out[w] = ss.block.sum(x[w])
+""",
+        "inside `for ... in thread.block_row(...)` at line {loop}, whose trip count differs "
+        "between threads (thread t walks ceil((s.shape[1] - t) / blockDim.x) columns of the "
+        "row), so no collective in its body is reached by every thread the same number of "
+        "times. For a collective each round, walk the row with `for c in "
+        "thread.block_row_chunks(s):`",
+    ),
+    "warp_row": (
+        """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=128))
+def k(out: DisjointSlice[np.float32, WarpRow], x: In2D[np.float32]) -> None:
+    for w in thread.warp_row(out):
+        out[w] = ss.warp.sum(x[w])
+""",
+        "inside `for ... in thread.warp_row(...)` at line {loop}, whose trip count differs "
+        "between threads (lane l walks ceil((s.shape[1] - l) / 32) columns of its warp's row)"
+        ", so no collective in its body is reached by every thread the same number of times. "
+        "For a collective each round, walk the row with `for c in thread.warp_row_chunks(s):`",
+    ),
+    "grid_stride_block_sum": (
+        """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=128))
+def k(out: DisjointSlice[np.float32], x: In[np.float32]) -> None:
+    for w in thread.grid_stride(x):
+        out[w] = ss.block.sum(x[w])
+""",
+        "inside `for ... in thread.grid_stride(...)` at line {loop}, whose trip count differs",
+    ),
+    "grid_stride_helper": (
+        """
+@ss.device
+def vote(v):
+    return ss.warp.sum(v)
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=128))
+def k(out: DisjointSlice[np.float32], x: In[np.float32]) -> None:
+    for w in thread.grid_stride(x):
+        out[w] = vote(x[w])
+""",
+        "inside `for ... in thread.grid_stride(...)` at line {loop}, whose trip count differs",
+    ),
+}
+LOOP_TWINS = {
+    "block_row": LOOP_NOTES["block_row"][0].replace("block_row(out)", "block_row_chunks(out)"),
+    "warp_row": LOOP_NOTES["warp_row"][0].replace("warp_row(out)", "warp_row_chunks(out)"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOOP_NOTES))
+def test_a_collective_in_a_per_thread_witness_loop_names_the_loop(
+    tmp_path: Path, name: str
+) -> None:
+    src, note = LOOP_NOTES[name]
+    f = _only_finding(tmp_path, src)
+    assert f.code == "SS-uniformity"
+    loop = _line(tmp_path, "for w in thread.")
+    assert note.format(loop=loop) in f.message
+
+
+@pytest.mark.parametrize("name", sorted(LOOP_TWINS))
+def test_the_chunked_row_walk_the_note_names_is_accepted(tmp_path: Path, name: str) -> None:
+    _no_finding(tmp_path, LOOP_TWINS[name])
+
+
+def test_a_refusal_outside_a_witness_loop_gets_no_loop_note(tmp_path: Path) -> None:
+    src = """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=128))
+def k(out: DisjointSlice[np.float32], x: In[np.float32]) -> None:
+    acc = np.float32(0)
+    for w in thread.grid_stride(x):
+        acc += x[w]
+    if cuda.laneid < 3:
+        acc = ss.warp.sum(acc)
+    out[thread.index_1d()] = acc
+"""
+    f = _only_finding(tmp_path, src)
+    assert f.code == "SS-uniformity" and "The call is inside" not in f.message
 
 
 def test_a_pixel_stored_as_a_tuple_gets_numbas_record_type_and_no_fix(tmp_path: Path) -> None:

@@ -37,6 +37,39 @@ def test_the_warp_vote_bincount_workaround_matches_numpy(tmp_path: Path) -> None
     assert port20._check_bincount(mod, np.random.default_rng(20))  # type: ignore[arg-type]
 
 
+def test_a_vote_inside_grid_stride_is_refused_with_the_loop_named_on_the_simulator(
+    tmp_path: Path,
+) -> None:
+    # BAD_ERRORS collective_in_grid_stride, fixed: the compile worker's refusal names the loop
+    # and the uniform trip count (WARP_BINCOUNT, above, is that fix)
+    mod = _load_src(tmp_path, port20.BINCOUNT_GRID_STRIDE)
+    with pytest.raises(ss.SafetyError) as info:
+        mod.bincount8.prepare(grid=3, block=128)(  # type: ignore[attr-defined]
+            to_device(np.zeros(8, np.uint32)), to_device(np.zeros(10, np.int32))
+        )
+    msg = str(info.value)
+    assert "The call is inside `for ... in thread.grid_stride(...)` at line" in msg
+    assert "`for _ in range((n + stride - 1) // stride):`" in msg
+
+
+@pytest.mark.filterwarnings("ignore:simtsafe. the compiled-form checks could not run")
+def test_the_source_level_fallback_names_the_grid_stride_loop_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # no compile worker (no CUDA target): the source-level finding decides, with the same note
+    from simtsafe.lowering import _compileworker
+
+    def unavailable(*args: object, **kwargs: object) -> None:
+        raise _compileworker.Unavailable("no CUDA target in this test")
+
+    monkeypatch.setattr(_compileworker, "verdict", unavailable)
+    mod = _load_src(tmp_path, port20.BINCOUNT_GRID_STRIDE)
+    with pytest.raises(ss.SafetyError) as info:
+        mod.bincount8.prepare(grid=3, block=128)  # type: ignore[attr-defined]
+    assert info.value.rule == "uniformity"
+    assert "The call is inside `for ... in thread.grid_stride(...)` at line" in str(info.value)
+
+
 def test_the_bf16_widening_through_float64_matches_numpy(tmp_path: Path) -> None:
     # FALSE_REFUSALS bf16_widen_before_collective: the accepted twin
     import ml_dtypes
