@@ -921,6 +921,12 @@ BAD_ERRORS: dict[str, dict[str, Any]] = {
         "workaround": "WARP_BINCOUNT (the uniform trip count; accepted, matches numpy)",
     },
     "record_store_tuple": {
+        "fixed": "a store that does not convert into a record element of a DisjointSlice or an "
+        "AppendBuffer (lowering/_cuda.store_refusal) reads: 'cannot store a value of type "
+        "UniTuple(uint8 x 4) into a DisjointSlice of records (fields r, g, b, a): a record "
+        "element takes a record of its dtype (`out[w] = src[k]`, src an input of that dtype) "
+        "or is written field by field through the witness, `out[w].r = ...`, `out[w].g = "
+        "...`, ... (docs/porting.md, 'Python constructs on views')'",
         "source": DOWNSAMPLE_TUPLE,
         "kernel": "downsample2x2",
         "message": "cannot store a value of type UniTuple(uint8 x 4) into a DisjointSlice of "

@@ -569,13 +569,59 @@ def k(out: DisjointSlice[np.float32], x: In[np.float32]) -> None:
     assert f.code == "SS-uniformity" and "The call is inside" not in f.message
 
 
-def test_a_pixel_stored_as_a_tuple_gets_numbas_record_type_and_no_fix(tmp_path: Path) -> None:
+def test_a_pixel_stored_as_a_tuple_is_told_to_write_the_fields(tmp_path: Path) -> None:
+    # BAD_ERRORS record_store_tuple, fixed (ACCEPTED downsample_rgba is the field-store twin)
     f = _only_finding(tmp_path, port20.DOWNSAMPLE_TUPLE)
     assert f.code == "SS-typing"
-    assert "cannot store a value of type UniTuple(uint8 x 4) into a DisjointSlice of Record(" in (
-        f.message
+    assert f.line == _line(tmp_path, "out[w] = (avg4(")
+    assert (
+        "kernel 'downsample2x2': cannot store a value of type UniTuple(uint8 x 4) into a "
+        "DisjointSlice of records (fields r, g, b, a): a record element takes a record of its "
+        "dtype (`out[w] = src[k]`, src an input of that dtype) or is written field by field "
+        "through the witness, `out[w].r = ...`, `out[w].g = ...`, ... (docs/porting.md, "
+        "'Python constructs on views')"
+    ) in f.message
+    assert "Record(" not in f.message
+
+
+APPEND_RECORD = """
+REC = np.dtype([("v", np.float32), ("i", np.int32)])
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64, appends={"out": "count"}))
+def k(out: ss.AppendBuffer[REC], count: ss.Counter, x: In[np.float32], r: In[REC]) -> None:
+    i = thread.index_1d()
+    if i.in_bounds(x):
+        w = out.claim()
+        STORE
+"""
+
+
+def test_a_tuple_into_an_append_buffer_of_records_is_told_the_field_stores(
+    tmp_path: Path,
+) -> None:
+    f = _only_finding(tmp_path, APPEND_RECORD.replace("STORE", "out[w] = (x[i], i.index)"))
+    assert f.code == "SS-typing"
+    assert (
+        "cannot store a value of type Tuple(float32, int64) into an AppendBuffer of records "
+        "(fields v, i): a record element takes a record of its dtype (`buf[w] = src[k]`, src an "
+        "input of that dtype) or is written field by field through the witness, `buf[w].v = "
+        "...`, `buf[w].i = ...` (docs/atomics.md, 'Several values per item')"
+    ) in f.message
+
+
+@pytest.mark.parametrize(
+    "store", ["out[w] = r[i]", "out[w].v = x[i]\n        out[w].i = np.int32(i.index)"], ids=str
+)
+def test_the_record_stores_the_message_names_are_accepted(tmp_path: Path, store: str) -> None:
+    _no_finding(tmp_path, APPEND_RECORD.replace("STORE", store))
+
+
+def test_a_whole_record_from_an_input_is_stored_into_a_record_output(tmp_path: Path) -> None:
+    src = port20.DOWNSAMPLE.replace(
+        "        out[w].r = avg4(p00.r, p01.r, p10.r, p11.r)\n", "        out[w] = p00\n"
     )
-    assert ".r =" not in f.message and "field" not in f.message
+    _no_finding(tmp_path, src)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -70,6 +70,21 @@ def test_the_source_level_fallback_names_the_grid_stride_loop_too(
     assert "The call is inside `for ... in thread.grid_stride(...)` at line" in str(info.value)
 
 
+def test_a_pixel_stored_as_a_tuple_is_refused_with_the_field_stores_on_the_simulator(
+    tmp_path: Path,
+) -> None:
+    # BAD_ERRORS record_store_tuple, fixed (ACCEPTED downsample_rgba: the field stores)
+    mod = _load_src(tmp_path, port20.DOWNSAMPLE_TUPLE)
+    img = np.zeros((4, 4), mod.RGBA)  # type: ignore[attr-defined]
+    with pytest.raises(ss.SafetyError) as info:
+        mod.downsample2x2.prepare(grid=(1, 1), block=(16, 8))(  # type: ignore[attr-defined]
+            to_device(np.zeros((2, 2), img.dtype)), to_device(img)
+        )
+    msg = str(info.value)
+    assert "into a DisjointSlice of records (fields r, g, b, a)" in msg
+    assert "`out[w].r = ...`, `out[w].g = ...`" in msg
+
+
 def test_the_bf16_widening_through_float64_matches_numpy(tmp_path: Path) -> None:
     # FALSE_REFUSALS bf16_widen_before_collective: the accepted twin
     import ml_dtypes
