@@ -766,6 +766,15 @@ FALSE_REFUSALS: dict[str, dict[str, Any]] = {
         "helper",
     },
     "covers_mma_out_tile": {
+        "fixed": "covers counts what a tensor-core output tile owns (host/_tilecover.py; the "
+        "sizes recorded at decoration, decoration/_rewrite._note_out_tile): (grid.y*BM, "
+        "grid.x*BN) of mma.out_tile(out, BM, BN, WM, WN) where each block has (BM/WM)*(BN/WN) "
+        "whole warps (wgmma.out_tile: BM/64 whole warpgroups), the corner block (0, 0)'s whole "
+        "warps own otherwise, nothing with grid.z > 1 or sizes the decorator cannot read. grid "
+        "(1, 3) is accepted and matches numpy; grid (1, 2) is refused. The old count (one "
+        "element a thread) was also unsound for these tiles: it took a (16, 32) output from "
+        "grid (1, 16) of 32-thread blocks owning 16 x 16 tiles, leaving c[:, 16:] without an "
+        "owner (tests/sim/test_port20_sim.py, tests/unit/test_tilecover.py)",
         "source": BMM_COVERS,
         "kernel": "bmm16",
         "where": "launch (CoverageError), simulator and GPU alike; check_kernel finds nothing",
@@ -937,6 +946,14 @@ BAD_ERRORS: dict[str, dict[str, Any]] = {
         "docs give for records: docs/porting.md 'Python constructs on views')",
     },
     "coverage_mma_grid_advice": {
+        "fixed": "a launch that leaves rows of an mma / wgmma output unowned is refused with "
+        "what a block owns and the grid of block tiles: '... but the launch owns 32 along axis "
+        "0 and 'c' has 48: 'c' is written through ss.mma.out_tile(c, 16, 16, 16, 16), so block "
+        "(bx, by) owns the 16 x 16 tile c[16*by : +16, 16*bx : +16] (its first warp all of "
+        "it). Prepare with grid.y = simtsafe.cover(48, 16) (= 3) (axis 0 follows y: 16 rows a "
+        "block)'; a block with too few whole warps for its tile is told the block size; the "
+        "generic text lists the tensor-core tiles (docs/contracts.md, docs/tensor_cores.md, "
+        "docs/faq.md)",
         "source": BMM_COVERS,
         "kernel": "bmm16",
         "message": "Prepare with grid.y = simtsafe.cover(48, 1) (= 48) ... (covers counts what a "

@@ -1,8 +1,8 @@
 """Porting round 20 (tests/kernels/port20.py): each ported Tier-1 kernel passes every
 compile-time check with NVVM (``simtsafe.check_kernel``: no finding) and compiles for sm_90; the
 round's compile-time false refusals and bad messages are pinned with the messages they give
-today, each beside its accepted workaround, and the probes of the range-loop tuple positions
-that would be unsound if accepted stay refused."""
+today (the fixed ones with their new text), each beside its accepted workaround, and the probes
+of the range-loop tuple positions that would be unsound if accepted stay refused."""
 
 from __future__ import annotations
 
@@ -326,14 +326,28 @@ def test_the_masked_index_is_accepted_inline_and_refused_through_a_helper(tmp_pa
 
 
 # ---------------------------------------------------------------------------------------------
-# FALSE_REFUSALS covers_mma_out_tile (a launch refusal: tests/sim/test_port20_sim.py), and
+# FALSE_REFUSALS covers_mma_out_tile (fixed; the launch: tests/sim/test_port20_sim.py), and
 # per_cell_cursor_scatter
 # ---------------------------------------------------------------------------------------------
 
 
-def test_the_batched_mma_with_covers_compiles_and_is_refused_only_at_launch(tmp_path: Path) -> None:
+def test_the_batched_mma_with_covers_passes_every_check(tmp_path: Path) -> None:
+    # FALSE_REFUSALS covers_mma_out_tile, fixed: covers counts the block tiles at the launch
+    # (tests/sim/test_port20_sim.py); the compile-time checks find nothing, as before
     (k,) = _kernels(_load_src(tmp_path, port20.BMM_COVERS))
     assert ss.check_kernel(k) == []
+    assert ptx_count(k, "mma.sync.aligned.m16n8k16") == 2
+
+
+def test_the_tile_sizes_covers_counts_are_recorded_at_decoration(tmp_path: Path) -> None:
+    from simtsafe.host._launch import out_tile
+
+    (k,) = _kernels(_load_src(tmp_path, port20.BMM_COVERS))
+    assert out_tile(k, "c") == ("mma.out_tile", (16, 16, 16, 16))
+
+
+def ptx_count(k: ss.Kernel, text: str) -> int:
+    return k.ptx(cc=(9, 0)).count(text)
 
 
 def test_a_per_cell_cursor_is_refused_with_append_buffer_advice(tmp_path: Path) -> None:

@@ -1,8 +1,9 @@
 """Porting round 20 (tests/kernels/port20.py): each ported Tier-1 kernel gives numpy's values on
-the simulator (several also replay clean under ``simtsafe.sim.check``); the round's launch-time
-false refusal (``covers`` of a tensor-core output tile), the compile worker's refusal of a bf16
-widening before a collective, and the simulator's narrow-integer arithmetic (a doc gap) are
-pinned with what they give today."""
+the simulator (several also replay clean under ``simtsafe.sim.check``); the round's fixes are
+checked where they run: ``covers`` of a tensor-core output tile counts block tiles (the natural
+launch accepted, launches that leave an element unowned refused with the grid that covers it),
+the compile worker's refusals carry the new messages, the spellings those messages give match
+numpy; the simulator's narrow-integer arithmetic (a doc gap, now documented) is pinned."""
 
 from __future__ import annotations
 
@@ -161,20 +162,113 @@ def test_the_spellings_numpy_refusals_give_match_numpy(tmp_path: Path, expr: str
     np.testing.assert_array_equal(to_host(y), NUMPY_SPELLINGS[expr](x).astype(np.float32))
 
 
-def test_covers_counts_an_mma_tile_as_one_element_a_thread(tmp_path: Path) -> None:
-    # FALSE_REFUSALS covers_mma_out_tile, BAD_ERRORS coverage_mma_grid_advice
+def _bmm(tmp_path: Path, grid: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """BMM_COVERS on 3 matrices with ``grid``: (the host copy of c, numpy's products)."""
     mod = _load_src(tmp_path, port20.BMM_COVERS)
     nb = 3
-    a = np.ones((nb * 16, 16), np.float16)
+    rng = np.random.default_rng(20)
+    a = rng.standard_normal((nb * 16, 16)).astype(np.float16)
+    b = rng.standard_normal((nb * 16, 16)).astype(np.float16)
     c = to_device(np.full((nb * 16, 16), np.nan, np.float32))
-    p = mod.bmm16.prepare(grid=(1, nb), block=32)  # type: ignore[attr-defined]
+    p = mod.bmm16.prepare(grid=grid, block=32)  # type: ignore[attr-defined]
+    try:
+        p(c, to_device(a), to_device(b))
+    finally:
+        got = to_host(c)
+    a3, b3 = (m.astype(np.float64).reshape(nb, 16, 16) for m in (a, b))
+    return got, (a3 @ b3).reshape(nb * 16, 16)
+
+
+#: the refusal of BMM_COVERS one block short (docs/contracts.md quotes it)
+BMM_SHORT = (
+    "kernel 'bmm16' must cover every element of 'c' by its launch contract, but the launch owns "
+    "32 along axis 0 and 'c' has 48: 'c' is written through ss.mma.out_tile(c, 16, 16, 16, 16), "
+    "so block (bx, by) owns the 16 x 16 tile c[16*by : +16, 16*bx : +16] (its first warp all of "
+    "it). Prepare with grid.y = simtsafe.cover(48, 16) (= 3) (axis 0 follows y: 16 rows a block)"
+)
+
+
+def test_covers_counts_an_mma_tile_a_block_tile_a_block(tmp_path: Path) -> None:
+    # FALSE_REFUSALS covers_mma_out_tile, fixed: the natural launch (a block per matrix)
+    got, want = _bmm(tmp_path, (1, 3))
+    assert np.allclose(got, want, atol=1e-4)
+
+
+def test_covers_refuses_the_mma_launch_one_block_short(tmp_path: Path) -> None:
+    # BAD_ERRORS coverage_mma_grid_advice, fixed: the advice is the grid of block tiles
     with pytest.raises(ss.CoverageError) as info:
-        p(c, to_device(a), to_device(a))
-    msg = str(info.value)
-    assert "the launch owns 3 along axis 0 and 'c' has 48" in msg
-    assert "Prepare with grid.y = simtsafe.cover(48, 1) (= 48)" in msg
-    assert "thread.tile_1d / tile_2d / tile_2d_strided" in msg and "mma" not in msg
-    assert np.isnan(to_host(c)).all()  # nothing launched
+        _bmm(tmp_path, (1, 2))
+    exc = info.value
+    assert str(exc) == BMM_SHORT
+    assert (exc.axis, exc.actual, exc.limit) == (0, 48, 32)
+    contracts = (Path(__file__).resolve().parents[2] / "docs" / "contracts.md").read_text()
+    assert f"CoverageError: {BMM_SHORT}" in contracts
+
+
+TC_FILLS = """
+@ss.kernel(contract=ss.LaunchContract(domain=2, block=(32, 1, 1), covers="c"))
+def fill16(c: DisjointSlice2D[np.float32]) -> None:
+    o = ss.mma.out_tile(c, 16, 16, 16, 16)
+    ss.mma.store(o, 0, 0, ss.mma.zeros())
+    ss.mma.store(o, 0, 1, ss.mma.zeros())
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=2, block=(64, 1, 1), covers="c"))
+def fill32(c: DisjointSlice2D[np.float32]) -> None:
+    o = ss.mma.out_tile(c, 32, 32, 16, 16)
+    for mi in range(1):
+        for ni in range(2):
+            ss.mma.store(o, mi, ni, ss.mma.zeros())
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=2, block=(128, 1, 1), covers="c"))
+def fill64(c: DisjointSlice2D[np.float32]) -> None:
+    o = ss.wgmma.out_tile(c, 64, 64)
+    ss.wgmma.store(o, ss.wgmma.zeros(64))
+"""
+
+#: (kernel, c's shape, grid) -> None (accepted: every element written) or the refusal's tail
+TC_LAUNCHES = {
+    ("fill16", (16, 32), (2, 1)): None,
+    # one element a thread would have taken (16, 32) from grid (1, 16) and left c[:, 16:]
+    # without an owner (256 elements, NaN after the launch): the launch is refused now
+    ("fill16", (16, 32), (1, 16)): "the launch owns 16 along axis 1 and 'c' has 32: 'c' is "
+    "written through ss.mma.out_tile(c, 16, 16, 16, 16), so block (bx, by) owns the 16 x 16 "
+    "tile c[16*by : +16, 16*bx : +16] (its first warp all of it). Prepare with grid.x = "
+    "simtsafe.cover(32, 16) (= 2) (axis 1 follows x: 16 columns a block)",
+    # 2 whole warps of the 4 the 32 x 32 tile needs: the first band of 16 rows only
+    ("fill32", (16, 64), (2, 1)): None,
+    ("fill32", (32, 32), (1, 1)): "the launch owns 16 along axis 0 and 'c' has 32: 'c' is "
+    "written through ss.mma.out_tile(c, 32, 32, 16, 16), so block (bx, by) owns the 32 x 32 "
+    "tile c[32*by : +32, 32*bx : +32] (each of its first 4 warps a 16 x 16 rectangle), but a "
+    "block of 64 threads has 2 whole warps of the 4 the tile needs, so part of every block "
+    "tile has no owner. Launch blocks of 128 threads (or more), or make the warp's part of the "
+    "tile larger",
+    ("fill64", (128, 64), (1, 2)): None,
+    ("fill64", (128, 64), (1, 1)): "the launch owns 64 along axis 0 and 'c' has 128: 'c' is "
+    "written through ss.wgmma.out_tile(c, 64, 64), so block (bx, by) owns the 64 x 64 tile "
+    "c[64*by : +64, 64*bx : +64] (its first warpgroup all of it). Prepare with grid.y = "
+    "simtsafe.cover(128, 64) (= 2) (axis 0 follows y: 64 rows a block)",
+}
+
+
+@pytest.mark.parametrize("case", sorted(TC_LAUNCHES), ids=str)
+def test_covers_of_a_tensor_core_tile_accepts_exactly_the_launches_that_own_every_element(
+    tmp_path: Path, case: tuple[str, tuple[int, int], tuple[int, int]]
+) -> None:
+    name, shape, grid = case
+    kernel = getattr(_load_src(tmp_path, TC_FILLS), name)
+    c = to_device(np.full(shape, np.nan, np.float32))
+    block = {"fill16": 32, "fill32": 64, "fill64": 128}[name]
+    refusal = TC_LAUNCHES[case]
+    if refusal is None:
+        kernel.prepare(grid=grid, block=block)(c)
+        np.testing.assert_array_equal(to_host(c), np.zeros(shape, np.float32))
+    else:
+        with pytest.raises(ss.CoverageError) as info:
+            kernel.prepare(grid=grid, block=block)(c)
+        assert str(info.value).endswith(refusal), str(info.value)
+        assert np.isnan(to_host(c)).all()  # nothing launched
 
 
 def test_the_simulator_wraps_narrow_integer_arithmetic(tmp_path: Path) -> None:
