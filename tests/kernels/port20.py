@@ -985,6 +985,14 @@ DOC_GAPS: dict[str, dict[str, Any]] = {
         "either; the porting guide's own bf16_row_sums only works because it has no collective",
     },
     "tuple_bounded_positions": {
+        "fixed": "docs/safety.md's list says what is accepted, each example checked by "
+        "tests/ptx/test_port20_ptx.py DOCUMENTED_POSITIONS: `&` with a non-negative constant; "
+        "`|`, `^`, `+`, `*`, `<<` of bounded values; `>>` by a constant; a sign-keeping "
+        "widening; constants; a compare on the path; `%` by a constant of an unsigned or "
+        "non-negative value from data (the same `%` of a value from the thread's index is "
+        "refused today: `& 3`); the range-loop variable alone or masked, composing with nothing "
+        "else; all of it in a kernel's body and a reduction's op, not in a helper called under "
+        "a thread-dependent branch",
         "source": GEMV_INT4_TUPLE_ARITH,
         "doc": "docs/safety.md 'Uniformity' (a tuple indexed at a bounded position)",
         "what": "the list says `and`, `|`, `^`, `+` of bounded values and `%` by a constant keep "
@@ -994,6 +1002,11 @@ DOC_GAPS: dict[str, dict[str, Any]] = {
         "q | 2 refused), and neither holds inside a helper (tuple_index_in_helper)",
     },
     "simulator_narrow_int_wraps": {
+        "fixed": "docs/checker.md 'Values, not bits' says a simulator launch and the replay "
+        "compute integers in the element type where Numba widens to int64, with this int4 "
+        "example (248.0 there, -8.0 on the GPU) and the spellings that give the GPU's values "
+        "on both (`int(b)`, `np.int64(b)` first, or an np.int8 result); docs/faq.md's "
+        "simulator bullet says it and points there (tests/sim/test_port20_sim.py)",
         "source": LOW_NIBBLE,
         "kernel": "low_nibble",
         "doc": "docs/tutorial.md / docs/porting.md / docs/faq.md (the simulator as the way to "

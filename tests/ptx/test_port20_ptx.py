@@ -171,6 +171,60 @@ def test_a_tuple_position_that_may_leave_the_tuple_is_refused(tmp_path: Path, na
     assert f.code == "SS-uniformity"
 
 
+#: DOC_GAPS tuple_bounded_positions, fixed: each position docs/safety.md ("Uniformity") lists,
+#: with ``v = int(a[i])`` a value read from data and ``x = i.index`` one from the thread's
+#: index, in TUPLE_PROBE -> accepted (True) or refused (False), as the page says
+DOCUMENTED_POSITIONS = {
+    "acc += t[v & 3]": True,
+    "acc += t[np.int32(v) & np.int32(3)]": True,
+    "acc += t[(v & 1) | (v & 2)]": True,
+    "acc += t[(v & 1) ^ (v & 2)]": True,
+    "acc += t[(v & 1) + (v & 2)]": True,
+    "acc += t[(v & 1) * 2]": True,
+    "acc += t[(v & 1) * (v & 3)]": True,
+    "acc += t[(v & 1) << 1]": True,
+    "acc += t[(v & 7) >> 1]": True,
+    "acc += t[x >> 62]": True,
+    "acc += t[-1]": True,
+    "if 0 <= v < 4:\n    acc += t[v]": True,
+    "if v >= 0 and v < 4:\n    acc += t[v]": True,
+    "if x < 4:\n    acc += t[x]": True,
+    "acc += t[np.uint32(a[i]) % np.uint32(4)]": True,
+    "acc += t[(v & 255) % 4]": True,
+    "for q in range(8):\n    acc += t[q & 3]": True,
+    "for q in range(4):\n    acc += t[(2 * q) & 3]": True,
+    "for q in range(min(n, 4)):\n    acc += t[q]": True,
+    # past the tuple, or negative for some values: the IndexError stays (sound refusals)
+    "acc += t[v & 7]": False,
+    "acc += t[(v & 1) * 4]": False,
+    "acc += t[(v & 1) << 2]": False,
+    "if v < 4:\n    acc += t[v]": False,
+    "acc += t[v % 4]": False,
+    # never out of the tuple, refused today (the page says so, with `& 3` as the fix)
+    "acc += t[x % 4]": False,
+    "acc += t[(x & 255) % 4]": False,
+    "acc += t[np.uint64(x) % np.uint64(4)]": False,
+    "for q in range(8):\n    acc += t[q % 4]": False,
+    "for q in range(8):\n    acc += t[q >> 1]": False,
+    "for q in range(4):\n    acc += t[3 - q]": False,
+}
+
+
+@pytest.mark.parametrize("body", sorted(DOCUMENTED_POSITIONS), ids=str)
+def test_the_bounded_positions_docs_safety_lists(tmp_path: Path, body: str) -> None:
+    src = _probe(body).replace(
+        "    t = ss.vec.load(a, i.index, 4)\n",
+        "    t = ss.vec.load(a, i.index, 4)\n    v = int(a[i])\n    x = i.index\n",
+    )
+    (k,) = _kernels(_load_src(tmp_path, src))
+    findings = ss.check_kernel(k)
+    if DOCUMENTED_POSITIONS[body]:
+        assert findings == []
+    else:
+        (f,) = findings
+        assert f.code == "SS-uniformity" and "the tuple index at line" in f.message
+
+
 # ---------------------------------------------------------------------------------------------
 # FALSE_REFUSALS bf16_widen_before_collective, fp16_arith_before_collective; BAD_ERRORS
 # opaque_call_uniformity_message, float_of_bf16; DOC_GAPS bf16_widen_np_float32
@@ -646,3 +700,14 @@ def test_a_whole_record_from_an_input_is_stored_into_a_record_output(tmp_path: P
 def test_the_gpu_computes_the_sign_extension_in_64_bits(tmp_path: Path) -> None:
     ptx = _kernels(_load_src(tmp_path, port20.LOW_NIBBLE))[0].ptx(cc=(9, 0))
     assert "add.s64" in ptx and "cvt.rn.f32.s64" in ptx  # -8.0 for a low nibble of 8
+
+
+@pytest.mark.parametrize(
+    "widened", ["((int(b) & 15) ^ 8) - 8", "((np.int64(b) & 15) ^ 8) - 8"], ids=str
+)
+def test_the_widened_sign_extension_is_the_same_64_bit_code(tmp_path: Path, widened: str) -> None:
+    # DOC_GAPS simulator_narrow_int_wraps, fixed: docs/checker.md's spelling for both targets
+    (k,) = _kernels(_load_src(tmp_path, port20.LOW_NIBBLE.replace("((b & 15) ^ 8) - 8", widened)))
+    assert ss.check_kernel(k) == []
+    ptx = k.ptx(cc=(9, 0))
+    assert "add.s64" in ptx and "cvt.rn.f32.s64" in ptx

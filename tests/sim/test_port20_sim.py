@@ -282,3 +282,25 @@ def test_the_simulator_wraps_narrow_integer_arithmetic(tmp_path: Path) -> None:
     got = to_host(out)
     assert np.array_equal(got[:8], np.arange(8, dtype=np.float32))
     assert np.array_equal(got[8:], np.arange(248, 256, dtype=np.float32))  # the GPU: -8 .. -1
+
+
+#: the spellings docs/checker.md ("Values, not bits") gives for the GPU's values -> whether
+#: the simulator still wraps (a RuntimeWarning) on the way
+NARROW_FIXES = {
+    "((int(b) & 15) ^ 8) - 8": False,
+    "((np.int64(b) & 15) ^ 8) - 8": False,
+    "np.int8(((b & 15) ^ 8) - 8)": True,  # wraps in uint8, then the same bits as int8
+}
+
+
+@pytest.mark.parametrize("widened", sorted(NARROW_FIXES), ids=str)
+def test_the_widenings_docs_checker_gives_match_the_gpu(tmp_path: Path, widened: str) -> None:
+    # DOC_GAPS simulator_narrow_int_wraps, fixed: -8.0 .. -1.0 for the high half, as on the GPU
+    mod = _load_src(tmp_path, port20.LOW_NIBBLE.replace("((b & 15) ^ 8) - 8", widened))
+    b = np.arange(16, dtype=np.uint8)
+    out = to_device(np.full(16, np.nan, np.float32))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore" if NARROW_FIXES[widened] else "error", RuntimeWarning)
+        mod.low_nibble.prepare(grid=1, block=64)(out, to_device(b))  # type: ignore[attr-defined]
+    want = np.concatenate([np.arange(8), np.arange(-8, 0)]).astype(np.float32)
+    np.testing.assert_array_equal(to_host(out), want)
