@@ -50,6 +50,7 @@ from .decoration._declaration import (
 )
 from .decoration._options import DEFAULT_OPTIONS, CompileOptions
 from .decoration._params import Param, admits, allowed_types
+from .decoration._uniformity import with_loop_note
 from .host._contract import BoundContract, LaunchContract
 from .host._requires import ParamInfo
 from .lowering import _diskcache, simtsafe_typing
@@ -304,7 +305,22 @@ class Kernel(KernelDeclaration, Generic[P]):
     def _verify(self, build: _Build, texts: list[str], entry: str) -> None:
         """The compiled-form verdict (simtsafe.verify): it decides, the source analysis words."""
         self._check_tile_window(texts)
-        check_kernel_ir(texts, entry, self._source_info(build))
+        try:
+            check_kernel_ir(texts, entry, self._source_info(build))
+        except SafetyError as exc:
+            worded = with_loop_note(exc, self._thread_loops())
+            if worded is exc:
+                raise
+            raise worded from None
+
+    def _thread_loops(self) -> list[tuple[str, int, int, str]]:
+        """The witness loops with a per-thread trip count of this function and its helpers."""
+        return [
+            (f._decl.source.filename, *loop)
+            for f in self._reachable()
+            if f._build is not None
+            for loop in f._build.analysis.thread_loops
+        ]
 
     def _check_tile_window(self, texts: list[str]) -> None:
         """With ``tile_shared``, the launch's dynamic shared memory is the tiles' window:
@@ -549,7 +565,7 @@ def _fallback_to_source_verdict(kernel: Kernel[Any], why: str) -> None:
         )
     finding = kernel.source_uniformity().finding
     if finding is not None:
-        raise finding
+        raise with_loop_note(finding, kernel._thread_loops())
     if {"grid.sync", "grid.read"} & kernel._api_closure():
         # The source-level levels are block-uniform at best: a branch on blockIdx passes
         # them, yet some blocks would skip a grid sync. Only the compiled form decides it.

@@ -32,10 +32,12 @@ from typing import Literal
 
 from .._errors import SafetyError
 
-__all__ = ["check_output_tiles"]
+__all__ = ["TENSOR_CORE_TILES", "check_output_tiles"]
 
+#: The tensor-core output tile constructors -> the names of their size arguments.
+TENSOR_CORE_TILES = {"mma.out_tile": ("bm", "bn", "wm", "wn"), "wgmma.out_tile": ("bm", "bn")}
 _OUT_TILE_CTORS = frozenset(
-    {"thread.tile_1d", "thread.tile_2d", "thread.tile_2d_strided", "mma.out_tile", "wgmma.out_tile"}
+    {"thread.tile_1d", "thread.tile_2d", "thread.tile_2d_strided", *TENSOR_CORE_TILES}
 )
 #: What an output with a tile may still be used for, beside its tile: reading these.
 _READ_ATTRIBUTES = frozenset({"shape", "size", "ndim", "dtype"})

@@ -48,6 +48,7 @@ from ..lowering._api import (
     libdevice_names,
 )
 from ..lowering._compat import compiled_function_types
+from ..lowering._ufuncs import numpy_function_refusal
 
 __all__ = [
     "ALLOWED_BUILTINS",
@@ -353,6 +354,9 @@ def classify(obj: Any, name: str) -> Ref:
             f"is {what}, whose body simtsafe does not check; decorate a plain function with "
             "@simtsafe.device instead",
         )
+    numpy_function = numpy_function_refusal(obj)
+    if numpy_function is not None:
+        raise Refusal("numpy-function", numpy_function)
     if isinstance(obj, pytypes.FunctionType | pytypes.BuiltinFunctionType | pytypes.MethodType):
         raise Refusal(
             "raw-device-function",
@@ -369,7 +373,7 @@ def classify(obj: Any, name: str) -> Ref:
     raise Refusal(
         "unknown-object",
         f"is a {_describe(obj)} object, which is not on simtsafe's allow-list of what kernels "
-        "may refer to (constants, numba.cuda's kernel API, math/cmath/numpy functions, "
+        "may refer to (constants, numba.cuda's kernel API, math/cmath functions, numpy ufuncs, "
         "simtsafe.thread, @simtsafe.device helpers). Pass data as arguments",
     )
 

@@ -54,11 +54,11 @@ from ..lowering._construle import refused_array, snapshot
 from ..lowering._ufuncs import builtin_name as ufunc_builtin
 from ..lowering._ufuncs import unsupported_ufunc
 from ._fillpairs import pair_fills
-from ._outroutes import check_output_tiles
+from ._outroutes import TENSOR_CORE_TILES, check_output_tiles
 from ._phases import check_phases
 from ._policy import ALLOWED_BUILTINS, LOCAL_ATTRIBUTES, Ref, Refusal, classify, resolve_chain
 from ._taint import ARRAY_SOURCES, OBJECT_SOURCES, RawSource, analyze_taint
-from ._uniformity import UniformitySummary, check_uniformity
+from ._uniformity import LOOP_FIXES, UniformitySummary, check_uniformity
 
 __all__ = ["Analysis", "ParamView", "Source", "UnsafeRegion", "analyze", "parse_source"]
 
@@ -86,7 +86,9 @@ _FOR_ITERABLES = frozenset(
 #: simtsafe kernel API that writes without a witness: only inside ``simtsafe.unsafe``.
 _GATED_API = frozenset({"vec.store_at"})
 #: Output tiles whose elements a thread owns by a fixed map (``_note_out_tile``).
-_COVERING_TILES = frozenset({"thread.tile_1d", "thread.tile_2d", "thread.tile_2d_strided"})
+_COVERING_TILES = frozenset(
+    {"thread.tile_1d", "thread.tile_2d", "thread.tile_2d_strided", *TENSOR_CORE_TILES}
+)
 #: Waits for cp.async copies: fenced in a kernel that uses wgmma.mma (see _uses_wgmma).
 _COPY_WAITS = frozenset({"shared.wait_group", "shared.wait_all"})
 #: Row walks: ``for w in thread.<name>(s)`` -> the ``__ss_*`` names of the loop's start,
@@ -162,6 +164,10 @@ class Analysis:
     #: output parameter -> (``thread.tile_*`` constructor, its static sizes): the elements
     #: a thread owns along each axis, which a ``covers`` of that output counts
     out_tiles: dict[str, tuple[str, tuple[int, ...]]] = field(default_factory=dict)
+    #: (first line, last line, witness constructor) of each loop whose trip count is the
+    #: thread's own (``thread.grid_stride``, ``block_row``, ``warp_row``): what a refusal of a
+    #: collective inside one names (``_uniformity.with_loop_note``)
+    thread_loops: tuple[tuple[int, int, str], ...] = ()
 
     def build(self, namespace: dict[str, Any], qualname: str, module: str) -> types.FunctionType:
         """Compile the rewritten def into ``namespace`` and return the function."""
@@ -314,6 +320,7 @@ class _Checker(ast.NodeTransformer):
         #: parameter -> run lengths it is read with by ``vec.load`` (a launch-time speed check)
         self.vec_runs: dict[str, set[int]] = {}
         self.out_tiles: dict[str, tuple[str, tuple[int, ...]]] = {}
+        self.thread_loops: list[tuple[int, int, str]] = []
         self._refs: dict[int, tuple[ast.expr, Ref | None]] = {}
         self.keepalive: list[ast.AST] = []
 
@@ -734,22 +741,33 @@ class _Checker(ast.NodeTransformer):
             self.vec_runs.setdefault(node.args[0].id, set()).add(n.value)
 
     def _note_out_tile(self, node: ast.Call, ctor: str) -> None:
-        """Remember ``thread.tile_*(out, sizes...)`` of an output parameter with sizes that
-        are int literals or constants of the scope (what the tile's typing takes; anything
-        else is refused there): a ``covers`` of ``out`` counts those elements a thread. The
-        out-tile rule (``_outroutes``) leaves one tile call site per output."""
-        names = ("n",) if ctor == "thread.tile_1d" else ("tm", "tn")  # the sizes' parameters
+        """Remember ``thread.tile_*(out, sizes...)``, ``mma.out_tile(out, BM, BN, WM, WN)``
+        or ``wgmma.out_tile(out, BM, BN)`` of an output parameter with sizes that are int
+        literals or constants of the scope (what the tile's typing takes; anything else is
+        refused there): a ``covers`` of ``out`` counts what those tiles own. The out-tile
+        rule (``_outroutes``) leaves one tile call site per output, in the kernel's body.
+
+        A ``thread.tile_*`` of another spelling is not remembered: covers counts one element
+        a thread, fewer than the tile owns (the safe side). A tensor-core tile owns a block
+        tile per block, which may be fewer elements than one a thread (a 16 x 16 tile of a
+        64-thread block): one of another spelling is remembered without sizes, and covers
+        counts nothing of it (``host/_tilecover``)."""
+        if ctor in TENSOR_CORE_TILES:
+            names = TENSOR_CORE_TILES[ctor]
+        else:
+            names = ("n",) if ctor == "thread.tile_1d" else ("tm", "tn")  # the sizes' names
         given = dict(zip(names, node.args[1:], strict=False))
         given.update(
             {k.arg: k.value for k in node.keywords if k.arg is not None and k.arg in names}
         )
-        if (
-            not node.args
-            or not isinstance(node.args[0], ast.Name)
-            or len(node.args) + len(node.keywords) != 1 + len(names)
-            or len(given) != len(names)
-        ):
-            return  # another spelling: covers counts one element a thread (the safe side)
+        unknown = (ctor, ()) if ctor in TENSOR_CORE_TILES else None
+        if not node.args or not isinstance(node.args[0], ast.Name):
+            return  # not the output parameter by name: refused by the out-tile rule
+        out = node.args[0].id
+        if len(node.args) + len(node.keywords) != 1 + len(names) or len(given) != len(names):
+            if unknown is not None:
+                self.out_tiles[out] = unknown
+            return
         sizes: list[int] = []
         for arg in (given[n] for n in names):
             value: Any = None
@@ -759,9 +777,11 @@ class _Checker(ast.NodeTransformer):
                 ref = self.ref_of(arg)
                 value = ref.obj if ref is not None and ref.kind == "const" else None
             if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+                if unknown is not None:
+                    self.out_tiles[out] = unknown
                 return
             sizes.append(int(value))
-        self.out_tiles[node.args[0].id] = (ctor, tuple(sizes))
+        self.out_tiles[out] = (ctor, tuple(sizes))
 
     def visit_Expr(self, node: ast.Expr) -> Any:
         if isinstance(node.value, ast.Call):
@@ -990,6 +1010,8 @@ class _Checker(ast.NodeTransformer):
         it = node.iter
         if isinstance(it, ast.Call) and _chain(it.func) is not None:
             ref = self.ref_of(it.func)
+            if ref is not None and ref.kind == "simtsafe" and ref.name in LOOP_FIXES:
+                self.thread_loops.append((node.lineno, node.end_lineno or node.lineno, ref.name))
             if ref is not None and ref.kind == "simtsafe" and ref.name == "thread.grid_stride":
                 return self._expand_grid_stride(node, it)
             if ref is not None and ref.kind == "simtsafe" and ref.name == "thread.block_stride":
@@ -1441,6 +1463,7 @@ def analyze(
         api_used=frozenset(checker.api_used),
         vec_runs={k: frozenset(v) for k, v in checker.vec_runs.items()},
         out_tiles=dict(checker.out_tiles),
+        thread_loops=tuple(checker.thread_loops),
     )
 
 

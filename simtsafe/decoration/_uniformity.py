@@ -38,7 +38,15 @@ from typing import Any
 from .._errors import SafetyError
 from ..verify._divergence import warp_uniform_axes
 
-__all__ = ["BLOCK_OPS", "GRID_OPS", "WARP_OPS", "UniformitySummary", "check_uniformity"]
+__all__ = [
+    "BLOCK_OPS",
+    "GRID_OPS",
+    "LOOP_FIXES",
+    "WARP_OPS",
+    "UniformitySummary",
+    "check_uniformity",
+    "with_loop_note",
+]
 
 U, W, N = 0, 1, 2  # block-uniform < warp-uniform < non-uniform
 _LEVEL = ("block-uniform", "warp-uniform", "thread-dependent")
@@ -764,3 +772,64 @@ def check_uniformity(
         kernel=kernel,
         block=block,
     ).run()
+
+
+#: A witness loop whose trip count is each thread's own -> (why the threads' counts differ,
+#: the loop that gives every thread the same count, for a collective each round).
+LOOP_FIXES = {
+    "thread.grid_stride": (
+        "thread i of the grid runs ceil((n - i) / stride) rounds: where the array ends, some "
+        "threads of a warp or block run one round fewer than the others",
+        "loop the same number of times in every thread and guard the read: `stride = "
+        "cuda.gridsize(1)`, `i = cuda.grid(1)`, `for _ in range((n + stride - 1) // stride):` "
+        "then `v = x[i] if i < n else <a value that changes nothing>` and `i += stride` at the "
+        "end of the body (docs/atomics.md, 'Block claims')",
+    ),
+    "thread.block_row": (
+        "thread t walks ceil((s.shape[1] - t) / blockDim.x) columns of the row",
+        "walk the row with `for c in thread.block_row_chunks(s):` (ceil(s.shape[1] / "
+        "blockDim.x) chunks in every thread; past the row's end `c.valid` is False, reads give "
+        "0: docs/cooperation.md)",
+    ),
+    "thread.warp_row": (
+        "lane l walks ceil((s.shape[1] - l) / 32) columns of its warp's row",
+        "walk the row with `for c in thread.warp_row_chunks(s):` (ceil(s.shape[1] / 32) "
+        "chunks in every lane; past the row's end `c.valid` is False, reads give 0: "
+        "docs/cooperation.md)",
+    ),
+}
+
+
+def with_loop_note(exc: SafetyError, loops: Sequence[tuple[str, int, int, str]]) -> SafetyError:
+    """A uniformity refusal at a line inside one of ``loops`` (filename, first line, last
+    line, witness constructor of ``LOOP_FIXES``), told what that loop does to the trip count
+    and the loop to write instead; any other error unchanged.
+
+    The compiled form names the loop's exit as a line; the user wrote `thread.grid_stride`
+    there, and the fix is a loop of another shape, not moving the call.
+    """
+    if exc.rule != "uniformity" or exc.lineno is None:
+        return exc
+    inside = [
+        loop for loop in loops if loop[0] == exc.filename and loop[1] <= exc.lineno <= loop[2]
+    ]
+    if not inside:
+        return exc
+    _, line, _, api = max(inside, key=lambda loop: loop[1])  # the innermost
+    why, fix = LOOP_FIXES[api]
+    note = (
+        f"{'' if exc.message.endswith('.') else '.'} The call is inside `for ... in {api}(...)` "
+        f"at line {line}, whose trip count differs between threads ({why}), so no collective "
+        f"in its body is reached by every thread the same number of times. For a collective "
+        f"each round, {fix}"
+    )
+    fields = {k: v for k, v in exc.fields.items() if k != "kernel"}
+    return type(exc)(
+        exc.message + note,
+        kernel=exc.kernel,
+        rule=exc.rule,
+        filename=exc.filename,
+        lineno=exc.lineno,
+        source_line=exc.source_line,
+        **fields,
+    )

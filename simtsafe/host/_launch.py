@@ -73,6 +73,7 @@ from ._limits import tile_window
 from ._requires import launch_env
 from ._rowcover import ROW_SPACES, UNBOUNDED, row_capacity, row_coverage_message
 from ._streams import LEDGER, OFF, Access, StreamState
+from ._tilecover import TENSOR_CORE_TILES, tensor_core_capacity, tensor_core_coverage_message
 
 if TYPE_CHECKING:
     from .._compose import Kernel
@@ -466,6 +467,10 @@ class LaunchPlan:
         param = next(p for p in self.kernel.params if p.name == self.covers)
         g, b = self.grid, self.block
         tile = out_tile(self.kernel, param.name)
+        if tile is not None and tile[0] in TENSOR_CORE_TILES:
+            # Written through a tensor-core tile: a block owns a block tile, its whole warps
+            # (warpgroups) the rectangles (rows) of it (host/_tilecover).
+            return tensor_core_capacity(tile[0], tile[1], g, b)
         if tile is not None:
             # Written through an output tile: a thread owns its tile's elements (tile_1d:
             # n a thread along the launch's threads; tile_2d and tile_2d_strided: tm x tn a
@@ -1070,6 +1075,19 @@ class LaunchPlan:
                     actual=n,
                     limit=cap,
                 )
+            assert self.covers is not None
+            tile = out_tile(self.kernel, self.covers) if n > cap else None
+            if tile is not None and tile[0] in TENSOR_CORE_TILES:
+                raise CoverageError(
+                    tensor_core_coverage_message(
+                        self.name, self.covers, *tile, self.grid, self.block, axis, n, cap
+                    ),
+                    kernel=self.name,
+                    argument=self.covers,
+                    axis=axis,
+                    actual=n,
+                    limit=cap,
+                )
             if n > cap:
                 raise CoverageError(
                     f"kernel {self.name!r} must cover every element of {self.covers!r} by its "
@@ -1077,8 +1095,9 @@ class LaunchPlan:
                     f"{self.covers!r} has {n}. {self._grid_advice(space, axis, n)}. (covers "
                     "counts what a thread owns: one element a witness, a tile's elements "
                     "where the kernel writes the output through thread.tile_1d / tile_2d / "
-                    "tile_2d_strided; one a block of a PerBlock output, one a warp of a "
-                    "PerWarp one.)",
+                    "tile_2d_strided, a block tile a block where it writes it through "
+                    "ss.mma.out_tile / ss.wgmma.out_tile; one a block of a PerBlock output, "
+                    "one a warp of a PerWarp one.)",
                     kernel=self.name,
                     argument=self.covers,
                     axis=axis,

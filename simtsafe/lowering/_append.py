@@ -67,6 +67,7 @@ from ._cuda import (
     _ThreadIndexModel,
     _widened,
     _witness_indices,
+    store_refusal,
 )
 from ._provenance import site
 
@@ -184,7 +185,13 @@ class _SetItem(AbstractTemplate):
             return signature(types.none, target, idx, val)
         if self.context.can_convert(val, target.dtype) is None:
             raise _reject(
-                f"cannot store a value of type {val} into an AppendBuffer of {target.dtype}"
+                store_refusal(
+                    val,
+                    "an AppendBuffer",
+                    target.dtype,
+                    "buf",
+                    "docs/atomics.md, 'Several values per item'",
+                )
             )
         return signature(types.none, target, idx, val)
 

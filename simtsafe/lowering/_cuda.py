@@ -369,10 +369,29 @@ class _SetItem(AbstractTemplate):
                 )
             return signature(types.none, *args)
         if self.context.can_convert(val, target.dtype) is None:
-            raise _reject(
-                f"cannot store a value of type {val} into a DisjointSlice of {target.dtype}"
-            )
+            raise _reject(store_refusal(val, "a DisjointSlice", target.dtype, "out", _VIEWS_DOC))
         return signature(types.none, *args)
+
+
+_VIEWS_DOC = "docs/porting.md, 'Python constructs on views'"
+
+
+def store_refusal(val: Any, container: str, dtype: Any, name: str, doc: str) -> str:
+    """Why ``name[w] = val`` does not type for an output ``container`` of ``dtype``; for a
+    record element, the field stores that write it (a tuple of the fields is the first try:
+    port20's RGBA downsample)."""
+    if not isinstance(dtype, types.Record):
+        return f"cannot store a value of type {val} into {container} of {dtype}"
+    fields = list(dtype.fields)
+    first, *rest = fields
+    more = f", `{name}[w].{rest[0]} = ...`" if rest else ""
+    return (
+        f"cannot store a value of type {val} into {container} of records (fields "
+        f"{', '.join(fields)}): a record element takes a record of its dtype (`{name}[w] = "
+        "src[k]`, src an input of that dtype) or is written field by field through the witness, "
+        f"`{name}[w].{first} = ...`{more}{', ...' if len(rest) > 1 else ''} "
+        f"({doc})"
+    )
 
 
 def _column_witness(target: DisjointSliceType, idx: Any) -> Any:

@@ -79,6 +79,15 @@ def _involved(operation: str) -> list[str]:
     return kinds
 
 
+#: For an operation on numba-cuda's bf16 scalar, the type of an int-index read of a bf16 array.
+_BF16_SCALAR = (
+    "`__nv_bfloat16` is numba-cuda's bfloat16 scalar, what an int-index read `x[k]` of a "
+    "bfloat16 array gives, and Python's float()/int() and most functions do not take it. Widen "
+    "it first: `np.float32(x[k])` or `np.float64(x[k])` (then int(...) and math functions "
+    "apply), or read the element through a witness (`x[w]` is its exact float32); "
+    "docs/porting.md section 11"
+)
+
 _NOT_DEFINED = re.compile(r"Variable '([^']+)' is not defined")
 
 _UNBOUND_NAME = (
@@ -150,7 +159,11 @@ def translate_typing_error(exc: BaseException, name: str, filename: str) -> Base
     elif operation is not None:
         involved = _involved(operation)
         message = f"Numba cannot type `{operation}`" + (
-            f": {_SUPPORTS[involved[0]]}" if involved else ""
+            f": {_SUPPORTS[involved[0]]}"
+            if involved
+            else f": {_BF16_SCALAR}"
+            if "__nv_bfloat16" in operation
+            else ""
         )
     else:
         lines = [

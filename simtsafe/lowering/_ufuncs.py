@@ -44,6 +44,7 @@ __all__ = [
     "UfuncPlan",
     "builtin_name",
     "plan",
+    "numpy_function_refusal",
     "sim_builtins",
     "unsupported_ufunc",
 ]
@@ -176,12 +177,61 @@ _REFUSED_HINTS = {
     "divmod": "write `a // b` and `a % b`",
     "square": "write `x * x`",
     "reciprocal": "write `1 / x` (or `np.float32(1) / x`)",
-    "sign": "write `(x > 0) - (x < 0)`",
+    # (x > 0) - (x < 0) is a bool subtraction, which numpy (the simulator) refuses
+    "sign": "write `int(x > 0) - int(x < 0)` (an int; 0 for NaN, where np.sign gives NaN)",
+    # round(x) lowers to llrint (cvt.rni: half to even) on the GPU, Python's round on the
+    # simulator (half to even); both give an int, and NaN/inf have none
+    "rint": "write the builtin `round(x)`: half to even, as np.rint, for a finite x in int64 "
+    "range; it is an int (`np.float32(round(x))` for a float)",
     "cbrt": "write `math.copysign(math.pow(abs(x), 1.0 / 3.0), x)`",
     "modf": "write `math.trunc(x)` and `x - math.trunc(x)`",
     "frexp": "compute the exponent with math.log2 and math.floor",
     "logaddexp": "write `math.log(math.exp(a) + math.exp(b))` (or a stable form)",
 }
+
+
+#: numpy functions that are not ufuncs (they take arrays) -> the scalar spelling that compiles
+#: on both targets, with the same values (tests/ptx/test_port20_ptx.py, tests/sim/...).
+_ARRAY_FUNCTION_HINTS = {
+    "clip": "for np.clip(x, lo, hi) write `min(max(x, lo), hi)` (np.clip's value for every x "
+    "but NaN)",
+    "round": "for np.round(x) write the builtin `round(x)`: half to even, as np.round, for a "
+    "finite x in int64 range; it is an int (`np.float32(round(x))` for a float)",
+    "where": "for np.where(c, a, b) of scalars write `a if c else b`",
+    **dict.fromkeys(
+        ("max", "amax", "min", "amin"),
+        "it reduces an array: of two scalars write the builtin `max(a, b)` / `min(a, b)` (or "
+        "np.maximum / np.minimum); over many elements, a loop or ss.block.max / ss.warp.max",
+    ),
+    **dict.fromkeys(
+        ("sum", "prod", "mean"),
+        "it reduces an array: accumulate in a loop, then ss.block.sum / ss.warp.sum across threads",
+    ),
+}
+_ARRAY_FUNCTION_HINTS["around"] = _ARRAY_FUNCTION_HINTS["round"].replace("np.round", "np.around")
+
+
+def numpy_function_refusal(obj: object) -> str | None:
+    """Why kernels cannot call ``obj``, a numpy function that is not a ufunc (None: not one).
+
+    ``np.clip``, ``np.round``, ``np.where``... dispatch on arrays; kernels compute an element at
+    a time, so the reason names the scalar spelling where there is one.
+    """
+    module = getattr(obj, "__module__", None) or ""
+    name = getattr(obj, "__name__", None)
+    if (
+        isinstance(obj, type | np.ufunc)
+        or not callable(obj)
+        or not isinstance(name, str)
+        or not (module == "numpy" or module.startswith("numpy."))
+    ):
+        return None
+    hint = _ARRAY_FUNCTION_HINTS.get(name) if getattr(np, name, None) is obj else None
+    return (
+        "is a numpy function over arrays, not a ufunc, which kernels cannot call: they compute "
+        "an element at a time, with numpy ufuncs on scalars (np.exp(x), np.minimum(a, b)), "
+        "math functions and operators; " + (hint or "write it with those")
+    )
 
 
 def builtin_name(ufunc: np.ufunc) -> str:

@@ -84,6 +84,12 @@ DECORATION = {
             i = thread.index_1d()
             out[i] = np.square(a[i])
         """,
+    "numpy-function": """
+        @ss.kernel
+        def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+            i = thread.index_1d()
+            out[i] = np.clip(a[i], 0, 1)
+        """,
 }
 
 #: name -> kernel `k` (or `bad`) refused by Numba typing on the CUDA target.

@@ -770,6 +770,15 @@ FALSE_REFUSALS: dict[str, dict[str, Any]] = {
         "helper",
     },
     "covers_mma_out_tile": {
+        "fixed": "covers counts what a tensor-core output tile owns (host/_tilecover.py; the "
+        "sizes recorded at decoration, decoration/_rewrite._note_out_tile): (grid.y*BM, "
+        "grid.x*BN) of mma.out_tile(out, BM, BN, WM, WN) where each block has (BM/WM)*(BN/WN) "
+        "whole warps (wgmma.out_tile: BM/64 whole warpgroups), the corner block (0, 0)'s whole "
+        "warps own otherwise, nothing with grid.z > 1 or sizes the decorator cannot read. grid "
+        "(1, 3) is accepted and matches numpy; grid (1, 2) is refused. The old count (one "
+        "element a thread) was also unsound for these tiles: it took a (16, 32) output from "
+        "grid (1, 16) of 32-thread blocks owning 16 x 16 tiles, leaving c[:, 16:] without an "
+        "owner (tests/sim/test_port20_sim.py, tests/unit/test_tilecover.py)",
         "source": BMM_COVERS,
         "kernel": "bmm16",
         "where": "launch (CoverageError), simulator and GPU alike; check_kernel finds nothing",
@@ -847,6 +856,14 @@ BAD_ERRORS: dict[str, dict[str, Any]] = {
         "at the helper's tuple index (where it names the helper's line, it still says 'branch')",
     },
     "numpy_clip_round_allow_list": {
+        "fixed": "a numpy function that is not a ufunc is refused as one (rule numpy-function, "
+        "lowering/_ufuncs.numpy_function_refusal): '`np.clip` is a numpy function over arrays, "
+        "not a ufunc, which kernels cannot call: they compute an element at a time, with numpy "
+        "ufuncs on scalars ...; for np.clip(x, lo, hi) write `min(max(x, lo), hi)` (np.clip's "
+        "value for every x but NaN)'; np.round / np.around name the builtin round(x) (half to "
+        "even on both targets, an int), np.where `a if c else b`, np.max / np.sum a loop or a "
+        "collective; the allow-list text no longer says 'numpy functions' (docs/faq.md, "
+        "docs/safety.md)",
         "source": QUANT_NUMPY,
         "kernel": "quantize_rows",
         "message": "`np.clip` is a numpy._ArrayFunctionDispatcher object, which is not on "
@@ -861,6 +878,11 @@ BAD_ERRORS: dict[str, dict[str, Any]] = {
         "their replacements",
     },
     "np_rint_no_spelling": {
+        "fixed": "np.rint's refusal ends 'write the builtin `round(x)`: half to even, as np.rint, "
+        "for a finite x in int64 range; it is an int (`np.float32(round(x))` for a float)' "
+        "(PTX cvt.rni.s64.f64; the simulator's Python round, checked against np.rint); np.sign's "
+        "spelling, `(x > 0) - (x < 0)`, a bool subtraction numpy refuses on the simulator, is "
+        "now `int(x > 0) - int(x < 0)`",
         "source": QUANT_RINT,
         "kernel": "quantize_rows",
         "message": "`np.rint`: np.rint does not compile in kernels (numba-cuda 0.30.4 cannot "
@@ -870,6 +892,13 @@ BAD_ERRORS: dict[str, dict[str, Any]] = {
         "refusals name their spelling, np.rint's does not",
     },
     "float_of_bf16": {
+        "fixed": "a typing error on numba-cuda's bf16 scalar (float(), int(), np.exp... of "
+        "`__nv_bfloat16`) adds: '`__nv_bfloat16` is numba-cuda's bfloat16 scalar, what an "
+        "int-index read `x[k]` of a bfloat16 array gives, and Python's float()/int() and most "
+        "functions do not take it. Widen it first: `np.float32(x[k])` or `np.float64(x[k])` "
+        "(then int(...) and math functions apply), or read the element through a witness "
+        "(`x[w]` is its exact float32); docs/porting.md section 11' "
+        "(lowering/_diagnostics.translate_typing_error; the simulator's compile worker alike)",
         "source": FLOAT_OF_BF16,
         "kernel": "widen",
         "message": "Numba cannot type `float(__nv_bfloat16)`",
@@ -878,6 +907,19 @@ BAD_ERRORS: dict[str, dict[str, Any]] = {
         "witness read `x[w]`, which is float32)",
     },
     "collective_in_grid_stride": {
+        "fixed": "a uniformity refusal of a collective inside a witness loop with a per-thread "
+        "trip count (thread.grid_stride, block_row, warp_row; recorded at decoration, "
+        "decoration/_uniformity.with_loop_note, applied to the compiled form's verdict and to "
+        "the source-level fallback) ends: '. The call is inside `for ... in "
+        "thread.grid_stride(...)` at line 19, whose trip count differs between threads (thread "
+        "i of the grid runs ceil((n - i) / stride) rounds: where the array ends, some threads "
+        "of a warp or block run one round fewer than the others), so no collective in its "
+        "body is reached by every thread the same number of times. For a collective each "
+        "round, loop the same number of times in every thread and guard the read: `stride = "
+        "cuda.gridsize(1)`, `i = cuda.grid(1)`, `for _ in range((n + stride - 1) // stride):` "
+        "then `v = x[i] if i < n else <a value that changes nothing>` and `i += stride` at the "
+        "end of the body (docs/atomics.md, 'Block claims')'; block_row / warp_row name "
+        "block_row_chunks / warp_row_chunks",
         "source": BINCOUNT_GRID_STRIDE,
         "kernel": "bincount8",
         "message": "`warp.sum` needs every thread of the warp to reach it, but control flow here "
@@ -892,6 +934,12 @@ BAD_ERRORS: dict[str, dict[str, Any]] = {
         "workaround": "WARP_BINCOUNT (the uniform trip count; accepted, matches numpy)",
     },
     "record_store_tuple": {
+        "fixed": "a store that does not convert into a record element of a DisjointSlice or an "
+        "AppendBuffer (lowering/_cuda.store_refusal) reads: 'cannot store a value of type "
+        "UniTuple(uint8 x 4) into a DisjointSlice of records (fields r, g, b, a): a record "
+        "element takes a record of its dtype (`out[w] = src[k]`, src an input of that dtype) "
+        "or is written field by field through the witness, `out[w].r = ...`, `out[w].g = "
+        "...`, ... (docs/porting.md, 'Python constructs on views')'",
         "source": DOWNSAMPLE_TUPLE,
         "kernel": "downsample2x2",
         "message": "cannot store a value of type UniTuple(uint8 x 4) into a DisjointSlice of "
@@ -902,6 +950,14 @@ BAD_ERRORS: dict[str, dict[str, Any]] = {
         "docs give for records: docs/porting.md 'Python constructs on views')",
     },
     "coverage_mma_grid_advice": {
+        "fixed": "a launch that leaves rows of an mma / wgmma output unowned is refused with "
+        "what a block owns and the grid of block tiles: '... but the launch owns 32 along axis "
+        "0 and 'c' has 48: 'c' is written through ss.mma.out_tile(c, 16, 16, 16, 16), so block "
+        "(bx, by) owns the 16 x 16 tile c[16*by : +16, 16*bx : +16] (its first warp all of "
+        "it). Prepare with grid.y = simtsafe.cover(48, 16) (= 3) (axis 0 follows y: 16 rows a "
+        "block)'; a block with too few whole warps for its tile is told the block size; the "
+        "generic text lists the tensor-core tiles (docs/contracts.md, docs/tensor_cores.md, "
+        "docs/faq.md)",
         "source": BMM_COVERS,
         "kernel": "bmm16",
         "message": "Prepare with grid.y = simtsafe.cover(48, 1) (= 48) ... (covers counts what a "
@@ -933,6 +989,14 @@ DOC_GAPS: dict[str, dict[str, Any]] = {
         "either; the porting guide's own bf16_row_sums only works because it has no collective",
     },
     "tuple_bounded_positions": {
+        "fixed": "docs/safety.md's list says what is accepted, each example checked by "
+        "tests/ptx/test_port20_ptx.py DOCUMENTED_POSITIONS: `&` with a non-negative constant; "
+        "`|`, `^`, `+`, `*`, `<<` of bounded values; `>>` by a constant; a sign-keeping "
+        "widening; constants; a compare on the path; `%` by a constant of an unsigned or "
+        "non-negative value from data (the same `%` of a value from the thread's index is "
+        "refused today: `& 3`); the range-loop variable alone or masked, composing with nothing "
+        "else; all of it in a kernel's body and a reduction's op, not in a helper called under "
+        "a thread-dependent branch",
         "source": GEMV_INT4_TUPLE_ARITH,
         "doc": "docs/safety.md 'Uniformity' (a tuple indexed at a bounded position)",
         "what": "the list says `and`, `|`, `^`, `+` of bounded values and `%` by a constant keep "
@@ -942,6 +1006,11 @@ DOC_GAPS: dict[str, dict[str, Any]] = {
         "q | 2 refused), and neither holds inside a helper (tuple_index_in_helper)",
     },
     "simulator_narrow_int_wraps": {
+        "fixed": "docs/checker.md 'Values, not bits' says a simulator launch and the replay "
+        "compute integers in the element type where Numba widens to int64, with this int4 "
+        "example (248.0 there, -8.0 on the GPU) and the spellings that give the GPU's values "
+        "on both (`int(b)`, `np.int64(b)` first, or an np.int8 result); docs/faq.md's "
+        "simulator bullet says it and points there (tests/sim/test_port20_sim.py)",
         "source": LOW_NIBBLE,
         "kernel": "low_nibble",
         "doc": "docs/tutorial.md / docs/porting.md / docs/faq.md (the simulator as the way to "
