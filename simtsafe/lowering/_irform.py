@@ -290,6 +290,34 @@ def global_names(text: str) -> tuple[str, ...]:
 _CONSTANT_GLOBAL_RE = re.compile(r"^(" + _GLOBAL + r" = .*?\baddrspace\(4\) )constant\b")
 
 
+#: The flags that make an instruction's result poison (undefined) where it would wrap, lose
+#: bits or break a float assumption -- ``nsw``, ``nuw``, ``exact``, ``nneg``, ``disjoint``,
+#: ``samesign``, a ``getelementptr``'s ``inbounds``/``nusw``, fast-math -- each followed by
+#: its space. Numba writes ``nsw`` on every signed ``+ - *``; the GPU wraps.
+_POISON_FLAGS_RE = re.compile(
+    r"\b(?:nsw|nuw|nusw|exact|nneg|disjoint|samesign|inbounds"
+    r"|fast|nnan|ninf|nsz|arcp|contract|afn|reassoc) +"
+)
+
+
+def _wrapping(text: str) -> str:
+    """Drop the poison-generating flags from every instruction of the analysed copy.
+
+    ``_normalize``'s instcombine folds through them as LLVM's semantics allow (``smin(x
+    +nsw 7, 5)`` to ``smin(x, -2) +nsw 7``; ``(x *nsw 6) srem 3`` to 0), and the proofs would
+    then read folds that NVVM, compiling the original, need not make: on the GPU the
+    arithmetic wraps and a thread takes the branch the analysed copy deleted (attack round
+    31). Without the flags every fold holds for wrapping arithmetic and exact IEEE floats,
+    as the analysis assumes. NVVM still compiles the original, flags and all.
+    """
+    out = []
+    for line in text.splitlines():
+        if line.startswith((" ", "\t")):  # an instruction (metadata, names: column 0)
+            line = _POISON_FLAGS_RE.sub("", line)
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
 def _writable_constants(text: str) -> str:
     """Declare constant-memory globals ``global`` instead of ``constant`` in the analysed copy.
 
@@ -547,7 +575,9 @@ def _normalize(texts: Sequence[str], root: str, callees: list[str]) -> str:
                     _route_witness_markers(
                         _route_uniform_markers(
                             _freeze_intrinsics(
-                                _name_status_zero_shims(_inlinable(_writable_constants(t)), defined)
+                                _name_status_zero_shims(
+                                    _inlinable(_writable_constants(_wrapping(t))), defined
+                                )
                             )
                         )
                     )

@@ -43,6 +43,11 @@ its own (older) optimizer folds, and at ``opt=False`` (``-opt=0``, also required
 Round 30 compared five such folds with NVVM at the default ``opt=True`` and found NVVM making
 each (attacks30 NSW_FOLDS); the ones below it does not make, and at ``-opt=0`` it makes none.
 
+FIXED (both findings): ``lowering/_irform._wrapping`` drops ``nsw``/``nuw``/``exact``/``nneg``/
+``disjoint``/``samesign``/``inbounds`` and fast-math flags from the analysed copy before
+instcombine, so its folds hold for wrapping arithmetic (tests/ptx/test_attacks31_ptx.py asserts
+each finding refused).
+
 FINDING 1 (HIGH: default options; an accepted Tier-1 kernel skips ``block.sum``'s barrier in
 some threads -- a hang or undefined behaviour on the GPU -- and reads an input out of bounds).
 LLVM 22's instcombine folds ``smin(x +nsw C1, C2)`` into ``smin(x, C2 - C1) +nsw C1`` (and

@@ -1,14 +1,13 @@
 """Attack round 31 (tests/kernels/attacks31.py) on the real target (NVVM, no GPU): the range-loop
 spans of round 30 hold against the shapes tried -- every unsafe one refused with the
 block-collective message, the sound ones accepted, the safe refusals pinned so a fix shows up
-here. The findings (strict xfails: each asserts the refusal it should get) come from the
+here. The findings (fixed: lowering/_irform._wrapping; each asserts the refusal) come from the
 analysed copy's instcombine folding through ``nsw`` where NVVM does not (FINDING 1: LLVM 22
 folds ``smin(x +nsw C1, C2)``; FINDING 2: ``opt=False``, NVVM at ``-opt=0`` folds nothing);
 ``test_nvvm_keeps_the_compare`` pins that mechanism on plain numba-cuda kernels."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -52,7 +51,7 @@ def test_false_refusals_pinned(tmp_path: Path, name: str) -> None:
     assert NOT_UNIFORM in str(info.value), str(info.value)
 
 
-@pytest.mark.xfail(strict=True, reason="attacks31 FINDINGS: the analysed copy folds through nsw")
+# FIXED: lowering/_irform._wrapping drops the poison-generating flags before instcombine
 @pytest.mark.parametrize("name", sorted(FINDINGS))
 def test_finding_refused(tmp_path: Path, name: str) -> None:
     """Some thread leaves (an out-of-range tuple index, a ``return``) or reads past the input
@@ -61,23 +60,6 @@ def test_finding_refused(tmp_path: Path, name: str) -> None:
     with pytest.raises(ss.SafetyError) as info:
         load_kernel_module(tmp_path, source).k.ptx(cc=CC)
     assert fragment in str(info.value), str(info.value)
-
-
-def test_the_findings_ptx_branches_around_the_barrier(tmp_path: Path) -> None:
-    """FINDING 1 as NVVM compiles it today (accepted): the index is computed in wrapping
-    ``add.s64``/``min.s64`` and the tuple switch's default is a ``ret`` reached before
-    ``bar.sync``."""
-    source, _fragment, _bad = FINDINGS["fold-min-tuple-index"]
-    try:
-        ptx = load_kernel_module(tmp_path, source).k.ptx(cc=CC)
-    except ss.SafetyError:
-        pytest.skip("refused: FINDING 1 fixed")
-    body = ptx[ptx.index("{", ptx.index(".entry")) :]
-    head = body[: body.index("bar.sync")]
-    assert re.search(r"add\.s64\s+%rd\d+, %rd\d+, 7;", head), head
-    assert "min.s64" in head and "ret;" in body
-    # the switch on the wrapped value: its cases are the positions plus 7 (3..10)
-    assert re.search(r"setp\.ne\.s64\s+%p\d+, %rd\d+, 10;", head), head
 
 
 _PLAIN = """
