@@ -49,6 +49,7 @@ __all__ = [
     "compiled_form",
     "constant_globals",
     "global_names",
+    "is_local",
     "split_operands",
     "laid_out",
     "plain_type_bytes",
@@ -147,6 +148,11 @@ class Opaque:
 
     sites: bool  # a Tier-1 collective of simtsafe's lowering (``!ss.site``)
     calls: frozenset[str]  # the declared functions it calls (barriers, shuffles...)
+
+
+def is_local(text: str) -> bool:
+    """Whether ``text`` is, whole, one local value or block name (``%x``, ``%"a b"``, ``%7``)."""
+    return _LOCAL_RE.fullmatch(text) is not None
 
 
 def split_operands(text: str) -> list[str]:

@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from ..lowering._irform import FunctionForm, Instr, split_operands
+from ..lowering._irform import FunctionForm, Instr, is_local, split_operands
 from ._cfg import Graph
 from ._ranges import InputInfo, Ranges, _bits, _int, _value, _width, _words
 
@@ -111,10 +111,6 @@ def _reachable(entry: str, succs: Mapping[str, tuple[str, ...]]) -> set[str]:
     return seen
 
 
-#: ``[ value, %block ]``: one incoming pair of a phi's text.
-_INCOMING_RE = re.compile(r"\[\s*([^,\]]+?)\s*,\s*(%[^\]\s]+)\s*\]")
-
-
 class _Joins:
     """The ``i1`` values of a form that are one constant over its feasible edges."""
 
@@ -151,16 +147,44 @@ class _Joins:
             return None if inner is None else not inner
         if ins.opcode != "phi" or "phi i1 " not in ins.text:
             return None
+        pairs = _phi_pairs(ins)
+        if pairs is None:
+            return None
         home = self.home[value]
         found: set[bool] = set()
-        for incoming, pred in _INCOMING_RE.findall(ins.text.partition("phi i1 ")[2]):
-            if pred not in reach or home not in succs.get(pred, ()):
+        for incoming, pred in pairs:
+            if pred not in succs:
+                return None  # a block the form does not name (an unlabeled entry is `%0`)
+            if pred not in reach or home not in succs[pred]:
                 continue  # an edge no execution takes
             constant = self.constant(incoming, succs, reach, seen)
             if constant is None:
                 return None
             found.add(constant)
         return found.pop() if len(found) == 1 else None
+
+
+def _phi_pairs(ins: Instr) -> list[tuple[str, str]] | None:
+    """A phi's ``(value, block)`` pairs, each value ``true``, ``false``, ``poison``, ``undef``
+    (no constant, where its edge is taken) or a local, each block
+    as the form names it (the parser's own pairs, in order); None when any pair of the text
+    is something else or the two readings disagree in number (attack round 32: a pair the
+    reading skips would count as an edge no execution takes)."""
+    groups = split_operands(ins.text.partition("phi i1 ")[2].split(", !")[0])
+    if len(groups) != len(ins.incoming):
+        return None
+    pairs = []
+    for group, (_, pred) in zip(groups, ins.incoming, strict=True):
+        if not (group.startswith("[") and group.endswith("]")):
+            return None
+        parts = split_operands(group[1:-1])
+        if len(parts) != 2 or not is_local(parts[1]):
+            return None
+        value = parts[0]
+        if value not in ("true", "false", "poison", "undef") and not is_local(value):
+            return None
+        pairs.append((value, pred))
+    return pairs
 
 
 class _Counted:

@@ -121,6 +121,9 @@ HELD_KERNELS: dict[str, tuple[str, str]] = {
 }
 
 _ACCEPTED_BODIES = {
+    # a FALSE_REFUSAL of this round, accepted since the analysed copy drops nsw before
+    # instcombine (lowering/_irform._wrapping: the guard is no longer rotated to `q <u 3`)
+    "while-counter": "q = 0\nwhile q < 4:\n    acc += t[q]\n    q += 1",
     # a FALSE_REFUSAL of this round, accepted since the helper status joins fold
     # (verify/_feasible._Joins: the inlined helper's IndexError status is one constant)
     "helper": "for q in range(4):\n    acc += get(t, q)",
@@ -166,7 +169,6 @@ _FALSE_BODIES = {
     "carried": "j = 0\nfor q in range(4):\n    acc += t[j]\n    j = q + 1",
     "enumerate-t": "for q, v in enumerate(t):\n    acc += v * t[q]",
     "zip-range-4": "for q, v in zip(range(4), u):\n    acc += v * t[q]",
-    "while-counter": "q = 0\nwhile q < 4:\n    acc += t[q]\n    q += 1",
     "after-inner-in-outer": "for p in range(int(a[i]) & 7):\n    for q in range(4):\n"
     "        acc += t[q]\n    acc += t[q]",
 }

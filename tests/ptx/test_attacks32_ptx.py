@@ -105,8 +105,9 @@ def test_the_join_fold_on_sound_synthetic_shapes(name: str) -> None:
         assert succs["%j"] == expected
 
 
-# FINDING 1 (LOW, latent): pairs _INCOMING_RE does not match are left out like dead edges
-@pytest.mark.xfail(strict=True, reason="attacks32 FINDING 1: _Joins drops unmatched pairs")
+# FINDING 1 (LOW, latent): pairs _INCOMING_RE did not match were left out like dead edges.
+# Fixed: verify/_feasible._phi_pairs reads every pair or gives no constant, and a pair from a
+# block the form does not name (an unlabeled entry: `%0` in LLVM's phis) gives none either
 @pytest.mark.parametrize("name", sorted(FINDINGS))
 def test_a_phi_pair_the_regex_misreads_keeps_its_edge(name: str) -> None:
     form = _parse(FINDINGS[name], "k")

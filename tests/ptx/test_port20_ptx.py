@@ -110,13 +110,14 @@ def _probe(body: str) -> str:
 
 #: safe (every position lies in the 4-tuple), refused: the false refusals of this family
 TUPLE_SAFE_REFUSED = {
-    "while_lt_4": "q = 0\nwhile q < 4:\n    acc += t[q]\n    q += 1",
     "enumerate_index": "for q, e in enumerate(t):\n    acc += t[q] + e",
     "negative_range": "for q in range(-4, 0):\n    acc += t[q]",
 }
 #: safe, refused in round 20, accepted since round 30's range-loop spans (verify/_ranges) and
 #: the helper status joins (verify/_feasible._Joins)
 TUPLE_SAFE_FIXED = {
+    # accepted since the analysed copy drops nsw before instcombine (no guard rotation)
+    "while_lt_4": "q = 0\nwhile q < 4:\n    acc += t[q]\n    q += 1",
     "helper_index": "for q in range(4):\n    acc += pick(t, q)",
     "q_plus_1": "for q in range(3):\n    acc += t[q + 1]",
     "q_plus_q": "for q in range(2):\n    acc += t[q + q]",
