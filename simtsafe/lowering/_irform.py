@@ -320,8 +320,41 @@ def _wrapping(text: str) -> str:
     for line in text.splitlines():
         if line.startswith((" ", "\t")):  # an instruction (metadata, names: column 0)
             line = _POISON_FLAGS_RE.sub("", line)
+            shift = _SHIFT_RE.match(line)
+            if shift is not None:
+                out.extend(_clamped_shift(*shift.groups()))
+                continue
         out.append(line)
     return "\n".join(out) + "\n"
+
+
+#: ``%"x" = shl|lshr|ashr iN A, %"amount"``: a shift by a value (not a literal).
+_SHIFT_RE = re.compile(
+    r'^(\s*)%"((?:[^"\\]|\\.)*)" = (shl|lshr|ashr) i(\d+) ([^,]+), (%"(?:[^"\\]|\\.)*")(.*)$'
+)
+
+
+def _clamped_shift(
+    indent: str, name: str, op: str, width: str, value: str, amount: str, rest: str
+) -> list[str]:
+    """A shift by a run-time amount as the GPU computes it: PTX clamps the amount to the
+    width (``shl``/``lshr`` give 0, ``ashr`` the sign), where LLVM makes an amount of the
+    width or more poison and folds through it (``(1 << t) != 0`` to true; NVVM at
+    ``-opt=0`` computes it: attack round 31)."""
+    w = int(width)
+    ty = f"i{w}"
+    fallback = "0" if op != "ashr" else f'%"{name}.sssign"'
+    lines = [
+        f'{indent}%"{name}.ssamt" = and {ty} {amount}, {w - 1}{rest}',
+        f'{indent}%"{name}.ssraw" = {op} {ty} {value}, %"{name}.ssamt"{rest}',
+        f'{indent}%"{name}.ssok" = icmp ult {ty} {amount}, {w}{rest}',
+    ]
+    if op == "ashr":
+        lines.append(f'{indent}%"{name}.sssign" = ashr {ty} {value}, {w - 1}{rest}')
+    lines.append(
+        f'{indent}%"{name}" = select i1 %"{name}.ssok", {ty} %"{name}.ssraw", {ty} {fallback}{rest}'
+    )
+    return lines
 
 
 def _writable_constants(text: str) -> str:

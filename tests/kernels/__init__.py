@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["HEADER", "assert_refused", "line_of", "load_kernel_module"]
+__all__ = ["HEADER", "assert_refused", "line_of", "load_kernel_module", "ptx_refusal"]
 
 #: Prepended to every inline kernel module (the usual simtsafe imports).
 HEADER = (
@@ -105,3 +105,15 @@ def assert_refused(
     assert fragment in str(info.value)
     assert info.value.lineno == line_of(tmp_path, "# BAD")
     return info.value
+
+
+def ptx_refusal(tmp_path: Path, source: str, cc: tuple[int, int] = (9, 0)) -> str:
+    """Compile ``source``'s kernel ``k`` for ``cc`` with NVVM and return the message of the
+    ``SafetyError`` it raises (the test fails if it compiles)."""
+    import pytest
+
+    import simtsafe
+
+    with pytest.raises(simtsafe.SafetyError) as info:
+        load_kernel_module(tmp_path, source).k.ptx(cc=cc)
+    return str(info.value)
