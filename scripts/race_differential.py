@@ -38,7 +38,7 @@ def main() -> int:
     args = parser.parse_args()
     t0 = time.perf_counter()
     seeds = range(args.first_seed, args.first_seed + args.kernels)
-    outcomes = run(seeds, workers=args.workers)
+    outcomes = run(seeds, workers=args.workers, progress=True)
     summary = summarize(outcomes)
     summary["seconds"] = round(time.perf_counter() - t0, 1)
     summary["command"] = (

@@ -59,6 +59,17 @@ CONTRACTS: dict[str, tuple[str, tuple[tuple[int, int], ...]]] = {
         f"ss.LaunchContract(domain=1, max_threads=64, requires={_REQUIRES})",
         ((1, 64), (2, 64), (1, 40)),
     ),
+    # the tiles laid out in a window of dynamic shared memory (T: at most 512 bytes, U 512)
+    "window64": (
+        f"ss.LaunchContract(domain=1, block=64, tile_shared=1024, requires={_REQUIRES})",
+        ((1, 64), (2, 64)),
+    ),
+    # T is the dynamic tile (its length read at launch: shared_mem = 4 * T's length)
+    "dynamic": (
+        f"ss.LaunchContract(domain=1, max_threads=64, dynamic_shared=(0, 1024), "
+        f"requires={_REQUIRES})",
+        ((1, 64), (2, 64), (1, 40)),
+    ),
 }
 _TID = "cuda.threadIdx.x"
 _SYNC = "ss.block.sync()"
@@ -71,6 +82,7 @@ class Generated:
     contract: str  # a key of CONTRACTS
     shapes: tuple[tuple[int, int], ...]
     features: set[str] = field(default_factory=set)
+    shared_mem: int | None = None  # bytes of dynamic shared memory a launch needs
 
 
 class _Gen:
@@ -395,18 +407,6 @@ class _Gen:
         self.features.add(f"{s}-{kind}")
         if s == "block":
             self.synced()
-        if kind == "sum":
-            return [f"{ind}{x} = ss.{s}.sum({v}) % 997"]
-        if kind in ("max", "min", "broadcast"):
-            return [f"{ind}{x} = ss.{s}.{kind}({v})"]
-        if kind == "scan":
-            return [f"{ind}{x} = ss.{s}.scan({v}) % 997"]
-        if kind == "scan-ex":
-            return [f"{ind}{x} = ss.{s}.scan({v}, inclusive=False) % 997"]
-        if kind == "reduce-max":
-            return [f"{ind}{x} = ss.{s}.reduce({v}, max)"]
-        if kind == "reduce-helper":
-            return [f"{ind}{x} = ss.{s}.reduce({v}, h_max)"]
         if kind == "reduce-tuple":
             y = r.choice(self.vars)
             return [
@@ -414,7 +414,20 @@ class _Gen:
                 f"{ind}{x} = {x} + p0",
                 f"{ind}{y} = {y} + p1",
             ]
-        return [f"{ind}{x} = h_bsum({v})"]
+        e = {
+            "sum": f"ss.{s}.sum({v}) % 997",
+            "max": f"ss.{s}.max({v})",
+            "min": f"ss.{s}.min({v})",
+            "broadcast": f"ss.{s}.broadcast({v})",
+            "scan": f"ss.{s}.scan({v}) % 997",
+            "scan-ex": f"ss.{s}.scan({v}, inclusive=False) % 997",
+            "reduce-max": f"ss.{s}.reduce({v}, max)",
+            "reduce-helper": f"ss.{s}.reduce({v}, h_max)",
+            "helper": f"h_bsum({v})",
+        }[kind]
+        if r.random() < 0.3:  # overwritten (a uniform value again, for a block collective)
+            return [f"{ind}{x} = {e}"]
+        return [f"{ind}{x} = ({x} + {e}) % 997"]
 
     def simple(self, ind: str) -> list[str]:
         """One statement that is not control flow (the barrier it needs first included)."""
@@ -443,7 +456,9 @@ class _Gen:
             ]
         )
         if kind == "assign":
-            return [f"{ind}{x} = np.int64({self.val()})"]
+            if r.random() < 0.15:  # overwritten: earlier reads into x may become dead
+                return [f"{ind}{x} = np.int64({self.val()})"]
+            return [f"{ind}{x} = {x} ^ np.int64({self.val()})"]
         if kind == "fill":
             return self.fill(ind)
         if kind == "read":
@@ -611,6 +626,12 @@ class _Gen:
         self.discipline = r.choice([0.0, 0.6, 0.95])
         self.budget = r.randint(4, 12)
         make_b = f"B = ss.shared.accumulator({B_SIZE}, np.int32)"
+        dynamic = contract == "dynamic"
+        make_t = (
+            "ss.shared.dynamic_tile(np.int32)"
+            if dynamic
+            else f"ss.shared.tile({self.ts}, np.int32)"
+        )
         if r.random() < 0.25:
             # the accumulator made again at every iteration of a uniform loop around the body
             self.features.add("acc-remade-in-loop")
@@ -638,7 +659,7 @@ class _Gen:
             "    lw = thread.local_index()",
             "    lw2 = thread.local_index_2d()",
             "    o = thread.tile_1d(o2, 2)",
-            f"    T = ss.shared.tile({self.ts}, np.int32)",
+            f"    T = {make_t}",
             f"    U = ss.shared.tile((4, {self.uc}), np.int32)",
             *top,
             "    x0 = np.int64(0)",
@@ -648,6 +669,7 @@ class _Gen:
             "    out[i] = np.float32(x0 + x1 + x2)",
         ]
         self.features.add(f"discipline-{self.discipline}")
+        self.features.add(f"contract-{contract}")
         return Generated(
             0, "\n".join(lines) + "\n", contract, CONTRACTS[contract][1], self.features
         )
