@@ -95,6 +95,8 @@ class _Gen:
         self.budget = 0
         self.names = 0
         self.vars = ["x0", "x1", "x2"]
+        #: variables holding a block (warp) collective's result: uniform conditions on them
+        self.uniform_vars: dict[str, str] = {}
         self.ts = 64  # T's length
         self.uc = 16  # U's columns
         self.async_pending = False
@@ -274,9 +276,12 @@ class _Gen:
     def cond(self, kind: str) -> str:
         r = self.rng
         c = r.randint(0, 3)
+        block_vars = [v for v, scope in self.uniform_vars.items() if scope == "block"]
+        warp_vars = [v for v in self.uniform_vars]
         if kind == "uniform":
             return r.choice(
                 [
+                    *(f"{v} > {c}" for v in block_vars),
                     f"n > {r.randint(0, 1)}",
                     f"n == {r.randint(0, 2)}",
                     "n % 2 == 0",
@@ -286,7 +291,16 @@ class _Gen:
                 ]
             )
         if kind == "warp":
-            return r.choice([f"{_TID} // 32 == 0", f"{_TID} // 32 == 1", f"{_TID} >= 32"])
+            return r.choice(
+                [
+                    f"{_TID} // 32 == 0",
+                    f"{_TID} // 32 == 1",
+                    f"{_TID} >= 32",
+                    f"ss.warp.max({_TID}) > {r.choice([31, 40])}",
+                    f"ss.warp.broadcast({r.choice(self.vars)}) > {c}",
+                    *(f"{v} > {c}" for v in warp_vars),
+                ]
+            )
         choice = r.choice(
             [
                 f"{_TID} < {r.choice([1, 17, 32, 39, 48])}",
@@ -320,6 +334,7 @@ class _Gen:
                 ("async", 1),
                 ("transposed", 1),
                 ("b-stride-read", 0.7),
+                ("stride-sync", 0.6 if self.can_sync() else 0),
             ]
         )
         obj = (
@@ -332,13 +347,23 @@ class _Gen:
         whole = kind in ("async", "transposed")
         v = self.val(avoid=obj)
         if not self.enter(obj, "read" if obj == "B" else "whole" if whole else "fill"):
-            return [f"{ind}{r.choice(self.vars)} = np.int64({v})"]
+            x = r.choice(self.vars)
+            return [f"{ind}{x} = {x} ^ np.int64({v})"]
         self.features.add(f"fill-{kind}")
         w = self.fresh("w")
         if kind == "stride":
             return [
                 f"{ind}for {w} in thread.block_stride(T):",
                 f"{ind}    T[{w}] = {w}.index + {v}",
+            ]
+        if kind == "stride-sync":
+            # a barrier inside the walk: every thread runs it as many times only when the
+            # block divides the tile
+            self.synced()
+            return [
+                f"{ind}for {w} in thread.block_stride(T):",
+                f"{ind}    T[{w}] = {v}",
+                f"{ind}    {_SYNC}",
             ]
         if kind == "stride-add":
             return [f"{ind}for {w} in thread.block_stride(T):", f"{ind}    T[{w}] += {v}"]
@@ -425,8 +450,14 @@ class _Gen:
             "reduce-helper": f"ss.{s}.reduce({v}, h_max)",
             "helper": f"h_bsum({v})",
         }[kind]
-        if r.random() < 0.3:  # overwritten (a uniform value again, for a block collective)
-            return [f"{ind}{x} = {e}"]
+        if r.random() < 0.3:
+            # a fresh variable, uniform when the collective's result is: its branches are
+            # block- (warp-) uniform. (Not x0..x2 overwritten: reads into them would be dead.)
+            u = self.fresh("u")
+            self.vars.append(u)
+            if kind not in ("scan", "scan-ex"):
+                self.uniform_vars[u] = s
+            return [f"{ind}{u} = {e}", f"{ind}x0 = x0 + {u}"]
         return [f"{ind}{x} = ({x} + {e}) % 997"]
 
     def simple(self, ind: str) -> list[str]:
@@ -447,7 +478,7 @@ class _Gen:
                 ("sync", 0 if quiet else 8),
                 ("helper-sync", 0 if quiet else 1),
                 ("block-coll", 0 if quiet else 5),
-                ("warp-coll", 0 if quiet else 4),
+                ("warp-coll", 0 if quiet else 6),
                 ("acc-update", 5),
                 ("global-acc", 1.5),
                 ("out", 4),
@@ -456,8 +487,6 @@ class _Gen:
             ]
         )
         if kind == "assign":
-            if r.random() < 0.15:  # overwritten: earlier reads into x may become dead
-                return [f"{ind}{x} = np.int64({self.val()})"]
             return [f"{ind}{x} = {x} ^ np.int64({self.val()})"]
         if kind == "fill":
             return self.fill(ind)
@@ -502,34 +531,44 @@ class _Gen:
         return lines
 
     def out(self, ind: str) -> list[str]:
+        """An output write. The value goes through a variable that reaches the last write of
+        ``out``, so that every read feeding it stays live: a later write of the same element
+        may make this store dead, and LLVM would drop the read with it (the compiled form
+        rightly sees no read then, while the replay of the source does)."""
         r = self.rng
         kind = self.pick(
             [("index", 3), ("stride", 1), ("tile", 2), ("block-leader", 1), ("warp-leader", 1)]
         )
         self.features.add(f"out-{kind}")
-        v = self.val()
+        x = r.choice(self.vars)
+        keep = f"{ind}{x} = {x} ^ np.int64({self.val()})"
         g = self.fresh("g")
         if kind == "index":
-            return [f"{ind}out[i] = np.float32({v})"]
+            return [keep, f"{ind}out[i] = np.float32({x})"]
         if kind == "stride":
             return [
+                keep,
                 f"{ind}for {g} in thread.grid_stride(out):",
-                f"{ind}    out[{g}] = np.float32({v})",
+                f"{ind}    out[{g}] = np.float32({x} + {g}.index)",
             ]
         if kind == "tile":
             k = r.choice(["0", "1", "n", *self.loop_vars])
-            return [f"{ind}o[{k}] = {v}"]
+            return [keep, f"{ind}o[{k}] = {x}"]
         if kind == "block-leader":
-            return [f"{ind}pb[thread.block_leader()] = {v}"]
-        return [f"{ind}pw[thread.warp_leader()] = {v}"]
+            return [keep, f"{ind}pb[thread.block_leader()] = {x}"]
+        return [keep, f"{ind}pw[thread.warp_leader()] = {x}"]
 
     def body(self, ind: str, count: int, divergent: bool, loop: bool) -> list[str]:
         """A nested block: under a thread-dependent construct if ``divergent``; a loop's
         body if ``loop`` (a careful author ends it with a barrier when it has a phase)."""
         saved = self.divergent
+        names = len(self.vars)
         self.divergent += divergent
         self.loops += loop
         lines = self.block(ind, count)
+        for gone in self.vars[names:]:  # bound in this block only
+            self.uniform_vars.pop(gone, None)
+        del self.vars[names:]
         if loop and any(self.phase.values()) and self.can_sync() and self.careful():
             lines.append(f"{ind}{_SYNC}")
             self.synced()
@@ -616,7 +655,8 @@ class _Gen:
                 break
             self.budget -= 1
             out += self.stmt(ind)
-        return out or [f"{ind}pass"]
+        # (not `pass`: a branch on a read with an empty body would make the read dead)
+        return out or [f"{ind}x0 = x0 + 1"]
 
     def kernel(self) -> Generated:
         r = self.rng
