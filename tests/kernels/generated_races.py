@@ -72,6 +72,9 @@ CONTRACTS: dict[str, tuple[str, tuple[tuple[int, int], ...]]] = {
     ),
 }
 _TID = "cuda.threadIdx.x"
+#: The variables statements assign: all three reach the kernel's last output write, so no
+#: read is dead (a read LLVM drops is no read in the compiled code; the replay has it).
+_TARGETS = ("x0", "x1", "x2")
 _SYNC = "ss.block.sync()"
 
 
@@ -347,7 +350,7 @@ class _Gen:
         whole = kind in ("async", "transposed")
         v = self.val(avoid=obj)
         if not self.enter(obj, "read" if obj == "B" else "whole" if whole else "fill"):
-            x = r.choice(self.vars)
+            x = r.choice(_TARGETS)
             return [f"{ind}{x} = {x} ^ np.int64({v})"]
         self.features.add(f"fill-{kind}")
         w = self.fresh("w")
@@ -374,7 +377,7 @@ class _Gen:
                 f"{ind}        T[{w}] = {v}",
             ]
         if kind == "stride-own-read":
-            x = r.choice(self.vars)
+            x = r.choice(_TARGETS)
             return [
                 f"{ind}for {w} in thread.block_stride(T):",
                 f"{ind}    T[{w}] = {v}",
@@ -407,12 +410,12 @@ class _Gen:
         if kind == "transposed":
             return [f"{ind}ss.shared.fill_transposed(U, a2, (0, {r.choice(['0', 'n'])}))"]
         # the accumulator's own elements, walked (reads of B through block_stride witnesses)
-        x = r.choice(self.vars)
+        x = r.choice(_TARGETS)
         return [f"{ind}for {w} in thread.block_stride(B):", f"{ind}    {x} = {x} + B[{w}]"]
 
     def collective(self, ind: str, scope: str) -> list[str]:
         r = self.rng
-        x = r.choice(self.vars)
+        x = r.choice(_TARGETS)
         v = self.val()
         s = "block" if scope == "block" else "warp"
         kind = self.pick(
@@ -433,7 +436,7 @@ class _Gen:
         if s == "block":
             self.synced()
         if kind == "reduce-tuple":
-            y = r.choice(self.vars)
+            y = r.choice(_TARGETS)
             return [
                 f"{ind}p0, p1 = ss.{s}.reduce((np.int64({v}), np.int64({self.val()})), h_pair)",
                 f"{ind}{x} = {x} + p0",
@@ -468,7 +471,7 @@ class _Gen:
 
     def _simple(self, ind: str) -> list[str]:
         r = self.rng
-        x = r.choice(self.vars)
+        x = r.choice(_TARGETS)
         quiet = not self.can_sync() and self.careful()  # no collective where threads diverge
         kind = self.pick(
             [
@@ -524,7 +527,8 @@ class _Gen:
         lines = self.fill(ind) + [f"{ind}{_SYNC}"]
         self.synced()
         for _ in range(r.randint(1, 2)):
-            lines.append(f"{ind}{r.choice(self.vars)} = {r.choice(self.vars)} + {self.read()}")
+            y = r.choice(_TARGETS)
+            lines.append(f"{ind}{y} = {y} + {self.read()}")
         if r.random() < 0.8:
             lines.append(f"{ind}{_SYNC}")
             self.synced()
@@ -540,7 +544,7 @@ class _Gen:
             [("index", 3), ("stride", 1), ("tile", 2), ("block-leader", 1), ("warp-leader", 1)]
         )
         self.features.add(f"out-{kind}")
-        x = r.choice(self.vars)
+        x = r.choice(_TARGETS)
         keep = f"{ind}{x} = {x} ^ np.int64({self.val()})"
         g = self.fresh("g")
         if kind == "index":
@@ -630,11 +634,7 @@ class _Gen:
                 f"{ind}    {var} += 1",
                 *body,
             ]
-        flavor = (
-            r.choice(["uniform", "thread"])
-            if kind == "break"
-            else r.choice(["uniform", "thread", "thread"])
-        )
+        flavor = r.choice(["uniform", "thread", "warp"] + ([] if kind == "break" else ["thread"]))
         what = r.choice(["break", "continue"]) if kind == "break" else "return"
         self.features.add(f"{what}-{flavor}")
         cond = self.cond(flavor)

@@ -13,7 +13,9 @@ For each seed:
 * the *dynamic* verdict: ``simtsafe.sim.check`` replays the kernel (decorated without
   the source phase analysis, so refused kernels replay too) at every launch shape its
   contract admits (one or two blocks; 64 threads, or 40: a partial warp) and
-  ``n`` = 0, 1, 2, and gives the set of what it found: ``race`` (with the kind of memory),
+  ``n`` = 0, 1, 2, then with a second input whose values have the other signs (``n`` = 1
+  for an accepted kernel; 0 to 3 for a refused one the first replays found nothing
+  wrong with), and gives the set of what it found: ``race`` (with the kind of memory),
   ``barrier_divergence``, ``warp_mask``, ``out_of_bounds`` (a read or a write),
   ``uninitialized``, ``dropped_write``, ``raised`` (a simulated thread raised),
   ``incomplete``; none of them is ``clean``.
@@ -226,13 +228,18 @@ def check_source(
         compiled, cmessage = _static(kernel)
         kinds, details = dynamic(kernel, shapes, shared_mem=shared_mem)
         refused = "accepted" not in (static or compiled, compiled)
-        if refused and not any(k in BROKEN_PROMISES or k.startswith("raised") for k in kinds):
-            # a refusal the replays did not justify: try the other input and n = 3
+        if not refused:
+            # an acceptance: the other input too (branches on input values go the other way)
+            more, more_details = dynamic(kernel, shapes, (1,), flipped=True, shared_mem=shared_mem)
+        elif not any(k in BROKEN_PROMISES or k.startswith("raised") for k in kinds):
+            # a refusal the replays did not justify: the other input, and n = 3
             more, more_details = dynamic(
                 kernel, shapes, (*NS, 3), flipped=True, shared_mem=shared_mem
             )
-            kinds = sorted(set(kinds) | set(more) - {"clean"}) or ["clean"]
-            details += [f"(second input) {d}" for d in more_details]
+        else:
+            more, more_details = ["clean"], []
+        kinds = sorted((set(kinds) | set(more)) - {"clean"}) or ["clean"]
+        details += [f"(second input) {d}" for d in more_details]
     if not static:
         static, message = compiled, cmessage
     return Outcome(seed, contract, static, compiled, kinds, features, message or cmessage, details)
