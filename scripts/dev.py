@@ -39,8 +39,9 @@ SUBPROCESS_TESTS = [
     "tests/ptx/test_inlining_speed_ptx.py",
 ]
 #: PTX tests whose kernels take the longest to compile (the bf16 GEMM example and its raw
-#: twin, about a minute each): beside the differential, which they balance.
-LONG_COMPILES = ["tests/ptx/test_gemm_bf16_ptx.py"]
+#: twin, about a minute each; the race differential's generated kernels): beside the
+#: uniformity differential, which they balance.
+LONG_COMPILES = ["tests/ptx/test_gemm_bf16_ptx.py", "tests/ptx/test_race_differential.py"]
 #: The decode application's tests, run beside the first half of the simulator's tests: the two
 #: halves then take about the same time (the other examples run in the second half).
 DECODE_EXAMPLES = ["tests/examples/test_decode.py", "tests/examples/test_attacks9_decode.py"]
