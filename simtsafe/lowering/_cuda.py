@@ -59,7 +59,7 @@ from .._spaces import (
     in_bounds_rank_refusal,
     witness_required,
 )
-from . import _coop, _halfcasts, _lowerchecks, _provenance  # noqa: F401  (_halfcasts: a cast)
+from . import _coop, _halfcasts, _lowerchecks, _provenance  # noqa: F401  (_halfcasts: casts)
 from ._bf16 import bf16_to_f32, is_bf16, stored_element
 from ._runaligned import assume_run_aligned
 
