@@ -315,8 +315,14 @@ def _wrapping(text: str) -> str:
     arithmetic wraps and a thread takes the branch the analysed copy deleted (attack round
     31). Without the flags every fold holds for wrapping arithmetic and exact IEEE floats,
     as the analysis assumes. NVVM still compiles the original, flags and all.
+
+    The other instructions whose result LLVM makes poison where the GPU computes a value
+    are written as the GPU computes them: a shift by a run-time amount or by a literal one
+    of the width or more (``_clamped_shift``, ``_literal_shift``), and a float-to-integer
+    conversion out of range (``_saturating``; attack round 33).
     """
     out = []
+    needed: set[str] = set()
     for line in text.splitlines():
         if line.startswith((" ", "\t")):  # an instruction (metadata, names: column 0)
             line = _POISON_FLAGS_RE.sub("", line)
@@ -324,7 +330,16 @@ def _wrapping(text: str) -> str:
             if shift is not None:
                 out.extend(_clamped_shift(*shift.groups()))
                 continue
+            literal = _LITERAL_SHIFT_RE.match(line)
+            if literal is not None:
+                out.append(_literal_shift(*literal.groups()))
+                continue
+            conv = _FPTOI_RE.match(line)
+            if conv is not None and conv.group(4) in _FP_SUFFIX:
+                line, declaration = _saturating(*conv.groups())
+                needed.add(declaration)
         out.append(line)
+    out.extend(sorted(d for d in needed if d.split(" @", 1)[1].split("(", 1)[0] not in text))
     return "\n".join(out) + "\n"
 
 
@@ -332,6 +347,20 @@ def _wrapping(text: str) -> str:
 _SHIFT_RE = re.compile(
     r'^(\s*)%"((?:[^"\\]|\\.)*)" = (shl|lshr|ashr) i(\d+) ([^,]+), (%"(?:[^"\\]|\\.)*")(.*)$'
 )
+#: ``%"x" = shl|lshr|ashr iN A, 70``: a shift by a literal amount.
+_LITERAL_SHIFT_RE = re.compile(
+    r'^(\s*)%"((?:[^"\\]|\\.)*)" = (shl|lshr|ashr) i(\d+) ([^,]+), (-?\d+)(.*)$'
+)
+#: ``%"x" = fptosi|fptoui FT V to iN``: a float-to-integer conversion.
+_FPTOI_RE = re.compile(r'^(\s*)%"((?:[^"\\]|\\.)*)" = (fptosi|fptoui) (\w+) (\S+) to i(\d+)(.*)$')
+#: LLVM's float types -> the suffix of ``llvm.fpto[su]i.sat``'s name.
+_FP_SUFFIX = {"half": "f16", "bfloat": "bf16", "float": "f32", "double": "f64"}
+
+
+def _ptx_amount(width: int) -> int:
+    """The bits of a shift amount PTX reads: a ``.b64`` shift takes its amount as ``.u32``
+    (NVVM truncates an i64 amount with ``cvt.u32.u64``, at ``-opt=0`` and by default)."""
+    return 32 if width > 32 else width
 
 
 def _clamped_shift(
@@ -340,11 +369,16 @@ def _clamped_shift(
     """A shift by a run-time amount as the GPU computes it: PTX clamps the amount to the
     width (``shl``/``lshr`` give 0, ``ashr`` the sign), where LLVM makes an amount of the
     width or more poison and folds through it (``(1 << t) != 0`` to true; NVVM at
-    ``-opt=0`` computes it: attack round 31)."""
+    ``-opt=0`` computes it: attack round 31). An i64 shift's amount is its low 32 bits
+    first (``cvt.u32.u64``): ``v << (n | 2**32)`` shifts by ``n`` on the GPU (round 33)."""
     w = int(width)
     ty = f"i{w}"
     fallback = "0" if op != "ashr" else f'%"{name}.sssign"'
-    lines = [
+    lines = []
+    if _ptx_amount(w) < w:
+        lines.append(f'{indent}%"{name}.ssu32" = and {ty} {amount}, 4294967295{rest}')
+        amount = f'%"{name}.ssu32"'
+    lines += [
         f'{indent}%"{name}.ssamt" = and {ty} {amount}, {w - 1}{rest}',
         f'{indent}%"{name}.ssraw" = {op} {ty} {value}, %"{name}.ssamt"{rest}',
         f'{indent}%"{name}.ssok" = icmp ult {ty} {amount}, {w}{rest}',
@@ -355,6 +389,33 @@ def _clamped_shift(
         f'{indent}%"{name}" = select i1 %"{name}.ssok", {ty} %"{name}.ssraw", {ty} {fallback}{rest}'
     )
     return lines
+
+
+def _literal_shift(
+    indent: str, name: str, op: str, width: str, value: str, amount: str, rest: str
+) -> str:
+    """A shift by a literal amount as the GPU computes it (the amount's low bits PTX reads,
+    clamped to the width): LLVM makes ``v >> 70`` poison, NVVM at ``-opt=0`` emits
+    ``shr.s64 %rd, %rd, 70`` -- the sign (attack round 33)."""
+    w = int(width)
+    k = (int(amount) % (1 << w)) % (1 << _ptx_amount(w))
+    if k >= w:
+        if op != "ashr":
+            return f'{indent}%"{name}" = and i{w} {value}, 0{rest}'
+        k = w - 1
+    return f'{indent}%"{name}" = {op} i{w} {value}, {k}{rest}'
+
+
+def _saturating(
+    indent: str, name: str, op: str, fty: str, value: str, width: str, rest: str
+) -> tuple[str, str]:
+    """A float-to-integer conversion as PTX's ``cvt.rzi`` computes it: saturated to the
+    integer's range, NaN to 0 (``llvm.fpto[su]i.sat``). LLVM makes an out-of-range value
+    poison: ``np.int64(np.float64(1e300)) if c else 0`` folded to 0, where NVVM at ``-opt=0``
+    gives 2**63 - 1 (attack round 33). Returns the call and its declaration."""
+    fn = f"llvm.{op}.sat.i{width}.{_FP_SUFFIX[fty]}"
+    call = f'{indent}%"{name}" = call i{width} @{fn}({fty} {value}){rest}'
+    return call, f"declare i{width} @{fn}({fty})"
 
 
 def _writable_constants(text: str) -> str:
