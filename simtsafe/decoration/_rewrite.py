@@ -272,6 +272,14 @@ def _flatten(stmts: Sequence[Any]) -> list[ast.stmt]:
     return out
 
 
+#: Lists, sets and dicts: Numba builds them only with its runtime (NRT), which CUDA kernels
+#: lack (its lowering fails with a NumbaRuntimeError or an AttributeError).
+_NO_HEAP = (
+    "a list, dict or set needs Numba's runtime, which CUDA kernels do not have: hold a few "
+    "values in a tuple, `(a, b)`, and a thread-private array in `cuda.local.array(n, dtype)` "
+    "(n a constant)"
+)
+
 _FORBIDDEN_NODES: dict[type, str] = {
     ast.Import: "imports belong at module level; refer to the module's names there",
     ast.ImportFrom: "imports belong at module level; refer to the module's names there",
@@ -281,6 +289,9 @@ _FORBIDDEN_NODES: dict[type, str] = {
     ast.FunctionDef: "nested functions are not allowed in kernels; write a @simtsafe.device helper",
     ast.AsyncFunctionDef: "async code cannot run in a kernel",
     ast.Lambda: "lambdas are not allowed in kernels; write a @simtsafe.device helper",
+    ast.List: _NO_HEAP,
+    ast.Set: _NO_HEAP,
+    ast.Dict: _NO_HEAP,
     ast.ListComp: "comprehensions are not allowed in kernels; write a loop",
     ast.SetComp: "comprehensions are not allowed in kernels; write a loop",
     ast.DictComp: "comprehensions are not allowed in kernels; write a loop",
@@ -538,7 +549,8 @@ class _Checker(ast.NodeTransformer):
 
     def generic_visit(self, node: ast.AST) -> ast.AST:
         reason = _FORBIDDEN_NODES.get(type(node))
-        if reason is not None:
+        if reason is not None and not isinstance(getattr(node, "ctx", None), ast.Store):
+            # (a list as an assignment target, `[a, b] = t`, unpacks: no list is built)
             raise self.fail(node, reason, "statement")
         return super().generic_visit(node)
 

@@ -166,7 +166,8 @@ def typing_error_classes() -> tuple[type[BaseException], ...]:
 
     # NotDefinedError: the bytecode reads a name no scope binds (a global read before the
     # function's own binding of that name, which makes it local throughout).
-    names = ("TypingError", "LoweringError", "NotDefinedError")
+    # NumbaRuntimeError: lowering an object that needs Numba's runtime (a list, a dict).
+    names = ("TypingError", "LoweringError", "NotDefinedError", "NumbaRuntimeError")
     classes: list[type[BaseException]] = [getattr(core_errors, n) for n in names]
     if not SIMULATOR:
         from numba.cuda.core import errors as cuda_errors

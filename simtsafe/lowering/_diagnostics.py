@@ -89,6 +89,15 @@ _BF16_SCALAR = (
 )
 
 _NOT_DEFINED = re.compile(r"Variable '([^']+)' is not defined")
+#: What Numba's lowering says of an object it would allocate with its runtime (NRT), which
+#: CUDA kernels do not have, and the message for it.
+_NEEDS_NRT = "NRT required but not enabled"
+_NO_HEAP = (
+    "an object Numba allocates at run time (a string, list, dict or set built in the "
+    "kernel) needs Numba's runtime, which CUDA kernels do not have: hold a few values in a "
+    "tuple, `(a, b)`, and a thread-private array in `cuda.local.array(n, dtype)` (n a "
+    "constant)"
+)
 
 _UNBOUND_NAME = (
     "`{name}` has no value where it is read: the function assigns `{name}` later (or "
@@ -152,6 +161,8 @@ def translate_typing_error(exc: BaseException, name: str, filename: str) -> Base
         message, lineno = _second_call(message, lineno)
     elif not_defined is not None:
         message = _UNBOUND_NAME.format(name=not_defined.group(1))
+    elif _NEEDS_NRT in text:
+        message = _NO_HEAP
     elif operation is not None and _run_time_string(operation):
         message = _RUN_TIME_STRING.format(operation=operation)
     elif operation is not None and operation.startswith(("_vec_load(", "_vec_load_runs(")):
