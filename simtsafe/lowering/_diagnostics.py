@@ -161,10 +161,10 @@ def translate_typing_error(exc: BaseException, name: str, filename: str) -> Base
         message, lineno = _second_call(message, lineno)
     elif not_defined is not None:
         message = _UNBOUND_NAME.format(name=not_defined.group(1))
-    elif _NEEDS_NRT in text:
-        message = _NO_HEAP
     elif operation is not None and _run_time_string(operation):
         message = _RUN_TIME_STRING.format(operation=operation)
+    elif _NEEDS_NRT in text:
+        message = _NO_HEAP
     elif operation is not None and operation.startswith(("_vec_load(", "_vec_load_runs(")):
         message = _VEC_RUN_TIME_N  # the typer matches a constant n only (lowering/_vec)
     elif operation is not None:

@@ -74,4 +74,6 @@ def test_op_defined_below_the_kernel_is_accepted(tmp_path: Path) -> None:
 def test_op_returning_a_list_gets_simtsafe_message(tmp_path: Path) -> None:
     with pytest.raises(ss.SafetyError) as info:
         load_kernel_module(tmp_path, FINDINGS["op-returning-list-message"]).k.ptx(cc=CC)
-    assert "the op of block.reduce must take two" in str(info.value), str(info.value)
+    # a list is refused where it is built, with the tuple to use instead (decoration)
+    assert "a list, dict or set needs Numba's runtime" in str(info.value), str(info.value)
+    assert "hold a few values in a tuple" in str(info.value) and info.value.lineno is not None
