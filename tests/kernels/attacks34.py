@@ -104,7 +104,7 @@ bounds are exact (``_fits``: no result past 64 bits), the counters stepped toget
 constant start offset on every entry and one same step on every path back, and a phi's
 edges are pruned only by facts not re-evaluated since.
 
-Accepted and safe by arithmetic (``POSITIONS_ACCEPTED``, 18): a ``while j < 4`` counter with
+Accepted and safe by arithmetic (``POSITIONS_ACCEPTED``, 17): a ``while j < 4`` counter with
 ``t[j - 1]``, counters from -1 and -2 beside ``range(4)``, reset together on a thread-dependent
 path, read after the loop (3) or after a ``break``, ``q`` rebound to ``q + 3`` then ``- 4``,
 ``q - 1`` after a ``break`` from ``range(4)``/``range(5)``, a ``continue`` after the step,
@@ -116,7 +116,8 @@ Device helpers returning the ``IndexError`` status (``_Joins``): accepted and sa
 branches, a helper's own loop, two calls, ``(x & 3) - 1``); refused where a position leaves
 the tuple (``HELPERS_REFUSED``, 4).
 
-Undefined behaviour (``UB_HELD``, refused at the default level and at ``opt=False``, 13 shapes):
+Undefined behaviour (``UB_HELD``, refused at the default level and at ``opt=False``, 19 shapes;
+``FASTMATH_HELD``, 3):
 Numba guards every integer ``//``, ``%``, ``divmod`` (zero divisor: 0; ``INT_MIN // -1``: 0)
 for int64, int32 and uint64, so no ``sdiv``/``udiv`` by a possible zero or overflow reaches
 the copy unguarded, and its range-loop count ``sdiv`` runs after the step-0 check; ``abs``
@@ -256,6 +257,16 @@ UB_HELD: dict[str, str] = {
     "floor-of-huge": "    w = math.floor(np.float64(v) * 1e300)\n    if w != 0 and v > 0:\n        return",
     "round-of-huge": "    w = round(np.float64(v) * 1e300)\n    if w != 0 and v > 0:\n        return",
     "int-of-nan": "    w = int(np.float64(v) * np.inf * 0.0)\n    if w != 0:\n        return",
+    "trunc-of-huge": "    w = math.trunc(np.float64(v) * 1e300)\n    if w != 0 and v > 0:\n        return",
+    "ceil-of-huge": (
+        "    w = math.ceil(np.float32(v) * np.float32(1e30))\n    if w == 0 and v > 0:\n        return"
+    ),
+    "uint32-of-uint64-float": (
+        "    w = np.uint32(np.float32(np.uint64(v)))\n    if w == 0:\n        return"
+    ),
+    "int16-of-float16": (
+        "    w = np.int16(np.float16(v) * np.float16(1000))\n    if w == 0:\n        return"
+    ),
     "uint8-of-300": (
         "    w = np.uint8(np.float32(v) * np.float32(300))\n    if w == 0:\n        return"
     ),
