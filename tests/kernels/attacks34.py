@@ -93,7 +93,8 @@ HELD
 =============================================================================================
 
 Signed tuple positions (1556cfb): every unsafe shape tried is refused (``POSITIONS_REFUSED``,
-17): ``while`` counters that reach 4 or -5, a second counter from 1 or -5 beside a range
+21): ``range(np.int32(6))``, ``range(np.uint32(4))``/``range(np.uint64(4))`` with ``q - 5``,
+an ``np.int8`` sum that wraps, ``while`` counters that reach 4 or -5, a second counter from 1 or -5 beside a range
 loop, a counter stepped by 2 past the tuple, ``q`` rebound in the body (``q + 5 - 4``), ``q``
 after a thread-dependent ``break`` from ``range(6)``, a counter after the loop from 0 (4),
 a counter stepped under a thread-dependent ``break`` (0..4), a counter stepped in a
@@ -104,12 +105,19 @@ bounds are exact (``_fits``: no result past 64 bits), the counters stepped toget
 constant start offset on every entry and one same step on every path back, and a phi's
 edges are pruned only by facts not re-evaluated since.
 
-Accepted and safe by arithmetic (``POSITIONS_ACCEPTED``, 17): a ``while j < 4`` counter with
+Accepted and safe by arithmetic (``POSITIONS_ACCEPTED``, 22): ``q - 1`` over ``int32``,
+``uint32`` and ``int8`` range loops, ``range(-2**63, -2**63 + 3)`` with ``q + 2**63 - 1``,
+``range(-4, 4, 2**63 - 1)`` (one trip), a ``while j < 4`` counter with
 ``t[j - 1]``, counters from -1 and -2 beside ``range(4)``, reset together on a thread-dependent
 path, read after the loop (3) or after a ``break``, ``q`` rebound to ``q + 3`` then ``- 4``,
 ``q - 1`` after a ``break`` from ``range(4)``/``range(5)``, a ``continue`` after the step,
 an inner loop's ``j + r - 1``, a 32-bit ``q - 1`` sign-extended, ``q + 2**64`` (Numba folds
 it to ``q``).
+
+Accepted and safe on the GPU only (``COMPILED_ONLY``, 3; Python would raise): Numba's range
+count wraps as LLVM folds it -- ``range(3, -2**63 + 1, -2**62)`` and ``range(-4, 2**63 - 1,
+2**63 - 1)`` run no trip on the GPU (the difference wraps past the sign), ``np.uint64(q) - 1``
+is Numba's case ``t[-1]``.
 
 Device helpers returning the ``IndexError`` status (``_Joins``): accepted and safe
 (``HELPERS_ACCEPTED``, 6: ``t[q - 1]`` in a helper over ``range(4)`` and ``range(5)``, two
@@ -147,6 +155,7 @@ stepping down (0..-3, 0..-4).
 from __future__ import annotations
 
 __all__ = [
+    "COMPILED_ONLY",
     "FINDINGS",
     "FASTMATH_HELD",
     "FINDING_EXITS",
@@ -368,6 +377,14 @@ _POSITIONS_ACCEPTED = {
         "j = -1\nfor q in range(4):\n    for r in range(3):\n        acc += t[j + r - 1]\n"
         "    j += 1"
     ),  # -2..3
+    "int32-range-minus-1": "for q in range(np.int32(4)):\n    acc += t[q - 1]",  # -1..2
+    "uint32-range-minus-1": "for q in range(np.uint32(4)):\n    acc += t[q - 1]",  # -1..2
+    "int8-range-minus-1": "for q in range(np.int8(4)):\n    acc += t[q - np.int8(1)]",  # -1..2
+    "range-from-int64-min": (
+        "for q in range(-9223372036854775807 - 1, -9223372036854775807 + 2):\n"
+        "    acc += t[q + 9223372036854775807]"
+    ),  # -1..1
+    "range-step-huge-one-trip": "for q in range(-4, 4, 9223372036854775807):\n    acc += t[q]",
     "while-two-counters-one-bounded": (
         "j = 0\nr = 0\nwhile j < 4:\n    acc += t[r - 1]\n    j += 1\n    r += 1"
     ),  # -1..2
@@ -408,6 +425,15 @@ _POSITIONS_REFUSED = {
     "near-2-63-plus-4": (
         "for q in range(9223372036854775804, 9223372036854775807):\n    acc += t[q + 4]"
     ),  # wraps to -2**63
+    "int32-range-6-minus-1": "for q in range(np.int32(6)):\n    acc += t[q - 1]",  # 4
+    "uint32-range-minus-5": "for q in range(np.uint32(4)):\n    acc += t[q - 5]",  # -5
+    "uint64-range-minus-5": (
+        "for q in range(np.uint64(4)):\n    acc += t[q - np.uint64(5)]"
+    ),  # 2**64 - 5: -5
+    "int8-wrap": (
+        "for q in range(np.int8(4)):\n"
+        "    acc += t[np.int8(q) + np.int8(127) + np.int8(127) + np.int8(2)]"
+    ),
     "int32-wrap-then-sext": (
         "for q in range(4):\n"
         "    acc += t[np.int64(np.int32(q) + np.int32(2147483647) + np.int32(2))]"
@@ -438,6 +464,25 @@ _POSITIONS_STILL_REFUSED = {
     "counter-down-4": "j = 0\nfor q in range(4):\n    acc += t[j]\n    j -= 1",  # 0..-3
     "counter-down-5": "j = 0\nfor q in range(5):\n    acc += t[j]\n    j -= 1",  # 0..-4
 }
+
+#: loop bodies of ``loop_kernel``: accepted, and safe on the GPU, where Numba's range count is
+#: computed in wrapping arithmetic (LLVM folds the same constant the GPU computes); Python
+#: (and so the simulator) would raise IndexError. ``range(3, -2**63 + 1, -2**62)``: ``stop -
+#: start`` wraps to a positive value, the step is negative, the count is 0 -- no trip (Python:
+#: 3, 3 - 2**62, ...). ``range(-4, 2**63 - 1, 2**63 - 1)``: the difference wraps negative,
+#: the count is 0 (Python: -4, then 2**63 - 5). ``np.uint64(q) - 1``: the bits of -1, Numba's
+#: case ``t[-1]`` (Python: 2**64 - 1).
+_COMPILED_ONLY = {
+    "range-difference-wraps-positive": (
+        "for q in range(3, -9223372036854775807, -4611686018427387904):\n    acc += t[q]"
+    ),
+    "range-difference-wraps-negative": (
+        "for q in range(-4, 9223372036854775807, 9223372036854775807):\n    acc += t[q]"
+    ),
+    "uint64-range-minus-1": "for q in range(np.uint64(4)):\n    acc += t[q - np.uint64(1)]",
+}
+
+COMPILED_ONLY: dict[str, str] = {name: loop_kernel(body) for name, body in _COMPILED_ONLY.items()}
 
 POSITIONS_ACCEPTED: dict[str, str] = {
     name: loop_kernel(body) for name, body in _POSITIONS_ACCEPTED.items()

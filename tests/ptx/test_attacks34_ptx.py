@@ -15,6 +15,7 @@ import simtsafe as ss
 from tests.kernels import load_kernel_module, ptx_refusal
 from tests.kernels.attacks33 import poison_kernel
 from tests.kernels.attacks34 import (
+    COMPILED_ONLY,
     FASTMATH_HELD,
     FINDING_EXITS,
     FINDINGS,
@@ -115,6 +116,15 @@ def test_safe_twins_accepted(tmp_path: Path, name: str, options: str) -> None:
 @pytest.mark.parametrize("name", sorted(POSITIONS_ACCEPTED))
 def test_positions_accepted(tmp_path: Path, name: str) -> None:
     k = load_kernel_module(tmp_path, POSITIONS_ACCEPTED[name]).k
+    assert ss.check_kernel(k) == []
+    assert "bar.sync" in k.ptx(cc=CC)
+
+
+@pytest.mark.parametrize("name", sorted(COMPILED_ONLY))
+def test_positions_by_wrapping_counts_accepted(tmp_path: Path, name: str) -> None:
+    """Safe on the GPU (Numba's count wraps as LLVM folds it: no trip, or Numba's case -1);
+    Python would raise, so not run on the simulator."""
+    k = load_kernel_module(tmp_path, COMPILED_ONLY[name]).k
     assert ss.check_kernel(k) == []
     assert "bar.sync" in k.ptx(cc=CC)
 
