@@ -83,6 +83,16 @@ kernels); then the default level cannot fold through poison the copy does not ha
 kernels stay accepted and become safe. The xfail tests assert the property (refused, or no
 such exit in the default-level PTX), so either kind of fix turns them.
 
+Prototype (scratch, not committed): ``_compat._compile_kernel`` patched to set
+``library._llvm_strs = [_irform._wrapping(t) for t in library.llvm_strs]`` before NVVM runs.
+NVVM accepts the text (``llvm.fptosi.sat`` included); the three findings' default-level PTX
+then has no exit before ``bar.sync`` (only the lane-0 store's branch); the PTX of nine example
+kernels (sgemm, histogram, softmax, heat3d, matmul, transpose, scan x2, layernorm) keeps its
+instruction count (sgemm 1073 -> 1068, the others equal). The launch path cannot be patched
+there: numba-cuda's ``_Kernel.__init__`` calls ``lib.get_asm_str()`` inside
+``disp.compile``, so the rewrite has to reach the library before that (a hook in simtsafe's
+target context / code library), which is why it is left to the lead.
+
 Severity LOW: the kernel must compare a value with the identity's other half (the overflow
 boundary or the shift width) itself; the copy's range proofs (tuple positions, input reads)
 never rest on a wrapped value (``x + y`` is bounded only while it fits), so plain index
