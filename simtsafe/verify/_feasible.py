@@ -200,6 +200,19 @@ class _Counted:
         self.ranges: Ranges | None = None
 
     def below(self, k: str, n: int, block: str) -> bool:
+        ranges = self._ranges()
+        if block not in ranges.graph.idom:
+            return False
+        # a pseudo-input of exactly n elements: no shape value, no parameter bounded by it
+        positions = InputInfo("", 1, n, frozenset(), frozenset(), "")
+        return ranges.within(k, positions, block)
+
+    def span(self, k: str, block: str) -> tuple[int, int] | None:
+        """Signed bounds of ``k`` in ``block`` (``Ranges.signed_span``), negative ones too."""
+        ranges = self._ranges()
+        return ranges.signed_span(k, block) if block in ranges.graph.idom else None
+
+    def _ranges(self) -> Ranges:
         if self.ranges is None:
             graph = Graph.build(
                 self.form.blocks[0].name, {b.name: b.terminator.targets for b in self.form.blocks}
@@ -208,11 +221,7 @@ class _Counted:
                 i.result: b.name for b in self.form.blocks for i in b.instrs if i.result is not None
             }
             self.ranges = Ranges(self.form, graph, self.defs, def_block, {})
-        if block not in self.ranges.graph.idom:
-            return False
-        # a pseudo-input of exactly n elements: no shape value, no parameter bounded by it
-        positions = InputInfo("", 1, n, frozenset(), frozenset(), "")
-        return self.ranges.within(k, positions, block)
+        return self.ranges
 
 
 def _targets(
@@ -229,10 +238,21 @@ def _targets(
         n = 0
         while n in cases:
             n += 1
-        # 64-bit only: ``_ranges`` proves ``0 <= k < n`` of a signed 64-bit index
-        if n == 0 or width != 64 or not counted.below(cond, n, name):
+        # 64-bit only: ``_ranges`` proves ``0 <= k < n`` of a signed 64-bit index, or signed
+        # bounds ``lo <= k <= hi`` (negative positions: Numba's cases ``i - n``)
+        if width != 64:
             return term.targets
-        bounds = (0, n - 1)
+        if n and counted.below(cond, n, name):
+            signed = list(range(n))
+        else:
+            span = counted.span(cond, name)
+            if span is None or span[1] - span[0] >= _MAX_VALUES:
+                return term.targets
+            signed = list(range(span[0], span[1] + 1))
+        if not all(v in cases for v in signed):
+            return term.targets
+        reached = {cases[v] for v in signed}
+        return tuple(t for t in term.targets if t in reached)
     lo, hi = bounds
     signed = [v - (1 << width) if v >> (width - 1) else v for v in range(lo, hi + 1)]
     if not all(v in cases for v in signed):

@@ -155,6 +155,11 @@ class _Trips:
     width: int
 
 
+def _fits(span: tuple[int, int]) -> tuple[int, int] | None:
+    """``span`` when every value in it is a signed 64-bit integer (no run wraps), else None."""
+    return span if -(1 << 63) <= span[0] <= span[1] < 1 << 63 else None
+
+
 def _max(a: int | None, b: int | None) -> int | None:
     return None if a is None or b is None else max(a, b)
 
@@ -208,6 +213,7 @@ class Ranges:
     _reachable: frozenset[str] = frozenset()
     _trip_cache: dict[tuple[str, str], _Trips | None] = field(default_factory=dict)
     _smax: dict[tuple[str, int, tuple[str, ...]], int | None] = field(default_factory=dict)
+    _twin_cache: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ the question
 
@@ -570,6 +576,172 @@ class Ranges:
             ) and self._within(no, info, [*facts, (cond, False, None)], block, False)
         return False
 
+    def signed_span(self, k: str, block: str) -> tuple[int, int] | None:
+        """``lo <= k <= hi`` (``k`` a signed 64-bit value) where ``block`` runs, or None: the
+        values of a tuple index that may be negative (Numba's switch has a case for each
+        position ``i`` and its negative twin ``i - n``: ``t[q - 1]`` for ``q`` in
+        ``range(4)`` takes -1..2, all cases). By ``_sspan``'s rules."""
+        return self._sspan(k, self.facts(block), block, 0)
+
+    def _sspan(self, k: str, facts: list[Fact], point: str, depth: int) -> tuple[int, int] | None:
+        """Signed 64-bit bounds of ``k`` where ``facts`` hold (at ``point``), each exact as the
+        machine computes it: a constant; ``0..U`` from ``_upper_by``; a range loop's index by
+        its trips (``_span``, negative starts and values included); a loop phi equal to such
+        an index plus a constant (``_twins``: ``enumerate``'s count beside the tuple
+        iterator's position); ``x + y`` and ``x - y`` of bounded values while every result
+        fits 64 bits (then no run wraps); ``smin``/``smax``; a select, or a phi over the
+        edges a run may take to ``point`` (``_infeasible``), by the union of their values.
+        The operands of an instruction are bounded with the facts of the block it is
+        computed in (they hold when it runs), a phi's values with those of their edges."""
+        c = _int(k)
+        if c is not None:
+            return (_signed(c, 64), _signed(c, 64))
+        ins = self.defs.get(k)
+        if ins is None or depth > 12 or _width(ins) != 64:
+            return None
+        u = self._upper_by(k, 64, facts, point)
+        if u is not None:
+            return (0, u)
+        span = self._span(k, facts, point)
+        if span is not None:
+            return span
+        if ins.opcode == "phi":
+            home = self.def_block[k]
+            if k in self._within_open:
+                return None  # a cycle of phis (twins of each other): no bound
+            if any(lp.header == home for lp in self.graph.loops):
+                self._within_open.add(k)
+                try:
+                    for base, shift in self._twins(k):
+                        inner = self._sspan(base, facts, point, depth + 1)
+                        if inner is not None:
+                            return _fits((inner[0] + shift, inner[1] + shift))
+                finally:
+                    self._within_open.discard(k)
+                return None  # another loop phi: no bound
+            self._within_open.add(k)
+            try:
+                found: list[tuple[int, int]] = []
+                for value, pred in self._incoming(ins):
+                    if depth == 0 and self._infeasible(pred, home, facts, point):
+                        continue
+                    edge = self._edge_facts(pred, home)
+                    got = self._sspan(value, edge, pred, depth + 1)
+                    if got is None:
+                        return None
+                    found.append(got)
+            finally:
+                self._within_open.discard(k)
+            return (min(f[0] for f in found), max(f[1] for f in found)) if found else None
+        block = self.def_block[k]
+        here = self.facts(block)
+        if ins.opcode == "select":
+            cond, yes, no = (_value(w) for w in _words(ins.text, "select"))
+            a = self._sspan(yes, [*here, (cond, True, None)], block, depth + 1)
+            b = self._sspan(no, [*here, (cond, False, None)], block, depth + 1)
+            return None if a is None or b is None else (min(a[0], b[0]), max(a[1], b[1]))
+        if ins.opcode == "call":
+            body = ins.text.split(" = ", 1)[1] if " = " in ins.text else ins.text
+            if "@llvm.smin.i64(" not in body and "@llvm.smax.i64(" not in body:
+                return None
+            args = [_value(w) for w in split_operands(body.split("(", 1)[1].rsplit(")", 1)[0])]
+            parts = [self._sspan(a, here, block, depth + 1) for a in args]
+            if len(parts) != 2 or parts[0] is None or parts[1] is None:
+                return None
+            pick = min if "@llvm.smin." in body else max
+            return (pick(parts[0][0], parts[1][0]), pick(parts[0][1], parts[1][1]))
+        if ins.opcode not in ("add", "sub"):
+            return None
+        words = _words(ins.text, ins.opcode)
+        if len(words) != 2:
+            return None
+        x = self._sspan(_value(words[0]), here, block, depth + 1)
+        y = self._sspan(_value(words[1]), here, block, depth + 1)
+        if x is None or y is None:
+            return None
+        if ins.opcode == "add":
+            return _fits((x[0] + y[0], x[1] + y[1]))
+        return _fits((x[0] - y[1], x[1] - y[0]))
+
+    def _twins(self, k: str) -> list[tuple[str, int]]:
+        """``(p, d)`` for each other phi ``p`` of ``k``'s loop header with ``k == p + d``
+        (modulo ``2**64``) on every run: entered with constants ``k0 = p0 + d`` on every edge
+        into the loop, and stepped by one same constant on every path back to the header a
+        run may take (``_offsets``; a path that contradicts the branch facts of its back
+        edge is none). Numba's ``enumerate(t)`` counts ``k`` in the header from 0 by 1 beside
+        the tuple iterator's position ``p``, stepped by 1 after the guarded read of ``t``: on
+        the paths back (those with ``p <s len(t)``) both moved by 1, so ``k == p``."""
+        cached = self._twin_cache.get(k)
+        if cached is not None:
+            return cached
+        self._twin_cache[k] = []
+        ins = self.defs.get(k)
+        header = self.def_block.get(k)
+        loop = next((lp for lp in self.graph.loops if lp.header == header), None)
+        if ins is None or header is None or ins.opcode != "phi" or loop is None:
+            return []
+        kin = self._incoming(ins)
+        out = []
+        for other in self.by_name(header).instrs:
+            p = other.result
+            if other.opcode != "phi" or p is None or p == k or _width(other) != 64:
+                continue
+            pin = dict((pred, v) for v, pred in self._incoming(other))
+            if set(pin) != {pred for _v, pred in kin}:
+                continue
+            shifts: set[int] = set()
+            steps: set[int] = set()
+            for kv, pred in kin:
+                pv = pin[pred]
+                if pred not in loop.blocks:
+                    a, b = _int(kv), _int(pv)
+                    if a is None or b is None:
+                        break
+                    shifts.add(_signed(a - b, 64))
+                    continue
+                edge = self._edge_facts(pred, header)
+                ks = self._offsets(kv, k, edge, pred, 0)
+                ps = self._offsets(pv, p, edge, pred, 0)
+                if ks is None or ps is None or len(ks) != 1 or ks != ps:
+                    break
+                steps |= ks
+            else:
+                if len(shifts) == 1 and len(steps) <= 1:
+                    out.append((p, shifts.pop()))
+        self._twin_cache[k] = out
+        return out
+
+    def _offsets(
+        self, x: str, base: str, facts: list[Fact], point: str, depth: int
+    ) -> frozenset[int] | None:
+        """The constants ``d`` with ``x == base + d`` (modulo ``2**64``) on the paths a run
+        may take to ``point`` where ``facts`` hold: ``base`` itself, ``y + C``, a phi of such
+        over its edges that do not contradict the facts (``_infeasible``); None otherwise."""
+        if x == base:
+            return frozenset({0})
+        ins = self.defs.get(x)
+        if ins is None or depth > 16:
+            return None
+        if ins.opcode == "add":
+            a, b = (_value(w) for w in _words(ins.text, "add"))
+            step = _int(b)
+            inner = None if step is None else self._offsets(a, base, facts, point, depth + 1)
+            if inner is None or step is None:
+                return None
+            return frozenset(_signed(d + step, 64) for d in inner)
+        if ins.opcode != "phi" or any(lp.header == self.def_block[x] for lp in self.graph.loops):
+            return None  # a loop header's phi other than ``base``: not followed
+        home = self.def_block[x]
+        found: frozenset[int] = frozenset()
+        for value, pred in self._incoming(ins):
+            if self._infeasible(pred, home, facts, point):
+                continue
+            got = self._offsets(value, base, facts, point, depth + 1)
+            if got is None:
+                return None
+            found |= got
+        return found
+
     def _nonneg_at(self, k: str, facts: list[Fact], block: str) -> bool:
         """``k >= 0`` where ``facts`` hold: from its value, a branch on it, or its parts."""
         return (
@@ -905,15 +1077,22 @@ class Ranges:
         return min((b for b in bounds if b is not None), default=None)
 
     def _incoming(self, ins: Instr) -> list[tuple[str, str]]:
-        """A phi's (value, predecessor) pairs, constants included."""
+        """A phi's (value, predecessor) pairs, constants included, over the edges some run
+        takes: an edge from a block no run reaches is no value, and neither is one from a
+        reached block that never branches to the phi's (a branch on a constant keeps one
+        target: ``br i1 true`` past Numba's ``%`` sign fix-up leaves the other arm's
+        ``poison`` on an edge no run takes)."""
         out = []
         live = self._live()
+        home = self.def_block.get(ins.result or "")
         body = ins.text.split("phi ", 1)[1]
         for part in body.split("[")[1:]:
             inner = part.split("]")[0]
             value, _, pred = inner.partition(",")
-            if pred.strip() in live:  # an edge from a block no run reaches is no value
-                out.append((value.strip(), pred.strip()))
+            pred = pred.strip()
+            if pred not in live or (home is not None and home not in self.graph.succs[pred]):
+                continue
+            out.append((value.strip(), pred))
         return out
 
     def _live(self) -> frozenset[str]:

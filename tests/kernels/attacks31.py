@@ -312,7 +312,8 @@ _HELD_BODIES = {
     "four-minus-q-spelled": "for q in range(4):\n    acc += t[3 - (q - 1)]",
     "while-true-counter": "q = 0\nwhile True:\n    acc += t[q]\n    q += 1\n    if q > 4:\n"
     "        break",
-    "enumerate-u-three-minus": "for q, v in enumerate(u):\n    acc += t[3 - q] * v",
+    # enumerate-u-three-minus (3 - q for q in 0..4) was held here as unsafe, but -1 is
+    # Python's t[-1]: safe, accepted since round 33 (tests/kernels/positions33.py)
 }
 
 #: Refused and unsafe: some thread indexes outside the tuple before the block sum.
@@ -362,7 +363,7 @@ _FALSE_BODIES = {
     "wrapping-count-offset": "for q in range(2**63 - 2, -2**63 + 2):\n    acc += t[q - (2**63 - 2)]",
     "inner-from-p": "for p in range(4):\n    for q in range(p, 4):\n        acc += t[q]",
     "inner-four-minus-p": "for p in range(4):\n    for q in range(4 - p):\n        acc += t[q + p]",
-    "inner-difference": "for p in range(4):\n    for q in range(p + 1):\n        acc += t[p - q]",
+    # inner-difference: fixed in round 33 (tests/kernels/positions33.py: p - q in -3..3)
     "second-variable": "r = 3\nfor q in range(4):\n    acc += t[r]\n    r -= 1",
     "int8-negative-positions": "for q in range(4):\n    acc += t[np.int8(q + 252)]",
 }

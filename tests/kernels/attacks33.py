@@ -153,7 +153,6 @@ FINDINGS: dict[str, str] = {
     "shift-literal-exit": "    if (v >> 70) != 0:\n        return",
     "shift-literal-64": "    if (v >> 64) != 0:\n        return",
     "shift-literal-select": "    w = (v << 64) if v > 0 else np.int64(1)\n    if w == 0:\n        return",
-    "shift-literal-tuple": "    t = (1.0, 2.0)\n    s = np.float32(t[(v >> 70) + 1])",
     # FINDING 2: cvt.u32.u64 of the amount, then shl.b64: n | 2**32 shifts by n
     "shift-amount-high-bits": "    w = v << (n | 4294967296)\n    if w != 0:\n        return",
     # FINDING 3: cvt.rzi saturates; LLVM's fptosi of 1e300 / inf is poison
@@ -185,6 +184,11 @@ SAFE_TWINS: dict[str, str] = {
         "    hi = np.uint32(v) >> np.uint32(32)\n    if hi != np.uint32(0):\n        return"
     ),
     "uniform-shift-past-width": "    if (n >> 70) != 0:\n        return",
+    # was a FINDING before fcf4698 (poison index); with the shift clamped it is the sign, -1
+    # or 0, and the position 0 or 1 of the 2-tuple (-opt=0: `shr.s64 %rd, %rd, 70` then
+    # cases 0 and 1; the default level folds the read away): refused at 42f0c58, accepted
+    # since unif33 (1556cfb's tuple positions) was merged, a98f1d1 (attack round 34): safe
+    "shift-literal-tuple": "    t = (1.0, 2.0)\n    s = np.float32(t[(v >> 70) + 1])",
 }
 
 

@@ -693,8 +693,9 @@ FALSE_REFUSALS: dict[str, dict[str, Any]] = {
     "tuple_position_arith": {
         "fixed": "round 30's range-loop spans (verify/_ranges) accept xv[2 * q], t[q + 1], "
         "t[q + q], t[q | 2], t[e >> 1], range(0, 4, 2), range(np.int8(4)) "
-        "(tests/ptx/test_port20_ptx.py TUPLE_SAFE_FIXED); a while counter, enumerate(t), "
-        "range(-4, 0) and a helper's index stay refused (TUPLE_SAFE_REFUSED)",
+        "(tests/ptx/test_port20_ptx.py TUPLE_SAFE_FIXED); a while counter and a helper's index "
+        "since, enumerate(t) and range(-4, 0) since round 33 (signed bounds, counters stepped "
+        "together)",
         "source": GEMV_INT4_TUPLE_ARITH,
         "kernel": "gemv_int4",
         "where": "compile (compiled-form uniformity)",

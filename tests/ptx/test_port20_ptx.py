@@ -110,8 +110,8 @@ def _probe(body: str) -> str:
 
 #: safe (every position lies in the 4-tuple), refused: the false refusals of this family
 TUPLE_SAFE_REFUSED = {
-    "enumerate_index": "for q, e in enumerate(t):\n    acc += t[q] + e",
-    "negative_range": "for q in range(-4, 0):\n    acc += t[q]",
+    # enumerate_index and negative_range: accepted since round 33 (TUPLE_SAFE_FIXED)
+    "enumerate_zip_index": "for q, (e, f) in enumerate(zip(t, t)):\n    acc += t[q] + e * f",
 }
 #: safe, refused in round 20, accepted since round 30's range-loop spans (verify/_ranges) and
 #: the helper status joins (verify/_feasible._Joins)
@@ -126,6 +126,10 @@ TUPLE_SAFE_FIXED = {
     "e_shift": "for e in range(8):\n    acc += t[e >> 1]",
     "step_2": "for q in range(0, 4, 2):\n    acc += t[q]",
     "int8_range": "for q in range(np.int8(4)):\n    acc += t[q]",
+    # accepted since round 33 (tests/kernels/positions33.py): enumerate's count stepped with
+    # the tuple iterator, Numba's negative cases
+    "enumerate_index": "for q, e in enumerate(t):\n    acc += t[q] + e",
+    "negative_range": "for q in range(-4, 0):\n    acc += t[q]",
 }
 #: safe and accepted (the masked forms compose with + * <<; the plain range variable)
 TUPLE_SAFE_ACCEPTED = {
@@ -212,10 +216,16 @@ DOCUMENTED_POSITIONS = {
     "acc += t[(v & 1) << 2]": False,
     "if v < 4:\n    acc += t[v]": False,
     "acc += t[v % 4]": False,
-    # never out of the tuple, refused today (the page says so, with `& 3` as the fix)
-    "acc += t[x % 4]": False,
-    "acc += t[(x & 255) % 4]": False,
-    "for q in range(8):\n    acc += t[q % 4]": False,
+    "acc += t[x % 5]": False,
+    # accepted since round 33: the sign fix-up of `%` folds to branches on constants for a
+    # non-negative value, and a phi's pair on an edge no run takes is no value
+    "acc += t[x % 4]": True,
+    "acc += t[(x & 255) % 4]": True,
+    "for q in range(8):\n    acc += t[q % 4]": True,
+    # and negative positions (Numba's cases i - 4)
+    "acc += t[-4]": True,
+    "for q in range(4):\n    acc += t[q - 1]": True,
+    "for q in range(4):\n    acc += t[q - 5]": False,
 }
 
 
