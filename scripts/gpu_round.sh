@@ -2,7 +2,7 @@
 # One device call of this round's measurements; every log and result file goes into one
 # tarball $OUT/round-NAME.tgz (the device tool brings back at most 8 files).
 #   scripts/gpu_round.sh NAME STEP...   STEPs: h200 (stop unless on an H200) tests tests_fill tests_records tests_acc tests_decode slots attn latency gemv gemv_runs decode06 decode4b decode06_4096 decode4b_4096 gemm gemm_current wgsweep ptxv ncu_gemm sgemm irregular hash scan
-#                                      primitives decode06_anchor pdl atomics histogram ncu ncu_hist attn_warps fused decode4b_oldvec
+#                                      primitives decode06_anchor pdl atomics histogram ncu ncu_hist attn_warps fused decode4b_oldvec oldnew
 set -uo pipefail
 NAME=$1; shift
 FINAL=${OUT:-benchmarks/results}
@@ -120,6 +120,12 @@ for s in "$@"; do
         run 150 decode4b_${t}$aw python3 benchmarks/decode.py --configs 4b --contexts 0 --skip-anchor --tokens 32 --repeats 3
         grep -E "simtsafe graph|attention|qk_rope|o_proj" "$OUT/decode4b_${t}$aw.log"; done
       rm -rf examples/decode; cp -r /tmp/decode_this examples/decode; unset SIMTSAFE_DECODE_ATTN_WARPS ;;
+    oldnew)  # the 4b step and the sum with .alt/old/simtsafe (NVVM given Numba's text: git archive c6922c8 simtsafe) and this tree's (the wrapping form)
+      for t in old new; do P=$PYTHONPATH; [ "$t" = old ] && P=$PWD/.alt/old:$PYTHONPATH
+        PYTHONPATH=$P run 170 decode4b_$t python3 benchmarks/decode.py --configs 4b --contexts 0 --skip-anchor --tokens 32 --repeats 3
+        grep -E "simtsafe graph|us each" "$OUT/decode4b_$t.log"
+        PYTHONPATH=$P run 120 primitives_sum_$t python3 benchmarks/primitives.py --parts sum
+        grep -E "^\| sum" "$OUT/primitives_sum_$t.log"; done ;;
     atomics) run 90 shared_atomic_probe python3 benchmarks/shared_atomic_probe.py; grep "^|" "$OUT/shared_atomic_probe.log" ;;
     pdl) run 90 pdl_probe python3 benchmarks/pdl_probe.py; grep -E "^\||copy|chain" "$OUT/pdl_probe.log" ;;
     histogram) run 200 primitives_histogram python3 benchmarks/primitives.py --parts histogram; grep -E "^\| histogram" "$OUT/primitives_histogram.log" ;;

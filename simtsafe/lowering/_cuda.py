@@ -59,7 +59,7 @@ from .._spaces import (
     in_bounds_rank_refusal,
     witness_required,
 )
-from . import _coop, _halfcasts, _lowerchecks, _provenance  # noqa: F401  (_halfcasts: casts)
+from . import _coop, _halfcasts, _lowerchecks, _nvvminput, _provenance  # noqa: F401
 from ._bf16 import bf16_to_f32, is_bf16, stored_element
 from ._runaligned import assume_run_aligned
 
@@ -423,6 +423,15 @@ def _column_witness(target: DisjointSliceType, idx: Any) -> Any:
 
 #: Depth of simtsafe compiles on this thread (kernels and their helpers are typed inside).
 _TYPING = threading.local()
+
+
+def compiling() -> bool:
+    """Is a simtsafe kernel (or a helper of one) being compiled on this thread?"""
+    return bool(getattr(_TYPING, "depth", 0))
+
+
+# NVVM compiles, for simtsafe's kernels, the text the compiled-form analysis reads.
+_nvvminput.install(compiling)
 
 
 @contextlib.contextmanager

@@ -11,8 +11,9 @@ LLVM itself has
 
 These transformations preserve the program's meaning (LLVM keeps convergent
 operations where they are), so what the analysis proves of the form holds of
-the code NVVM compiles, which is the untouched original text. The passes run
-in llvmlite's own LLVM; NVVM never sees the result.
+the code NVVM compiles: the same text in its wrapping form (``wrapping_form``,
+which ``_nvvminput`` also hands to NVVM). The passes run in llvmlite's own
+LLVM; NVVM never sees their result.
 
 Before parsing, a result marked ``!ss.uniform`` by simtsafe's lowering
 (``_provenance.declare_uniform``) is routed through a call to an opaque
@@ -54,6 +55,7 @@ __all__ = [
     "laid_out",
     "plain_type_bytes",
     "static_shared_globals",
+    "wrapping_form",
 ]
 
 #: The LLVM name of a Tier-1 ``cuda.local.array``'s alloca (``_localarrays``): every access to
@@ -306,6 +308,19 @@ _POISON_FLAGS_RE = re.compile(
 )
 
 
+#: The first line of a module in its wrapping form (``wrapping_form`` leaves such a text as is).
+WRAPPING_MARK = "; simtsafe: wrapping form"
+
+
+def wrapping_form(text: str) -> str:
+    """``text`` with every instruction that LLVM may make poison written as the GPU computes
+    it: what NVVM compiles for a simtsafe kernel (``_nvvminput``) and what the analysis
+    reads. A text already in that form is returned as it is."""
+    if text.startswith(WRAPPING_MARK):
+        return text
+    return WRAPPING_MARK + "\n" + _wrapping(text)
+
+
 def _wrapping(text: str) -> str:
     """Drop the poison-generating flags from every instruction of the analysed copy.
 
@@ -314,7 +329,9 @@ def _wrapping(text: str) -> str:
     then read folds that NVVM, compiling the original, need not make: on the GPU the
     arithmetic wraps and a thread takes the branch the analysed copy deleted (attack round
     31). Without the flags every fold holds for wrapping arithmetic and exact IEEE floats,
-    as the analysis assumes. NVVM still compiles the original, flags and all.
+    as the analysis assumes. NVVM compiles this form too (``_nvvminput``): with the flags,
+    it could fold one half of an identity that holds only in wrapping arithmetic, ``(v +
+    1) > v`` against ``v != INT64_MAX``, and keep the other (attack round 34).
 
     The other instructions whose result LLVM makes poison where the GPU computes a value
     are written as the GPU computes them: a shift by a run-time amount or by a literal one
@@ -422,8 +439,8 @@ def _writable_constants(text: str) -> str:
     """Declare constant-memory globals ``global`` instead of ``constant`` in the analysed copy.
 
     LLVM deletes a store to a ``constant`` global as undefined behaviour (instcombine), so
-    the analysed copy would hide exactly the writes ``verify._constmem`` must see; NVVM
-    compiles the original, and need not delete them. Reads keep their address space, which
+    the analysed copy would hide exactly the writes ``verify._constmem`` must see; NVVM's
+    text keeps ``constant``, and NVVM need not delete them. Reads keep their address space, which
     is what the analyses key constant memory by.
     """
     return "\n".join(_CONSTANT_GLOBAL_RE.sub(r"\1global", line) for line in text.splitlines())
@@ -432,7 +449,7 @@ def _writable_constants(text: str) -> str:
 def _inlinable(text: str) -> str:
     """Drop ``noinline``/``optnone`` (a debug build puts them on every device function).
 
-    Only the analysed copy changes; NVVM compiles the original. A function the
+    Only the analysed copy changes (NVVM's text keeps them). A function the
     inliner still cannot inline (recursion) stays a call: ``FunctionForm.opaque``.
     """
     out = []
@@ -676,7 +693,7 @@ def _normalize(texts: Sequence[str], root: str, callees: list[str]) -> str:
                         _route_uniform_markers(
                             _freeze_intrinsics(
                                 _name_status_zero_shims(
-                                    _inlinable(_writable_constants(_wrapping(t))), defined
+                                    _inlinable(_writable_constants(wrapping_form(t))), defined
                                 )
                             )
                         )

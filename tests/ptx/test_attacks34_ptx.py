@@ -1,8 +1,9 @@
 """Attack round 34 (tests/kernels/attacks34.py) on the real target (NVVM, no GPU): the signed
 tuple positions of 1556cfb hold (unsafe shapes refused, safe ones accepted), device helpers'
 IndexError status holds, undefined behaviour the copy's passes could use is guarded by Numba
-or refused; two findings at NVVM's default level (it folds through the original IR's poison,
-which the analysed copy no longer has) are pinned as strict xfails."""
+or refused; two findings at NVVM's default level (it folded through the original IR's poison,
+which the analysed copy no longer had) are closed by NVVM compiling the analysed wrapping form
+(lowering/_nvvminput): the kernels are accepted and the PTX has no exit before the barrier."""
 
 from __future__ import annotations
 
@@ -50,21 +51,12 @@ def _before_barrier(ptx: str) -> str:
 # ------------------------------------------------------------------ findings (default level)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="FINDING 1/2: NVVM's default level folds through the original IR's poison (nsw, "
-    "a shift past the width) that lowering/_irform._wrapping removed from the analysed copy "
-    "only; the copy's wrapping identity folds the exit away, the GPU keeps half of it",
-)
 @pytest.mark.parametrize("name", sorted(FINDINGS))
 def test_default_level_has_no_exit_the_copy_folded(tmp_path: Path, name: str) -> None:
-    """Refused, or accepted with no thread-dependent exit before the barrier in the PTX NVVM
-    makes at its default level (both fixes turn this: a refusal, or NVVM given the copy's
-    wrapping/clamped form)."""
-    try:
-        ptx = load_kernel_module(tmp_path, _body_kernel(FINDINGS[name])).k.ptx(cc=CC)
-    except ss.SafetyError:
-        return
+    """Accepted, and no thread-dependent exit before the barrier in the PTX NVVM makes at its
+    default level: NVVM compiles the wrapping form the analysis reads (lowering/_nvvminput),
+    so it cannot fold one half of the identity and keep the other."""
+    ptx = load_kernel_module(tmp_path, _body_kernel(FINDINGS[name])).k.ptx(cc=CC)
     head = _before_barrier(ptx)
     assert not re.search(FINDING_EXITS[name], head), head
 
