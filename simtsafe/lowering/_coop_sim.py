@@ -35,6 +35,7 @@ from .._errors import SafetyError
 from . import _simrt
 from ._cooprule import (
     COLLECTIVE_SCALARS,
+    FLAT_HINT,
     MAX_STATE_FIELDS,
     OP_SPELLING,
     STATIC_SHAPE,
@@ -502,7 +503,7 @@ def _int_index(i: Any, form: str) -> int:
     """The int index of ``form`` (``acc.add(i, v)``); a refusal naming ``form`` otherwise."""
     i = _argument(i, f"{form} as the index")
     if isinstance(i, bool) or not isinstance(i, int | np.integer):
-        _reject(f"{form}: the index must be an int; got {type(i).__name__}")
+        _reject(f"{form}: the index must be an int; got {type(i).__name__}{FLAT_HINT}")
     return int(i)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 __all__ = [
     "COLLECTIVE_SCALARS",
+    "FLAT_HINT",
     "MAX_STATE_FIELDS",
     "STATIC_SHAPE",
     "STATIC_SHARED_LIMIT",
@@ -19,6 +20,14 @@ __all__ = [
     "state_op_refused",
     "tuple_refused",
 ]
+
+#: What follows the refusal of a non-int index of a 1D accumulator (``acc.add((r, c), v)``
+#: on an ``Accumulate`` output, which is 1D): the flat spelling, and the 2D shared form.
+FLAT_HINT = (
+    ". This accumulator is 1D: an Accumulate output always is -- for a 2D array pass its "
+    "C-order flat view (`dense.reshape(-1)`) and update `acc.add(r * ncols + c, v)`; a 2D "
+    "shared accumulator is made with `shared.accumulator((R, C), dtype)`"
+)
 
 #: The refusal of ``thread.block_stride(acc)`` over a 2D shared accumulator (the type's text
 #: follows "got"): its reads take a pair of ints, not the walk's Local2D witness.
