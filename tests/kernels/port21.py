@@ -550,6 +550,51 @@ GELU_HASH_WIDE = BIAS_GELU_DROPOUT.replace(
 )
 
 
+#: the FFT's ping-pong as one loop over the stages, the tiles chosen by the stage's parity
+FFT_PARITY = FFT.replace(
+    """    for s in range(0, LOGN, 2):
+        b[t] = butterfly(a, t.index, s)
+        ss.block.sync()
+        a[t] = butterfly(b, t.index, s + 1)
+        ss.block.sync()""",
+    """    for s in range(LOGN):
+        if s % 2 == 0:
+            b[t] = butterfly(a, t.index, s)
+        else:
+            a[t] = butterfly(b, t.index, s)
+        ss.block.sync()""",
+)
+
+#: BFS with a visited set: a HashTable of vertices, a vertex appended by the insert that won it
+#: (no duplicates in the next frontier; each vertex's level stored as its value)
+BFS_VISITED = """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64, appends={"nxt": "count"},
+           tables={"seen": {"values": ["depth"], "failed": "nf"}}))
+def bfs_visit(nxt: ss.AppendBuffer[np.int32], count: ss.Counter, seen: ss.HashTable[np.int32],
+              depth: ss.HashValues[np.int32], nf: ss.Counter, frontier: In[np.int32],
+              indptr: In[np.int32], indices: In[np.int32], level: np.int32) -> None:
+    for w in thread.grid_stride(frontier):
+        u = frontier[w]
+        for e in range(indptr[u], indptr[u + 1]):
+            v = indices[e]
+            f = seen.insert(v)
+            if f.in_bounds(depth):
+                depth[f] = level
+                s = nxt.claim()
+                nxt[s] = v
+"""
+
+#: the visited set tested against its keys (no value array)
+BFS_VISITED_KEYS = (
+    BFS_VISITED.replace('{"values": ["depth"], "failed": "nf"}', '{"failed": "nf"}')
+    .replace("              depth: ss.HashValues[np.int32], nf:", "              nf:")
+    .replace(
+        "            if f.in_bounds(depth):\n                depth[f] = level\n",
+        "            if f.in_bounds(seen):\n",
+    )
+)
+
+
 # =============================================================================================
 # FALSE_REFUSALS
 # =============================================================================================
@@ -609,6 +654,26 @@ FALSE_REFUSALS: dict[str, dict[str, Any]] = {
         "workaround": "the helper returns the element and the kernel stores it, `b[t] = "
         "butterfly(a, t.index, s)` (ACCEPTED fft256)",
     },
+    "stage_parity_pingpong": {
+        "source": FFT_PARITY,
+        "kernel": "fft256",
+        "where": "decoration (source-level tile phases); the compiled form alike",
+        "message": "kernel 'fft256': shared tile `a` is read by index at line L and filled at "
+        "line L' with no block barrier between them (on some path): another thread may be "
+        "writing the element being read ...; the compiled form alone: 'shared tile 'a' ... is "
+        "read at line L (in helper exp_impl, line 32) and written through a witness at line "
+        "L'' ...' (BAD_ERRORS helper_named_by_the_last_call)",
+        "why_safe": "`for s in range(LOGN): if s % 2 == 0: b[t] = f(a) else: a[t] = f(b)` with "
+        "`block.sync()` after the branch: the condition is the same in every thread (a range "
+        "variable), so in one barrier interval all threads take the same side, and the read "
+        "of `b` (odd stages) and its fill (even stages) are always a barrier apart. Both "
+        "checks see the two sides after the same barrier and do not use that the branch is "
+        "uniform and taken once per interval. A relaxation needs both: a uniform branch run "
+        "more than once in an interval (a loop with no barrier) does race, so it is left as "
+        "reported",
+        "workaround": "the loop unrolled by two with the tiles named in place, as docs/"
+        "porting.md's ping-pong row says (ACCEPTED fft256)",
+    },
 }
 
 
@@ -657,6 +722,37 @@ BAD_ERRORS: dict[str, dict[str, Any]] = {
         "shared.accumulator((R, C)) takes a pair, Accumulate does not, and the message does not "
         "say what to write",
         "workaround": "the flat view and index (ACCEPTED coo_to_dense)",
+    },
+    "hash_insert_won_test": {
+        "fixed": "lowering/_hash.HashTableType.in_bounds_advice, appended by the in_bounds "
+        "refusal (lowering/_cuda.py): the value-array test and how to declare one",
+        "source": BFS_VISITED_KEYS,
+        "kernel": "bfs_visit",
+        "where": "compile (typing)",
+        "message": "kernel 'bfs_visit': w.in_bounds() takes a DisjointSlice, an input array or "
+        "a constant array, got HashTable[array(int32, 1d, C), array(uint64, 1d, C), seen]",
+        "why_bad": "a BFS visited set is a HashTable of vertices: the insert that wins a vertex "
+        "appends it. Without a value array there is no way to ask whether `f = seen.insert(v)` "
+        "won (`f.valid` is 'Numba cannot type .valid of ThreadIndex[Inserted[seen]]', whose "
+        "advice is `w.in_bounds(out)`; `f.in_bounds(seen)` is the message above), and the "
+        "message says neither",
+        "workaround": "declare a value array and test it, `f.in_bounds(depth)` (BFS_VISITED, "
+        "accepted; it stores each vertex's level there)",
+    },
+    "helper_named_by_the_last_call": {
+        "source": FFT_PARITY,
+        "kernel": "fft256",
+        "where": "compile (compiled-form tile phases, with the source-level pass off: "
+        "tests/ptx/test_port21_ptx.py)",
+        "message": "kernel 'fft256': shared tile 'a' (made at line 43) is read at line 51 (in "
+        "helper exp_impl, line 32) and written through a witness at line 53 ...",
+        "why_bad": "line 32 is `a = src[base + j]` in the helper `butterfly`; `exp_impl` is "
+        "Numba's implementation of the `cmath.exp` that `butterfly` calls on the line before. "
+        "The compiled form names the helper of an inlined instruction by the nearest call "
+        "marker before it (verify/_verdict._Locator.frames), and a call's marker does not end "
+        "where the callee returns. Not fixed (needs a marker at each inlined call's return); "
+        "the line is right",
+        "workaround": "read the line number, not the helper's name",
     },
 }
 
@@ -966,18 +1062,56 @@ def _check_bfs(m: ModuleType, rng: np.random.Generator) -> bool:
         depth += 1
         level[fresh] = depth
         frontier = fresh.astype(np.int32)
+    ref = _bfs_levels(nv, src, dst)
+    return bool(np.array_equal(level, ref))
+
+
+def _bfs_levels(nv: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """Each vertex's BFS level from vertex 0 (-1: unreached), by a plain queue."""
     ref = np.full(nv, -1)
     ref[0] = 0
     todo = [0]
-    while todo:  # a plain BFS
-        nxt_ref = []
+    while todo:
+        nxt = []
         for u in todo:
             for v in dst[src == u]:
                 if ref[v] < 0:
                     ref[v] = ref[u] + 1
-                    nxt_ref.append(v)
-        todo = nxt_ref
-    return bool(np.array_equal(level, ref))
+                    nxt.append(v)
+        todo = nxt
+    return ref
+
+
+def _check_bfs_visited(m: ModuleType, rng: np.random.Generator) -> bool:
+    """BFS_VISITED level by level: no vertex is appended twice, the levels are the BFS's."""
+    import simtsafe as ss
+
+    nv, ne = 60, 200
+    src = rng.integers(0, nv, ne)
+    dst = rng.integers(0, nv, ne)
+    order = np.argsort(src, kind="stable")
+    indices = _dev(dst[order].astype(np.int32))
+    indptr = _dev(np.searchsorted(src[order], np.arange(nv + 1)).astype(np.int32))
+    seen, depth, nf = ss.empty_keys(128, np.int32), _dev(np.full(128, -1, np.int32)), ss.counter()
+    launch = m.bfs_visit.prepare(grid=2, block=64)
+
+    def step(frontier: np.ndarray, ptr: Any, idx: Any, level: int) -> np.ndarray:
+        nxt, c = _dev(np.full(nv, -1, np.int32)), ss.counter()
+        launch(nxt, c, seen, depth, nf, _dev(frontier), ptr, idx, np.int32(level))
+        return _host(nxt)[: ss.appended(nxt, c)]
+
+    # level 0: vertex 0 inserted through the one-edge graph 0 -> 0
+    zero = np.array([0], np.int32)
+    frontier = step(zero, _dev(np.array([0, 1], np.int32)), _dev(zero), 0)
+    unique, level = True, 0
+    while frontier.size:
+        level += 1
+        frontier = step(frontier, indptr, indices, level)
+        unique = unique and len(np.unique(frontier)) == len(frontier)
+    keys, vals = _host(seen), _host(depth)
+    levels = np.full(nv, -1)
+    levels[keys[keys >= 0]] = vals[keys >= 0]
+    return bool(unique and np.array_equal(levels, _bfs_levels(nv, src, dst)))
 
 
 def _check_l2(m: ModuleType, rng: np.random.Generator) -> bool:

@@ -176,6 +176,33 @@ def test_a_tile_written_by_a_helper_is_refused_with_the_rule(tmp_path: Path) -> 
 
 
 # ---------------------------------------------------------------------------------------------
+# FALSE_REFUSALS stage_parity_pingpong (not fixed) and BAD_ERRORS helper_named_by_the_last_call
+# ---------------------------------------------------------------------------------------------
+
+
+def test_a_ping_pong_by_the_stages_parity_is_refused_at_the_source(tmp_path: Path) -> None:
+    with pytest.raises(ss.SafetyError) as info:
+        _load_src(tmp_path, port21.FFT_PARITY)
+    assert "shared tile `a` is read by index at line" in str(info.value)
+    assert "with no block barrier between them (on some path)" in str(info.value)
+
+
+@pytest.mark.usefixtures("compiled_form_only")
+def test_a_ping_pong_by_the_stages_parity_is_refused_by_the_compiled_form(tmp_path: Path) -> None:
+    f = _only_finding(tmp_path, port21.FFT_PARITY)
+    read = line_of(tmp_path, "b[t] = butterfly(a, t.index, s)")
+    write = line_of(tmp_path, "a[t] = butterfly(b, t.index, s)")
+    inner = line_of(tmp_path, "a = src[base + j]")
+    assert f.code == "SS-tile-phase"
+    # the lines are right; the helper named is the last call before the read (cmath.exp's
+    # implementation), not `butterfly` (BAD_ERRORS helper_named_by_the_last_call, not fixed)
+    assert (
+        f"is read at line {read} (in helper exp_impl, line {inner}) and written through a "
+        f"witness at line {write}"
+    ) in f.message
+
+
+# ---------------------------------------------------------------------------------------------
 # BAD_ERRORS
 # ---------------------------------------------------------------------------------------------
 
@@ -230,6 +257,24 @@ def test_a_pair_index_into_an_accumulate_names_the_flat_view(tmp_path: Path) -> 
     assert "acc.add(i, v): the index must be an int; got UniTuple(int32 x 2)" in f.message
     assert "pass its C-order flat view (`dense.reshape(-1)`)" in f.message
     assert "`acc.add(r * ncols + c, v)`" in f.message
+
+
+def test_an_inserts_witness_tested_against_the_keys_names_the_value_array(
+    tmp_path: Path,
+) -> None:
+    f = _only_finding(tmp_path, port21.BFS_VISITED_KEYS)
+    assert f.code == "SS-typing"
+    assert f.line == line_of(tmp_path, "if f.in_bounds(seen):")
+    assert "w.in_bounds() takes a DisjointSlice, an input array or a constant array" in f.message
+    assert (
+        "Whether `f = seen.insert(k)` inserted the key is `f.in_bounds(vals)` for a value array "
+        "of the table (declare one, `tables={'seen': {'values': ['vals'], ...}}`"
+    ) in f.message
+
+
+def test_the_visited_set_with_a_value_array_is_accepted(tmp_path: Path) -> None:
+    k = _no_finding(tmp_path, port21.BFS_VISITED)
+    assert ".entry" in k.ptx(cc=(9, 0))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -79,3 +79,19 @@ def test_the_uint32_hash_wraps_in_uint32_on_the_simulator_written_either_way(
         outs.append(to_host(y))
     assert np.array_equal(outs[0], outs[1])
     assert 0.25 < (outs[1] == 0).mean() < 0.75
+
+
+def test_the_bfs_with_a_visited_set_appends_each_vertex_once_at_its_level(tmp_path: Path) -> None:
+    # BAD_ERRORS hash_insert_won_test: the workaround (a value array holding each level)
+    mod = _load_src(tmp_path, port21.BFS_VISITED)
+    assert port21._check_bfs_visited(mod, np.random.default_rng(21))  # type: ignore[arg-type]
+
+
+def test_an_inserts_witness_tested_against_the_keys_is_refused_on_the_simulator(
+    tmp_path: Path,
+) -> None:
+    # BAD_ERRORS hash_insert_won_test, fixed: the compile worker's refusal names the fix
+    mod = _load_src(tmp_path, port21.BFS_VISITED_KEYS)
+    with pytest.raises(ss.SafetyError) as info:
+        mod.bfs_visit.prepare(grid=1, block=64)  # type: ignore[attr-defined]
+    assert "`f.in_bounds(vals)` for a value array of the table" in str(info.value)
