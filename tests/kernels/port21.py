@@ -595,6 +595,38 @@ BFS_VISITED_KEYS = (
 )
 
 
+#: the paged gather at 16 bytes a thread, the natural way: a 1 x 8 tile of the 2D output
+PAGED_VEC_2D = """
+@ss.kernel(contract=ss.LaunchContract(domain=2, block=(8, 16, 1)))
+def paged_vec(out: DisjointSlice2D[np.float16], cache: In2D[np.float16], table: In2D[np.int32],
+              tokens: np.int32, bs: np.int32) -> None:
+    w = thread.index_2d()
+    t = thread.tile_2d(out, 1, 8)
+    s = w.row // tokens
+    p = w.row % tokens
+    blk = table[s, p // bs]
+    ss.vec.store(t, ss.vec.load(cache, (blk * bs + p % bs, w.col), 8))
+"""
+
+#: its workaround: the output's flat view, a run of 8 halves per thread (one 16-byte load and
+#: one 16-byte store), the rows a multiple of 8 long
+PAGED_VEC_FLAT = """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=128,
+           requires=["cache.shape[1] == 8 * runs"]))
+def paged_flat(out: DisjointSlice[np.float16], cache: In2D[np.float16], table: In2D[np.int32],
+               tokens: np.int32, bs: np.int32, runs: np.int32) -> None:
+    i = thread.index_1d()
+    if 8 * i.index < out.size:  # the table is read with plain ints: only for a whole run
+        t = thread.tile_1d(out, 8)
+        r = i.index // runs
+        j = i.index % runs
+        s = r // tokens
+        p = r % tokens
+        blk = table[s, p // bs]
+        ss.vec.store(t, ss.vec.load(cache, (blk * bs + p % bs, j), 8))
+"""
+
+
 # =============================================================================================
 # FALSE_REFUSALS
 # =============================================================================================
@@ -738,6 +770,19 @@ BAD_ERRORS: dict[str, dict[str, Any]] = {
         "message says neither",
         "workaround": "declare a value array and test it, `f.in_bounds(depth)` (BFS_VISITED, "
         "accepted; it stores each vertex's level there)",
+    },
+    "vec_store_row_tile": {
+        "fixed": "lowering/_vecrule.vec_store_refusal (GPU typing and simulator alike): a 1 x n "
+        "2D tile's refusal adds the flat view and tile_1d that keep the vector store",
+        "source": PAGED_VEC_2D,
+        "kernel": "paged_vec",
+        "where": "compile (typing); the simulator when the line runs",
+        "message": "kernel 'paged_vec': vec.store writes a 1D output tile (t = "
+        "thread.tile_1d(out, n)); got a 2d tile of 1 x 8. Write its elements with t[r, c] = v",
+        "why_bad": "a 16-byte copy per thread of a row-major output is the point of the "
+        "kernel; the advice (eight scalar stores) gives the speed up, and the way that keeps "
+        "the vector store (the flat view, tile_1d) is not named",
+        "workaround": "PAGED_VEC_FLAT (accepted: `ld.global.v4`, `st.global.v4`, matches numpy)",
     },
     "helper_named_by_the_last_call": {
         "source": FFT_PARITY,
@@ -1022,6 +1067,23 @@ def _check_paged(m: ModuleType, rng: np.random.Generator) -> bool:
     t = np.arange(tokens)
     ref = np.concatenate([cache[table[s, t // bs] * bs + t % bs] for s in range(seqs)])
     return bool(np.array_equal(_host(o), ref))
+
+
+def _check_paged_flat(m: ModuleType, rng: np.random.Generator) -> bool:
+    """PAGED_VEC_FLAT against numpy (the paged gather's workaround for vec.store)."""
+    import simtsafe as ss
+
+    seqs, tokens, bs, d, nblocks = 3, 10, 4, 40, 12
+    cache = rng.standard_normal((nblocks * bs, d)).astype(np.float16)
+    per = -(-tokens // bs)
+    table = rng.permutation(nblocks)[: seqs * per].reshape(seqs, per).astype(np.int32)
+    o = _dev(np.zeros(seqs * tokens * d, np.float16))
+    runs = d // 8
+    p = m.paged_flat.prepare(grid=ss.cover(seqs * tokens * runs, 128), block=128)
+    p(o, _dev(cache), _dev(table), np.int32(tokens), np.int32(bs), np.int32(runs))
+    t = np.arange(tokens)
+    ref = np.concatenate([cache[table[s, t // bs] * bs + t % bs] for s in range(seqs)])
+    return bool(np.array_equal(_host(o).reshape(ref.shape), ref))
 
 
 def _check_top_p(m: ModuleType, rng: np.random.Generator) -> bool:

@@ -259,6 +259,30 @@ def test_a_pair_index_into_an_accumulate_names_the_flat_view(tmp_path: Path) -> 
     assert "`acc.add(r * ncols + c, v)`" in f.message
 
 
+def test_a_vector_store_into_a_row_tile_names_the_flat_view(tmp_path: Path) -> None:
+    f = _only_finding(tmp_path, port21.PAGED_VEC_2D)
+    assert f.code == "SS-typing"
+    assert "got a 2d tile of 1 x 8. Write its elements with t[r, c] = v, or keep the vector " in (
+        f.message
+    )
+    assert "`out.reshape(-1)`, a DisjointSlice) and take `t = thread.tile_1d(out, 8)`" in (
+        f.message
+    )
+
+
+def test_a_vector_store_into_a_two_row_tile_keeps_the_plain_refusal(tmp_path: Path) -> None:
+    src = port21.PAGED_VEC_2D.replace("tile_2d(out, 1, 8)", "tile_2d(out, 2, 4)")
+    f = _only_finding(tmp_path, src)
+    assert f.message.endswith("got a 2d tile of 2 x 4. Write its elements with t[r, c] = v")
+
+
+def test_the_flat_paged_gather_is_one_16_byte_load_and_store(tmp_path: Path) -> None:
+    k = _no_finding(tmp_path, port21.PAGED_VEC_FLAT)
+    ptx = k.ptx(cc=(9, 0))
+    assert re.search(r"ld\.global(\.nc)?\.v4\.u32", ptx)
+    assert "st.global.v4.u32" in ptx
+
+
 def test_an_inserts_witness_tested_against_the_keys_names_the_value_array(
     tmp_path: Path,
 ) -> None:

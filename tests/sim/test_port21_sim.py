@@ -95,3 +95,9 @@ def test_an_inserts_witness_tested_against_the_keys_is_refused_on_the_simulator(
     with pytest.raises(ss.SafetyError) as info:
         mod.bfs_visit.prepare(grid=1, block=64)  # type: ignore[attr-defined]
     assert "`f.in_bounds(vals)` for a value array of the table" in str(info.value)
+
+
+def test_the_flat_paged_gather_matches_numpy(tmp_path: Path) -> None:
+    # BAD_ERRORS vec_store_row_tile: the workaround the new message names
+    mod = _load_src(tmp_path, port21.PAGED_VEC_FLAT)
+    assert port21._check_paged_flat(mod, np.random.default_rng(21))  # type: ignore[arg-type]
