@@ -41,6 +41,7 @@ from ._cooprule import (
     STATIC_SHAPE,
     accumulator_too_big,
     builtin_state_op,
+    complex_refused,
     not_a_state,
     state_op_refused,
     tuple_refused,
@@ -93,6 +94,8 @@ def _dtype_of(x: Any, api: str, what: str = "v") -> np.dtype[Any]:
             f"{api}({what}) does not take float16 (Numba's float16 arithmetic is a function call "
             "per operation); convert with np.float32(v) and back"
         )
+    if isinstance(x, np.complexfloating | complex):
+        _reject(complex_refused(api, what, type(x).__name__))
     if isinstance(x, np.generic) and isinstance(x, np.number):
         return x.dtype
     _reject(

@@ -16,6 +16,7 @@ __all__ = [
     "accumulator_too_big",
     "static_shared_advice",
     "builtin_state_op",
+    "complex_refused",
     "not_a_state",
     "state_op_refused",
     "tuple_refused",
@@ -78,6 +79,16 @@ def tuple_refused(api: str, seen: str) -> str:
         f"{api}(v) takes a number (an int, float or bool scalar); got {seen}. Reduce a tuple "
         f"with {scope}.reduce(state, op) (op: a @simtsafe.device function combining two "
         f"states into one), or call {api} once per field"
+    )
+
+
+def complex_refused(api: str, what: str, seen: str) -> str:
+    """The refusal of a complex value given to a collective: its two parts go apart."""
+    return (
+        f"{api}({what}) takes a number (an int, float or bool scalar); got {seen}. A complex "
+        f"value goes as its two parts, `re = {api}({what}.real)` and `im = {api}({what}.imag)`, "
+        "then `complex(re, im)` (sum, scan and broadcast; complex numbers have no order for "
+        "max and min)"
     )
 
 
