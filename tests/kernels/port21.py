@@ -627,6 +627,28 @@ def paged_flat(out: DisjointSlice[np.float16], cache: In2D[np.float16], table: I
 """
 
 
+#: the DC term of each row of complex samples (their sum), a block per row
+ROW_DC = """
+B = 64
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=B, covers="dc",
+           requires=["dc.size == x.shape[0]"]))
+def row_dc(dc: DisjointSlice[np.complex64, PerBlock], x: In2D[np.complex64]) -> None:
+    acc = np.complex64(0)
+    for w in thread.block_row(x):
+        acc += x[w]
+    dc[thread.block_leader()] = ss.block.sum(acc)
+"""
+
+#: the workaround the new message gives: the two parts apart
+ROW_DC_PARTS = ROW_DC.replace(
+    "    dc[thread.block_leader()] = ss.block.sum(acc)",
+    "    re = ss.block.sum(acc.real)\n    im = ss.block.sum(acc.imag)\n"
+    "    dc[thread.block_leader()] = complex(re, im)",
+)
+
+
 # =============================================================================================
 # FALSE_REFUSALS
 # =============================================================================================
@@ -783,6 +805,22 @@ BAD_ERRORS: dict[str, dict[str, Any]] = {
         "kernel; the advice (eight scalar stores) gives the speed up, and the way that keeps "
         "the vector store (the flat view, tile_1d) is not named",
         "workaround": "PAGED_VEC_FLAT (accepted: `ld.global.v4`, `st.global.v4`, matches numpy)",
+    },
+    "complex_collective": {
+        "fixed": "lowering/_cooprule.complex_refused, on the GPU's typing and the simulator's "
+        "(which took a complex64 as a number before)",
+        "source": ROW_DC,
+        "kernel": "row_dc",
+        "where": "compile (typing)",
+        "message": "kernel 'row_dc': block.sum(v) takes a number (an int, float or bool "
+        "scalar); got complex64. Collectives exchange numbers: reduce an array element by "
+        "element; a state of several fields whose combine mixes them (Welford's ...) is a "
+        "tuple of 1 to 8 numbers reduced with block.reduce(state, op) ...",
+        "why_bad": "an FFT's DC term, a complex dot product, a phasor average: the advice "
+        "(element by element; Welford's state) is beside the point for a complex sum, whose "
+        "parts add apart",
+        "workaround": "ROW_DC_PARTS: `re = ss.block.sum(acc.real)`, `im = "
+        "ss.block.sum(acc.imag)`, `complex(re, im)` (accepted, matches numpy)",
     },
     "helper_named_by_the_last_call": {
         "source": FFT_PARITY,

@@ -283,6 +283,18 @@ def test_the_flat_paged_gather_is_one_16_byte_load_and_store(tmp_path: Path) -> 
     assert "st.global.v4.u32" in ptx
 
 
+def test_a_complex_block_sum_names_its_two_parts(tmp_path: Path) -> None:
+    f = _only_finding(tmp_path, port21.ROW_DC)
+    assert f.code == "SS-typing"
+    assert f.line == line_of(tmp_path, "dc[thread.block_leader()] = ss.block.sum(acc)")
+    assert (
+        "block.sum(v) takes a number (an int, float or bool scalar); got complex64. A complex "
+        "value goes as its two parts, `re = block.sum(v.real)` and `im = block.sum(v.imag)`"
+    ) in f.message
+    (tmp_path / "parts").mkdir()
+    _no_finding(tmp_path / "parts", port21.ROW_DC_PARTS)
+
+
 def test_an_inserts_witness_tested_against_the_keys_names_the_value_array(
     tmp_path: Path,
 ) -> None:

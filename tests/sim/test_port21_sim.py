@@ -101,3 +101,39 @@ def test_the_flat_paged_gather_matches_numpy(tmp_path: Path) -> None:
     # BAD_ERRORS vec_store_row_tile: the workaround the new message names
     mod = _load_src(tmp_path, port21.PAGED_VEC_FLAT)
     assert port21._check_paged_flat(mod, np.random.default_rng(21))  # type: ignore[arg-type]
+
+
+def test_a_complex_block_sum_is_refused_and_its_parts_match_numpy(tmp_path: Path) -> None:
+    # BAD_ERRORS complex_collective, fixed: the refusal on the simulator, and its spelling
+    rng = np.random.default_rng(21)
+    x = (rng.standard_normal((3, 150)) + 1j * rng.standard_normal((3, 150))).astype(np.complex64)
+    (tmp_path / "sum").mkdir()
+    mod = _load_src(tmp_path / "sum", port21.ROW_DC)
+    with pytest.raises(ss.SafetyError) as info:
+        mod.row_dc.prepare(grid=3, block=64)  # type: ignore[attr-defined]
+    assert "A complex value goes as its two parts" in str(info.value)
+    mod = _load_src(tmp_path, port21.ROW_DC_PARTS)
+    dc = to_device(np.zeros(3, np.complex64))
+    mod.row_dc.prepare(grid=3, block=64)(dc, to_device(x))  # type: ignore[attr-defined]
+    assert np.allclose(to_host(dc), x.astype(np.complex128).sum(1), atol=1e-4)
+
+
+@pytest.mark.filterwarnings("ignore:simtsafe. the compiled-form checks could not run")
+def test_a_complex_block_sum_is_refused_when_the_line_runs_without_the_compile_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the simulator's collective took a complex64 as a number; now it refuses it as the GPU's
+    # typing does
+    from simtsafe.lowering import _compileworker
+
+    def unavailable(*args: object, **kwargs: object) -> None:
+        raise _compileworker.Unavailable("no CUDA target in this test")
+
+    monkeypatch.setattr(_compileworker, "verdict", unavailable)
+    mod = _load_src(tmp_path, port21.ROW_DC)
+    x = np.ones((2, 10), np.complex64)
+    with pytest.raises(ss.SafetyError) as info:
+        mod.row_dc.prepare(grid=2, block=64)(  # type: ignore[attr-defined]
+            to_device(np.zeros(2, np.complex64)), to_device(x)
+        )
+    assert "got complex64. A complex value goes as its two parts" in str(info.value)
