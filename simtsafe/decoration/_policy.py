@@ -437,13 +437,18 @@ def resolve_chain(head: Any, head_name: str, attrs: Sequence[str]) -> Ref | None
     trusted = _trusted_modules()
     through_user_module = False
     i = 0
+    # Imported by a kernel's module or not at all (the simulator's numba.cuda has it only then)
+    libdevice = sys.modules.get("numba.cuda.libdevice")
     while i < len(attrs):
-        if obj is cuda:
+        if obj is cuda or (libdevice is not None and obj is libdevice):
             # Named by what it is, not by how the chain spells the module (`nc.`, `numba.cuda.`
             # for `from numba import cuda as nc`): the rules match `cuda.const.array_like`,
-            # `cuda.local.array`, ... as the identity table names them.
-            ref, used = _cuda_member(attrs[i:], "cuda")
-            i += used
+            # `cuda.local.array`, ... as the identity table names them. `libdevice.f` after
+            # `from numba.cuda import libdevice` (numba-cuda's own spelling) is the module
+            # `cuda.libdevice` names: the same table row, the same allow-list of its functions.
+            inner = obj is not cuda
+            ref, used = _cuda_member(["libdevice", *attrs[i:]] if inner else attrs[i:], "cuda")
+            i += used - inner
             if i < len(attrs):
                 if ref.kind == "const" and ref.obj is None:  # cuda.threadIdx.x.<more>
                     raise Refusal("not-allowed", f"`{ref.name}` is an int")
