@@ -649,6 +649,27 @@ ROW_DC_PARTS = ROW_DC.replace(
 )
 
 
+#: an MX-style shared exponent per group of 32 (a warp): the exponent of the group's absmax,
+#: read from its bits with numba-cuda's libdevice as numba-cuda's docs import it
+MX_EXPONENT = """
+from numba.cuda import libdevice
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=128, covers="e",
+           requires=["32 * e.size >= x.size"]))
+def mx_exponent(e: DisjointSlice[np.int32, PerWarp], x: In[np.float32]) -> None:
+    i = thread.index_1d()
+    v = x[i.index] if i.in_bounds(x) else np.float32(0)
+    amax = ss.warp.max(abs(v))
+    e[thread.warp_leader()] = ((libdevice.float_as_int(amax) >> 23) & 255) - 127
+"""
+
+#: the same with the bits read as numpy spells it
+MX_EXPONENT_VIEW = MX_EXPONENT.replace(
+    "libdevice.float_as_int(amax)", "np.int32(np.float32(amax).view(np.int32))"
+)
+
+
 # =============================================================================================
 # FALSE_REFUSALS
 # =============================================================================================
@@ -712,7 +733,8 @@ FALSE_REFUSALS: dict[str, dict[str, Any]] = {
         "source": FFT_PARITY,
         "kernel": "fft256",
         "where": "decoration (source-level tile phases); the compiled form alike",
-        "message": "kernel 'fft256': shared tile `a` is read by index at line L and filled at "
+        "message": "kernel 'fft256': shared tile `a` (or `b`: the tile named varies from run "
+        "to run) is read by index at line L and filled at "
         "line L' with no block barrier between them (on some path): another thread may be "
         "writing the element being read ...; the compiled form alone: 'shared tile 'a' ... is "
         "read at line L (in helper exp_impl, line 32) and written through a witness at line "
@@ -822,6 +844,36 @@ BAD_ERRORS: dict[str, dict[str, Any]] = {
         "workaround": "ROW_DC_PARTS: `re = ss.block.sum(acc.real)`, `im = "
         "ss.block.sum(acc.imag)`, `complex(re, im)` (accepted, matches numpy)",
     },
+    "libdevice_module_import": {
+        "fixed": "decoration/_policy.resolve_chain: a chain from the module numba.cuda.libdevice "
+        "(by identity) is classified as `cuda.libdevice.<name>`, the same table row and "
+        "allow-list of its public functions (`libdevice.not_a_function` is refused)",
+        "source": MX_EXPONENT,
+        "kernel": "mx_exponent",
+        "where": "decoration",
+        "message": "SafetyError: kernel 'mx_exponent': `libdevice.float_as_int` reaches "
+        "cuda.libdevice.float_as_int through a user module; import it directly (e.g. `from "
+        "numba import cuda`) so that Numba and simtsafe resolve it the same way",
+        "why_bad": "`from numba.cuda import libdevice` is how numba-cuda's docs import it, not a "
+        "user module; `cuda.libdevice.float_as_int(v)` and `from numba.cuda.libdevice import "
+        "float_as_int` were accepted, so only this spelling was refused, with advice that says "
+        "the user did something they did not",
+        "workaround": "(before the fix) `cuda.libdevice.float_as_int(amax)`",
+    },
+    "scalar_view_bits": {
+        "fixed": "decoration/_rewrite: the `.view` refusal adds the libdevice casts",
+        "source": MX_EXPONENT_VIEW,
+        "kernel": "mx_exponent",
+        "where": "decoration",
+        "message": "SafetyError: kernel 'mx_exponent': attribute `.view` is not allowed in "
+        "kernels (array methods and attributes can alias or write their array); of the array "
+        "attributes, kernel values offer .conjugate, .dtype, ... (record fields are read by "
+        "name)",
+        "why_bad": "`np.float32(v).view(np.int32)` reads a scalar's bits (an exponent, an fp8 "
+        "encoding), no array is involved; the message explains arrays and does not say how to "
+        "read the bits",
+        "workaround": "`cuda.libdevice.float_as_int(v)` (MX_EXPONENT)",
+    },
     "helper_named_by_the_last_call": {
         "source": FFT_PARITY,
         "kernel": "fft256",
@@ -861,6 +913,20 @@ DOC_GAPS: dict[str, dict[str, Any]] = {
         "(its 'uniform' exceeds 1, so nothing is dropped). Here the wrap is wanted, so the "
         "docs' 'widen first' is the wrong advice: the fix is `np.uint32(x * K)` after each "
         "product (ACCEPTED bias_gelu_dropout: PTX `mul.lo.s32`, both targets agree)",
+    },
+    "libdevice_on_the_simulator": {
+        "fixed": "docs/faq.md and docs/checker.md say it (not fixed in the simulator)",
+        "source": MX_EXPONENT,
+        "kernel": "mx_exponent",
+        "where": "simulator launch",
+        "doc": "docs/unsafe.md lists `libdevice.*` among the ungated Tier-1 intrinsics; the "
+        "pages that send users to the simulator say nothing of it",
+        "behaviour": "a launch on the simulator cannot run libdevice: `cuda.libdevice.f(...)` "
+        "raises 'FakeCUDAModule' object has no attribute 'libdevice' (as a SafetyError naming "
+        "the line), and `libdevice.f(...)` after `from numba.cuda import libdevice` is "
+        "numba-cuda's stub, which returns None: here `None >> 23` fails, and a plain "
+        "`out[i] = libdevice.sqrtf(v)` would store nothing meaningful. `simtsafe.sim.check` "
+        "replays the math functions by their Python equivalents (not the bit casts)",
     },
     "complex_tiles_undocumented": {
         "fixed": "docs/cooperation.md (Shared tiles): complex elements are filled through "
