@@ -419,6 +419,14 @@ def _cuda_member(attrs: Sequence[str], name: str) -> tuple[Ref, int]:
     return Ref(kind, None, dotted), 1
 
 
+def _identified(obj: Any) -> str | None:
+    """The name the identity table gives ``obj`` (``cuda.libdevice.sqrt``), or None."""
+    try:
+        return classify(obj, "").name
+    except Refusal:
+        return None
+
+
 def resolve_chain(head: Any, head_name: str, attrs: Sequence[str]) -> Ref | None:
     """Classify ``head.attrs[0].attrs[1]...`` where ``head`` is a global's value.
 
@@ -449,6 +457,10 @@ def resolve_chain(head: Any, head_name: str, attrs: Sequence[str]) -> Ref | None
             inner = obj is not cuda
             ref, used = _cuda_member(["libdevice", *attrs[i:]] if inner else attrs[i:], "cuda")
             i += used - inner
+            if inner and _identified(getattr(obj, attrs[i - 1], _MISSING)) != ref.name:
+                # the module found by its import name holds an object the identity table does
+                # not know under that name (a module swapped in sys.modules): not trusted
+                raise Refusal("not-allowed", "is not numba-cuda's libdevice function")
             if i < len(attrs):
                 if ref.kind == "const" and ref.obj is None:  # cuda.threadIdx.x.<more>
                     raise Refusal("not-allowed", f"`{ref.name}` is an int")

@@ -339,6 +339,27 @@ def test_a_libdevice_function_that_is_not_public_is_refused_through_the_module(
         _load_src(tmp_path, src)
 
 
+def test_a_module_swapped_in_for_libdevice_is_not_trusted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # unsafe twin of libdevice_module_import: the module found under numba.cuda.libdevice's
+    # import name holds a function of the same name that is not numba-cuda's (here a plain
+    # Python function): refused, the identity of the function decides, not its module's name
+    import sys
+    import types
+
+    fake = types.ModuleType("numba.cuda.libdevice")
+    fake.float_as_int = lambda v: 0  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "numba.cuda.libdevice", fake)
+    src = port21.MX_EXPONENT.replace(
+        "from numba.cuda import libdevice",
+        "import sys\nlibdevice = sys.modules['numba.cuda.libdevice']",
+    )
+    with pytest.raises(ss.SafetyError) as info:
+        _load_src(tmp_path, src)
+    assert "`libdevice.float_as_int` is not numba-cuda's libdevice function" in str(info.value)
+
+
 def test_a_scalars_view_is_refused_with_the_libdevice_casts(tmp_path: Path) -> None:
     with pytest.raises(ss.SafetyError) as info:
         _load_src(tmp_path, port21.MX_EXPONENT_VIEW)
