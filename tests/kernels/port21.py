@@ -23,10 +23,13 @@ Each kernel is a module body for ``tests.kernels.load_kernel_module`` (HEADER pl
 * ``BAD_ERRORS``      -- a message that misleads or lacks its fix;
 * ``DOC_GAPS``        -- where the docs and the behaviour disagree.
 
-Nothing unsound was found. The round's fix of a rule's input (complex tile elements stored and
+Nothing unsound was found in the accepted kernels (each replays clean under
+``simtsafe.sim.check``). The round's fix of a rule's input (complex tile elements stored and
 loaded as one integer, so a witness store has one address) leaves the compiled-form rule as it
 was: a neighbour's complex element read in the interval its owner writes it stays refused by the
-compiled form alone (tests/ptx/test_port21_ptx.py).
+compiled form alone. The round's own first cut of ``libdevice.f`` through its module trusted
+the module found under its import name; a module swapped in there is refused since (the
+function's identity decides; tests/ptx/test_port21_ptx.py).
 
 Reproduce (from the repository root)::
 
@@ -768,8 +771,8 @@ BAD_ERRORS: dict[str, dict[str, Any]] = {
         "invalid: the operator '//' is not allowed (use + - * only). Grammar: ...",
         "why_bad": "the pooled size `H // 2` is what every pooling, strided convolution or "
         "2x downsample states; the message lists the grammar but not how to say a quotient in "
-        "it (a bound on a product), and pydantic's wrapper cannot name the kernel (the "
-        "contract is built before the decorator sees the function): not fixed",
+        "it (a bound on a product). Not fixed: pydantic's wrapper cannot name the kernel (the "
+        "contract is built before the decorator sees the function)",
         "workaround": "`2 * out.shape[1] <= x.shape[1]` (ACCEPTED maxpool2x2_argmax)",
     },
     "shape_axis_past_annotation": {
