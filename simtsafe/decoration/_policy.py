@@ -419,6 +419,14 @@ def _cuda_member(attrs: Sequence[str], name: str) -> tuple[Ref, int]:
     return Ref(kind, None, dotted), 1
 
 
+def _identified(obj: Any) -> str | None:
+    """The name the identity table gives ``obj`` (``cuda.libdevice.sqrt``), or None."""
+    try:
+        return classify(obj, "").name
+    except Refusal:
+        return None
+
+
 def resolve_chain(head: Any, head_name: str, attrs: Sequence[str]) -> Ref | None:
     """Classify ``head.attrs[0].attrs[1]...`` where ``head`` is a global's value.
 
@@ -437,13 +445,22 @@ def resolve_chain(head: Any, head_name: str, attrs: Sequence[str]) -> Ref | None
     trusted = _trusted_modules()
     through_user_module = False
     i = 0
+    # Imported by a kernel's module or not at all (the simulator's numba.cuda has it only then)
+    libdevice = sys.modules.get("numba.cuda.libdevice")
     while i < len(attrs):
-        if obj is cuda:
+        if obj is cuda or (libdevice is not None and obj is libdevice):
             # Named by what it is, not by how the chain spells the module (`nc.`, `numba.cuda.`
             # for `from numba import cuda as nc`): the rules match `cuda.const.array_like`,
-            # `cuda.local.array`, ... as the identity table names them.
-            ref, used = _cuda_member(attrs[i:], "cuda")
-            i += used
+            # `cuda.local.array`, ... as the identity table names them. `libdevice.f` after
+            # `from numba.cuda import libdevice` (numba-cuda's own spelling) is the module
+            # `cuda.libdevice` names: the same table row, the same allow-list of its functions.
+            inner = obj is not cuda
+            ref, used = _cuda_member(["libdevice", *attrs[i:]] if inner else attrs[i:], "cuda")
+            i += used - inner
+            if inner and _identified(getattr(obj, attrs[i - 1], _MISSING)) != ref.name:
+                # the module found by its import name holds an object the identity table does
+                # not know under that name (a module swapped in sys.modules): not trusted
+                raise Refusal("not-allowed", "is not numba-cuda's libdevice function")
             if i < len(attrs):
                 if ref.kind == "const" and ref.obj is None:  # cuda.threadIdx.x.<more>
                     raise Refusal("not-allowed", f"`{ref.name}` is an int")

@@ -109,6 +109,15 @@ _REDUCE_OPS = frozenset(
 )
 _PENDING = object()
 
+#: What follows the refusal of ``.view``: a number's bits read as another type of its width
+#: (porting round 21: an fp8 encoder's ``np.float32(v).view(np.uint32)``).
+_BITS_OF_A_NUMBER = (
+    ". To read a number's bits as another type of its width, use the libdevice casts: "
+    "`cuda.libdevice.float_as_int(v)` / `int_as_float(i)` (32 bits), "
+    "`double_as_longlong(v)` / `longlong_as_double(i)` (64 bits)"
+)
+
+
 #: Attributes and methods of numpy arrays: on a kernel value, only LOCAL_ATTRIBUTES of these
 #: (array methods can alias or write their array: .flat, .view, .T, .fill, .put...). Any other
 #: name is a record field (or a Numba typing error).
@@ -602,7 +611,8 @@ class _Checker(ast.NodeTransformer):
                 "attributes can alias or write their array); of the array attributes, kernel "
                 "values offer "
                 + ", ".join(f".{a}" for a in sorted(LOCAL_ATTRIBUTES & _ARRAY_ATTRIBUTES))
-                + " (record fields are read by name)",
+                + " (record fields are read by name)"
+                + (_BITS_OF_A_NUMBER if node.attr == "view" else ""),
                 "attribute",
             )
         if (

@@ -267,7 +267,16 @@ class _Translator:
             sym = _BIN_OPS.get(type(node.op))
             if sym is None:
                 bad = _REFUSED_BIN_OPS.get(type(node.op), type(node.op).__name__)
-                self.fail(f"the operator {bad!r} is not allowed (use + - * only)")
+                reason = f"the operator {bad!r} is not allowed (use + - * only)"
+                if isinstance(node.op, (ast.FloorDiv, ast.Div)):
+                    top, bottom = ast.unparse(node.left), ast.unparse(node.right)
+                    reason += (
+                        f". A quotient is a bound on a product: `A == {top} // {bottom}` is the "
+                        f"two entries `{bottom} * A <= {top}` and `{top} < {bottom} * A + "
+                        f"{bottom}`; the first alone says that every element read through "
+                        "A exists"
+                    )
+                self.fail(reason)
             return f"({self.expr(node.left)} {sym} {self.expr(node.right)})"
         if isinstance(node, ast.UnaryOp):
             if isinstance(node.op, ast.USub):

@@ -59,7 +59,7 @@ from numba.cuda.typing.templates import (
 )
 
 from ._blockgeo import BlockGeometry
-from ._cooprule import STATIC_SHAPE, accumulator_too_big
+from ._cooprule import FLAT_HINT, STATIC_SHAPE, accumulator_too_big
 from ._provenance import fill_writes, site, tile_symbol
 
 __all__ = ["AccumulateType", "SharedAccumulatorType", "builtins"]
@@ -175,7 +175,7 @@ class _AccumulatorMethods(AttributeTemplate):
                     f"(i, j); got {idx}"
                 )
         elif not isinstance(idx, types.Integer):
-            raise _reject(f"{form}: the index must be an int; got {idx}")
+            raise _reject(f"{form}: the index must be an int; got {idx}{FLAT_HINT}")
         if self.context.can_convert(val, acc.dtype) is None:
             raise _reject(f"{form}: cannot convert a {val} to the element type {acc.dtype}")
         index = types.UniTuple(types.intp, 2) if two_d else types.intp

@@ -63,6 +63,7 @@ from ._cooprule import (
     MAX_STATE_FIELDS,
     OP_SPELLING,
     builtin_state_op,
+    complex_refused,
     not_a_state,
     state_op_refused,
     tuple_refused,
@@ -115,6 +116,8 @@ def _scalar_type(api: str, ty: Any, what: str = "v") -> Any:
         )
     if isinstance(ty, types.Integer | types.Float | types.Boolean):
         return ty
+    if isinstance(ty, types.Complex):
+        raise _reject(complex_refused(api, what, str(ty)))
     raise _reject(
         f"{api}({what}) takes a number (an int, float or bool scalar); got {ty}. "
         + COLLECTIVE_SCALARS

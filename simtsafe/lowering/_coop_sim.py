@@ -35,11 +35,13 @@ from .._errors import SafetyError
 from . import _simrt
 from ._cooprule import (
     COLLECTIVE_SCALARS,
+    FLAT_HINT,
     MAX_STATE_FIELDS,
     OP_SPELLING,
     STATIC_SHAPE,
     accumulator_too_big,
     builtin_state_op,
+    complex_refused,
     not_a_state,
     state_op_refused,
     tuple_refused,
@@ -92,6 +94,8 @@ def _dtype_of(x: Any, api: str, what: str = "v") -> np.dtype[Any]:
             f"{api}({what}) does not take float16 (Numba's float16 arithmetic is a function call "
             "per operation); convert with np.float32(v) and back"
         )
+    if isinstance(x, np.complexfloating | complex):
+        _reject(complex_refused(api, what, type(x).__name__))
     if isinstance(x, np.generic) and isinstance(x, np.number):
         return x.dtype
     _reject(
@@ -502,7 +506,7 @@ def _int_index(i: Any, form: str) -> int:
     """The int index of ``form`` (``acc.add(i, v)``); a refusal naming ``form`` otherwise."""
     i = _argument(i, f"{form} as the index")
     if isinstance(i, bool) or not isinstance(i, int | np.integer):
-        _reject(f"{form}: the index must be an int; got {type(i).__name__}")
+        _reject(f"{form}: the index must be an int; got {type(i).__name__}{FLAT_HINT}")
     return int(i)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 __all__ = [
     "COLLECTIVE_SCALARS",
+    "FLAT_HINT",
     "MAX_STATE_FIELDS",
     "STATIC_SHAPE",
     "STATIC_SHARED_LIMIT",
@@ -15,10 +16,19 @@ __all__ = [
     "accumulator_too_big",
     "static_shared_advice",
     "builtin_state_op",
+    "complex_refused",
     "not_a_state",
     "state_op_refused",
     "tuple_refused",
 ]
+
+#: What follows the refusal of a non-int index of a 1D accumulator (``acc.add((r, c), v)``
+#: on an ``Accumulate`` output, which is 1D): the flat spelling, and the 2D shared form.
+FLAT_HINT = (
+    ". This accumulator is 1D: an Accumulate output always is -- for a 2D array pass its "
+    "C-order flat view (`dense.reshape(-1)`) and update `acc.add(r * ncols + c, v)`; a 2D "
+    "shared accumulator is made with `shared.accumulator((R, C), dtype)`"
+)
 
 #: The refusal of ``thread.block_stride(acc)`` over a 2D shared accumulator (the type's text
 #: follows "got"): its reads take a pair of ints, not the walk's Local2D witness.
@@ -69,6 +79,16 @@ def tuple_refused(api: str, seen: str) -> str:
         f"{api}(v) takes a number (an int, float or bool scalar); got {seen}. Reduce a tuple "
         f"with {scope}.reduce(state, op) (op: a @simtsafe.device function combining two "
         f"states into one), or call {api} once per field"
+    )
+
+
+def complex_refused(api: str, what: str, seen: str) -> str:
+    """The refusal of a complex value given to a collective: its two parts go apart."""
+    return (
+        f"{api}({what}) takes a number (an int, float or bool scalar); got {seen}. A complex "
+        f"value goes as its two parts, `re = {api}({what}.real)` and `im = {api}({what}.imag)`, "
+        "then `complex(re, im)` (sum, scan and broadcast; complex numbers have no order for "
+        "max and min)"
     )
 
 

@@ -697,9 +697,10 @@ class _WitnessAttrs(AttributeTemplate):
         held = _witness_view(target) or _bounded_by_own_shape(target)
         arr = target.arr_type if held else target
         if not isinstance(arr, types.Array):
+            advice = getattr(target, "in_bounds_advice", "")  # a HashTable's: lowering._hash
             raise _reject(
                 f"w.in_bounds() takes a DisjointSlice, an input array or a constant array, got "
-                f"{target}"
+                f"{target}" + advice.format(param=getattr(target, "param", ""))
             )
         if _witness_view(target) and target.space != w.space:
             raise _reject(f"{w}.in_bounds() of a view written by witnesses of {target.space}")

@@ -121,6 +121,33 @@ def _run_time_string(operation: str) -> bool:
     )
 
 
+#: Numba's text for a constant index past the end of a tuple (``a.shape[k]`` included).
+_PAST_TUPLE = "tuple index out of range"
+_SHAPE_AXIS = re.compile(r"\b([A-Za-z_]\w*)\.shape\[\s*(\d+)\s*\]")
+_PAST_SHAPE = (
+    "`{name}.shape[{axis}]` names an axis `{name}` does not have: its annotation gives it "
+    "fewer than {axes} axes (In / DisjointSlice / Accumulate are 1D, In2D / DisjointSlice2D "
+    "2D, In3D / DisjointSlice3D 3D). Annotate the array with its number of axes; an array of "
+    "more than 3 axes (NCHW) goes in as a 3D view made on the host, "
+    "`x.reshape(n * c, h, w)` with `In3D`. (If `{name}` has the axis, another constant index "
+    "on this line is past the end of its tuple.)"
+)
+_PAST_CONSTANT = (
+    "a constant index past the end of a tuple (a tuple of n values has positions 0 to n - 1, "
+    "and -n to -1)"
+)
+
+
+def _past_tuple(source_line: str | None) -> str:
+    """The message for a constant tuple index out of range, naming ``a.shape[k]`` if the line
+    has one (several: the one with the largest axis, the likeliest to be past the end)."""
+    found = _SHAPE_AXIS.findall(source_line or "")
+    if not found:
+        return _PAST_CONSTANT
+    name, axis = max(found, key=lambda m: int(m[1]))
+    return _PAST_SHAPE.format(name=name, axis=axis, axes=int(axis) + 1)
+
+
 _VEC_RUN_TIME_N = (
     "vec.load's run length n must be a compile-time int in (2, 4, 8); got a value known only "
     "at run time. Write a literal (vec.load(a, j, 4)) or a global constant"
@@ -176,6 +203,9 @@ def translate_typing_error(exc: BaseException, name: str, filename: str) -> Base
             if "__nv_bfloat16" in operation
             else ""
         )
+    elif _PAST_TUPLE in text and "static-get-item" in text:
+        source = linecache.getline(filename, lineno) if lineno is not None else None
+        message = _past_tuple(source)
     else:
         lines = [
             line.strip()

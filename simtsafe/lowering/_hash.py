@@ -90,6 +90,15 @@ def _reject(message: str) -> errors.TypingError:
 class HashTableType(types.Type):
     """Numba type of a ``HashTable`` parameter: its keys, failure counter and name."""
 
+    #: Why ``w.in_bounds(keys)`` is refused, and what says whether an insert won its key
+    #: (``lowering._cuda``'s refusal appends it; {param} is the table's parameter).
+    in_bounds_advice = (
+        "; the keys of a HashTable bound no witness. Whether `f = {param}.insert(k)` inserted "
+        "the key is `f.in_bounds(vals)` for a value array of the table (declare one, "
+        "`tables={{'{param}': {{'values': ['vals'], ...}}}}` with `vals: ss.HashValues[...]`; a "
+        "visited set stores its level or parent there, `vals[f] = v`)"
+    )
+
     def __init__(self, arr_type: types.Array, counter_type: types.Array, param: str) -> None:
         self.arr_type = arr_type
         self.counter_type = counter_type

@@ -270,6 +270,24 @@ def holder_store(
             with own_store() if own else contextlib.nullcontext():
                 builder.store(value, ptr, align=min(size & -size, ty.base_align))
             return
+        if own and isinstance(ty.dtype, types.Complex):
+            # A witness store of a complex element as one integer of its size (8 or 16
+            # bytes): Numba stores the real and the imaginary part apart, and the second
+            # store's address (the element's plus 4 or 8 bytes) is not the witness's, so the
+            # compiled-form phase check counted it as a write by no witness and refused
+            # every complex tile filled through witnesses (porting round 21: an FFT's
+            # butterflies in shared memory). One store at the witness's own address writes
+            # the same bytes: the element and nothing else.
+            word, half = _complex_word(ty)
+            ptr = _pointer(context, builder, builder.bitcast(data, word.as_pointer()), storage, idx)
+            re_bits, im_bits = (
+                builder.zext(builder.bitcast(builder.extract_value(val, k), half), word)
+                for k in (0, 1)
+            )  # little-endian: the real part in the low bytes, as Numba lays a complex out
+            value = builder.or_(re_bits, builder.shl(im_bits, ir.Constant(word, half.width)))
+            with own_store():
+                builder.store(value, ptr, align=min(word.width // 8, ty.base_align))
+            return
         ptr = _pointer(context, builder, data, storage, idx)
         with own_store() if own else contextlib.nullcontext():
             store_item(context, builder, ty.arr_type, val, ptr)
@@ -286,9 +304,37 @@ def holder_load(
         return guarded_record(context, builder, ty.arr_type, ok, ptr)
     out = cgutils.alloca_once_value(builder, context.get_constant_null(ty.dtype))
     with builder.if_then(unsigned_below(builder, idx, shape), likely=True):
-        ptr = _pointer(context, builder, data, storage, idx)
-        builder.store(load_item(context, builder, ty.arr_type, ptr), out)
+        if isinstance(ty.dtype, types.Complex):
+            builder.store(_complex_load(context, builder, ty, data, storage, idx), out)
+        else:
+            ptr = _pointer(context, builder, data, storage, idx)
+            builder.store(load_item(context, builder, ty.arr_type, ptr), out)
     return builder.load(out)
+
+
+def _complex_word(ty: HolderType) -> tuple[ir.IntType, ir.IntType]:
+    """The integer of a complex element's size, and of one of its parts."""
+    word = ir.IntType(ty.dtype.bitwidth)
+    return word, ir.IntType(word.width // 2)
+
+
+def _complex_load(
+    context: Any, builder: ir.IRBuilder, ty: HolderType, data: Any, storage: Any, idx: list[Any]
+) -> Any:
+    """A complex element read as one integer of its size (the twin of the witness store in
+    ``holder_store``): one load at the element's address, so a thread's read of its own
+    element is addressed as its witness store is (Numba's two loads put the imaginary part
+    at another address, which the compiled-form phase check takes for another element)."""
+    word, half = _complex_word(ty)
+    part = context.get_value_type(ty.dtype.underlying_float)
+    ptr = _pointer(context, builder, builder.bitcast(data, word.as_pointer()), storage, idx)
+    bits = builder.load(ptr, align=min(word.width // 8, ty.base_align))
+    re = builder.bitcast(builder.trunc(bits, half), part)
+    im = builder.bitcast(
+        builder.trunc(builder.lshr(bits, ir.Constant(word, half.width)), half), part
+    )
+    value = context.get_constant_undef(ty.dtype)
+    return builder.insert_value(builder.insert_value(value, re, 0), im, 1)
 
 
 # --------------------------------------------------------------------------- typing helpers

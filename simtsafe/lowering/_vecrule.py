@@ -64,11 +64,21 @@ def vec_store_refusal(
     shape, of elements of dtype kind ``kind`` and ``itemsize`` bytes, given ``nvalues``
     values; or None."""
     if tile_kind != "1d":
-        return (
+        text = (
             "vec.store writes a 1D output tile (t = thread.tile_1d(out, n)); got a "
             f"{tile_kind} tile of " + " x ".join(str(n) for n in tile) + ". Write its "
             "elements with t[r, c] = v"
         )
+        if tile_kind == "2d" and tile[0] == 1 and tile[1] in VEC_LENGTHS:
+            # A run of one row: the same run of the flat view is a 1D tile, whole when the
+            # rows are a multiple of n long (porting round 21: a paged KV-cache gather).
+            text += (
+                f", or keep the vector store: pass the output's C-order flat view "
+                f"(`out.reshape(-1)`, a DisjointSlice) and take `t = thread.tile_1d(out, "
+                f"{tile[1]})` -- thread g owns the run [{tile[1]} g, {tile[1]} g + {tile[1]}), "
+                f"row g // (cols // {tile[1]}) when the rows are a multiple of {tile[1]} long"
+            )
+        return text
     if tile[0] not in VEC_LENGTHS:
         return (
             f"vec.store writes a tile of {VEC_LENGTHS} elements; this one has {tile[0]}. "
