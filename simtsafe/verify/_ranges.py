@@ -1339,7 +1339,8 @@ class Ranges:
         body = ins.text.split(" = ", 1)[1] if " = " in ins.text else ins.text
         for name, bound in _SREG_BOUNDS.items():
             if f"@llvm.nvvm.read.ptx.sreg.{name}(" in body:
-                return bound
+                # a thread-index read's ``!range`` (the contract's block or max_threads)
+                return bound if ins.bounds is None else min(bound, ins.bounds[1] - 1)
         if "@llvm.umin." in body or "@llvm.smin." in body or "@llvm.smax." in body:
             args = [_value(w) for w in split_operands(body.split("(", 1)[1].rsplit(")", 1)[0])]
             bounds = [at(a) for a in args]

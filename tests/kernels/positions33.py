@@ -174,6 +174,8 @@ REFUSED: dict[str, tuple[str, str]] = {
 
 #: Safe, still refused (message: NOT_UNIFORM): outside what the rules prove.
 STILL_REFUSED: dict[str, str] = {
+    # j is 0 then q - 1 of the trip before: 0, 0, 1, 2 -- not q plus one constant
+    "carried-minus-1": loop_kernel("j = 0\nfor q in range(4):\n    acc += t[j]\n    j = q - 1"),
     # enumerate's count is stepped with the second iterator's position only on the paths
     # where both zip guards held; that the first guard held is a phi of i1 (false on the
     # other edge), a fact the edge pruning does not carry through

@@ -58,6 +58,31 @@ REFUSED = {
 }
 
 
+_INDEXED = """
+@ss.kernel(contract=ss.LaunchContract(domain=1, max_threads=MAX))
+def k(out: DisjointSlice[np.float32], a: In[np.float32], n: int) -> None:
+    i = thread.index_1d()
+    x = (3, 5, 7)[(cuda.threadIdx.x // 32) % MOD]
+    ss.block.sync()
+    out[i] = np.float32(x)
+"""
+
+
+def test_the_analysis_reads_the_range_llvm_folds_with(tmp_path: Path) -> None:
+    # LLVM drops the `% 3` (the warp is 0 or 1 under max_threads=64) and switches on
+    # `lshr i32 %tid, 5`: the position is bounded only by the read's `!range [0, 64)`
+    # (lowering._irform keeps it as Instr.bounds, verify/_ranges reads it)
+    k = load_kernel_module(tmp_path, _INDEXED.replace("MAX", "64").replace("MOD", "3")).k
+    assert ss.check_kernel(k) == []
+
+
+def test_a_position_past_the_tuple_for_a_warp_the_bound_allows_is_refused(tmp_path: Path) -> None:
+    src = _INDEXED.replace("MAX", "128").replace("MOD", "4")  # warp 3: (3, 5, 7)[3]
+    with pytest.raises(ss.SafetyError) as info:
+        load_kernel_module(tmp_path, src).k.ptx(cc=CC)
+    assert "the tuple index at line" in str(info.value), str(info.value)
+
+
 @pytest.mark.parametrize("name", sorted(ACCEPTED))
 def test_a_branch_max_threads_decides_is_folded(tmp_path: Path, name: str) -> None:
     k = load_kernel_module(tmp_path, ACCEPTED[name]).k
