@@ -457,6 +457,9 @@ class Declared:
             tile_window=(
                 d.contract.tile_shared if d.kind == "kernel" and d.contract is not None else None
             ),
+            max_threads=(
+                d.contract.max_threads if d.kind == "kernel" and d.contract is not None else None
+            ),
         )
 
     def source_uniformity(self) -> UniformitySummary:

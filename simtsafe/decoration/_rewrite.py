@@ -1327,6 +1327,7 @@ def analyze(
     max_registers: int | None = None,
     blocks_per_sm: int | None = None,
     tile_window: int | None = None,
+    max_threads: int | None = None,
 ) -> Analysis:
     """Check ``source`` against ``scope`` and build the rewritten function's AST.
 
@@ -1346,6 +1347,9 @@ def analyze(
         param_levels: uniformity of the parameters (default: all block-uniform).
         helper_uniformity: uniformity summary of helpers (see ``_uniformity``).
         max_registers: a kernel's register budget, stamped as ``.maxnreg``.
+        max_threads: the contract's largest block (without an exact one), which ``prepare``
+            enforces: the thread-index reads get ``!range`` metadata from it
+            (``lowering._blockgeo.bound_sreg``).
         blocks_per_sm: the contract's resident blocks per multiprocessor, stamped as
             ``.minnctapersm``.
         tile_window: the contract's ``tile_shared``: a kernel's ``shared.tile`` calls
@@ -1458,6 +1462,8 @@ def analyze(
     if exact_block is not None:
         x, y, z = exact_block
         prologue.append(ast.parse(f"__ss_require_block({x}, {y}, {z})").body[0])
+    elif max_threads is not None and kind == "kernel":
+        prologue.append(ast.parse(f"__ss_bound_block({int(max_threads)})").body[0])
     if max_registers is not None:
         prologue.append(ast.parse(f"__ss_max_registers({int(max_registers)})").body[0])
     if blocks_per_sm is not None:

@@ -17,7 +17,10 @@ from typing import Any
 from llvmlite import ir
 from numba.cuda import nvvmutils
 
-__all__ = ["BlockGeometry", "bound_sreg", "exact_block"]
+__all__ = ["MAX_THREADS_METADATA", "BlockGeometry", "bound_sreg", "exact_block", "max_threads"]
+
+#: named metadata ``!{ptr @kernel, i32 n}``: the contract's ``max_threads`` (``_cuda._bound_block``)
+MAX_THREADS_METADATA = "ss.maxthreads"
 
 _I32 = ir.IntType(32)
 _FULL = 0xFFFFFFFF
@@ -52,11 +55,31 @@ def exact_block(builder: ir.IRBuilder) -> tuple[int, int, int] | None:
     return (found["reqntidx"], found["reqntidy"], found["reqntidz"])
 
 
+def max_threads(builder: ir.IRBuilder) -> int | None:
+    """The contract's ``max_threads`` of the kernel being built, if it has one.
+
+    Invariant: ``!ss.maxthreads`` entries are added only by ``_cuda._bound_block`` for the
+    kernel function itself (its first statement), from the contract's ``max_threads``,
+    which ``prepare`` enforces on every checked launch (``TooManyThreads``).
+    """
+    module: Any = builder.module
+    try:
+        bounds = module.get_named_metadata(MAX_THREADS_METADATA)
+    except KeyError:
+        return None
+    for md in bounds.operands:
+        ops: Any = getattr(md, "operands", ())
+        if len(ops) == 2 and ops[0] is builder.function:
+            return int(ops[1].constant)
+    return None
+
+
 _SREG = "llvm.nvvm.read.ptx.sreg."
 
 
 def bound_sreg(builder: ir.IRBuilder, instr: ir.Instruction) -> None:
-    """Give a ``%tid``/``%ntid`` read in a kernel with ``.reqntid`` its ``!range``.
+    """Give a ``%tid``/``%ntid`` read in a kernel with ``.reqntid`` (or the contract's
+    ``max_threads``) its ``!range``.
 
     Called for every instruction inserted (``_provenance``'s hook), so that the
     reads Numba itself emits (``cuda.threadIdx.y``, ``cuda.blockDim.x``) are
@@ -73,6 +96,12 @@ def bound_sreg(builder: ir.IRBuilder, instr: ir.Instruction) -> None:
     unchecked (``kernel.unchecked`` inside ``simtsafe.unsafe``, or Numba's own
     launch of the compiled function): Tier 3, where nothing is promised and
     docs/safety.md says the folded checks are gone.
+
+    Without an exact block, the contract's ``max_threads`` ``m`` bounds every axis: ``tid``
+    in ``[0, m)``, ``ntid`` in ``[1, m + 1)`` (a block of at most ``m`` threads has at most
+    ``m`` on each axis). ``prepare`` refuses a larger block (``TooManyThreads``), and the
+    launch bounds stamp ``.maxntid m``: a branch the bound decides folds (``threadIdx.x //
+    32 > 2`` under ``max_threads=64``), as with ``__launch_bounds__`` in CUDA C++.
     """
     if not isinstance(instr, ir.CallInstr):
         return
@@ -84,6 +113,11 @@ def bound_sreg(builder: ir.IRBuilder, instr: ir.Instruction) -> None:
         return
     dims = exact_block(builder)
     if dims is None:
+        most = max_threads(builder)
+        if most is None:
+            return
+        low, high = (0, most) if reg == "tid" else (1, most + 1)
+        instr.set_metadata("range", builder.module.add_metadata([_c32(low), _c32(high)]))
         return
     n = dims["xyz".index(name[-1])]
     low, high = (0, n) if reg == "tid" else (n, n + 1)

@@ -61,6 +61,7 @@ from .._spaces import (
 )
 from . import _coop, _halfcasts, _lowerchecks, _nvvminput, _provenance  # noqa: F401
 from ._bf16 import bf16_to_f32, is_bf16, stored_element
+from ._blockgeo import MAX_THREADS_METADATA
 from ._runaligned import assume_run_aligned
 
 # Source lines and collective sites on every instruction of simtsafe functions
@@ -998,6 +999,27 @@ def _make_view(space: str | None) -> Any:
 
 
 @intrinsic
+def _bound_block(typingctx: Any, n: Any) -> Any:
+    """Record the contract's ``max_threads`` (no exact block) on the kernel, as the named
+    metadata ``!ss.maxthreads = !{ptr @kernel, i32 n}`` that ``_blockgeo.bound_sreg`` reads
+    (NVVM ignores it; the ``.maxntid`` stamp comes from the launch bounds).
+
+    Emitted by the decorator as the kernel's first statement, before any thread-index read.
+    """
+    limit = getattr(n, "literal_value", None)
+    if not isinstance(limit, int) or limit < 1:
+        return None
+
+    def codegen(context: Any, builder: ir.IRBuilder, sig: Any, args: Any) -> Any:
+        module, fn = builder.module, builder.function
+        bounds = cgutils.get_or_insert_named_metadata(module, MAX_THREADS_METADATA)
+        bounds.add(module.add_metadata([fn, ir.Constant(ir.IntType(32), limit)]))
+        return context.get_dummy_value()
+
+    return types.none(n), codegen
+
+
+@intrinsic
 def _require_block(typingctx: Any, x: Any, y: Any, z: Any) -> Any:
     """Stamp ``.reqntid x, y, z`` on the kernel: the driver then refuses any other block.
 
@@ -1080,6 +1102,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
         "__ss_no_witness": _no_witness,
         "__ss_unchecked": _unchecked,
         "__ss_require_block": _require_block,
+        "__ss_bound_block": _bound_block,
         "__ss_max_registers": _max_registers,
         "__ss_min_blocks": _min_blocks,
         "__ss_view_in": _VIEW_IN,

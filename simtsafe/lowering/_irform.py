@@ -110,6 +110,9 @@ class Instr:
     uniform: tuple[str, int] | None  # (scope, site id): a collective's declared result
     text: str
     gridread: bool = False  # emitted by simtsafe.grid.read (``!ss.gridread``)
+    #: ``!range [lo, hi)`` of the instruction (``lowering._blockgeo.bound_sreg``'s thread-index
+    #: reads: what LLVM folds with, so the proofs read it too)
+    bounds: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -767,7 +770,7 @@ def _instr(line: str, nodes: dict[int, tuple[str | int, ...]]) -> Instr:
     m = _ATTACH_RE.search(line) if ", !" in line else None
     if m is not None:
         for kind, num in _ONE_ATTACH_RE.findall(m.group(1)):
-            if kind.startswith("ss."):
+            if kind.startswith("ss.") or kind == "range":
                 tags[kind] = nodes.get(int(num), ())
         line = line[: m.start()]
     body = line.strip()
@@ -832,7 +835,16 @@ def _instr(line: str, nodes: dict[int, tuple[str | int, ...]]) -> Instr:
         uniform=(str(uni[1]), int(uni[2])) if uni and len(uni) == 3 else None,
         text=line.strip(),
         gridread="ss.gridread" in tags,
+        bounds=_bounds(tags.get("range")),
     )
+
+
+def _bounds(node: tuple[str | int, ...] | None) -> tuple[int, int] | None:
+    """``!{i32 lo, i32 hi}`` as ``(lo, hi)`` when it is one plain interval ``0 <= lo < hi``."""
+    if node is None or len(node) != 2 or not all(isinstance(v, int) for v in node):
+        return None
+    lo, hi = int(node[0]), int(node[1])
+    return (lo, hi) if 0 <= lo < hi else None
 
 
 def _parse(text: str, root: str) -> FunctionForm:

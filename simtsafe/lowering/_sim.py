@@ -592,6 +592,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
         "__ss_unchecked": unchecked,
         "__ss_require_block": require_block,
         "__ss_max_registers": lambda n: None,  # a register budget: nothing to simulate
+        "__ss_bound_block": lambda n: None,  # prepare enforces the bound: nothing to simulate
         "__ss_min_blocks": lambda n: None,  # an occupancy target: nothing to simulate
         "__ss_view_in": view_in,
         "__ss_field": _field_read,

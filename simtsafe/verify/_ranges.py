@@ -160,6 +160,13 @@ def _fits(span: tuple[int, int]) -> tuple[int, int] | None:
     return span if -(1 << 63) <= span[0] <= span[1] < 1 << 63 else None
 
 
+def _meet(spans: list[tuple[int, int]]) -> tuple[int, int] | None:
+    """The values inside every one of ``spans`` (each a bound on the same value), or None."""
+    if not spans:
+        return None
+    return (max(s[0] for s in spans), min(s[1] for s in spans))
+
+
 def _max(a: int | None, b: int | None) -> int | None:
     return None if a is None or b is None else max(a, b)
 
@@ -599,26 +606,39 @@ class Ranges:
         ins = self.defs.get(k)
         if ins is None or depth > 12 or _width(ins) != 64:
             return None
+        # each rule bounds every value k takes: their intersection does too
+        found_bounds: list[tuple[int, int]] = []
         u = self._upper_by(k, 64, facts, point)
         if u is not None:
-            return (0, u)
+            found_bounds.append((0, u))
         span = self._span(k, facts, point)
         if span is not None:
-            return span
-        if ins.opcode == "phi":
-            home = self.def_block[k]
-            if k in self._within_open:
-                return None  # a cycle of phis (twins of each other): no bound
-            if any(lp.header == home for lp in self.graph.loops):
+            found_bounds.append(span)
+        home = self.def_block[k]
+        if ins.opcode == "phi" and any(lp.header == home for lp in self.graph.loops):
+            if k not in self._within_open:  # else a cycle of phis (twins of each other)
                 self._within_open.add(k)
                 try:
                     for base, shift in self._twins(k):
                         inner = self._sspan(base, facts, point, depth + 1)
                         if inner is not None:
-                            return _fits((inner[0] + shift, inner[1] + shift))
+                            shifted = _fits((inner[0] + shift, inner[1] + shift))
+                            if shifted is not None:
+                                found_bounds.append(shifted)
                 finally:
                     self._within_open.discard(k)
-                return None  # another loop phi: no bound
+            return _meet(found_bounds)  # another loop phi: no other bound
+        built = self._sspan_built(k, ins, facts, point, depth)
+        return _meet(found_bounds if built is None else [*found_bounds, built])
+
+    def _sspan_built(
+        self, k: str, ins: Instr, facts: list[Fact], point: str, depth: int
+    ) -> tuple[int, int] | None:
+        """``_sspan`` of ``k`` from how it is built (not a loop header's phi)."""
+        home = self.def_block[k]
+        if ins.opcode == "phi":
+            if k in self._within_open:
+                return None  # a cycle of phis: no bound
             self._within_open.add(k)
             try:
                 found: list[tuple[int, int]] = []
@@ -666,11 +686,13 @@ class Ranges:
     def _twins(self, k: str) -> list[tuple[str, int]]:
         """``(p, d)`` for each other phi ``p`` of ``k``'s loop header with ``k == p + d``
         (modulo ``2**64``) on every run: entered with constants ``k0 = p0 + d`` on every edge
-        into the loop, and stepped by one same constant on every path back to the header a
-        run may take (``_offsets``; a path that contradicts the branch facts of its back
-        edge is none). Numba's ``enumerate(t)`` counts ``k`` in the header from 0 by 1 beside
-        the tuple iterator's position ``p``, stepped by 1 after the guarded read of ``t``: on
-        the paths back (those with ``p <s len(t)``) both moved by 1, so ``k == p``."""
+        into the loop, and on every path back to the header a run may take (``_offsets``; a
+        path that contradicts the branch facts of its back edge is none) either both moved
+        by one same constant, or both set to ``p + a`` and ``p + b`` with ``a - b == d``.
+        Numba's ``enumerate(t)`` counts ``k`` in the header from 0 by 1 beside the tuple
+        iterator's position ``p``, stepped by 1 after the guarded read of ``t``: on the paths
+        back (those with ``p <s len(t)``) both moved by 1, so ``k == p``. A copy carried to the
+        next trip, ``j = q + 1`` beside the range loop's ``q + 1``, is ``j == q``."""
         cached = self._twin_cache.get(k)
         if cached is not None:
             return cached
@@ -689,27 +711,38 @@ class Ranges:
             pin = dict((pred, v) for v, pred in self._incoming(other))
             if set(pin) != {pred for _v, pred in kin}:
                 continue
-            shifts: set[int] = set()
-            steps: set[int] = set()
+            shifts = set()
             for kv, pred in kin:
-                pv = pin[pred]
+                a, b = _int(kv), _int(pin[pred])
                 if pred not in loop.blocks:
-                    a, b = _int(kv), _int(pv)
-                    if a is None or b is None:
-                        break
-                    shifts.add(_signed(a - b, 64))
-                    continue
-                edge = self._edge_facts(pred, header)
-                ks = self._offsets(kv, k, edge, pred, 0)
-                ps = self._offsets(pv, p, edge, pred, 0)
-                if ks is None or ps is None or len(ks) != 1 or ks != ps:
-                    break
-                steps |= ks
-            else:
-                if len(shifts) == 1 and len(steps) <= 1:
-                    out.append((p, shifts.pop()))
+                    shifts.add(None if a is None or b is None else _signed(a - b, 64))
+            if len(shifts) != 1 or None in shifts:
+                continue
+            d = shifts.pop()
+            assert d is not None
+            if all(
+                self._stepped_together(kv, pin[pred], k, p, d, self._edge_facts(pred, header), pred)
+                for kv, pred in kin
+                if pred in loop.blocks
+            ):
+                out.append((p, d))
         self._twin_cache[k] = out
         return out
+
+    def _stepped_together(
+        self, kv: str, pv: str, k: str, p: str, d: int, facts: list[Fact], point: str
+    ) -> bool:
+        """``kv - pv == k - p == d`` (modulo ``2**64``) on the paths a run may take to the
+        back edge at ``point``: both moved from ``k`` and ``p`` by one same constant, or
+        both offsets of ``p`` alone, ``a - b == d``."""
+        ks = self._offsets(kv, k, facts, point, 0)
+        ps = self._offsets(pv, p, facts, point, 0)
+        if ks is not None and ps is not None and len(ks) == 1 and ks == ps:
+            return True
+        ka = self._offsets(kv, p, facts, point, 0)
+        if ka is None or ps is None or len(ka) != 1 or len(ps) != 1:
+            return False
+        return _signed(next(iter(ka)) - next(iter(ps)), 64) == d
 
     def _offsets(
         self, x: str, base: str, facts: list[Fact], point: str, depth: int
@@ -1306,7 +1339,8 @@ class Ranges:
         body = ins.text.split(" = ", 1)[1] if " = " in ins.text else ins.text
         for name, bound in _SREG_BOUNDS.items():
             if f"@llvm.nvvm.read.ptx.sreg.{name}(" in body:
-                return bound
+                # a thread-index read's ``!range`` (the contract's block or max_threads)
+                return bound if ins.bounds is None else min(bound, ins.bounds[1] - 1)
         if "@llvm.umin." in body or "@llvm.smin." in body or "@llvm.smax." in body:
             args = [_value(w) for w in split_operands(body.split("(", 1)[1].rsplit(")", 1)[0])]
             bounds = [at(a) for a in args]

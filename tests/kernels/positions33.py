@@ -49,7 +49,9 @@ position ``i`` and for its negative twin ``i - n`` (Python's ``t[-1]``), whose d
 
   Both phis enter with 0, and on every path back to the header a run may take (those with
   ``%.490`` true: the ``[ %pos, %B336 ]`` pair contradicts it) both move by 1, so ``q == pos``
-  (modulo ``2**64``) and ``pos`` is in 0..3 under ``%.490``. ``zip(range(4), u)`` was refused
+  (modulo ``2**64``) and ``pos`` is in 0..3 under ``%.490``. The same rule takes a copy
+  carried to the next trip, ``j = 0`` then ``j = q + 1`` in ``range(4)``: ``j`` and ``q`` both
+  enter with 0 and both go back as ``q + 1``, so ``j == q``. ``zip(range(4), u)`` was refused
   only for the ``poison`` pair of an edge no run takes (above).
 
 What else compiles to these shapes and is not safe, tried (``REFUSED``): a negative position
@@ -88,6 +90,9 @@ _LOOP_BODIES = {
     "enumerate-t": "for q, e in enumerate(t):\n    acc += e * t[q]",
     "enumerate-t-index-u": "for q, e in enumerate(t):\n    acc += e * u[q]",
     "enumerate-1-minus-1": "for q, e in enumerate(t, 1):\n    acc += e * t[q - 1]",
+    # a copy carried to the next trip: j and q enter with 0 and go back as q + 1 both
+    "carried-plus-1": "j = 0\nfor q in range(4):\n    acc += t[j]\n    j = q + 1",
+    "carried-minus-1-from-1": "j = -1\nfor q in range(4):\n    acc += t[j]\n    j = q",  # -1..2
     # pinned as still refused before (attacks29, attacks31, range_loops30): signed bounds
     "nested-down-difference": "for p in range(3, -1, -1):\n    for q in range(p + 1):\n"
     "        acc += t[p - q]",
@@ -153,6 +158,9 @@ _UNSAFE_BODIES = {
     "        continue\n    j += 2",  # 2, 4
     "counter-thread-step": "j = 0\nfor q, e in enumerate(t):\n    acc += t[j]\n"
     "    if a[i] > q:\n        j += 1\n    j += 1",  # up to 6
+    "carried-range-5": "j = 0\nfor q in range(5):\n    acc += t[j]\n    j = q + 1",  # 4
+    "carried-plus-2": "j = 0\nfor q in range(4):\n    acc += t[j]\n    j = q + 2",  # 4
+    "carried-from-5": "j = 5\nfor q in range(4):\n    acc += t[j]\n    j = q + 5",  # 5
     "counter-ahead": "j = 1\nfor q, e in enumerate(t):\n    acc += e * t[j]\n    j += 1",  # 4
 }
 
@@ -166,6 +174,8 @@ REFUSED: dict[str, tuple[str, str]] = {
 
 #: Safe, still refused (message: NOT_UNIFORM): outside what the rules prove.
 STILL_REFUSED: dict[str, str] = {
+    # j is 0 then q - 1 of the trip before: 0, 0, 1, 2 -- not q plus one constant
+    "carried-minus-1": loop_kernel("j = 0\nfor q in range(4):\n    acc += t[j]\n    j = q - 1"),
     # enumerate's count is stepped with the second iterator's position only on the paths
     # where both zip guards held; that the first guard held is a phi of i1 (false on the
     # other edge), a fact the edge pruning does not carry through

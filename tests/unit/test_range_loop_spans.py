@@ -6,7 +6,8 @@ loops written by hand in LLVM IR, as Numba's tuple index uses it (verify/_feasib
 Each shape Python cannot spell is here: an unsigned or ``!= 0`` guard, a counter that steps
 by 2 or up, steps that differ between paths, a path that moves one phi and not the other, a
 start that is not a constant, a count that may wrap (``smin(n, 5) - 1``), values that wrap
-the 32-bit width, the index after the last trip."""
+the 32-bit width, the index after the last trip; negative positions (Numba's cases ``i - 4``,
+``verify/_ranges.signed_span``) in ``[-4, 3]`` are positions too."""
 
 from __future__ import annotations
 
@@ -102,6 +103,12 @@ def _dropped(text: str, block: str = "%body") -> bool:
         {"width": 32, "index": "%k = sext i32 %p to i64"},
         {"width": 32, "index": "%k = zext i32 %p to i64"},
         {"width": 32, "start": "3", "count": "4", "step": "-1", "index": "%k = sext i32 %p to i64"},
+        # negative positions, Numba's cases i - 4 (round 33: signed bounds)
+        {"index": "%k = sub i64 2, %p"},  # 2, 1, 0, -1
+        {"count": "7", "index": "%k = sub i64 2, %p"},  # 2 .. -4
+        {"index": "%k = add i64 %p, -4"},  # -4..-1
+        {"start": "-4", "count": "4"},  # range(-4, 0)
+        {"start": "3", "count": "5", "step": "-1"},  # range(3, -2, -1): 3..-1
         # np.int32(q) on a 64-bit q: shl 32, ashr 32
         {"index": "%s = shl i64 %p, 32\n  %k = ashr exact i64 %s, 32"},
     ],
@@ -144,7 +151,8 @@ def test_after_the_loop_the_last_step_counts() -> None:
         {"dec": "1"},  # the counter goes up: the loop does not end by it
         {"dec": "-2"},  # not the -1 the pairing needs
         {"count": "9", "index": "%k = sub i64 3, %p"},  # 3 - 8 = -5
-        {"index": "%k = sub i64 2, %p"},  # 2 - 3 = -1 is a case, but no bound below 0
+        {"index": "%k = add i64 %p, -5"},  # -5..-2: -5 is no case of a 4-tuple
+        {"count": "8", "index": "%k = sub i64 2, %p"},  # 2 - 7 = -5
         {"index": "%k = add i64 %p, 1"},  # 1..4
         {"count": "10", "index": "%k = call i64 @llvm.smin.i64(i64 %p, i64 4)"},
         # 32 bits: 2**31 - 1 then the wrap to -2**31
