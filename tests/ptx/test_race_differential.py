@@ -24,7 +24,13 @@ import pytest
 import simtsafe as ss
 from tests.kernels import load_kernel_module
 from tests.kernels.generated_races import SIGNATURE
-from tests.kernels.race_differential import check_source, launch_args, run, summarize
+from tests.kernels.race_differential import (
+    check_source,
+    compiled_form_only,
+    launch_args,
+    run,
+    summarize,
+)
 
 pytestmark = [
     pytest.mark.ptx,
@@ -125,10 +131,10 @@ def test_a_dead_read_is_refused_by_the_source_analysis(tmp_path: Path) -> None:
     assert (o.static, o.compiled) == ("refused:tile-phase", "refused:tile-phase"), o
 
 
-#: Simulator: a block collective that part of the block skips (an early return) is reported
-#: by sim.check as a SafetyError about the collective's argument ("block.max(v) takes a
-#: number ...; got Poison": the exchange slot of the thread that left is undefined), not as
-#: the barrier_divergence it is; a plain block.sync() there is reported as one.
+#: A block collective that part of the block skips (an early return) is a divergent barrier,
+#: as a plain block.sync() there is. (sim.check used to raise a SafetyError about the
+#: collective's argument instead, "block.max(v) takes a number ...; got Poison": the
+#: exchange slot of the thread that left was read as its value.)
 COLLECTIVE_AFTER_EXIT = f"""
 @ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
 def k({_SIGNATURE}) -> None:
@@ -139,11 +145,29 @@ def k({_SIGNATURE}) -> None:
     out[i] = np.float32(x)
 """
 
-#: Simulator: a shared accumulator read at an index that is undefined (a tile element nobody
-#: wrote) raises a SafetyError ("a shared accumulator is read with an int ...; got Poison")
-#: and ends the replay, where a tile read at that index reports an `uninitialized` use and
-#: goes on (docs/checker.md: an index is a use). The kernel is Tier 1 and accepted; the
-#: replay's other findings are lost with it.
+#: The same for a warp collective: lanes that leave a loop of thread-dependent trip count
+#: early are named in the masks of the others' later calls. sim.check reports `warp_mask`
+#: and goes on (it used to read the slots those lanes never wrote as their states, and raise
+#: "the threads passed states of different shapes (int and tuple(int64, int64))"; found by
+#: the differential, seed 500015).
+WARP_COLLECTIVE_AFTER_EXIT = f"""
+from tests.kernels.generated_race_helpers import h_pair
+
+
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k({_SIGNATURE}) -> None:
+    i = thread.index_1d()
+    x = n
+    for q in range(cuda.threadIdx.x % 3):
+        p0, p1 = ss.warp.reduce((np.int64(n), np.int64(q)), h_pair)
+        x = x + p0 + p1
+    out[i] = np.float32(x)
+"""
+
+#: A shared accumulator read at an index that is undefined (a tile element nobody wrote) is
+#: an `uninitialized` use, and the replay goes on, as a tile read at that index (docs/
+#: checker.md: an index is a use). (sim.check used to raise a SafetyError, "a shared
+#: accumulator is read with an int ...; got Poison", and lose the replay's other findings.)
 ACCUMULATOR_READ_AT_UNDEFINED = f"""
 @ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
 def k({_SIGNATURE}) -> None:
@@ -161,13 +185,51 @@ def _replay(tmp_path: Path, source: str) -> ss.sim.CheckReport:
     return ss.sim.check(kernel, 1, 64, *launch_args(1, 64, 1))
 
 
-@pytest.mark.xfail(strict=True, reason="sim.check raises on the undefined exchange slot")
 def test_sim_reports_a_collective_after_an_exit_as_barrier_divergence(tmp_path: Path) -> None:
     report = _replay(tmp_path, COLLECTIVE_AFTER_EXIT)
-    assert report.of_kind("barrier_divergence"), report
+    (found,) = report.findings
+    assert found.kind == "barrier_divergence", report
+    assert "exited (line 12) while" in found.message, report
+    # the twin: every thread reaches the collective
+    report = _replay(
+        tmp_path, COLLECTIVE_AFTER_EXIT.replace("        return\n", "        n = n + 1\n")
+    )
+    assert report.ok, report
 
 
-@pytest.mark.xfail(strict=True, reason="sim.check raises on an undefined accumulator index")
+def test_sim_reports_a_warp_collective_after_an_exit_as_a_warp_mask(tmp_path: Path) -> None:
+    report = _replay(tmp_path, WARP_COLLECTIVE_AFTER_EXIT)
+    assert {f.kind for f in report.findings} == {"warp_mask"}, report
+    # the twin: a loop every lane runs as often
+    uniform = WARP_COLLECTIVE_AFTER_EXIT.replace("range(cuda.threadIdx.x % 3)", "range(n + 1)")
+    assert _replay(tmp_path, uniform).ok
+
+
+def test_sim_reports_a_collective_of_a_wrong_type_after_an_exit_as_an_error(tmp_path: Path) -> None:
+    # Only the slots of threads that never came are filled in: a value of a wrong type that
+    # a thread passed stays the caller's error (here: a tuple to block.max).
+    bad = COLLECTIVE_AFTER_EXIT.replace("ss.block.max(n)", "ss.block.max((n, n))")
+    with pytest.raises(ss.SafetyError, match=r"block\.max\(v\) takes a number"):
+        _replay(tmp_path, bad)
+
+
 def test_sim_reports_an_accumulator_read_at_an_undefined_index(tmp_path: Path) -> None:
     report = _replay(tmp_path, ACCUMULATOR_READ_AT_UNDEFINED)
-    assert report.of_kind("uninitialized"), report
+    (found,) = report.findings
+    assert found.kind == "uninitialized", report
+    assert "used as an index of a shared accumulator at line 14" in found.message, report
+    # and the replay goes on: a race after the read (another tile's) is still reported
+    racy = ACCUMULATOR_READ_AT_UNDEFINED.replace(
+        "    out[i] = np.float32(x)\n",
+        "    S = ss.shared.tile(64, np.int32)\n"
+        "    S[thread.local_index()] = 1\n"
+        "    out[i] = np.float32(x + S[(cuda.threadIdx.x + 1) % 64])\n",
+    )
+    with compiled_form_only():  # (the source-level phase analysis refuses the racy twin)
+        report = _replay(tmp_path, racy)
+    assert {f.kind for f in report.findings} == {"uninitialized", "race"}, report
+    # the twin: the tile written before the barrier, nothing undefined
+    written = ACCUMULATOR_READ_AT_UNDEFINED.replace(
+        "    ss.block.sync()\n", "    T[thread.local_index()] = 3\n    ss.block.sync()\n"
+    )
+    assert _replay(tmp_path, written).ok
