@@ -145,6 +145,26 @@ def test_a_dead_read_is_refused_by_the_source_analysis(tmp_path: Path) -> None:
     o = check_source(2, live, "block64", _SHAPES, [], tmp_path)
     assert (o.static, o.compiled) == ("refused:tile-phase", "refused:tile-phase"), o
     assert "race:shared" in o.dynamic and "race:dead" not in o.dynamic, o
+    # Only a read is judged dead: the replay lands an asynchronous fill's writes at the
+    # wait, whose line has no store in the compiled code (found at seed 500559).
+    o = check_source(3, ASYNC_FILL_READ, "block64", _SHAPES, [], tmp_path)
+    assert (o.static, o.compiled) == ("refused:tile-phase", "refused:tile-phase"), o
+    assert "race:shared" in o.dynamic and "race:dead" not in o.dynamic, o
+    assert "ss.shared.wait_all()" in o.details[0], o.details
+
+
+#: A read of another thread's element while an asynchronous fill of the tile is in flight.
+ASYNC_FILL_READ = f"""
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64, requires=["a.size >= 64"]))
+def k({_SIGNATURE}) -> None:
+    i = thread.index_1d()
+    T = ss.shared.tile(64, np.int32)
+    ss.shared.fill_async(T, a, 0)
+    ss.shared.commit_group()
+    x = T[(cuda.threadIdx.x + 1) % 64]
+    ss.shared.wait_all()
+    out[i] = np.float32(x + n)
+"""
 
 
 #: A block collective that part of the block skips (an early return) is a divergent barrier,
