@@ -13,9 +13,10 @@ For each seed:
 * the *dynamic* verdict: ``simtsafe.sim.check`` replays the kernel (decorated without
   the source phase analysis, so refused kernels replay too) at every launch shape its
   contract admits (one or two blocks; 64 threads, or 40: a partial warp) and
-  ``n`` = 0, 1, 2, then with a second input whose values have the other signs (``n`` = 1
-  for an accepted kernel; 0 to 3 for a refused one the first replays found nothing
-  wrong with), and gives the set of what it found: ``race`` (with the kind of memory;
+  ``n`` = 0, 1, 2 (a refused kernel only until a replay breaks a promise or raises),
+  then with a second input whose values have the other signs (``n`` = 1 for an
+  accepted kernel; 0 to 3 for a refused one the first replays found nothing wrong
+  with), and gives the set of what it found: ``race`` (with the kind of memory;
   ``race:dead`` for a race of shared memory whose read the compiled code does not make:
   the analysed IR has no shared-memory read at its line, a read LLVM dropped as dead),
   ``barrier_divergence``, ``warp_mask``, ``out_of_bounds`` (a read or a write),
@@ -231,14 +232,19 @@ def dynamic(
     flipped: bool = False,
     shared_mem: int | None = None,
     compiled: CompiledAccesses | None = None,
+    justify: bool = False,
 ) -> tuple[list[str], list[str]]:
     """The finding kinds of the replays at every shape and ``n``, and a line for each
     (``flipped``: with the second input; ``compiled``: the shared memory accesses of the
-    compiled code, to tell a race of a read it does not make, ``race:dead``)."""
+    compiled code, to tell a race of a read it does not make, ``race:dead``; ``justify``:
+    for a refused kernel, stop after the first replay that breaks a promise or raises,
+    which justifies the refusal -- the replays left could change no verdict)."""
     kinds: set[str] = set()
     details: dict[str, str] = {}
     for grid, block in shapes:
         for n in ns:
+            if justify and any(k in BROKEN_PROMISES or k.startswith("raised") for k in kinds):
+                break
             try:
                 args = launch_args(grid, block, n, flipped)
                 report = ss.sim.check(kernel, grid, block, *args, timeout=60, shared_mem=shared_mem)
@@ -302,8 +308,10 @@ def check_source(
             compiled, cmessage = _static(kernel)
         # (none when the compiled form refused the kernel before it looked at tile phases)
         accesses = recorded[-1] if recorded else None
-        kinds, details = dynamic(kernel, shapes, shared_mem=shared_mem, compiled=accesses)
         refused = "accepted" not in (static or compiled, compiled)
+        kinds, details = dynamic(
+            kernel, shapes, shared_mem=shared_mem, compiled=accesses, justify=refused
+        )
         if not refused:
             # an acceptance: the other input too (branches on input values go the other way)
             more, more_details = dynamic(
