@@ -6,7 +6,9 @@ for each, the static verdict (decoration and NVVM compile, as a user gets it), t
 compiled form's alone (the source-level phase analysis off) and the replay's over every
 launch shape and ``n`` (tests/kernels/race_differential.py); writes the counts, every
 unsound acceptance and the false refusals by rule to a JSON file, and every outcome beside
-it (``<out>.outcomes.json``).
+it (``<out>.outcomes.json``). Races the replay reports on a read the compiled code does
+not make (a read LLVM dropped as dead: ``race:dead``) are no unsound acceptance; they are
+counted apart (``dead_races``).
 
     python scripts/race_differential.py OUT.json [--kernels 2000] [--first-seed 500000]
         [--workers 2]

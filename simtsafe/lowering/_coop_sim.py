@@ -356,25 +356,49 @@ def _once(slots: Any, part: int, parties: int, compute: Callable[[], Any]) -> An
                     del _MEMO[id(slots)]
 
 
+@final
+class _Arrived:
+    """A value a thread put in an exchange slot (a slot holding anything else was never
+    written: its thread did not arrive)."""
+
+    __slots__ = ("v",)
+
+    def __init__(self, v: Any) -> None:
+        self.v = v
+
+
 def _exchange_block(v: Any, site: Site) -> tuple[_Place, Any, list[Any]]:
-    """(place, exchange, every thread's ``v`` in linear order): a block-wide rendezvous."""
+    """(place, exchange, every thread's ``v`` in linear order): a block-wide rendezvous.
+
+    A thread that never arrives (it returned early, or waits at another barrier) leaves its
+    slot unwritten; ``simtsafe.sim.check`` reports that as a ``barrier_divergence`` when it
+    releases the others, as at a plain ``block.sync()``, and they go on. The missing
+    values (undefined on the GPU) are taken as the first arrived thread's, so that the
+    collective computes a value of the right type instead of failing on the unwritten slot.
+    """
     place = _Place()
     slots = _slots(place, site)
-    slots[place.ltid] = v
+    slots[place.ltid] = _Arrived(v)
     _simrt.barrier(site)
-    return place, slots, list(slots)
+    return place, slots, _arrived(list(slots))
+
+
+def _arrived(got: list[Any]) -> list[Any]:
+    """The values in exchange slots ``got``, a slot no thread wrote taking the first
+    written one's (the caller's own slot, at least, is written)."""
+    first = next(x for x in got if type(x) is _Arrived)
+    return [(x if type(x) is _Arrived else first).v for x in got]
 
 
 def _exchange_warp(v: Any, site: Site) -> tuple[_Place, Any, list[Any]]:
     """(place, exchange, the ``v`` of every present lane of the caller's warp in lane order)."""
     place = _Place()
     slots = _slots(place, site)
-    slots[place.ltid] = v
+    slots[place.ltid] = _Arrived(v)
     _simrt.warp_sync(place.mask, site)
-    # A lane that did not arrive left its slot undefined: sim.check has reported the warp
-    # mask already, and reports the undefined value here instead of failing on its type.
-    present = slots[place.first : place.first + place.present]
-    return place, slots, [_argument(x, "a warp collective") for x in present]
+    # A lane that did not arrive left its slot unwritten: sim.check has reported the warp
+    # mask already; its value is taken as the first arrived lane's, as in a block exchange.
+    return place, slots, _arrived(list(slots[place.first : place.first + place.present]))
 
 
 def _common_dtype(api: str, vals: Sequence[Any], widen_bool: bool) -> np.dtype[Any]:
@@ -623,6 +647,10 @@ class SimSharedAccumulator(_SimAccumulator):
             inside = 0 <= r < rows and 0 <= c < cols
             return self._arr[r * cols + c] if inside else self._arr.dtype.type(0)
         space = getattr(i, "_space", None)
+        if space is None and not isinstance(i, int | np.integer):
+            # an index loaded from memory no thread wrote (simtsafe.sim.check): a use,
+            # reported by the runtime, as a tile's index is; the plain value indexes
+            i = _simrt.defined(i, "used as an index of a shared accumulator")
         if space is not None:
             if space != "Local1D":
                 _reject(

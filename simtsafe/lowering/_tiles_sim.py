@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 import threading
 import weakref
+from types import CodeType
 from typing import Any, Final, NoReturn, final
 
 import numpy as np
@@ -398,11 +399,28 @@ def _caller_site(what: str) -> tuple[str, int, int]:
     return frame.f_code.co_filename, frame.f_lineno, frame.f_lasti
 
 
-#: Per kernel (its code): the bytes of each tile site of a tile_shared window.
-_WINDOWS: weakref.WeakKeyDictionary[Any, dict[tuple[str, int, int], int]] = (
-    weakref.WeakKeyDictionary()
-)
+#: Per kernel code object, by identity (id -> (a weak reference to it, its sites)): the
+#: bytes of each tile site of its tile_shared window. Not a WeakKeyDictionary: code objects
+#: compare equal when their bodies are equal, whatever their file, so two kernels of one
+#: body in two modules would share (and sum) one window.
+_WINDOWS: dict[int, tuple[weakref.ref[CodeType], dict[tuple[str, int, int], int]]] = {}
 _WINDOW_LOCK = threading.Lock()
+
+
+def _window_sites(code: CodeType) -> dict[tuple[str, int, int], int]:
+    """The tile sites of ``code``'s window (the caller holds ``_WINDOW_LOCK``)."""
+    key = id(code)
+    entry = _WINDOWS.get(key)
+    if entry is None or entry[0]() is not code:
+
+        def gone(ref: weakref.ref[CodeType]) -> None:
+            # (no lock: the collector may run this while a thread holds _WINDOW_LOCK; the
+            # entry is dropped only if it is still the dead code's, not a successor's)
+            if (e := _WINDOWS.get(key)) is not None and e[0] is ref:
+                _WINDOWS.pop(key, None)
+
+        entry = _WINDOWS[key] = (weakref.ref(code, gone), {})
+    return entry[1]
 
 
 def _dynamic_array(dtype: np.dtype[Any], site: tuple[str, int, int]) -> Any:
@@ -476,7 +494,7 @@ def builtins(*, proven_domain: int | None) -> dict[str, Any]:
         if swizzle:
             nbytes += 1024  # room to start at a multiple of 1024 (lowering._tiles)
         with _WINDOW_LOCK:
-            sites = _WINDOWS.setdefault(sys._getframe(1).f_code, {})
+            sites = _window_sites(sys._getframe(1).f_code)
             sites[site] = nbytes
             used = sum(sites.values())
         if used > window:

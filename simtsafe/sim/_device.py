@@ -70,7 +70,10 @@ class _Shared:
     def array(self, shape: Any, dtype: Any) -> RecArray:
         """A block's shared array; shape 0 is the launch's dynamic shared memory."""
         f = self._r.user_frame()
-        return self._r.shared_array(shape, dtype, (f.f_code, f.f_lasti))
+        # (the code object by identity: two functions of one body in two modules compare
+        # equal, and each has its own array on the GPU; the key lives for one replay, in
+        # which the functions it runs, and their code, stay alive)
+        return self._r.shared_array(shape, dtype, (id(f.f_code), f.f_lasti))
 
 
 class _Local:
@@ -95,7 +98,7 @@ class _Const:
     def array_like(self, ary: Any) -> RecArray:
         """A read-only copy of a host array (constant memory)."""
         f = self._r.user_frame()
-        key = (f.f_code, f.f_lasti)
+        key = (id(f.f_code), f.f_lasti)  # by identity, as a shared array's
         arr = self._r.const_arrays.get(key)
         if arr is None:
             data = _snapshot(ary) if isinstance(ary, RecArray) else np.asarray(ary)

@@ -118,7 +118,7 @@ class SimThread:
 
     def shared_array(self, shape: Any, dtype: Any, site: Location | None) -> Any:
         frame = self.replay.user_frame()
-        key = site or (frame.f_code, frame.f_lasti)
+        key = site or (id(frame.f_code), frame.f_lasti)  # by identity (sim._device)
         return self.replay.shared_array(shape, dtype, key)
 
     def local_array(self, shape: Any, dtype: Any, site: Any, call: Any) -> Any:

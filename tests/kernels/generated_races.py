@@ -32,6 +32,14 @@ careful author would -- and keeps collectives out of thread-dependent code. Its 
 ignores where branches join and loops go round, so disciplined kernels still hold the
 subtle cases; undisciplined ones are mostly racy. Loops are bounded by small constants,
 ``n`` or ``threadIdx.x % 3``, so every kernel ends. The same seed gives the same kernel.
+
+A known fraction of the kernels (``PLANTED``, drawn from a random stream of their own, so
+that the rest of the kernel is the one its seed gives without it) open with a *planted
+fill read*: a fill of ``T`` or ``U`` through a witness and, in the same phase, a read of
+another thread's element whose value reaches the output (so the compiled code keeps the
+load), then a barrier. It races on replay, and only the compiled form's clash of a read
+with a witness fill refuses it: the differential's self-check (a broken clash rule must
+show up as an unsound acceptance) stands on these kernels.
 """
 
 from __future__ import annotations
@@ -41,7 +49,7 @@ from dataclasses import dataclass, field
 
 from tests.kernels.generated_race_helpers import HELPERS
 
-__all__ = ["CONTRACTS", "Generated", "generate"]
+__all__ = ["CONTRACTS", "PLANTED", "Generated", "generate"]
 
 SIGNATURE = (
     "out: DisjointSlice[np.float32], o2: DisjointSlice[np.int32], "
@@ -76,6 +84,8 @@ _TID = "cuda.threadIdx.x"
 #: read is dead (a read LLVM drops is no read in the compiled code; the replay has it).
 _TARGETS = ("x0", "x1", "x2")
 _SYNC = "ss.block.sync()"
+#: The fraction of kernels that open with a planted fill read (see the module's docstring).
+PLANTED = 0.15
 
 
 @dataclass
@@ -91,6 +101,8 @@ class Generated:
 class _Gen:
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
+        #: the planted fill read's own stream: planting it changes nothing else
+        self.plant_rng = random.Random(f"planted fill read {seed}")
         self.features: set[str] = set()
         self.depth = 0
         self.loops = 0
@@ -658,6 +670,29 @@ class _Gen:
         # (not `pass`: a branch on a read with an empty body would make the read dead)
         return out or [f"{ind}x0 = x0 + 1"]
 
+    def planted(self) -> list[str]:
+        """A fill through a witness and a read of another thread's element in its phase,
+        whose value (``xp``) reaches the output; a barrier after them (so the kernel that
+        follows starts with no phase, as without the plant)."""
+        r = self.plant_rng
+        kind = r.choice(["local", "local-call", "stride", "u-local"])
+        self.features.add(f"planted-fill-read-{kind}")
+        if kind == "u-local":
+            fill = ["    U[lw2] = np.int32(x1 + n)"]
+            col = r.choice([f"({_TID} + 1) % {self.uc}", f"({_TID} ^ 1) % {self.uc}"])
+            read = f"U[{_TID} // {self.uc} % 4, {col}]"
+        else:
+            fill = {
+                "local": ["    T[lw] = np.int32(x1 + n)"],
+                "local-call": ["    T[thread.local_index()] = np.int32(x1 + n)"],
+                "stride": ["    for wp in thread.block_stride(T):", "        T[wp] = wp.index + n"],
+            }[kind]
+            # another thread's element: the next one, or the neighbour of the pair (thread
+            # t + 1, t ^ 1 writes it in this phase when the block has it)
+            idx = r.choice([f"({_TID} + 1) % {self.ts}", f"({_TID} ^ 1) % {self.ts}"])
+            read = r.choice([f"T[{idx}]", f"h_read(T, {idx})"])
+        return [*fill, f"    xp = np.int64({read})", f"    {_SYNC}"]
+
     def kernel(self) -> Generated:
         r = self.rng
         contract = r.choice(list(CONTRACTS))
@@ -688,6 +723,7 @@ class _Gen:
             top = [f"    {make_b}"]
         if self.async_pending:
             body.append("    ss.shared.wait_all()")
+        plant = self.planted() if self.plant_rng.random() < PLANTED else []
         lines = [
             "import operator  # noqa: F401",
             f"from tests.kernels.generated_race_helpers import {', '.join(HELPERS)}",
@@ -705,13 +741,21 @@ class _Gen:
             "    x0 = np.int64(0)",
             f"    x1 = np.int64({_TID})",
             "    x2 = np.int64(n)",
+            *plant,
             *body,
-            "    out[i] = np.float32(x0 + x1 + x2)",
+            f"    out[i] = np.float32(x0 + x1 + x2{' + xp' if plant else ''})",
         ]
         self.features.add(f"discipline-{self.discipline}")
         self.features.add(f"contract-{contract}")
         return Generated(
-            0, "\n".join(lines) + "\n", contract, CONTRACTS[contract][1], self.features
+            0,
+            "\n".join(lines) + "\n",
+            contract,
+            CONTRACTS[contract][1],
+            self.features,
+            # the dynamic tile's bytes (without them T has no element in the replays, and
+            # nothing done with it can race)
+            4 * self.ts if dynamic else None,
         )
 
 

@@ -13,16 +13,21 @@ For each seed:
 * the *dynamic* verdict: ``simtsafe.sim.check`` replays the kernel (decorated without
   the source phase analysis, so refused kernels replay too) at every launch shape its
   contract admits (one or two blocks; 64 threads, or 40: a partial warp) and
-  ``n`` = 0, 1, 2, then with a second input whose values have the other signs (``n`` = 1
-  for an accepted kernel; 0 to 3 for a refused one the first replays found nothing
-  wrong with), and gives the set of what it found: ``race`` (with the kind of memory),
+  ``n`` = 0, 1, 2 (a refused kernel only until a replay breaks a promise or raises),
+  then with a second input whose values have the other signs (``n`` = 1 for an
+  accepted kernel; 0 to 3 for a refused one the first replays found nothing wrong
+  with), and gives the set of what it found: ``race`` (with the kind of memory;
+  ``race:dead`` for a race of shared memory whose read the compiled code does not make:
+  the analysed IR has no shared-memory read at its line, a read LLVM dropped as dead),
   ``barrier_divergence``, ``warp_mask``, ``out_of_bounds`` (a read or a write),
   ``uninitialized``, ``dropped_write``, ``raised`` (a simulated thread raised),
   ``incomplete``; none of them is ``clean``.
 
 Soundness: no kernel accepted (by either verdict) may show a finding that breaks a
 promise of docs/safety.md (``BROKEN_PROMISES``): a race, a divergent barrier or warp
-collective, an out-of-bounds write. Reads of a tile element nobody wrote
+collective, an out-of-bounds write. A ``race:dead`` is not one: the compiled code, which is
+what runs and what the compiled form decides on, does not make the access (the source-level
+analysis refuses such kernels: docs/safety.md, "Decided twice"). Reads of a tile element nobody wrote
 (``uninitialized``), out-of-bounds *reads* by plain int of an input, and a leader write
 some lanes ran without the leader (``dropped_write``) are documented as not enforced.
 Precision: of the kernels that replay clean, how many the static check refuses, and by
@@ -52,6 +57,7 @@ from tests.kernels.generated_races import A2_SHAPE, A_SIZE, H_SIZE, generate
 
 __all__ = [
     "BROKEN_PROMISES",
+    "CompiledAccesses",
     "Outcome",
     "check_source",
     "compiled_form_only",
@@ -119,6 +125,66 @@ def compiled_form_only() -> Iterator[None]:
         _rewrite.check_phases = saved
 
 
+@dataclass
+class CompiledAccesses:
+    """The lines at which the analysed IR (the compiled form's) reads shared memory:
+    (file, line) -> the access kinds there, ``read`` or ``write`` (an atomic, a call both);
+    ``decided`` is False when some access has no line of its own (no debug location, or
+    line 0: a load LLVM hoisted or merged), and then no line can be said to lack a read."""
+
+    lines: dict[tuple[str, int], set[str]] = field(default_factory=dict)
+    decided: bool = True
+
+    def reads_at(self, location: tuple[Any, Any]) -> bool:
+        """Whether the compiled code may read shared memory at ``location``.
+
+        Only reads are judged: the replay places some writes elsewhere than the compiled
+        code (an asynchronous fill lands at the wait, where the IR has only the wait), so
+        a write missing from its line says nothing. A caveat: a load LLVM merges into an
+        earlier one of the same address (GVN) keeps the earlier line only; the replay
+        reports the race of the later read, unless the earlier read races too.
+        """
+        if not self.decided:
+            return True
+        return "read" in self.lines.get((str(location[0]), int(location[1])), set())
+
+
+@contextlib.contextmanager
+def recording_compiled_accesses(into: list[CompiledAccesses]) -> Iterator[None]:
+    """Record, each time the compiled form checks tile phases, the lines of the shared
+    memory accesses of the IR it analyses (``verify._tilephases``'s own reading of it)."""
+    from simtsafe.verify import _tilephases, _verdict
+
+    right = _verdict.check_tile_phases
+
+    def recording(form: Any, kernel: str, where: Any, line_of: Any, fallback: Any) -> None:
+        found = CompiledAccesses()
+        objects = _tilephases.shared_objects(form)
+        if objects:
+            finder = _tilephases._Finder(form, objects)
+            for b in form.blocks:
+                for ins in b.instrs:
+                    kinds = {k for k, objs in finder.accesses(ins) if objs}
+                    if not kinds:
+                        continue
+                    places = {ins.loc, line_of(ins)} - {None}
+                    if ins.loc is None or ins.loc[1] == 0 or not places:
+                        found.decided = False
+                    words = {"read" if k in _tilephases.READS else "write" for k in kinds}
+                    if kinds & {"update", "other"}:
+                        words = {"read", "write"}
+                    for place in places:
+                        found.lines.setdefault((str(place[0]), int(place[1])), set()).update(words)
+        into.append(found)
+        right(form, kernel, where, line_of, fallback)
+
+    _verdict.check_tile_phases = recording
+    try:
+        yield
+    finally:
+        _verdict.check_tile_phases = right
+
+
 def launch_args(grid: int, block: int, n: int, flipped: bool = False) -> tuple[Any, ...]:
     warps = grid * -(-block // 32)
     return (
@@ -133,11 +199,16 @@ def launch_args(grid: int, block: int, n: int, flipped: bool = False) -> tuple[A
     )
 
 
-def _classify(finding: Any) -> str:
+def _classify(finding: Any, compiled: CompiledAccesses | None = None) -> str:
     kind = finding.kind
     if kind == "race":
         array = finding.array or ""
         if array == "shared":
+            if compiled is not None and any(
+                what == "read" and not compiled.reads_at(where)
+                for where, what in zip(finding.locations, finding.accesses, strict=True)
+            ):
+                return "race:dead"  # a read the compiled code does not make
             return "race:shared"
         if array in ("out", "o2", "pb", "pw", "h"):
             return "race:output"
@@ -160,13 +231,20 @@ def dynamic(
     ns: tuple[int, ...] = NS,
     flipped: bool = False,
     shared_mem: int | None = None,
+    compiled: CompiledAccesses | None = None,
+    justify: bool = False,
 ) -> tuple[list[str], list[str]]:
     """The finding kinds of the replays at every shape and ``n``, and a line for each
-    (``flipped``: with the second input)."""
+    (``flipped``: with the second input; ``compiled``: the shared memory accesses of the
+    compiled code, to tell a race of a read it does not make, ``race:dead``; ``justify``:
+    for a refused kernel, stop after the first replay that breaks a promise or raises,
+    which justifies the refusal -- the replays left could change no verdict)."""
     kinds: set[str] = set()
     details: dict[str, str] = {}
     for grid, block in shapes:
         for n in ns:
+            if justify and any(k in BROKEN_PROMISES or k.startswith("raised") for k in kinds):
+                break
             try:
                 args = launch_args(grid, block, n, flipped)
                 report = ss.sim.check(kernel, grid, block, *args, timeout=60, shared_mem=shared_mem)
@@ -183,7 +261,7 @@ def dynamic(
             if not report.complete:
                 kinds.add("incomplete")
             for f in report.findings:
-                kind = _classify(f)
+                kind = _classify(f, compiled)
                 kinds.add(kind)
                 details.setdefault(kind, f"grid {grid} block {block} n {n}: {_describe(f)}")
     if not kinds:
@@ -225,16 +303,24 @@ def check_source(
             return Outcome(
                 seed, contract, static or rule, rule, ["not-run"], features, message or msg
             )
-        compiled, cmessage = _static(kernel)
-        kinds, details = dynamic(kernel, shapes, shared_mem=shared_mem)
+        recorded: list[CompiledAccesses] = []
+        with recording_compiled_accesses(recorded):
+            compiled, cmessage = _static(kernel)
+        # (none when the compiled form refused the kernel before it looked at tile phases)
+        accesses = recorded[-1] if recorded else None
         refused = "accepted" not in (static or compiled, compiled)
+        kinds, details = dynamic(
+            kernel, shapes, shared_mem=shared_mem, compiled=accesses, justify=refused
+        )
         if not refused:
             # an acceptance: the other input too (branches on input values go the other way)
-            more, more_details = dynamic(kernel, shapes, (1,), flipped=True, shared_mem=shared_mem)
+            more, more_details = dynamic(
+                kernel, shapes, (1,), flipped=True, shared_mem=shared_mem, compiled=accesses
+            )
         elif not any(k in BROKEN_PROMISES or k.startswith("raised") for k in kinds):
             # a refusal the replays did not justify: the other input, and n = 3
             more, more_details = dynamic(
-                kernel, shapes, (*NS, 3), flipped=True, shared_mem=shared_mem
+                kernel, shapes, (*NS, 3), flipped=True, shared_mem=shared_mem, compiled=accesses
             )
         else:
             more, more_details = ["clean"], []
@@ -286,7 +372,12 @@ def run(
             out += part
             if progress:
                 bad = sum(1 for o in out if o.unsound)
-                print(f"{len(out)}/{len(seeds_list)} kernels, {bad} unsound", file=sys.stderr)
+                dead = sum(1 for o in out if "race:dead" in o.dynamic)
+                print(
+                    f"{len(out)}/{len(seeds_list)} kernels, {bad} unsound, {dead} with a race "
+                    "on a read the compiled code does not make",
+                    file=sys.stderr,
+                )
     out.sort(key=lambda o: o.seed)
     return out
 
@@ -314,6 +405,9 @@ def summarize(outcomes: list[Outcome]) -> dict[str, object]:
         for o in outcomes
         if "accepted" in (o.static, o.compiled) and not o.safe and not o.unsound
     ]
+    # races of a read the compiled code does not make (a dead read): counted apart, in
+    # no promise (the compiled form rightly sees no access; the source analysis refuses)
+    dead = [o for o in outcomes if "race:dead" in o.dynamic]
     features: Counter[str] = Counter()
     for o in outcomes:
         features.update(o.features)
@@ -324,6 +418,12 @@ def summarize(outcomes: list[Outcome]) -> dict[str, object]:
         "accepted": sum(1 for o in outcomes if o.static == "accepted"),
         "accepted_by_compiled_form": sum(1 for o in outcomes if o.compiled == "accepted"),
         "unsound": unsound,
+        "dead_races": {
+            "kernels": len(dead),
+            "accepted_by_compiled_form": sum(1 for o in dead if o.compiled == "accepted"),
+            "accepted": sum(1 for o in dead if o.static == "accepted"),
+            "seeds": [o.seed for o in dead][:50],
+        },
         "accepted_inconclusive": inconclusive,
         "dynamically_safe": len(safe),
         "safe_refused": dict(false_refusals.most_common()),

@@ -64,3 +64,34 @@ def test_the_window_is_checked_against_the_simulated_device(tmp_path: Path) -> N
 
     assert SIMULATOR_LIMITS.max_shared_optin == 227 * 1024
     assert ss.LaunchContract(tile_shared=227 * 1024).tile_shared == 227 * 1024
+
+
+#: A window of exactly one tile's bytes (128 int32: 512 B). The kernel is loaded twice, from
+#: two module files: the two kernels' code objects compare equal (code equality ignores the
+#: file), yet each kernel's window holds its own tile only.
+_ONE_TILE = """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=128, tile_shared=512))
+def k(out: DisjointSlice[np.float32], a: In[np.float32]) -> None:
+    i = thread.index_1d()
+    t = ss.shared.tile(128, np.float32)
+    t[thread.local_index()] = a[cuda.threadIdx.x]
+    ss.block.sync()
+    out[i] = t[127 - cuda.threadIdx.x]
+"""
+
+
+def test_two_modules_with_one_kernel_body_have_a_window_each(tmp_path: Path) -> None:
+    a = np.arange(128, dtype=np.float32)
+    kernels = []
+    for name in ("first", "second"):
+        (tmp_path / name).mkdir()
+        kernels.append(load_kernel_module(tmp_path / name, _ONE_TILE).k)
+    first, second = kernels
+    assert first.py_func.__code__ == second.py_func.__code__  # what used to share one window
+    for kernel in (first, second, first):
+        out = cuda.to_device(np.zeros(128, np.float32))
+        kernel.prepare(grid=1, block=128)(out, cuda.to_device(a))
+        np.testing.assert_array_equal(out.copy_to_host(), a[::-1])
+    for kernel in (second, first):
+        report = ss.sim.check(kernel, 1, 128, np.zeros(128, np.float32), a)
+        assert report.ok, report
