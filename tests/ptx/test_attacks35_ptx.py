@@ -8,6 +8,9 @@ reads the wrapping form of any text -- while its PTX has round 34's exit before 
 Fixed: the unchecked launcher compiles inside simtsafe's compile, and ``_verify`` refuses
 texts that are not the wrapping form NVVM must have compiled.
 
+Held: carried-copy twins (15 unsafe refused, 7 safe accepted, 6 safe still refused),
+``max_threads`` ranges (8 accepted and safe, 7 refused), libdevice rebound by name (2).
+
 No GPU here: Numba's launch is run with its device steps stubbed (``_Kernel.bind``/
 ``launch``, the device's compute capability), so that the dispatcher compiles for the
 arguments' types exactly as a launch does and nothing runs.
@@ -25,10 +28,22 @@ import pytest
 
 import simtsafe as ss
 from simtsafe.lowering._compat import assume_compute_capability
-from tests.kernels import load_kernel_module
-from tests.kernels.attacks33 import poison_kernel
+from tests.kernels import load_kernel_module, ptx_refusal
+from tests.kernels.attacks33 import NOT_UNIFORM_BLOCK, poison_kernel
 from tests.kernels.attacks34 import FINDING_EXITS
 from tests.kernels.attacks34 import FINDINGS as ROUND34
+from tests.kernels.attacks35 import (
+    LIBDEVICE_REFUSED,
+    MAX_THREADS_ACCEPTED,
+    MAX_THREADS_REFUSED,
+    NOT_UNIFORM_SYNC,
+    TUPLE_INDEX,
+    TWINS_ACCEPTED,
+    TWINS_REFUSED,
+    TWINS_STILL_REFUSED,
+    bound_kernel,
+    twin_kernel,
+)
 
 pytestmark = pytest.mark.ptx
 
@@ -107,3 +122,67 @@ def test_a_checked_launch_alone_has_no_exit(tmp_path: Path, name: str) -> None:
     k = _kernel(tmp_path, name)
     ptx = k.specialize().numba_kernel._codelibrary.get_asm_str()
     assert not re.search(FINDING_EXITS[name], _before_barrier(ptx))
+
+
+# ------------------------------------------------------------------ held: carried copies
+
+
+@pytest.mark.parametrize("name", sorted(TWINS_REFUSED))
+def test_unsafe_carried_copies_are_refused(tmp_path: Path, name: str) -> None:
+    """Some run reads the tuple at 4 or more: refused at the tuple index."""
+    msg = ptx_refusal(tmp_path, twin_kernel(TWINS_REFUSED[name]))
+    assert NOT_UNIFORM_BLOCK in msg
+    assert TUPLE_INDEX in msg
+
+
+@pytest.mark.parametrize("name", sorted(TWINS_ACCEPTED))
+def test_safe_carried_copies_are_accepted(tmp_path: Path, name: str) -> None:
+    """Every read is inside the tuple (attacks35's docstring says why, shape by shape)."""
+    ptx = load_kernel_module(tmp_path, twin_kernel(TWINS_ACCEPTED[name])).k.ptx(cc=CC)
+    assert "bar.sync" in ptx
+
+
+@pytest.mark.parametrize("name", sorted(TWINS_STILL_REFUSED))
+def test_safe_carried_copies_still_refused(tmp_path: Path, name: str) -> None:
+    body, fragment = TWINS_STILL_REFUSED[name]
+    msg = ptx_refusal(tmp_path, twin_kernel(body))
+    assert NOT_UNIFORM_BLOCK in msg
+    assert fragment in msg
+
+
+# ------------------------------------------------------------------ held: max_threads
+
+
+@pytest.mark.parametrize("name", sorted(MAX_THREADS_ACCEPTED))
+def test_branches_max_threads_decides_are_accepted(tmp_path: Path, name: str) -> None:
+    """No thread leaves in a block of at most max_threads threads (or the whole block does);
+    the bound the proof used is the one stamped (``.maxntid``), which prepare's function
+    check and the driver enforce."""
+    domain, most, cond = MAX_THREADS_ACCEPTED[name]
+    ptx = load_kernel_module(tmp_path, bound_kernel(domain, most, cond)).k.ptx(cc=CC)
+    stamped = re.search(r"\.maxntid (\d+), 1, 1", ptx)
+    assert stamped is not None
+    assert int(stamped.group(1)) == most % 2**32
+
+
+@pytest.mark.parametrize("name", sorted(MAX_THREADS_REFUSED))
+def test_branches_max_threads_leaves_open_are_refused(tmp_path: Path, name: str) -> None:
+    domain, most, cond, fragment = MAX_THREADS_REFUSED[name]
+    msg = ptx_refusal(tmp_path, bound_kernel(domain, most, cond))
+    assert NOT_UNIFORM_SYNC in msg
+    assert f"control flow here is {fragment}" in msg
+
+
+# ------------------------------------------------------------------ held: libdevice identity
+
+
+@pytest.mark.parametrize("name", sorted(LIBDEVICE_REFUSED))
+def test_a_rebound_libdevice_name_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    import numba.cuda.libdevice as libdevice
+
+    src, attribute, fragment = LIBDEVICE_REFUSED[name]
+    monkeypatch.setattr(libdevice, attribute, getattr(libdevice, attribute))  # restored after
+    msg = ptx_refusal(tmp_path, src)
+    assert fragment in msg
