@@ -104,8 +104,17 @@ real ``numba.cuda.libdevice`` module after decoration (to a ``cuda.jit`` device 
 to another libdevice function under the old name) is refused at compile: the identity table
 is consulted against the function the chain reaches then.
 
-Not attacked for lack of time: complex tile elements as one integer (5b56024: complex128 as
-``i128``, records with complex fields, 2D/padded/swizzled complex tiles), the wrapping form's
+Complex tiles stored and loaded as one integer (5b56024; ``COMPLEX_TILES_REFUSED``, 5): a
+neighbour's element (whole, or its ``.real``) read in the fill interval, complex64 and
+complex128, 1D and a padded 2D tile, stay refused; a write at a neighbour's position is not
+a witness store. Accepted and safe (``COMPLEX_TILES_ACCEPTED``, 4): the thread's own
+read-modify-write (1D complex128, 2D with ``pad=3``), padded 2D complex64/complex128 fills;
+the PTX reads and writes an element as one ``.v2.u64``/``.u64`` access, and every tile
+(static, or in the ``tile_shared`` window at an offset rounded to 16 even after an 8-byte
+tile) is ``.align 16``, so the 16-byte accesses are aligned.
+
+Not attacked for lack of time: records with complex fields, swizzled complex tiles (refused
+by the swizzle's dtype rule), the wrapping form's
 well-formedness on vector types / ``i128`` / constant expressions, LTO (``get_ltoir``) and
 debug builds (``"g"``: NVVM compiles each text apart -- each is wrapped, as the kernel's
 library's ``llvm_strs`` is one list), and ``inbounds``/``!range``/``llvm.assume`` left in the
@@ -115,6 +124,8 @@ text NVVM compiles.
 from __future__ import annotations
 
 __all__ = [
+    "COMPLEX_TILES_ACCEPTED",
+    "COMPLEX_TILES_REFUSED",
     "LIBDEVICE_REFUSED",
     "MAX_THREADS_ACCEPTED",
     "MAX_THREADS_REFUSED",
@@ -124,6 +135,7 @@ __all__ = [
     "TWINS_REFUSED",
     "TWINS_STILL_REFUSED",
     "bound_kernel",
+    "complex_tile_kernel",
     "twin_kernel",
 ]
 
@@ -342,5 +354,102 @@ LIBDEVICE_REFUSED: dict[str, tuple[str, str, str]] = {
         _LIBDEVICE.replace("CALL", "LD.float_as_int") + "\n\nLD.float_as_int = LD.float2int_rz\n",
         "float_as_int",
         "`LD.float_as_int` is not numba-cuda's libdevice function",
+    ),
+}
+
+# --------------------------------------------------------------------------- complex tiles
+
+_COMPLEX_1D = """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.CT], x: In[np.CT]) -> None:
+    i = thread.index_1d()
+    a = ss.shared.tile(64, np.CT)
+    t = thread.local_index()
+    a[t] = x[i] if i.in_bounds(x) else np.CT(0)
+    BODY
+    ss.block.sync()
+    out[i] = a[63 - t.index]
+"""
+
+_COMPLEX_2D = """
+@ss.kernel(contract=ss.LaunchContract(domain=2, block=(16, 8)))
+def k(out: DisjointSlice2D[np.CT], x: In2D[np.CT]) -> None:
+    i = thread.index_2d()
+    a = ss.shared.tile((8, 16), np.CT, pad=PAD)
+    v = thread.local_index_2d()
+    a[v] = x[i] if i.in_bounds(x) else np.CT(0)
+    BODY
+    ss.block.sync()
+    out[i] = a[7 - cuda.threadIdx.y, 15 - cuda.threadIdx.x]
+"""
+
+
+def complex_tile_kernel(dims: int, dtype: str, pad: int, body: str) -> str:
+    """A complex tile filled through the thread's witness, ``body`` in the fill interval,
+    then read after a barrier (``dims``: 1, or 2 with ``pad``)."""
+    src = _COMPLEX_1D if dims == 1 else _COMPLEX_2D
+    return src.replace("CT", dtype).replace("PAD", str(pad)).replace("BODY", body)
+
+
+_READ_IN_FILL = "is read by index at line"
+
+#: name -> (dims, dtype, pad, body, fragment): another thread's element in the fill interval
+COMPLEX_TILES_REFUSED: dict[str, tuple[int, str, int, str, str]] = {
+    "c128-neighbour-read": (
+        1,
+        "complex128",
+        0,
+        "s = a[(t.index + 1) % 64]\n    out[i] = s",
+        _READ_IN_FILL,
+    ),
+    "c64-neighbour-read": (
+        1,
+        "complex64",
+        0,
+        "s = a[(t.index + 1) % 64]\n    out[i] = s",
+        _READ_IN_FILL,
+    ),
+    "c128-neighbour-real-part": (
+        1,
+        "complex128",
+        0,
+        "s = a[(t.index + 1) % 64].real\n    out[i] = np.complex128(s)",
+        _READ_IN_FILL,
+    ),
+    "c128-neighbour-write": (
+        1,
+        "complex128",
+        0,
+        "a[(t.index + 1) % 64] = np.complex128(1)",
+        "is filled only through a block-local witness of its space",
+    ),
+    "2d-c128-pad1-neighbour-read": (
+        2,
+        "complex128",
+        1,
+        "s = a[7 - cuda.threadIdx.y, 15 - cuda.threadIdx.x]\n    out[i] = s",
+        _READ_IN_FILL,
+    ),
+}
+
+#: name -> (dims, dtype, pad, body, the PTX access): safe -- the thread's own element, the
+#: element read as one integer at an address aligned to it (tiles are .align 16, a padded
+#: row keeps complex128 elements 16-aligned, complex64 ones 8-aligned)
+COMPLEX_TILES_ACCEPTED: dict[str, tuple[int, str, int, str, str]] = {
+    "c128-own-read-modify-write": (
+        1,
+        "complex128",
+        0,
+        "a[t] = a[t] * np.complex128(2j)",
+        "st.shared.v2.u64",
+    ),
+    "2d-c64-pad1": (2, "complex64", 1, "pass", "st.shared.u64"),
+    "2d-c128-pad1": (2, "complex128", 1, "pass", "st.shared.v2.u64"),
+    "2d-c128-pad3-own-read-modify-write": (
+        2,
+        "complex128",
+        3,
+        "a[v] = a[v] + np.complex128(1)",
+        "ld.shared.v2.u64",
     ),
 }

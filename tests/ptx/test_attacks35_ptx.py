@@ -9,7 +9,8 @@ Fixed: the unchecked launcher compiles inside simtsafe's compile, and ``_verify`
 texts that are not the wrapping form NVVM must have compiled.
 
 Held: carried-copy twins (15 unsafe refused, 7 safe accepted, 6 safe still refused),
-``max_threads`` ranges (8 accepted and safe, 7 refused), libdevice rebound by name (2).
+``max_threads`` ranges (8 accepted and safe, 7 refused), libdevice rebound by name (2),
+complex tiles as one integer (5 refused, 4 accepted and safe).
 
 No GPU here: Numba's launch is run with its device steps stubbed (``_Kernel.bind``/
 ``launch``, the device's compute capability), so that the dispatcher compiles for the
@@ -33,6 +34,8 @@ from tests.kernels.attacks33 import NOT_UNIFORM_BLOCK, poison_kernel
 from tests.kernels.attacks34 import FINDING_EXITS
 from tests.kernels.attacks34 import FINDINGS as ROUND34
 from tests.kernels.attacks35 import (
+    COMPLEX_TILES_ACCEPTED,
+    COMPLEX_TILES_REFUSED,
     LIBDEVICE_REFUSED,
     MAX_THREADS_ACCEPTED,
     MAX_THREADS_REFUSED,
@@ -42,6 +45,7 @@ from tests.kernels.attacks35 import (
     TWINS_REFUSED,
     TWINS_STILL_REFUSED,
     bound_kernel,
+    complex_tile_kernel,
     twin_kernel,
 )
 
@@ -186,3 +190,23 @@ def test_a_rebound_libdevice_name_is_refused(
     monkeypatch.setattr(libdevice, attribute, getattr(libdevice, attribute))  # restored after
     msg = ptx_refusal(tmp_path, src)
     assert fragment in msg
+
+
+# ------------------------------------------------------------------ held: complex tiles
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX_TILES_REFUSED))
+def test_another_threads_complex_element_in_the_fill_interval_is_refused(
+    tmp_path: Path, name: str
+) -> None:
+    dims, dtype, pad, body, fragment = COMPLEX_TILES_REFUSED[name]
+    msg = ptx_refusal(tmp_path, complex_tile_kernel(dims, dtype, pad, body))
+    assert fragment in msg
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX_TILES_ACCEPTED))
+def test_own_complex_elements_are_accepted_with_aligned_accesses(tmp_path: Path, name: str) -> None:
+    dims, dtype, pad, body, access = COMPLEX_TILES_ACCEPTED[name]
+    ptx = load_kernel_module(tmp_path, complex_tile_kernel(dims, dtype, pad, body)).k.ptx(cc=CC)
+    assert access in ptx
+    assert set(re.findall(r"\.shared \.align (\d+)", ptx)) == {"16"}
