@@ -65,6 +65,7 @@ from .lowering._compat import (
     loads_kernel,
     typing_error_classes,
 )
+from .lowering._irform import WRAPPING_MARK
 from .verify import SourceInfo, check_kernel_ir
 
 if TYPE_CHECKING:
@@ -303,7 +304,23 @@ class Kernel(KernelDeclaration, Generic[P]):
         return _SIZE_PROOF_LIMIT
 
     def _verify(self, build: _Build, texts: list[str], entry: str) -> None:
-        """The compiled-form verdict (simtsafe.verify): it decides, the source analysis words."""
+        """The compiled-form verdict (simtsafe.verify): it decides, the source analysis words.
+
+        The analysis reads the wrapping form; it decides only for code NVVM compiled from
+        that same text (``lowering/_nvvminput``). A library whose texts are Numba's own was
+        made outside simtsafe's compile -- an overload Numba compiled for a launch's argument
+        types, kept by the dispatcher the checked launches share -- and NVVM's default level
+        may have folded through the poison the analysed copy does not have (attack round 35).
+        """
+        if not all(text.startswith(WRAPPING_MARK) for text in texts):
+            raise SafetyError(
+                f"kernel {self.name!r}: its compiled code was not made by simtsafe's compile "
+                "(NVVM got Numba's own IR, whose poison flags the checks do not read; an "
+                "overload Numba compiled outside it for a launch's argument types): the checks "
+                "cannot vouch for it. Compile it through simtsafe (prepare(), ptx())",
+                kernel=self.name,
+                rule="compiled-form",
+            )
         self._check_tile_window(texts)
         try:
             check_kernel_ir(texts, entry, self._source_info(build))
@@ -745,7 +762,11 @@ class _UncheckedLauncher:
             # Checked again at the call: a launcher configured inside a region
             # and called after it would escape the region's reason.
             _require_unsafe(kernel, "launched (a launcher kept past its unsafe region)")
-            launcher(*args)
+            # Numba compiles the overload for the arguments' types here, into the dispatcher
+            # a checked launch of the same types reuses: inside simtsafe's compile, so that
+            # NVVM gets the wrapping form the checks read (lowering/_nvvminput).
+            with simtsafe_typing():
+                launcher(*args)
 
         return run
 

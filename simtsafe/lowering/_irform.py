@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from ._shims import SHIM_PREFIX, status_zero_shims
 
 __all__ = [
+    "WRAPPING_MARK",
     "PRIVATE_ARRAY",
     "Block",
     "FunctionForm",
