@@ -71,6 +71,8 @@ Dim3 = tuple[int, int, int]
 MAX_DIM = 2**32 - 1
 #: The most shared memory any NVIDIA GPU gives one block (sm_90, sm_100: 227 KiB, opt-in).
 MAX_TILE_SHARED = 227 * 1024
+#: The most threads a CUDA block has (every compute capability simtsafe compiles for).
+MAX_BLOCK_THREADS = 1024
 
 _AXES = ("x", "y", "z")
 
@@ -308,6 +310,12 @@ class LaunchContract(BaseModel):
             )
         if info.field_name == "max_threads" and number < 1:
             raise ValueError(f"max_threads must be >= 1 thread per block, got {number}")
+        if info.field_name == "max_threads" and number > MAX_BLOCK_THREADS:
+            # (the compiled bound, .maxntid and !range, is 32 bits: 2**32 + 64 was 64)
+            raise ValueError(
+                f"max_threads must be <= {MAX_BLOCK_THREADS}, the most threads a CUDA block "
+                f"has, got {number}"
+            )
         return number
 
     @field_validator("dynamic_shared", mode="before", json_schema_input_type=_SHARED_INPUT)

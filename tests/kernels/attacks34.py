@@ -405,6 +405,10 @@ _POSITIONS_ACCEPTED = {
     "while-two-counters-one-bounded": (
         "j = 0\nr = 0\nwhile j < 4:\n    acc += t[r - 1]\n    j += 1\n    r += 1"
     ),  # -1..2
+    "near-2-63": (
+        "for q in range(9223372036854775804, 9223372036854775807):\n"
+        "    acc += t[q - 9223372036854775807]"
+    ),  # -3..-1 (accepted since the carried-copy / signed-bound rules)
 }
 
 #: loop bodies of ``loop_kernel``: some input reaches a position outside the tuple
@@ -469,10 +473,6 @@ _POSITIONS_STILL_REFUSED = {
         "j = -1\nfor q in range(4):\n    if a[i] > q:\n        continue\n    j += 1\n"
         "    acc += t[j]"
     ),  # 0..3
-    "near-2-63": (
-        "for q in range(9223372036854775804, 9223372036854775807):\n"
-        "    acc += t[q - 9223372036854775807]"
-    ),  # -3..-1
     "step-from-data": "for q in range(3, -2, -(m & 1) - 1):\n    acc += t[q]",  # 3..-1
     "step-from-parameter": "for q in range(0, 4, m):\n    acc += t[q - 1]",  # -1..2
     "swap-from-minus-1": (

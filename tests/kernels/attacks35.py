@@ -299,10 +299,12 @@ MAX_THREADS_ACCEPTED: dict[str, tuple[int, int, str]] = {
     "laneid-above-40": (1, 64, "cuda.laneid > 40"),
     "one-thread-tid": (1, 1, "cuda.threadIdx.x > 0"),
     "one-thread-block-dim": (1, 1, "cuda.blockDim.x > 1"),
-    "max-1025": (1, 1025, "cuda.threadIdx.x // 32 > 32"),
-    # truncated to 64 by the !range and by .maxntid alike (prepare: attrs.maxthreads)
-    "max-2-to-32-plus-64": (1, 2**32 + 64, "cuda.threadIdx.x // 32 > 2"),
+    "max-1024": (1, 1024, "cuda.threadIdx.x // 32 > 31"),
 }
+
+#: max_threads past a CUDA block's 1024 threads: refused by the contract (2**32 + 64 was
+#: truncated to 64 in .maxntid and !range alike, 2**32 made NVVM fail with ERROR_INVALID_IR)
+MAX_THREADS_PAST_A_BLOCK = (1025, 2**32, 2**32 + 64, 2**33)
 
 #: name -> (domain, max_threads, condition, fragment): some thread leaves
 MAX_THREADS_REFUSED: dict[str, tuple[int, int, str, str]] = {

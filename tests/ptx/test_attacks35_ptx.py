@@ -38,6 +38,7 @@ from tests.kernels.attacks35 import (
     COMPLEX_TILES_REFUSED,
     LIBDEVICE_REFUSED,
     MAX_THREADS_ACCEPTED,
+    MAX_THREADS_PAST_A_BLOCK,
     MAX_THREADS_REFUSED,
     NOT_UNIFORM_SYNC,
     TUPLE_INDEX,
@@ -210,3 +211,13 @@ def test_own_complex_elements_are_accepted_with_aligned_accesses(tmp_path: Path,
     ptx = load_kernel_module(tmp_path, complex_tile_kernel(dims, dtype, pad, body)).k.ptx(cc=CC)
     assert access in ptx
     assert set(re.findall(r"\.shared \.align (\d+)", ptx)) == {"16"}
+
+
+@pytest.mark.parametrize("most", MAX_THREADS_PAST_A_BLOCK)
+def test_max_threads_past_a_cuda_block_is_refused_by_the_contract(most: int) -> None:
+    with pytest.raises(
+        ValueError,
+        match=f"max_threads must be <= 1024, the most threads a CUDA block has, got {most}",
+    ):
+        ss.LaunchContract(domain=1, max_threads=most)
+    assert ss.LaunchContract(domain=1, max_threads=1024).max_threads == 1024
