@@ -341,16 +341,20 @@ def _once(slots: Any, part: int, parties: int, compute: Callable[[], Any]) -> An
         cell = cells.get(part)
         if cell is None:
             cell = cells[part] = [threading.Lock(), False, None, 0]
+    raised = True
     try:
         with cell[0]:
             if not cell[1]:
                 cell[2] = compute()
                 cell[1] = True
+            raised = False
             return cell[2]
     finally:
         with _MEMO_LOCK:
             cell[3] += 1
-            if cell[3] >= parties and cells.get(part) is cell:
+            # the last participant frees the cell; a raise frees it at once (the launch ends
+            # there and the others may never come: each that does computes, and raises, anew)
+            if (raised or cell[3] >= parties) and cells.get(part) is cell:
                 del cells[part]
                 if not cells and _MEMO.get(id(slots)) is entry:
                     del _MEMO[id(slots)]

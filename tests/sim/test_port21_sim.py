@@ -137,3 +137,8 @@ def test_a_complex_block_sum_is_refused_when_the_line_runs_without_the_compile_w
             to_device(np.zeros(2, np.complex64)), to_device(x)
         )
     assert "got complex64. A complex value goes as its two parts" in str(info.value)
+    # the refusal ends the launch inside the collective: its memo is freed, not left behind
+    # for the threads that never come (a leak that later tests saw in _coop_sim._MEMO)
+    from simtsafe.lowering import _coop_sim
+
+    assert not _coop_sim._MEMO
