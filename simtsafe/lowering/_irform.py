@@ -211,6 +211,10 @@ def _metadata(text: str) -> dict[int, tuple[str | int, ...]]:
 _UNIFORM_LINE = re.compile(r'^(\s*)%"((?:[^"\\]|\\.)*)" = (.*!ss\.uniform !(\d+).*)$')
 
 
+#: A frozen round-toward-zero float-to-integer conversion of NVVM (``_saturating``).
+_FROZEN_CONVERSION_RE = re.compile(r"__ss\.nvvm\.([fd]2u?(?:i|ll))\.rz\b")
+
+
 def _freeze_intrinsics(text: str) -> str:
     """Rename NVVM intrinsics to opaque declarations: LLVM neither upgrades nor folds them.
 
@@ -220,8 +224,11 @@ def _freeze_intrinsics(text: str) -> str:
     """
     text = text.replace('@"llvm.nvvm.', '@"__ss.nvvm.').replace("@llvm.nvvm.", "@__ss.nvvm.")
     # Special registers stay intrinsics: LLVM knows their ranges (ntid.x >= 1, tid.x < 1024)
-    # and folds the checks Numba emits on them (a range step of ntid.x is never 0).
-    return text.replace("__ss.nvvm.read.ptx.sreg.", "llvm.nvvm.read.ptx.sreg.")
+    # and folds the checks Numba emits on them (a range step of ntid.x is never 0); so do the
+    # float-to-integer conversions of the wrapping form (``_saturating``), which LLVM folds
+    # as PTX computes them and the analysis reads as the conversions they are.
+    text = text.replace("__ss.nvvm.read.ptx.sreg.", "llvm.nvvm.read.ptx.sreg.")
+    return _FROZEN_CONVERSION_RE.sub(r"llvm.nvvm.\1.rz", text)
 
 
 _SHIM_CALL_RE = re.compile(
@@ -356,9 +363,15 @@ def _wrapping(text: str) -> str:
                 out.append(_literal_shift(*literal.groups()))
                 continue
             conv = _FPTOI_RE.match(line)
-            if conv is not None and conv.group(4) in _FP_SUFFIX:
-                line, declaration = _saturating(*conv.groups())
-                needed.add(declaration)
+            if (
+                conv is not None
+                and conv.group(4) in _FP_TYPES
+                and int(conv.group(6)) in (8, 16, 32, 64)
+            ):
+                lines, declarations = _saturating(*conv.groups())
+                out.extend(lines)
+                needed |= declarations
+                continue
         out.append(line)
     out.extend(sorted(d for d in needed if d.split(" @", 1)[1].split("(", 1)[0] not in text))
     return "\n".join(out) + "\n"
@@ -374,8 +387,8 @@ _LITERAL_SHIFT_RE = re.compile(
 )
 #: ``%"x" = fptosi|fptoui FT V to iN``: a float-to-integer conversion.
 _FPTOI_RE = re.compile(r'^(\s*)%"((?:[^"\\]|\\.)*)" = (fptosi|fptoui) (\w+) (\S+) to i(\d+)(.*)$')
-#: LLVM's float types -> the suffix of ``llvm.fpto[su]i.sat``'s name.
-_FP_SUFFIX = {"half": "f16", "bfloat": "bf16", "float": "f32", "double": "f64"}
+#: LLVM's float types a conversion to an integer is written for (half and bfloat widened).
+_FP_TYPES = ("half", "bfloat", "float", "double")
 
 
 def _ptx_amount(width: int) -> int:
@@ -429,14 +442,46 @@ def _literal_shift(
 
 def _saturating(
     indent: str, name: str, op: str, fty: str, value: str, width: str, rest: str
-) -> tuple[str, str]:
+) -> tuple[list[str], set[str]]:
     """A float-to-integer conversion as PTX's ``cvt.rzi`` computes it: saturated to the
-    integer's range, NaN to 0 (``llvm.fpto[su]i.sat``). LLVM makes an out-of-range value
-    poison: ``np.int64(np.float64(1e300)) if c else 0`` folded to 0, where NVVM at ``-opt=0``
-    gives 2**63 - 1 (attack round 33). Returns the call and its declaration."""
-    fn = f"llvm.{op}.sat.i{width}.{_FP_SUFFIX[fty]}"
-    call = f'{indent}%"{name}" = call i{width} @{fn}({fty} {value}){rest}'
-    return call, f"declare i{width} @{fn}({fty})"
+    integer's range, NaN to 0. LLVM makes an out-of-range value poison: ``np.int64(
+    np.float64(1e300)) if c else 0`` folded to 0, where NVVM at ``-opt=0`` gives 2**63 - 1
+    (attack round 33). Written with NVVM's own round-toward-zero conversions (NVVM knows
+    them; ``llvm.fpto[su]i.sat``, which it does not, became a call of an undefined
+    function), a narrower integer clamped from the 32-bit one as ``cvt.rzi.s16`` saturates.
+    Returns the lines and the declarations they need; other widths keep the conversion."""
+    w = int(width)
+    signed = op == "fptosi"
+    lines: list[str] = []
+    if fty in ("half", "bfloat"):
+        lines.append(f'{indent}%"{name}.ssext" = fpext {fty} {value} to float{rest}')
+        fty, value = "float", f'%"{name}.ssext"'
+    wide = w == 64
+    kind = ("ll" if wide else "i") if signed else ("ull" if wide else "ui")
+    fn = f"llvm.nvvm.{'d' if fty == 'double' else 'f'}2{kind}.rz"
+    out = 64 if wide else 32
+    declaration = {f"declare i{out} @{fn}({fty})"}
+    if w in (32, 64):
+        return [*lines, f'{indent}%"{name}" = call i{w} @{fn}({fty} {value}){rest}'], declaration
+    full = f'%"{name}.ss32"'
+    lines.append(f"{indent}{full} = call i32 @{fn}({fty} {value}){rest}")
+    if signed:
+        lo, hi = -(1 << (w - 1)), (1 << (w - 1)) - 1
+        lines += [
+            f'{indent}%"{name}.sslow" = icmp slt i32 {full}, {lo}{rest}',
+            f'{indent}%"{name}.ssup" = select i1 %"{name}.sslow", i32 {lo}, i32 {full}{rest}',
+            f'{indent}%"{name}.sshigh" = icmp sgt i32 %"{name}.ssup", {hi}{rest}',
+            f'{indent}%"{name}.ssin" = select i1 %"{name}.sshigh", i32 {hi}, i32 %"{name}.ssup"'
+            f"{rest}",
+        ]
+    else:
+        hi = (1 << w) - 1
+        lines += [
+            f'{indent}%"{name}.sshigh" = icmp ugt i32 {full}, {hi}{rest}',
+            f'{indent}%"{name}.ssin" = select i1 %"{name}.sshigh", i32 {hi}, i32 {full}{rest}',
+        ]
+    lines.append(f'{indent}%"{name}" = trunc i32 %"{name}.ssin" to i{w}{rest}')
+    return lines, declaration
 
 
 def _writable_constants(text: str) -> str:

@@ -86,7 +86,9 @@ _PURE_PREFIXES = ("llvm.", "__nv_", "__ss.shim.")
 #: The analysed copy's float-to-integer conversions (``lowering._irform._saturating``: PTX's
 #: ``cvt.rzi`` saturates where LLVM's ``fptosi``/``fptoui`` give poison): pure, and read by
 #: the warp-index rule as the conversions they stand for.
-_SATURATING = ("llvm.fptosi.sat.", "llvm.fptoui.sat.")
+_SATURATING = frozenset(
+    f"llvm.nvvm.{src}2{dst}.rz" for src in ("f", "d") for dst in ("i", "ui", "ll", "ull")
+)
 #: Numba's atomic read-modify-writes that are calls (float add: an NVVM intrinsic, renamed by
 #: lowering._irform; float min/max and the f64 add of old GPUs: Numba's own functions): each
 #: reads and writes what its pointer points to, atomically, and nothing else.
@@ -491,7 +493,7 @@ class WarpIndex:
             if pred in ("ult", "uge", "slt", "sge"):
                 return k % 32 == 0
             return pred in ("ule", "ugt", "sle", "sgt") and (k + 1) % 32 == 0
-        if op in ("fptosi", "fptoui") or (ins.callee or "").startswith(_SATURATING):
+        if op in ("fptosi", "fptoui") or (ins.callee or "") in _SATURATING:
             scaled = self.defs.get(ins.operands[0])
             if scaled is None or scaled.opcode not in ("fmul", "fdiv"):
                 return False
@@ -667,7 +669,7 @@ class _Solver:
                 if el > lv:
                     lv, why = el, Reason("join", ins, via=pred)
             return lv, why
-        if op == "call" and not (ins.callee or "").startswith(_SATURATING):
+        if op == "call" and (ins.callee or "") not in _SATURATING:
             return self.call_level(ins, block)
         if op in ("atomicrmw", "cmpxchg"):
             return THREAD, Reason("atomic", ins)

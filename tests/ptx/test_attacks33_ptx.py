@@ -66,16 +66,20 @@ def _ptx_opt0(tmp_path: Path, body: str) -> str:
 
 
 def test_what_the_gpu_computes_at_opt0(tmp_path: Path) -> None:
-    """The PTX each finding rests on: PTX clamps a literal amount (FINDING 1), truncates an i64
-    amount to 32 bits before shifting (FINDING 2), and converts an out-of-range double with
-    cvt.rzi, which saturates (FINDING 3) -- a value per thread, where LLVM has poison."""
+    """The PTX each finding rests on: PTX clamps a literal amount (FINDING 1: Numba's
+    ``ashr 70`` was ``shr.s64 ..., 70``, the sign), truncates an i64 amount to 32 bits before
+    shifting (FINDING 2), and converts an out-of-range double with cvt.rzi, which saturates
+    (FINDING 3) -- a value per thread, where LLVM has poison. Since NVVM compiles the wrapping
+    form (lowering/_nvvminput), the PTX computes these values as the analysed copy writes
+    them: the sign by a shift of 63, the low 32 bits masked then the shift, ``cvt.rzi``."""
     ptx1 = _ptx_opt0(tmp_path / "1", FINDINGS["shift-literal-exit"])
-    assert re.search(r"shr\.s64\s+%rd\d+, %rd\d+, 70;", ptx1), ptx1
+    assert re.search(r"shr\.s64\s+%rd\d+, %rd\d+, 63;", ptx1), ptx1
     ptx2 = _ptx_opt0(tmp_path / "2", FINDINGS["shift-amount-high-bits"])
     assert re.search(r"or\.b64\s+(%rd\d+), %rd\d+, 4294967296;", ptx2)
+    assert re.search(r"and\.b64\s+(%rd\d+), %rd\d+, 4294967295;", ptx2)
     assert re.search(r"cvt\.u32\.u64\s+(%r\d+), %rd\d+;\s+shl\.b64\s+%rd\d+, %rd\d+, \1;", ptx2)
     ptx3 = _ptx_opt0(tmp_path / "3", FINDINGS["fptosi-out-of-range"])
-    assert "cvt.rzi.s64.f64" in ptx3
+    assert "cvt.rzi.s64.f64" in ptx3 and ".extern" not in ptx3
 
 
 @pytest.mark.parametrize("name", sorted(_HELD))

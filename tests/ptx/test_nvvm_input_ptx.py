@@ -40,3 +40,29 @@ def test_a_raw_numba_compile_keeps_numbas_text() -> None:
     _, texts, _ = compile_kernel_ptx(_kernel, _argtypes(), (9, 0))
     assert not any(t.startswith(WRAPPING_MARK) for t in texts)
     assert any(" nsw " in t for t in texts)  # Numba's flags, as Numba wrote them
+
+
+_CONVERSION = """
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k(out: DisjointSlice[np.{to}], a: In[np.{src}]) -> None:
+    i = thread.index_1d()
+    if i.in_bounds(a):
+        out[i] = np.{to}(a[i])
+"""
+
+
+@pytest.mark.parametrize("src", ["float32", "float64"])
+@pytest.mark.parametrize(
+    "to", ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"]
+)
+def test_a_float_to_integer_conversion_is_ptxs_own(tmp_path, src: str, to: str) -> None:  # type: ignore[no-untyped-def]
+    """The wrapping form writes a float-to-integer conversion with NVVM's round-toward-zero
+    intrinsics (PTX ``cvt.rzi``, saturating as the GPU does): one instruction, no call of a
+    function NVVM does not define (``llvm.fptosi.sat`` was an undefined ``.extern .func``)."""
+    from tests.kernels import load_kernel_module
+
+    ptx = load_kernel_module(tmp_path, _CONVERSION.format(src=src, to=to)).k.ptx(cc=(9, 0))
+    assert ".extern" not in ptx and "call" not in ptx, ptx
+    signed = "s" if not to.startswith("u") else "u"
+    wide = 64 if to.endswith("64") else 32
+    assert f"cvt.rzi.{signed}{wide}.f{src[-2:]}" in ptx, ptx

@@ -71,14 +71,19 @@ def test_a_literal_shift_is_what_ptx_computes() -> None:
 
 
 def test_a_float_to_integer_conversion_saturates_as_cvt_rzi() -> None:
+    """NVVM's own round-toward-zero conversions (PTX ``cvt.rzi``, saturating, NaN to 0); a
+    narrower integer clamped from the 32-bit one, as ``cvt.rzi.s8`` saturates."""
     out = _irform._wrapping(_POISON)
-    assert '%".7" = call i64 @llvm.fptosi.sat.i64.f64(double %"d"), !ss.loc !3' in out
-    assert '%".8" = call i32 @llvm.fptoui.sat.i32.f32(float %"f")' in out
-    assert '%".9" = call i8 @llvm.fptosi.sat.i8.f32(float 0x7FF0000000000000)' in out
+    assert '%".7" = call i64 @llvm.nvvm.d2ll.rz(double %"d"), !ss.loc !3' in out
+    assert '%".8" = call i32 @llvm.nvvm.f2ui.rz(float %"f")' in out
+    assert '%".9.ss32" = call i32 @llvm.nvvm.f2i.rz(float 0x7FF0000000000000)' in out
+    assert '%".9.sslow" = icmp slt i32 %".9.ss32", -128' in out
+    assert '%".9.sshigh" = icmp sgt i32 %".9.ssup", 127' in out
+    assert '%".9" = trunc i32 %".9.ssin" to i8' in out
     for decl in (
-        "declare i64 @llvm.fptosi.sat.i64.f64(double)",
-        "declare i32 @llvm.fptoui.sat.i32.f32(float)",
-        "declare i8 @llvm.fptosi.sat.i8.f32(float)",
+        "declare i64 @llvm.nvvm.d2ll.rz(double)",
+        "declare i32 @llvm.nvvm.f2ui.rz(float)",
+        "declare i32 @llvm.nvvm.f2i.rz(float)",
     ):
         assert out.count(decl) == 1, decl
-    assert "fptosi" not in out.replace("llvm.fptosi", "")
+    assert "fptosi" not in out and "fptoui" not in out
