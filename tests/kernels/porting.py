@@ -22,9 +22,12 @@ __all__ = ["Corpus", "to_device", "to_host"]
 
 
 def to_device(a: np.ndarray) -> Any:
-    """A host array on the device (the simulator's, under NUMBA_ENABLE_CUDASIM)."""
+    """A host array on the device (the simulator's, under NUMBA_ENABLE_CUDASIM). float16 and
+    bfloat16 go through their bits: Numba's copy to a GPU takes no buffer of either."""
     from numba import cuda
 
+    if a.dtype.kind == "f" and a.dtype.itemsize == 2 or a.dtype.name == "bfloat16":
+        return cuda.to_device(a.view(np.uint16)).view(a.dtype)
     return cuda.to_device(a)
 
 
