@@ -1,0 +1,234 @@
+r"""Attack round 36 (an outside helper): sim.check's collectives that some threads skip
+(eb64f75: ``lowering/_coop_sim._Arrived``, ``_exchange_block``, ``_exchange_warp``,
+``_arrived``), with a look at the race differential's ``race:dead``, the wrapping-form guard
+of ``_compose.Kernel._verify`` (0016fad) and the half-precision truth tests.
+
+Kernels are module bodies for ``tests.kernels.load_kernel_module`` (kernel ``k``), with the
+generated race kernels' parameters (``tests.kernels.generated_races.SIGNATURE``), replayed by
+``simtsafe.sim.check`` at grid 1, block 64 (tests/sim/test_attacks36_sim.py).
+
+=============================================================================================
+FINDING 1 (LOW: synthetic, two collectives on one line under a thread-dependent choice; fixed)
+=============================================================================================
+
+A collective's exchange and the barrier its threads meet at were keyed by the call's
+(file, line) (``_coop_sim._site``). Two block collectives on one line::
+
+    x = ss.block.sum(np.int64(1)) if cuda.threadIdx.x < 32 else ss.block.max(np.int64(1))
+
+are two call sites on the GPU (each with its own scratch and barriers: warps 0 and 1 meet at
+different barriers, and each reads a scratch half of which nobody wrote), but on the replay
+they were one: one exchange array, one barrier site, all 64 threads arrive, no finding, and
+the first thread past the barrier computed the result for everybody (the warp that called
+``block.max`` got the sum). The same two calls on two lines are a ``barrier_divergence``.
+Fixed: the site carries the instruction on the line (``frame.f_lasti``, as
+``_tiles_sim._caller_site`` keys tiles), so the two calls are two barriers.
+
+=============================================================================================
+FINDING 2 (LOW: synthetic, half a warp at one warp collective and half at another; pinned)
+=============================================================================================
+
+``_exchange_warp`` meets at ``_simrt.warp_sync(mask, site)``, which sim.check's runtime
+turns into a ``syncwarp`` with the full mask; ``_warp_release`` compares the waiting lanes'
+ops and masks, not their sites (plain ``syncwarp`` calls at two lines do meet on sm_70+).
+So even lanes at ``ss.warp.sum`` and odd lanes at ``ss.warp.max`` (two lines, or one
+ternary) are released together, each reads its own exchange array whose other lanes are
+unwritten (filled with the first arrived lane's value) and no ``warp_mask`` is reported --
+docs/checker.md: "a warp collective ... whose mask names a lane that does not make the same
+call ... waits elsewhere". Not local: the runtime seam (``SimRuntime.warp_sync``) does not
+say that a wait is a collective's exchange, which must be matched by site, rather than a
+plain ``syncwarp``. Pinned xfail(strict).
+
+=============================================================================================
+HELD
+=============================================================================================
+
+Collectives some threads skip (``SKIPPED_REPORTED``, each reported with the kind and words
+asserted): an early return before ``block.sum``; a thread-dependent trip count around
+``block.max``; a collective in a helper after a return; a tuple-state ``block.reduce`` after
+a return; ``block.scan`` and ``block.broadcast`` after a return; ``warp.sum`` in a loop of
+thread-dependent trip count; a ``continue`` that skips the first trip's ``block.sum`` (the
+first exchange pairs trips 0 and 1 of the two halves, the extra call of the others is
+reported at the end). Correct kernels (``CORRECT``, no finding): a helper's collective
+called from two branches on two lines (one call site in the helper: on the GPU one function's
+barriers and scratch, as the replay has it), a collective in a uniform loop, a uniform
+ternary of two collectives. Undefined argument: a shared tile element nobody wrote passed to
+``block.sum`` is ``uninitialized``.
+"""
+
+from __future__ import annotations
+
+from tests.kernels.generated_races import SIGNATURE
+
+_HEAD = f"""
+@ss.kernel(contract=ss.LaunchContract(domain=1, block=64))
+def k({SIGNATURE}) -> None:
+    i = thread.index_1d()
+"""
+
+_HELPER = """
+@ss.device
+def red(v: np.int64) -> np.int64:
+    return ss.block.sum(v)
+
+"""
+
+#: FINDING 1: two block collectives on one line, warps 0 and 1 taking one each. Expected:
+#: barrier_divergence (was: no finding, the block.max warp given the sum).
+TERNARY_SUM_MAX = (
+    _HEAD
+    + """    x = ss.block.sum(np.int64(1)) if cuda.threadIdx.x < 32 else ss.block.max(np.int64(1))
+    out[i] = np.float32(x)
+"""
+)
+#: FINDING 1's twin on one line: the same collective twice, a divergent pair of barriers.
+TERNARY_SUM_SUM = TERNARY_SUM_MAX.replace("ss.block.max(", "ss.block.sum(")
+#: FINDING 1's accepted twin: the choice is uniform (every thread takes the same call).
+TERNARY_UNIFORM = TERNARY_SUM_MAX.replace("cuda.threadIdx.x < 32", "n > 0")
+
+#: FINDING 2: even lanes at warp.sum, odd lanes at warp.max (two lines). Expected: warp_mask.
+WARP_TWO_SITES = (
+    _HEAD
+    + """    if cuda.threadIdx.x % 2 == 0:
+        x = ss.warp.sum(np.int64(1))
+    else:
+        x = ss.warp.max(np.int64(1))
+    out[i] = np.float32(x)
+"""
+)
+#: FINDING 2 on one line.
+WARP_TERNARY = (
+    _HEAD
+    + """    x = ss.warp.sum(np.int64(1)) if cuda.threadIdx.x % 2 == 0 else ss.warp.max(np.int64(1))
+    out[i] = np.float32(x)
+"""
+)
+
+#: Held: threads skipping a collective are reported (kind, words in the message).
+SKIPPED_REPORTED = {
+    # an early return of warp 1 before block.sum
+    "return-before-sum": (
+        _HEAD
+        + """    if cuda.threadIdx.x >= 32:
+        return
+    x = ss.block.sum(np.int64(1))
+    out[i] = np.float32(x)
+""",
+        "barrier_divergence",
+        "exited (line",
+    ),
+    # a thread-dependent trip count around block.max
+    "trip-count-max": (
+        _HEAD
+        + """    x = n
+    for q in range(cuda.threadIdx.x % 2 + 1):
+        x = x + ss.block.max(np.int64(q))
+    out[i] = np.float32(x)
+""",
+        "barrier_divergence",
+        "exited (line",
+    ),
+    # the collective in a helper, after a return of half the block
+    "helper-after-return": (
+        _HELPER
+        + _HEAD
+        + """    if cuda.threadIdx.x % 2 == 1:
+        return
+    out[i] = np.float32(red(np.int64(1)))
+""",
+        "barrier_divergence",
+        "exited (line",
+    ),
+    # a tuple-state reduce after a return
+    "tuple-reduce-after-return": (
+        "from tests.kernels.generated_race_helpers import h_pair\n\n"
+        + _HEAD
+        + """    if cuda.threadIdx.x < 16:
+        return
+    p0, p1 = ss.block.reduce((np.int64(n), np.int64(1)), h_pair)
+    out[i] = np.float32(p0 + p1)
+""",
+        "barrier_divergence",
+        "exited (line",
+    ),
+    # a scan after a return
+    "scan-after-return": (
+        _HEAD
+        + """    if cuda.threadIdx.x == 5:
+        return
+    out[i] = np.float32(ss.block.scan(np.int64(1)))
+""",
+        "barrier_divergence",
+        "exited (line",
+    ),
+    # a broadcast whose source (thread 0) left
+    "broadcast-source-left": (
+        _HEAD
+        + """    if cuda.threadIdx.x == 0:
+        return
+    out[i] = np.float32(ss.block.broadcast(np.int64(7)))
+""",
+        "barrier_divergence",
+        "exited (line",
+    ),
+    # warp.sum in a loop of thread-dependent trip count
+    "warp-loop-trips": (
+        _HEAD
+        + """    x = n
+    for q in range(cuda.threadIdx.x % 3):
+        x = x + ss.warp.sum(np.int64(q))
+    out[i] = np.float32(x)
+""",
+        "warp_mask",
+        "has already exited",
+    ),
+    # warp 1 skips trip 0's block.sum: the first exchange pairs trip 0 of warp 0 with trip 1
+    # of warp 1 (one site, one barrier); warp 0's second call is left alone at the end
+    "continue-skips-first-trip": (
+        _HEAD
+        + """    x = n
+    for q in range(2):
+        if q == 0 and cuda.threadIdx.x >= 32:
+            continue
+        x = x + ss.block.sum(np.int64(q))
+    out[i] = np.float32(x)
+""",
+        "barrier_divergence",
+        "exited (line",
+    ),
+}
+
+#: Held: correct kernels, no finding.
+CORRECT = {
+    # a helper's collective from two branches on two lines: one call site (the helper's)
+    "helper-two-branches": (
+        _HELPER
+        + _HEAD
+        + """    if cuda.threadIdx.x < 32:
+        x = red(np.int64(1))
+    else:
+        x = red(np.int64(2))
+    out[i] = np.float32(x)
+"""
+    ),
+    # a collective in a uniform loop
+    "uniform-loop": (
+        _HEAD
+        + """    x = n
+    for q in range(n + 2):
+        x = x + ss.block.sum(np.int64(q))
+    out[i] = np.float32(x)
+"""
+    ),
+    "uniform-ternary": TERNARY_UNIFORM,
+}
+
+#: Held: a tile element nobody wrote passed to block.sum: uninitialized.
+UNDEFINED_ARGUMENT = (
+    _HEAD
+    + """    T = ss.shared.tile(64, np.int32)
+    ss.block.sync()
+    x = ss.block.sum(T[(cuda.threadIdx.x + 1) % 64])
+    out[i] = np.float32(x)
+"""
+)

@@ -1,0 +1,85 @@
+"""Attack round 36 (tests/kernels/attacks36.py) on the simulator: sim.check's collectives
+that some threads skip.
+
+FINDING 1 (fixed): two block collectives on one line taken by different threads were one
+exchange and one barrier (no finding). FINDING 2 (pinned): lanes at two different warp
+collectives are released together as one ``syncwarp`` (no ``warp_mask``).
+
+Held: 8 skipped collectives reported with their kind, 3 correct kernels without a finding,
+an undefined argument reported as ``uninitialized``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import simtsafe as ss
+from tests.kernels import load_kernel_module
+from tests.kernels.attacks36 import (
+    CORRECT,
+    SKIPPED_REPORTED,
+    TERNARY_SUM_MAX,
+    TERNARY_SUM_SUM,
+    UNDEFINED_ARGUMENT,
+    WARP_TERNARY,
+    WARP_TWO_SITES,
+)
+from tests.kernels.race_differential import launch_args
+
+pytestmark = pytest.mark.sim
+
+
+def _replay(tmp_path: Path, source: str) -> ss.sim.CheckReport:
+    kernel = load_kernel_module(tmp_path, source).k
+    return ss.sim.check(kernel, 1, 64, *launch_args(1, 64, 1))
+
+
+@pytest.mark.xfail(strict=True, reason="FINDING 1: two collectives on one line are one barrier")
+@pytest.mark.parametrize("source", [TERNARY_SUM_MAX, TERNARY_SUM_SUM], ids=["sum-max", "sum-sum"])
+def test_two_collectives_on_one_line_are_two_barriers(tmp_path: Path, source: str) -> None:
+    # FINDING 1: warp 0 takes one call, warp 1 the other; they were one exchange
+    (found,) = _replay(tmp_path, source).findings
+    assert found.kind == "barrier_divergence", found
+    assert "wait at different barriers" in found.message, found
+    assert "thread (0, 0, 0) at line 11 and" in found.message, found
+    assert "thread (32, 0, 0) at line 11;" in found.message, found
+
+
+def test_a_uniform_choice_of_two_collectives_on_one_line_is_clean(tmp_path: Path) -> None:
+    # FINDING 1's twin: every thread takes the same call
+    report = _replay(tmp_path, CORRECT["uniform-ternary"])
+    assert report.ok, report
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="FINDING 2: lanes at two warp collectives meet as one syncwarp (sites not compared)",
+)
+@pytest.mark.parametrize("source", [WARP_TWO_SITES, WARP_TERNARY], ids=["two-lines", "ternary"])
+def test_lanes_at_two_warp_collectives_are_a_warp_mask(tmp_path: Path, source: str) -> None:
+    report = _replay(tmp_path, source)
+    assert report.of_kind("warp_mask"), report
+
+
+@pytest.mark.parametrize("name", sorted(SKIPPED_REPORTED))
+def test_a_skipped_collective_is_reported(tmp_path: Path, name: str) -> None:
+    source, kind, words = SKIPPED_REPORTED[name]
+    report = _replay(tmp_path, source)
+    assert report.findings, report
+    assert {f.kind for f in report.findings} == {kind}, report
+    assert any(words in f.message for f in report.findings), report
+
+
+@pytest.mark.parametrize("name", sorted(CORRECT))
+def test_a_correct_kernel_has_no_finding(tmp_path: Path, name: str) -> None:
+    report = _replay(tmp_path, CORRECT[name])
+    assert report.ok, report
+
+
+def test_an_undefined_collective_argument_is_uninitialized(tmp_path: Path) -> None:
+    report = _replay(tmp_path, UNDEFINED_ARGUMENT)
+    assert report.findings, report
+    assert {f.kind for f in report.findings} == {"uninitialized"}, report
+    assert any("passed to block.sum" in f.message for f in report.findings), report
