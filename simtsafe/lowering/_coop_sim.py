@@ -72,9 +72,17 @@ def _reject(message: str) -> NoReturn:
 
 
 def _site(depth: int = 2) -> Site:
-    """The user's call site (file, line), a key of the exchange array of one collective call."""
+    """The user's call site, a key of the exchange array of one collective call and the
+    barrier its threads meet at: (the file and the instruction on the line, the line).
+
+    Two collectives on one line (``block.sum(x) if c else block.max(x)``) are two call
+    sites, as on the GPU, where each has its own scratch and barriers: threads that take
+    one and threads that take the other wait at different barriers (a
+    ``barrier_divergence``), not at one exchange that mixes their values.
+    """
     frame = sys._getframe(depth)
-    return (f"<simtsafe collective> {frame.f_code.co_filename}", frame.f_lineno)
+    code = frame.f_code
+    return (f"<simtsafe collective> {code.co_filename} @{frame.f_lasti}", frame.f_lineno)
 
 
 # --------------------------------------------------------------------------- values and ops

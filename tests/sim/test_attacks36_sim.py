@@ -36,7 +36,6 @@ def _replay(tmp_path: Path, source: str) -> ss.sim.CheckReport:
     return ss.sim.check(kernel, 1, 64, *launch_args(1, 64, 1))
 
 
-@pytest.mark.xfail(strict=True, reason="FINDING 1: two collectives on one line are one barrier")
 @pytest.mark.parametrize("source", [TERNARY_SUM_MAX, TERNARY_SUM_SUM], ids=["sum-max", "sum-sum"])
 def test_two_collectives_on_one_line_are_two_barriers(tmp_path: Path, source: str) -> None:
     # FINDING 1: warp 0 takes one call, warp 1 the other; they were one exchange
