@@ -295,6 +295,9 @@ class _Place:
         self.present = min(32, self.nthreads - 32 * self.warp)
         self.mask = (1 << self.present) - 1
         self.first = 32 * self.warp
+        #: the threads (lanes) that wrote the exchange this place was taken for: every one
+        #: of them, and no other, calls ``_once`` on it (set by the exchange)
+        self.parties = 0
 
 
 #: Per simulated thread: site -> how many times the thread has run it. Both runtimes run
@@ -388,14 +391,22 @@ def _exchange_block(v: Any, site: Site) -> tuple[_Place, Any, list[Any]]:
     slots = _slots(place, site)
     slots[place.ltid] = _Arrived(v)
     _simrt.barrier(site)
-    return place, slots, _arrived(list(slots))
+    return place, slots, _arrived(place, list(slots))
 
 
-def _arrived(got: list[Any]) -> list[Any]:
+def _arrived(place: _Place, got: list[Any]) -> list[Any]:
     """The values in exchange slots ``got``, a slot no thread wrote taking the first
-    written one's (the caller's own slot, at least, is written)."""
-    first = next(x for x in got if type(x) is _Arrived)
-    return [(x if type(x) is _Arrived else first).v for x in got]
+    written one's (the caller's own slot, at least, is written).
+
+    ``place.parties`` becomes the number of written slots: the threads that will ask
+    ``_once`` for the result, so that the last of them frees its memo (counting the block
+    or warp instead left the memo of every exchange some threads skipped, and the exchange
+    array with it, alive for the rest of the process).
+    """
+    arrived = [type(x) is _Arrived for x in got]
+    place.parties = sum(arrived)
+    first = got[arrived.index(True)]
+    return [(x if came else first).v for x, came in zip(got, arrived, strict=True)]
 
 
 def _exchange_warp(v: Any, site: Site) -> tuple[_Place, Any, list[Any]]:
@@ -406,7 +417,7 @@ def _exchange_warp(v: Any, site: Site) -> tuple[_Place, Any, list[Any]]:
     _simrt.warp_sync(place.mask, site)
     # A lane that did not arrive left its slot unwritten: sim.check has reported the warp
     # mask already; its value is taken as the first arrived lane's, as in a block exchange.
-    return place, slots, _arrived(list(slots[place.first : place.first + place.present]))
+    return place, slots, _arrived(place, list(slots[place.first : place.first + place.present]))
 
 
 def _common_dtype(api: str, vals: Sequence[Any], widen_bool: bool) -> np.dtype[Any]:
@@ -486,7 +497,7 @@ def _warp_reduce(api: str, v: Any, op: Any, site: Site, widen_bool: bool = False
             return _butterfly(cast, combine)
         return [_down_tree(cast, combine)] * place.present
 
-    return _once(slots, place.warp, place.present, lanes)[place.lane]
+    return _once(slots, place.warp, place.parties, lanes)[place.lane]
 
 
 def _block_reduce(api: str, v: Any, op: Any, site: Site, widen_bool: bool = False) -> Any:
@@ -497,7 +508,7 @@ def _block_reduce(api: str, v: Any, op: Any, site: Site, widen_bool: bool = Fals
         totals = [_down_tree(cast[w : w + 32], combine) for w in range(0, place.nthreads, 32)]
         return _fold(totals, combine)
 
-    return _once(slots, 0, place.nthreads, total)
+    return _once(slots, 0, place.parties, total)
 
 
 def _warp_scan(v: Any, inclusive: bool, site: Site) -> Any:
@@ -519,7 +530,7 @@ def _block_scan(v: Any, inclusive: bool, site: Site) -> Any:
         cast = [_cast(x, dtype) for x in vals]
         return [_inclusive_scan(cast[w : w + 32], combine) for w in range(0, place.nthreads, 32)]
 
-    warps = _once(slots, 0, place.nthreads, scans)
+    warps = _once(slots, 0, place.parties, scans)
     mine = warps[place.warp]
     x = mine[place.lane]
     excl = mine[place.lane - 1] if place.lane > 0 else dtype.type(0)

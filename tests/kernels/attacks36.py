@@ -40,6 +40,20 @@ say that a wait is a collective's exchange, which must be matched by site, rathe
 plain ``syncwarp``. Pinned xfail(strict).
 
 =============================================================================================
+FINDING 3 (LOW: a leak, only in replays that have a finding already; fixed)
+=============================================================================================
+
+``_once`` frees an exchange's memo when its ``parties``-th thread is done with it, and the
+callers passed the block's (warp's) size; since eb64f75 the threads that skipped the
+collective never call it, so the memo of every such exchange -- holding the recorded
+exchange array and the result -- stayed in ``_coop_sim._MEMO`` for the life of the process
+(the race and uniformity differentials replay thousands of kernels in one process; a
+later test asserting ``not _MEMO`` failed after one of these). Fixed: ``_arrived`` counts
+the written slots into ``place.parties`` and the collectives (and ``block_claim``) pass that.
+Left: a straggler that reaches the same site's k-th exchange after a divergent release
+(it waited at another barrier) counts the earlier episode's slots too.
+
+=============================================================================================
 HELD
 =============================================================================================
 

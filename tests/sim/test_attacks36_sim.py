@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import simtsafe as ss
+from simtsafe.lowering import _coop_sim
 from tests.kernels import load_kernel_module
 from tests.kernels.attacks36 import (
     CORRECT,
@@ -82,3 +83,14 @@ def test_an_undefined_collective_argument_is_uninitialized(tmp_path: Path) -> No
     assert report.findings, report
     assert {f.kind for f in report.findings} == {"uninitialized"}, report
     assert any("passed to block.sum" in f.message for f in report.findings), report
+
+
+@pytest.mark.parametrize("name", sorted(SKIPPED_REPORTED) + sorted(CORRECT))
+def test_a_replay_leaves_no_collective_memo(tmp_path: Path, name: str) -> None:
+    # FINDING 3: the memo of an exchange some threads skipped was kept for the life of the
+    # process (with its exchange array): its parties counted the whole block (warp). The
+    # correct kernels are the twins (every thread arrives, as before).
+    before = set(_coop_sim._MEMO)
+    source = SKIPPED_REPORTED[name][0] if name in SKIPPED_REPORTED else CORRECT[name]
+    _replay(tmp_path, source)
+    assert set(_coop_sim._MEMO) <= before, _coop_sim._MEMO
