@@ -409,15 +409,25 @@ def _arrived(place: _Place, got: list[Any]) -> list[Any]:
     return [(x if came else first).v for x, came in zip(got, arrived, strict=True)]
 
 
-def _exchange_warp(v: Any, site: Site) -> tuple[_Place, Any, list[Any]]:
-    """(place, exchange, the ``v`` of every present lane of the caller's warp in lane order)."""
+def _exchange_warp(v: Any, api: str, site: Site) -> tuple[_Place, Any, list[Any]]:
+    """(place, exchange, the ``v`` of every present lane of the caller's warp in lane order).
+
+    The collective is shuffles on the GPU: the lanes of one call meet, and nothing orders
+    their memory accesses (``_simrt.warp_exchange``, not a ``syncwarp``). So the exchange's
+    own slots are written and read as atomics (``exch``), which never race with each other:
+    the kernel's shared memory is the only memory whose order the meeting must not imply.
+    """
     place = _Place()
     slots = _slots(place, site)
-    slots[place.ltid] = _Arrived(v)
-    _simrt.warp_sync(place.mask, site)
+    _simrt.atomic(slots, place.ltid, "exch", lambda _: _Arrived(v))
+    _simrt.warp_exchange(place.mask, api, site)
+    got = [
+        _simrt.atomic(slots, j, "exch", lambda old: old)
+        for j in range(place.first, place.first + place.present)
+    ]
     # A lane that did not arrive left its slot unwritten: sim.check has reported the warp
     # mask already; its value is taken as the first arrived lane's, as in a block exchange.
-    return place, slots, _arrived(place, list(slots[place.first : place.first + place.present]))
+    return place, slots, _arrived(place, got)
 
 
 def _common_dtype(api: str, vals: Sequence[Any], widen_bool: bool) -> np.dtype[Any]:
@@ -489,7 +499,7 @@ def _prepared(
 
 
 def _warp_reduce(api: str, v: Any, op: Any, site: Site, widen_bool: bool = False) -> Any:
-    place, slots, vals = _exchange_warp(_state_argument(api, v), site)
+    place, slots, vals = _exchange_warp(_state_argument(api, v), api, site)
 
     def lanes() -> list[Any]:
         cast, combine, commutative = _prepared(api, op, vals, widen_bool)
@@ -512,7 +522,7 @@ def _block_reduce(api: str, v: Any, op: Any, site: Site, widen_bool: bool = Fals
 
 
 def _warp_scan(v: Any, inclusive: bool, site: Site) -> Any:
-    place, _, vals = _exchange_warp(_argument(v, "warp.scan"), site)
+    place, _, vals = _exchange_warp(_argument(v, "warp.scan"), "warp.scan", site)
     dtype = _common_dtype("warp.scan", vals, widen_bool=True)
     combine, _ = _combiner("warp.scan", "add", dtype)
     scanned = _inclusive_scan([_cast(x, dtype) for x in vals], combine)
@@ -813,5 +823,5 @@ def _broadcast_block(v: Any, site: Site) -> Any:
 def _broadcast_warp(v: Any, site: Site) -> Any:
     v = _argument(v, "warp.broadcast")
     _dtype_of(v, "warp.broadcast")
-    _, _, vals = _exchange_warp(v, site)
+    _, _, vals = _exchange_warp(v, "warp.broadcast", site)
     return vals[0]

@@ -25,19 +25,36 @@ Fixed: the site carries the instruction on the line (``frame.f_lasti``, as
 ``_tiles_sim._caller_site`` keys tiles), so the two calls are two barriers.
 
 =============================================================================================
-FINDING 2 (LOW: synthetic, half a warp at one warp collective and half at another; pinned)
+FINDING 2 (LOW: synthetic, half a warp at one warp collective and half at another; fixed)
 =============================================================================================
 
-``_exchange_warp`` meets at ``_simrt.warp_sync(mask, site)``, which sim.check's runtime
-turns into a ``syncwarp`` with the full mask; ``_warp_release`` compares the waiting lanes'
-ops and masks, not their sites (plain ``syncwarp`` calls at two lines do meet on sm_70+).
-So even lanes at ``ss.warp.sum`` and odd lanes at ``ss.warp.max`` (two lines, or one
-ternary) are released together, each reads its own exchange array whose other lanes are
-unwritten (filled with the first arrived lane's value) and no ``warp_mask`` is reported --
+``_exchange_warp`` met at ``_simrt.warp_sync(mask, site)``, which sim.check's runtime turns
+into a ``syncwarp`` with the full mask; ``_warp_release`` compares the waiting lanes' ops
+and masks, not their sites (plain ``syncwarp`` calls at two lines do meet on sm_70+). So
+even lanes at ``ss.warp.sum`` and odd lanes at ``ss.warp.max`` (two lines, or one ternary)
+were released together, each read its own exchange array whose other lanes were unwritten
+(filled with the first arrived lane's value) and no ``warp_mask`` was reported --
 docs/checker.md: "a warp collective ... whose mask names a lane that does not make the same
-call ... waits elsewhere". Not local: the runtime seam (``SimRuntime.warp_sync``) does not
-say that a wait is a collective's exchange, which must be matched by site, rather than a
-plain ``syncwarp``. Pinned xfail(strict).
+call ... waits elsewhere". Fixed with FINDING 4: the lanes meet at
+``_simrt.warp_exchange(mask, api, site)``, an op named by the API whose lanes must be at one
+call (``_sync._warp_release``, ``_warp.is_exchange``).
+
+=============================================================================================
+FINDING 4 (MEDIUM: a plausible warp-synchronous pattern in Tier-2 code; fixed)
+=============================================================================================
+
+docs/checker.md: "a shuffle or vote exchanges values but orders no memory, so lane A writing
+shared memory and lane B reading it after only a shuffle is a race". ``ss.warp.sum/max/min/
+reduce/scan/broadcast`` compile to ``shfl.sync`` only (``lowering/_coop``: no
+``bar.warp.sync``), but the replay met their lanes at a ``syncwarp``, whose vector clocks are
+joined (``_sync._warp_release``): a lane's write of a shared array before ``ss.warp.sum`` and
+its neighbour's read after it were ordered, and sim.check reported nothing (``WARP_ORDERS``,
+Tier 2: a raw ``cuda.shared.array`` in ``unsafe`` regions; also a Tier-1 tile read by the
+race differential's replay of a kernel its static checks refuse, which the differential
+counted as replayed clean -- a false refusal). Fixed: ``_simrt.warp_exchange`` (Numba's
+simulator: a ``syncwarp`` as before) is a warp op that joins nothing; the exchange's own
+slots are written and read as ``exch`` atomics, which never race. Twin: ``cuda.syncwarp()``
+in place of the collective is clean.
 
 =============================================================================================
 FINDING 3 (LOW: a leak, only in replays that have a finding already; fixed)
@@ -245,4 +262,25 @@ UNDEFINED_ARGUMENT = (
     x = ss.block.sum(T[(cuda.threadIdx.x + 1) % 64])
     out[i] = np.float32(x)
 """
+)
+
+#: FINDING 4: a lane writes its element of a raw shared array, the warp meets at warp.sum (shuffles
+#: on the GPU: no memory order), the lane reads its neighbour's. Expected: race.
+WARP_ORDERS = (
+    _HEAD
+    + """    with ss.unsafe("SAFETY: each thread writes its own element of s"):
+        s = cuda.shared.array(64, np.int32)
+        s[cuda.threadIdx.x] = np.int32(cuda.threadIdx.x)
+    w = ss.warp.sum(np.int64(1))
+    with ss.unsafe("SAFETY: the neighbour's element, written before the collective"):
+        x = s[cuda.threadIdx.x ^ 1]
+    out[i] = np.float32(x + w)
+"""
+)
+#: FINDING 4's twin: a syncwarp orders the lanes' accesses. Expected: clean.
+WARP_ORDERS_SYNCWARP = WARP_ORDERS.replace(
+    "    w = ss.warp.sum(np.int64(1))\n",
+    '    with ss.unsafe("SAFETY: every lane of the warp meets"):\n'
+    "        cuda.syncwarp()\n"
+    "    w = 1\n",
 )

@@ -24,6 +24,8 @@ from tests.kernels.attacks36 import (
     TERNARY_SUM_MAX,
     TERNARY_SUM_SUM,
     UNDEFINED_ARGUMENT,
+    WARP_ORDERS,
+    WARP_ORDERS_SYNCWARP,
     WARP_TERNARY,
     WARP_TWO_SITES,
 )
@@ -53,14 +55,31 @@ def test_a_uniform_choice_of_two_collectives_on_one_line_is_clean(tmp_path: Path
     assert report.ok, report
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="FINDING 2: lanes at two warp collectives meet as one syncwarp (sites not compared)",
-)
 @pytest.mark.parametrize("source", [WARP_TWO_SITES, WARP_TERNARY], ids=["two-lines", "ternary"])
 def test_lanes_at_two_warp_collectives_are_a_warp_mask(tmp_path: Path, source: str) -> None:
-    report = _replay(tmp_path, source)
-    assert report.of_kind("warp_mask"), report
+    # FINDING 2: they met as one syncwarp, each reading its own exchange (no finding)
+    (found,) = _replay(tmp_path, source).findings
+    assert found.kind == "warp_mask", found
+    assert "lanes 0 and 1 of warp 0 meet at different warp collectives: warp.sum" in found.message
+    assert "and warp.max with mask 0xffffffff" in found.message, found
+
+
+def test_lanes_at_one_warp_collective_meet(tmp_path: Path) -> None:
+    # FINDING 2's twin: one call, the lanes taking it under a uniform choice
+    report = _replay(tmp_path, WARP_TERNARY.replace("cuda.threadIdx.x % 2 == 0", "n > 0"))
+    assert report.ok, report
+
+
+def test_a_warp_collective_orders_no_memory(tmp_path: Path) -> None:
+    # FINDING 4: the replay met the lanes at a syncwarp, which orders their accesses
+    (found,) = _replay(tmp_path, WARP_ORDERS).findings
+    assert found.kind == "race", found
+    assert found.message.startswith("the write of shared[1] (the shared array declared at line"), (
+        found
+    )
+    assert "lanes of one warp are ordered only by syncwarp or a block barrier" in found.message
+    # the twin: a syncwarp orders them
+    assert _replay(tmp_path, WARP_ORDERS_SYNCWARP).ok
 
 
 @pytest.mark.parametrize("name", sorted(SKIPPED_REPORTED))
