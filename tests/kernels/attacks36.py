@@ -74,6 +74,14 @@ Left: a straggler that reaches the same site's k-th exchange after a divergent r
 HELD
 =============================================================================================
 
+Half-precision truth tests and heap objects (``TRUTH_ACCEPTED``, ``HEAP_REFUSED``,
+tests/ptx/test_attacks36_ptx.py): ``if h``, ``np.bool_(h)``, ``bool(bf16)``, ``while h`` compile
+to ``and.b16 .., 32767`` (-0.0 false; NaN, subnormals true: the magnitude bits), ``not h``
+to ``setp.eq.f32`` of the exact f32 conversion (the same truth); a list as an assignment
+target is accepted; a set literal and a dict's ``get`` are refused with the heap message.
+A starred target (``p, *q = t`` or ``[p, *q] = t``) still gives Numba's raw
+``UnsupportedBytecodeError`` (UNPACK_EX): FINDING 5 (LOW, a message), pinned.
+
 Collectives some threads skip (``SKIPPED_REPORTED``, each reported with the kind and words
 asserted): an early return before ``block.sum``; a thread-dependent trip count around
 ``block.max``; a collective in a helper after a return; a tuple-state ``block.reduce`` after
@@ -284,3 +292,64 @@ WARP_ORDERS_SYNCWARP = WARP_ORDERS.replace(
     "        cuda.syncwarp()\n"
     "    w = 1\n",
 )
+
+
+# ----------------------------------------------------------------------------- compile side
+
+_BODY_HEAD = (
+    _HEAD
+    + """    if not i.in_bounds(out):
+        return
+"""
+)
+
+#: Accepted; the PTX tests the magnitude bits (``and.b16 %rs, %rs, 32767``) or, for
+#: ``not h``, compares the exact f32 conversion with 0 (``setp.eq.f32``): the same truth.
+TRUTH_ACCEPTED = {
+    "if-h": (
+        """    h = np.float16(a[cuda.threadIdx.x])
+    if h:
+        out[i] = np.float32(1)
+""",
+        "and.b16",
+    ),
+    "np-bool-h": (
+        "    out[i] = np.float32(np.bool_(np.float16(a[cuda.threadIdx.x])))\n",
+        "and.b16",
+    ),
+    "bool-bf16": ("    out[i] = np.float32(bool(ss.bfloat16(a[cuda.threadIdx.x])))\n", "and.b16"),
+    "while-h": (
+        """    h = np.float16(a[cuda.threadIdx.x])
+    while h:
+        h = np.float16(0)
+    out[i] = np.float32(h)
+""",
+        "and.b16",
+    ),
+    "not-h": ("    out[i] = np.float32(not np.float16(a[cuda.threadIdx.x]))\n", "setp.eq.f32"),
+    # a list as an assignment target: no list is built
+    "list-target": (
+        """    [p, q] = (a[cuda.threadIdx.x], n)
+    out[i] = np.float32(p + q)
+""",
+        "",
+    ),
+}
+
+#: Refused at decoration with the heap-object message.
+HEAP_REFUSED = {
+    "set-literal": "    out[i] = np.float32(a[cuda.threadIdx.x] in {1, 2})\n",
+    "dict-get": "    out[i] = np.float32({1: 2}.get(a[cuda.threadIdx.x], 0))\n",
+}
+HEAP_MESSAGE = "a list, dict or set needs Numba's runtime, which CUDA kernels do not have"
+
+#: FINDING 5: a starred target: Numba's raw UnsupportedBytecodeError (UNPACK_EX).
+STARRED_TARGETS = {
+    "tuple-star": "    p, *q = (a[cuda.threadIdx.x], n, n)\n    out[i] = np.float32(p)\n",
+    "list-star": "    [p, *q] = (a[cuda.threadIdx.x], n, n)\n    out[i] = np.float32(p)\n",
+}
+
+
+def body_kernel(body: str) -> str:
+    """A kernel of the generated races' parameters whose thread past ``out`` returns."""
+    return _BODY_HEAD + body
