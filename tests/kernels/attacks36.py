@@ -80,7 +80,8 @@ to ``and.b16 .., 32767`` (-0.0 false; NaN, subnormals true: the magnitude bits),
 to ``setp.eq.f32`` of the exact f32 conversion (the same truth); a list as an assignment
 target is accepted; a set literal and a dict's ``get`` are refused with the heap message.
 A starred target (``p, *q = t`` or ``[p, *q] = t``) still gives Numba's raw
-``UnsupportedBytecodeError`` (UNPACK_EX): FINDING 5 (LOW, a message), pinned.
+``UnsupportedBytecodeError`` (UNPACK_EX): FINDING 5 (LOW, a message), fixed: refused at
+decoration (``_rewrite._Checker.generic_visit``, rule ``statement``) with the spelling that works.
 
 Collectives some threads skip (``SKIPPED_REPORTED``, each reported with the kind and words
 asserted): an early return before ``block.sum``; a thread-dependent trip count around
