@@ -74,12 +74,27 @@ Left: a straggler that reaches the same site's k-th exchange after a divergent r
 HELD
 =============================================================================================
 
+By reading (not attacked with a kernel): the disk cache (``_diskcache``: the key holds a hash
+of simtsafe's source, so an entry an older simtsafe wrote from Numba's own text is never
+found; a loaded kernel is trusted, not re-verified, by design); ``kernel.unchecked`` compiles
+inside ``simtsafe_typing`` whatever the signature; a text that starts with
+``WRAPPING_MARK`` is taken as wrapped (``_irform``) -- only simtsafe writes that mark.
+The race differential's ``race:dead`` (``CompiledAccesses.reads_at``): no counterexample
+found; GVN merging a later read into an earlier one at another line needs no barrier
+between them, and then a write racing the later read races the earlier one too (reported
+at the earlier line, ``race:shared``) -- except where the replay orders what the GPU does
+not, which FINDING 4 was (a warp collective: shuffles are not memory clobbers for LLVM, so
+a load after ``ss.warp.sum`` can merge into one before it); store-to-load forwarding
+removes a read at its line but the thread's own store still races (a write is never judged
+dead). A stricter rule: dead only when the analysed IR has no shared read at the line *and*
+no shared read of the same object at any line of the same barrier interval before it.
+
 Half-precision truth tests and heap objects (``TRUTH_ACCEPTED``, ``HEAP_REFUSED``,
 tests/ptx/test_attacks36_ptx.py): ``if h``, ``np.bool_(h)``, ``bool(bf16)``, ``while h`` compile
 to ``and.b16 .., 32767`` (-0.0 false; NaN, subnormals true: the magnitude bits), ``not h``
 to ``setp.eq.f32`` of the exact f32 conversion (the same truth); a list as an assignment
 target is accepted; a set literal and a dict's ``get`` are refused with the heap message.
-A starred target (``p, *q = t`` or ``[p, *q] = t``) still gives Numba's raw
+A starred target (``p, *q = t`` or ``[p, *q] = t``) gave Numba's raw
 ``UnsupportedBytecodeError`` (UNPACK_EX): FINDING 5 (LOW, a message), fixed: refused at
 decoration (``_rewrite._Checker.generic_visit``, rule ``statement``) with the spelling that works.
 
