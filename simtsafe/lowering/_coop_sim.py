@@ -342,7 +342,8 @@ def _once(slots: Any, part: int, parties: int, compute: Callable[[], Any]) -> An
     simulated device call that takes the simulator's per-module lock. An op
     that raises leaves nothing cached: every thread raises in turn.
     ``parties`` threads (every participant of the exchange's ``part``) call
-    this once each; the last one frees the memo.
+    this once each; the last one frees the memo. A raise frees it at once: Numba's
+    simulator aborts the block at the first exception, so the others may never come.
     """
     with _MEMO_LOCK:
         entry = _MEMO.get(id(slots))
@@ -361,7 +362,7 @@ def _once(slots: Any, part: int, parties: int, compute: Callable[[], Any]) -> An
     finally:
         with _MEMO_LOCK:
             cell[3] += 1
-            if cell[3] >= parties and cells.get(part) is cell:
+            if (cell[3] >= parties or not cell[1]) and cells.get(part) is cell:
                 del cells[part]
                 if not cells and _MEMO.get(id(slots)) is entry:
                     del _MEMO[id(slots)]

@@ -71,7 +71,16 @@ Left: a straggler that reaches the same site's k-th exchange after a divergent r
 (it waited at another barrier) counts the earlier episode's slots too.
 
 =============================================================================================
-HELD
+FINDING 6 (LOW: a leak; pre-existing, seen in a full tests/sim run; fixed)
+=============================================================================================
+
+On Numba's simulator a collective whose computation raises (a complex value given to
+``block.sum``: tests/sim/test_port21_sim.py's refusal without the compile worker) aborts the
+launch at the first thread's exception; the others never call ``_once``, so the cell stayed
+in ``_MEMO`` and ``test_tuple_reduce_sim.py::test_sim_check_replays_tuple_reductions``
+(``assert not _coop_sim._MEMO``) failed after it in a full ``tests/sim`` run (main too).
+Fixed: a raise frees the cell at once (every later thread computes and raises in turn).
+
 =============================================================================================
 
 By reading (not attacked with a kernel): the disk cache (``_diskcache``: the key holds a hash

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import simtsafe as ss
@@ -112,4 +113,30 @@ def test_a_replay_leaves_no_collective_memo(tmp_path: Path, name: str) -> None:
     before = set(_coop_sim._MEMO)
     source = SKIPPED_REPORTED[name][0] if name in SKIPPED_REPORTED else CORRECT[name]
     _replay(tmp_path, source)
+    assert set(_coop_sim._MEMO) <= before, _coop_sim._MEMO
+
+
+@pytest.mark.filterwarnings("ignore:simtsafe. the compiled-form checks could not run")
+def test_a_collective_that_raises_leaves_no_memo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # FINDING 6: on Numba's simulator the first thread whose collective raises (a complex
+    # value) aborts the launch; the others never came back to the memo, which stayed for the
+    # rest of the process (a later test asserting `not _MEMO` failed in a full run)
+    from numba import cuda
+
+    from simtsafe.lowering import _compileworker
+    from tests.kernels import port21
+
+    def unavailable(*args: object, **kwargs: object) -> None:
+        raise _compileworker.Unavailable("no CUDA target in this test")
+
+    monkeypatch.setattr(_compileworker, "verdict", unavailable)
+    before = set(_coop_sim._MEMO)
+    mod = load_kernel_module(tmp_path, port21.EXTRA_HEADER + port21.ROW_DC)
+    with pytest.raises(ss.SafetyError, match="got complex64. A complex value goes as its two"):
+        mod.row_dc.prepare(grid=2, block=64)(
+            cuda.to_device(np.zeros(2, np.complex64)),
+            cuda.to_device(np.ones((2, 10), np.complex64)),
+        )
     assert set(_coop_sim._MEMO) <= before, _coop_sim._MEMO
