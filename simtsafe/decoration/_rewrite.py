@@ -289,6 +289,13 @@ _NO_HEAP = (
     "(n a constant)"
 )
 
+#: A starred assignment target: Numba's bytecode front end has no UNPACK_EX (it raised its
+#: own UnsupportedBytecodeError, attack round 36).
+_STARRED_TARGET = (
+    "a starred assignment target (`p, *q = t`) is not supported by Numba: unpack into one "
+    "name per element, `p, q0, q1 = t`"
+)
+
 _FORBIDDEN_NODES: dict[type, str] = {
     ast.Import: "imports belong at module level; refer to the module's names there",
     ast.ImportFrom: "imports belong at module level; refer to the module's names there",
@@ -557,6 +564,8 @@ class _Checker(ast.NodeTransformer):
     # ------------------------------------------------------------------ visitors
 
     def generic_visit(self, node: ast.AST) -> ast.AST:
+        if isinstance(node, ast.Starred) and isinstance(node.ctx, ast.Store):
+            raise self.fail(node, _STARRED_TARGET, "statement")
         reason = _FORBIDDEN_NODES.get(type(node))
         if reason is not None and not isinstance(getattr(node, "ctx", None), ast.Store):
             # (a list as an assignment target, `[a, b] = t`, unpacks: no list is built)

@@ -104,7 +104,7 @@ class SimAppendBuffer(_SimView):
                 _simrt.atomic(counter, 0, "or", lambda v: v | np.uint64(1 << 63))
             return old
 
-        old = _once(slots, 0, place.nthreads, base)
+        old = _once(slots, 0, place.parties, base)
         if not keep or counter.shape[0] < 1:
             return _mint(self._witness_space, (SENTINEL,))
         slot = (old + sum(1 for v in vals[: place.ltid] if v)) % 2**64

@@ -72,9 +72,17 @@ def _reject(message: str) -> NoReturn:
 
 
 def _site(depth: int = 2) -> Site:
-    """The user's call site (file, line), a key of the exchange array of one collective call."""
+    """The user's call site, a key of the exchange array of one collective call and the
+    barrier its threads meet at: (the file and the instruction on the line, the line).
+
+    Two collectives on one line (``block.sum(x) if c else block.max(x)``) are two call
+    sites, as on the GPU, where each has its own scratch and barriers: threads that take
+    one and threads that take the other wait at different barriers (a
+    ``barrier_divergence``), not at one exchange that mixes their values.
+    """
     frame = sys._getframe(depth)
-    return (f"<simtsafe collective> {frame.f_code.co_filename}", frame.f_lineno)
+    code = frame.f_code
+    return (f"<simtsafe collective> {code.co_filename} @{frame.f_lasti}", frame.f_lineno)
 
 
 # --------------------------------------------------------------------------- values and ops
@@ -287,6 +295,9 @@ class _Place:
         self.present = min(32, self.nthreads - 32 * self.warp)
         self.mask = (1 << self.present) - 1
         self.first = 32 * self.warp
+        #: the threads (lanes) that wrote the exchange this place was taken for: every one
+        #: of them, and no other, calls ``_once`` on it (set by the exchange)
+        self.parties = 0
 
 
 #: Per simulated thread: site -> how many times the thread has run it. Both runtimes run
@@ -331,7 +342,8 @@ def _once(slots: Any, part: int, parties: int, compute: Callable[[], Any]) -> An
     simulated device call that takes the simulator's per-module lock. An op
     that raises leaves nothing cached: every thread raises in turn.
     ``parties`` threads (every participant of the exchange's ``part``) call
-    this once each; the last one frees the memo.
+    this once each; the last one frees the memo. A raise frees it at once: Numba's
+    simulator aborts the block at the first exception, so the others may never come.
     """
     with _MEMO_LOCK:
         entry = _MEMO.get(id(slots))
@@ -384,25 +396,43 @@ def _exchange_block(v: Any, site: Site) -> tuple[_Place, Any, list[Any]]:
     slots = _slots(place, site)
     slots[place.ltid] = _Arrived(v)
     _simrt.barrier(site)
-    return place, slots, _arrived(list(slots))
+    return place, slots, _arrived(place, list(slots))
 
 
-def _arrived(got: list[Any]) -> list[Any]:
+def _arrived(place: _Place, got: list[Any]) -> list[Any]:
     """The values in exchange slots ``got``, a slot no thread wrote taking the first
-    written one's (the caller's own slot, at least, is written)."""
-    first = next(x for x in got if type(x) is _Arrived)
-    return [(x if type(x) is _Arrived else first).v for x in got]
+    written one's (the caller's own slot, at least, is written).
+
+    ``place.parties`` becomes the number of written slots: the threads that will ask
+    ``_once`` for the result, so that the last of them frees its memo (counting the block
+    or warp instead left the memo of every exchange some threads skipped, and the exchange
+    array with it, alive for the rest of the process).
+    """
+    arrived = [type(x) is _Arrived for x in got]
+    place.parties = sum(arrived)
+    first = got[arrived.index(True)]
+    return [(x if came else first).v for x, came in zip(got, arrived, strict=True)]
 
 
-def _exchange_warp(v: Any, site: Site) -> tuple[_Place, Any, list[Any]]:
-    """(place, exchange, the ``v`` of every present lane of the caller's warp in lane order)."""
+def _exchange_warp(v: Any, api: str, site: Site) -> tuple[_Place, Any, list[Any]]:
+    """(place, exchange, the ``v`` of every present lane of the caller's warp in lane order).
+
+    The collective is shuffles on the GPU: the lanes of one call meet, and nothing orders
+    their memory accesses (``_simrt.warp_exchange``, not a ``syncwarp``). So the exchange's
+    own slots are written and read as atomics (``exch``), which never race with each other:
+    the kernel's shared memory is the only memory whose order the meeting must not imply.
+    """
     place = _Place()
     slots = _slots(place, site)
-    slots[place.ltid] = _Arrived(v)
-    _simrt.warp_sync(place.mask, site)
+    _simrt.atomic(slots, place.ltid, "exch", lambda _: _Arrived(v))
+    _simrt.warp_exchange(place.mask, api, site)
+    got = [
+        _simrt.atomic(slots, j, "exch", lambda old: old)
+        for j in range(place.first, place.first + place.present)
+    ]
     # A lane that did not arrive left its slot unwritten: sim.check has reported the warp
     # mask already; its value is taken as the first arrived lane's, as in a block exchange.
-    return place, slots, _arrived(list(slots[place.first : place.first + place.present]))
+    return place, slots, _arrived(place, got)
 
 
 def _common_dtype(api: str, vals: Sequence[Any], widen_bool: bool) -> np.dtype[Any]:
@@ -474,7 +504,7 @@ def _prepared(
 
 
 def _warp_reduce(api: str, v: Any, op: Any, site: Site, widen_bool: bool = False) -> Any:
-    place, slots, vals = _exchange_warp(_state_argument(api, v), site)
+    place, slots, vals = _exchange_warp(_state_argument(api, v), api, site)
 
     def lanes() -> list[Any]:
         cast, combine, commutative = _prepared(api, op, vals, widen_bool)
@@ -482,7 +512,7 @@ def _warp_reduce(api: str, v: Any, op: Any, site: Site, widen_bool: bool = False
             return _butterfly(cast, combine)
         return [_down_tree(cast, combine)] * place.present
 
-    return _once(slots, place.warp, place.present, lanes)[place.lane]
+    return _once(slots, place.warp, place.parties, lanes)[place.lane]
 
 
 def _block_reduce(api: str, v: Any, op: Any, site: Site, widen_bool: bool = False) -> Any:
@@ -493,11 +523,11 @@ def _block_reduce(api: str, v: Any, op: Any, site: Site, widen_bool: bool = Fals
         totals = [_down_tree(cast[w : w + 32], combine) for w in range(0, place.nthreads, 32)]
         return _fold(totals, combine)
 
-    return _once(slots, 0, place.nthreads, total)
+    return _once(slots, 0, place.parties, total)
 
 
 def _warp_scan(v: Any, inclusive: bool, site: Site) -> Any:
-    place, _, vals = _exchange_warp(_argument(v, "warp.scan"), site)
+    place, _, vals = _exchange_warp(_argument(v, "warp.scan"), "warp.scan", site)
     dtype = _common_dtype("warp.scan", vals, widen_bool=True)
     combine, _ = _combiner("warp.scan", "add", dtype)
     scanned = _inclusive_scan([_cast(x, dtype) for x in vals], combine)
@@ -515,7 +545,7 @@ def _block_scan(v: Any, inclusive: bool, site: Site) -> Any:
         cast = [_cast(x, dtype) for x in vals]
         return [_inclusive_scan(cast[w : w + 32], combine) for w in range(0, place.nthreads, 32)]
 
-    warps = _once(slots, 0, place.nthreads, scans)
+    warps = _once(slots, 0, place.parties, scans)
     mine = warps[place.warp]
     x = mine[place.lane]
     excl = mine[place.lane - 1] if place.lane > 0 else dtype.type(0)
@@ -798,5 +828,5 @@ def _broadcast_block(v: Any, site: Site) -> Any:
 def _broadcast_warp(v: Any, site: Site) -> Any:
     v = _argument(v, "warp.broadcast")
     _dtype_of(v, "warp.broadcast")
-    _, _, vals = _exchange_warp(v, site)
+    _, _, vals = _exchange_warp(v, "warp.broadcast", site)
     return vals[0]

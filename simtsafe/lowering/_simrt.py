@@ -35,6 +35,7 @@ __all__ = [
     "record_write",
     "shared_array",
     "uninstall",
+    "warp_exchange",
     "warp_sync",
 ]
 
@@ -55,6 +56,15 @@ class SimRuntime(Protocol):
 
     def warp_sync(self, mask: int, site: tuple[str, int] | None) -> None:
         """``syncwarp(mask)`` reached at ``site``."""
+        ...
+
+    def warp_exchange(self, mask: int, call: str, site: tuple[str, int]) -> None:
+        """The lanes of ``mask`` meet at a simtsafe warp collective ``call`` (``warp.sum``)
+        made at ``site`` (one call: its file, instruction and line).
+
+        On the GPU the collective is shuffles: the lanes exchange values, but nothing orders
+        their memory accesses (a ``syncwarp`` does); and only lanes at the same call meet.
+        """
         ...
 
     def grid_sync(self, site: tuple[str, int] | None) -> None:
@@ -136,6 +146,10 @@ def barrier(site: tuple[str, int] | None = None) -> None:
 
 def warp_sync(mask: int, site: tuple[str, int] | None = None) -> None:
     current().warp_sync(mask, site)
+
+
+def warp_exchange(mask: int, call: str, site: tuple[str, int]) -> None:
+    current().warp_exchange(mask, call, site)
 
 
 def grid_sync(site: tuple[str, int] | None = None) -> None:
@@ -230,6 +244,10 @@ class _NumbaSimulatorRuntime:
 
     def barrier(self, site: tuple[str, int] | None) -> None:
         self._thread().syncthreads()
+
+    def warp_exchange(self, mask: int, call: str, site: tuple[str, int]) -> None:
+        """Numba's simulator orders and reports nothing: a ``syncwarp`` meeting."""
+        self.warp_sync(mask, site)
 
     def warp_sync(self, mask: int, site: tuple[str, int] | None) -> None:
         """Wait until every lane named in ``mask`` (of this warp) has arrived.

@@ -37,7 +37,7 @@ from ._threads import (
     Block,
     SimThread,
 )
-from ._warp import FULL_MASK, WarpWait, compute
+from ._warp import FULL_MASK, WarpWait, compute, is_exchange
 
 __all__ = ["SyncPoints"]
 
@@ -177,7 +177,11 @@ class SyncPoints:
         group = [lanes[i] for i in _bits(members) if lanes[i].state == WAIT_WARP]
         first = group[0]
         for o in group[1:]:
-            if o.wait.op != first.wait.op or o.wait.mask != first.wait.mask:
+            if (
+                o.wait.op != first.wait.op
+                or o.wait.mask != first.wait.mask
+                or (is_exchange(o.wait.op) and o.wait.site != first.wait.site)
+            ):
                 a, b = first.wait, o.wait
                 self._warp_finding(
                     first, a.op, a.site, o, b.op, b.site,

@@ -110,6 +110,9 @@ class SimThread:
     def warp_sync(self, mask: int, site: Location | None) -> None:
         self.replay.warp_op("syncwarp", mask, None, 0, 32, site or self.replay.site())
 
+    def warp_exchange(self, mask: int, call: str, site: Location) -> None:
+        self.replay.warp_op(call, mask, None, 0, 32, site)
+
     def defined(self, value: Any, what: str) -> Any:
         return self.replay.defined(value, what)
 

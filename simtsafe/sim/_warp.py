@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 if TYPE_CHECKING:
     from ._threads import SimThread
 
-__all__ = ["FULL_MASK", "SHUFFLES", "VOTES", "WarpWait", "compute"]
+__all__ = ["FULL_MASK", "SHUFFLES", "VOTES", "WarpWait", "compute", "is_exchange"]
 
 FULL_MASK = 0xFFFFFFFF
 SHUFFLES = frozenset({"shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync"})
@@ -39,6 +39,13 @@ class WarpWait(NamedTuple):
     arg: int
     width: int
     site: tuple[str, int]
+
+
+def is_exchange(op: str) -> bool:
+    """Whether ``op`` is a simtsafe warp collective's meeting (``_simrt.warp_exchange``:
+    named by its API, ``warp.sum``), which orders no memory and meets only its own call;
+    the CUDA intrinsics' ops are named as Numba names them (``shfl_sync``)."""
+    return op.startswith("warp.")
 
 
 def _source_lane(op: str, lane: int, arg: int, width: int) -> int | None:
@@ -70,8 +77,8 @@ def compute(group: list[SimThread]) -> None:
             th.result = (
                 other.wait.value if other is not None and other.wait.op in SHUFFLES else w.value
             )
-        elif w.op == "syncwarp":
-            th.result = None
+        elif w.op == "syncwarp" or is_exchange(w.op):
+            th.result = None  # an exchange's values are in its slots (lowering/_coop_sim)
         elif w.op == "ballot_sync":
             bits = 0
             for o in part:
