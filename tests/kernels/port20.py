@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from tests.kernels.porting import Corpus
+from tests.kernels.porting import Corpus, replay_clean
 from tests.kernels.porting import to_device as _dev
 from tests.kernels.porting import to_host as _host
 
@@ -1037,13 +1037,7 @@ UNCLEAN: dict[str, str] = {}
 
 def _clean(prepared: Any, *args: Any) -> bool:
     """``sim.check`` of one prepared launch with host copies of ``args``: no finding."""
-    from simtsafe import sim
-
-    rep = sim.check(prepared, *args)
-    if not rep.ok:
-        UNCLEAN[str(prepared)] = str(rep)
-        print(rep)
-    return bool(rep.ok)
+    return replay_clean(prepared, args, UNCLEAN)
 
 
 def _gauss9_ref(x: np.ndarray, f: np.ndarray, axis: int) -> np.ndarray:

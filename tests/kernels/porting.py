@@ -31,6 +31,18 @@ def to_device(a: np.ndarray) -> Any:
     return cuda.to_device(a)
 
 
+def replay_clean(prepared: Any, args: tuple[Any, ...], unclean: dict[str, str]) -> bool:
+    """``sim.check`` of one prepared launch with host copies of ``args``: no finding (a report
+    that has one goes into ``unclean``, by the launch, and is printed)."""
+    from simtsafe import sim
+
+    rep = sim.check(prepared, *args)
+    if not rep.ok:
+        unclean[str(prepared)] = str(rep)
+        print(rep)
+    return bool(rep.ok)
+
+
 def to_host(d: Any) -> np.ndarray:
     """A device array's values on the host."""
     return np.asarray(d.copy_to_host())
