@@ -54,6 +54,7 @@ __all__ = [
     "is_local",
     "split_operands",
     "laid_out",
+    "phi_values",
     "plain_type_bytes",
     "static_shared_globals",
     "wrapping_form",
@@ -159,6 +160,12 @@ class Opaque:
 def is_local(text: str) -> bool:
     """Whether ``text`` is, whole, one local value or block name (``%x``, ``%"a b"``, ``%7``)."""
     return _LOCAL_RE.fullmatch(text) is not None
+
+
+def phi_values(ins: Instr) -> tuple[tuple[str, str], ...]:
+    """A phi's incoming (value as written -- a local, a constant, ``poison`` -- , block)."""
+    rest = ins.text.partition(" phi ")[2]
+    return tuple((v, b) for v, b in _PHI_RE.findall(rest))
 
 
 def split_operands(text: str) -> list[str]:

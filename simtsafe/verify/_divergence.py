@@ -44,7 +44,7 @@ import struct
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ..lowering._irform import Block, FunctionForm, Instr, split_operands
+from ..lowering._irform import Block, FunctionForm, Instr, phi_values, split_operands
 from ._cfg import Graph
 from ._feasible import feasible_successors
 from ._private import private_allocas
@@ -620,6 +620,7 @@ class _Solver:
         trust = self.trust_memory and self.trust_const and UNKNOWN not in written
         self.private = private_allocas(form, graph, self.prov, _gep_step, trust)
         self.site_purity: dict[int, int] = {}
+        self._joins: dict[tuple[str, str], tuple[str, ...]] = {}
         # loops containing each block, innermost last
         self.loops_of: dict[str, list[int]] = {}
         for idx, loop in enumerate(graph.loops):
@@ -665,9 +666,10 @@ class _Solver:
                     vl, vwhy = self.use_level(value, pred)
                     if vl > lv:
                         lv, why = vl, vwhy or Reason("operand", ins, via=value)
-                el = d.edge_level(pred)
-                if el > lv:
-                    lv, why = el, Reason("join", ins, via=pred)
+            for x in self.join_branches(ins, block):
+                bl = d.branch.get(x, GRID)
+                if bl > lv:
+                    lv, why = bl, Reason("join", ins, via=x)
             return lv, why
         if op == "call" and (ins.callee or "") not in _SATURATING:
             return self.call_level(ins, block)
@@ -701,6 +703,61 @@ class _Solver:
         if op == "alloca":
             return GRID, None
         return lv, why
+
+    def join_branches(self, ins: Instr, block: str) -> tuple[str, ...]:
+        """The branches whose direction may decide which value the phi ``ins`` takes.
+
+        Sync dependence: the branches the phi's incoming edges are (transitively) control
+        dependent on, and an edge's own branch. A branch counts only if the edges into
+        ``block`` that threads reach from it, before they reach ``block`` again, carry two
+        different values: where every way on from it brings the same value (Python 3.12's
+        two ``return`` of a conditional expression, each with the same status), which way a
+        thread went does not change what it reads. ``poison`` is a value of its own on
+        each edge (undefined: it may differ between threads).
+        """
+        key = (ins.result or ins.text, block)
+        hit = self._joins.get(key)
+        if hit is not None:
+            return hit
+        g = self.d.graph
+        values = {
+            pred: (value, pred) if value in ("poison", "undef") else (value, "")
+            for value, pred in phi_values(ins)
+        }
+        found: list[str] = []
+        if len(set(values.values())) > 1:
+            candidates: dict[str, None] = {}
+            for pred in values:
+                if len(g.succs.get(pred, ())) > 1:
+                    candidates[pred] = None
+                work, seen = [pred], {pred}
+                while work:
+                    for dep in g.deps.get(work.pop(), ()):
+                        if dep not in seen:
+                            seen.add(dep)
+                            candidates[dep] = None
+                            work.append(dep)
+            found = [x for x in candidates if self._separates(x, block, values)]
+        self._joins[key] = tuple(found)
+        return self._joins[key]
+
+    def _separates(self, branch: str, join: str, values: Mapping[str, tuple[str, str]]) -> bool:
+        """Do the edges into ``join`` reachable from ``branch`` carry two different values?"""
+        g = self.d.graph
+        reached: set[tuple[str, str]] = set()
+        seen = {branch}
+        work = [branch]
+        while work:
+            node = work.pop()
+            for nxt in g.succs.get(node, ()):
+                if nxt == join:
+                    reached.add(values.get(node, ("?", node)))
+                    if len(reached) > 1:
+                        return True
+                elif nxt not in seen:
+                    seen.add(nxt)
+                    work.append(nxt)
+        return False
 
     def private_level(
         self, ins: Instr, roots: frozenset[str], lv: int, why: Reason | None

@@ -16,27 +16,7 @@ from tests.kernels.porting import to_device, to_host
 pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("gpu")]
 
 
-#: Refused on the launch path of an H100 in the seventeenth session
-#: (benchmarks/results/pytest_gpu_subset_h100_s17i.log: "the loop whose exit is at line 52 ...
-#: depends on ... the branch ... in helper exp_impl"), where ``k.ptx()`` and the simulator's
-#: compile here accept it: a false refusal on the launch path, not yet understood.
-_LAUNCH_PATH_REFUSED = {"fft256"}
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(
-            n,
-            marks=pytest.mark.xfail(
-                strict=True, reason="refused on the GPU's launch path (see _LAUNCH_PATH_REFUSED)"
-            ),
-        )
-        if n in _LAUNCH_PATH_REFUSED
-        else n
-        for n in sorted(port21.ACCEPTED)
-    ],
-)
+@pytest.mark.parametrize("name", sorted(port21.ACCEPTED))
 def test_a_ported_kernel_matches_numpy_on_device(
     tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
