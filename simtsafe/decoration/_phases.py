@@ -116,7 +116,8 @@ class _Access:
 
 
 def _merge(a: dict[str, frozenset[Any]], b: dict[str, frozenset[Any]]) -> dict[str, frozenset[Any]]:
-    return {k: a.get(k, frozenset()) | b.get(k, frozenset()) for k in a.keys() | b.keys()}
+    # in the order the names were met (a set's order varies from run to run: messages would)
+    return {k: a.get(k, frozenset()) | b.get(k, frozenset()) for k in dict.fromkeys([*a, *b])}
 
 
 @dataclass
@@ -495,10 +496,11 @@ class _Analysis:
     ) -> None:
         """Refuse two accesses of ``name`` (``access`` and one of ``seen``, or two of
         ``seen``) that may not share a barrier interval."""
+        met = sorted(seen, key=lambda x: (x.line, x.kind))  # one message in every run
         pairs = (
-            [(access, other) for other in seen]
+            [(access, other) for other in met]
             if access is not None
-            else [(a, b) for a in seen for b in seen]
+            else [(a, b) for a in met for b in met]
         )
         for a, b in pairs:
             what = _CLASHES.get(frozenset({a.kind, b.kind}))

@@ -736,8 +736,8 @@ FALSE_REFUSALS: dict[str, dict[str, Any]] = {
         "source": FFT_PARITY,
         "kernel": "fft256",
         "where": "decoration (source-level tile phases); the compiled form alike",
-        "message": "kernel 'fft256': shared tile `a` (or `b`: the tile named varies from run "
-        "to run) is read by index at line L and filled at "
+        "message": "kernel 'fft256': shared tile `a` (was `a` or `b` by the run's hash seed; "
+        "now always `a`, the first tile met) is read by index at line L and filled at "
         "line L' with no block barrier between them (on some path): another thread may be "
         "writing the element being read ...; the compiled form alone: 'shared tile 'a' ... is "
         "read at line L (in helper exp_impl, line 32) and written through a witness at line "
