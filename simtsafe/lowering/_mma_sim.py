@@ -1,7 +1,7 @@
 """Simulator twins of ``simtsafe.mma`` (``NUMBA_ENABLE_CUDASIM=1``).
 
-The warp's lanes meet at ``_simrt.warp_sync`` (one exchange per execution of
-the call site, as the warp collectives do: ``_coop_sim``) and each computes
+The warp's lanes meet at ``_simrt.warp_exchange`` (one exchange per execution of
+the call, as the warp collectives do: ``_coop_sim``; it orders no memory) and each computes
 its part with the PTX ISA's fragment layouts (``lowering._mma``):
 
 * ``load_a``/``load_b``/``load_b2`` -- every lane posts its origin; lane ``lane`` takes the
@@ -68,19 +68,16 @@ class SimMmaOutTile:
         return f"MmaOutTile[{self._arr.dtype}, warp {self._tile[0]}x{self._tile[1]}]"
 
 
-def _site() -> tuple[str, int]:
+def _exchange(value: Any, api: str) -> tuple[Any, Any, list[Any]]:
+    """(place, exchange, every present lane's ``value``): the lanes of the call at the
+    user's instruction meet (two calls on one line are two sites, as on the GPU), and, as
+    for the warp collectives, the meeting orders no memory: ``ldmatrix`` and ``mma.sync``
+    exchange registers, only a ``syncwarp`` or a barrier orders the lanes' accesses."""
+    from ._coop_sim import _exchange_warp  # imports the simulator runtime: bound late
+
     frame = sys._getframe(2)
-    return (f"<simtsafe mma> {frame.f_code.co_filename}", frame.f_lineno)
-
-
-def _exchange(value: Any, site: tuple[str, int]) -> tuple[Any, Any, list[Any]]:
-    from ._coop_sim import _Place, _slots  # imports the simulator runtime: bound late
-
-    place = _Place()
-    slots = _slots(place, site)
-    slots[place.ltid] = value
-    _simrt.warp_sync(place.mask, site)
-    return place, slots, list(slots[place.first : place.first + place.present])
+    site = (f"<simtsafe mma> {frame.f_code.co_filename} @{frame.f_lasti}", frame.f_lineno)
+    return _exchange_warp(value, f"mma.{api}", site)
 
 
 def _elem_of(tile: Any, api: str) -> str:
@@ -138,7 +135,7 @@ def _whole_warps(place: Any) -> bool:
 def load_a(tile: Any, idx: Any) -> SimFragment:
     elem = _elem_of(tile, "load_a")
     r0, k0 = _origin(idx, "load_a", "(row0, k0)")
-    place, _, lanes = _exchange((r0, k0), _site())
+    place, _, lanes = _exchange((r0, k0), "load_a")
     zero = np.float32(0)
     if not _whole_warps(place):
         return SimFragment("a", elem, [zero] * 8)
@@ -156,7 +153,7 @@ def load_a(tile: Any, idx: Any) -> SimFragment:
 def load_b(tile: Any, idx: Any) -> SimFragment:
     elem = _elem_of(tile, "load_b")
     k0, n0 = _origin(idx, "load_b", "(k0, col0)")
-    place, _, lanes = _exchange((k0, n0), _site())
+    place, _, lanes = _exchange((k0, n0), "load_b")
     zero = np.float32(0)
     if not _whole_warps(place):
         return SimFragment("b", elem, [zero] * 4)
@@ -176,7 +173,7 @@ def load_b(tile: Any, idx: Any) -> SimFragment:
 def load_b2(tile: Any, idx: Any) -> tuple[SimFragment, SimFragment]:
     elem = _elem_of(tile, "load_b2")
     k0, n0 = _origin(idx, "load_b2", "(k0, col0)")
-    place, _, lanes = _exchange((k0, n0), _site())
+    place, _, lanes = _exchange((k0, n0), "load_b2")
     zero = np.float32(0)
     if not _whole_warps(place):
         return SimFragment("b", elem, [zero] * 4), SimFragment("b", elem, [zero] * 4)
@@ -221,7 +218,7 @@ def mma(a: Any, b: Any, acc: Any) -> tuple[Any, ...]:
             f"got {type(acc).__name__}"
         )
     c = tuple(np.float32(v) for v in acc)
-    place, slots, lanes = _exchange((a.values, b.values, c), _site())
+    place, slots, lanes = _exchange((a.values, b.values, c), "mma")
     if not _whole_warps(place):
         return c
 
@@ -240,7 +237,7 @@ def mma(a: Any, b: Any, acc: Any) -> tuple[Any, ...]:
                     bm[2 * q + 8 * j + h, g] = bv[2 * j + h]
         return (am @ bm + cm).astype(np.float32)
 
-    d = _once(slots, place.warp, place.present, compute)
+    d = _once(slots, place.warp, place.parties, compute)
     g, q = divmod(place.lane, 4)
     return tuple(d[g + 8 * (j >> 1), 2 * q + (j & 1)] for j in range(4))
 

@@ -43,9 +43,10 @@ class WarpWait(NamedTuple):
 
 def is_exchange(op: str) -> bool:
     """Whether ``op`` is a simtsafe warp collective's meeting (``_simrt.warp_exchange``:
-    named by its API, ``warp.sum``), which orders no memory and meets only its own call;
-    the CUDA intrinsics' ops are named as Numba names them (``shfl_sync``)."""
-    return op.startswith("warp.")
+    named by its API, ``warp.sum``, ``mma.load_a``, ``mma.mma``), which orders no memory and
+    meets only its own call; the CUDA intrinsics' ops are named as Numba names them
+    (``shfl_sync``)."""
+    return op.startswith(("warp.", "mma."))
 
 
 def _source_lane(op: str, lane: int, arg: int, width: int) -> int | None:

@@ -10,7 +10,16 @@ the simulator, with the fragment given, at the line marked ``# BAD``.
 
 from __future__ import annotations
 
-__all__ = ["ACCEPTED", "REFUSED", "UNIFORMITY", "ACCEPTED_TWINS"]
+__all__ = [
+    "ACCEPTED",
+    "ACCEPTED_TWINS",
+    "REFUSED",
+    "SIM_ORDERS",
+    "SIM_ORDERS_SYNCWARP",
+    "SIM_TERNARY",
+    "SIM_TERNARY_UNIFORM",
+    "UNIFORMITY",
+]
 
 _CONSTS = "BM = 32\nBN = 16\nBK = 16\n\n\n"
 
@@ -190,3 +199,40 @@ ACCEPTED_TWINS: dict[str, str] = {
         )
     ),
 }
+
+
+# --------------------------------------------------------------- sim.check's meeting of lanes
+# (tests/sim/test_mma_sim.py): the replay meets the lanes of one call, at its instruction,
+# and that meeting orders no memory -- ldmatrix and mma.sync exchange registers.
+
+#: Even lanes at one mma, odd lanes at the other, on one line: two calls, as on the GPU.
+#: Expected: warp_mask (the replay met them as one exchange, each given the other's operands).
+SIM_TERNARY = _gemm(
+    compute=_COMPUTE.replace(
+        "    acc0 = ss.mma.mma(fa, fb0, acc0)\n",
+        "    acc0 = ss.mma.mma(fa, fb0, acc0) if cuda.threadIdx.x % 2 == 0 else "
+        "ss.mma.mma(fa, fb1, acc0)\n",
+    )
+)
+#: Its twin: the choice is the same in every lane. Expected: clean.
+SIM_TERNARY_UNIFORM = SIM_TERNARY.replace("cuda.threadIdx.x % 2 == 0", "k0 >= 0")
+#: A lane writes its element of a raw shared array, the warp meets at mma, the lane reads
+#: its neighbour's. Expected: race (the replay met them at a syncwarp, which orders them).
+SIM_ORDERS = _gemm(
+    compute=_COMPUTE.replace(
+        "    acc0 = ss.mma.mma(fa, fb0, acc0)\n",
+        '    with ss.unsafe("SAFETY: each thread writes its own element of s"):\n'
+        "        s = cuda.shared.array(64, np.int32)\n"
+        "        s[cuda.threadIdx.x] = np.int32(k0)\n"
+        "    acc0 = ss.mma.mma(fa, fb0, acc0)\n"
+        '    with ss.unsafe("SAFETY: the neighbour\'s element, written before the mma"):\n'
+        "        acc1 = (acc1[0] + np.float32(s[cuda.threadIdx.x ^ 1]),) + acc1[1:]\n",
+    )
+)
+#: Its twin: a syncwarp orders the lanes' accesses. Expected: clean.
+SIM_ORDERS_SYNCWARP = SIM_ORDERS.replace(
+    "\n        acc0 = ss.mma.mma(fa, fb0, acc0)\n",
+    "\n        acc0 = ss.mma.mma(fa, fb0, acc0)\n"
+    '        with ss.unsafe("SAFETY: every lane of the warp meets"):\n'
+    "            cuda.syncwarp()\n",
+)

@@ -11,8 +11,17 @@ import numpy as np
 import pytest
 from numba import cuda
 
+import simtsafe as ss
 from tests.kernels import assert_refused, load_kernel_module
-from tests.kernels.mma_rules import ACCEPTED, REFUSED, UNIFORMITY
+from tests.kernels.mma_rules import (
+    ACCEPTED,
+    REFUSED,
+    SIM_ORDERS,
+    SIM_ORDERS_SYNCWARP,
+    SIM_TERNARY,
+    SIM_TERNARY_UNIFORM,
+    UNIFORMITY,
+)
 
 pytestmark = pytest.mark.sim
 
@@ -70,3 +79,28 @@ def test_fragment_layouts(tmp_path: Path) -> None:
     b = (np.arange(16 * 16).reshape(16, 16) % 251).astype(BF16)
     got = _gemm(load_kernel_module(tmp_path, ACCEPTED), a, b)
     np.testing.assert_array_equal(got, a.astype(np.float32) @ b.astype(np.float32))
+
+
+def _replay(tmp_path: Path, source: str) -> ss.sim.CheckReport:
+    a, b = _inputs(32, 16, 16)
+    out = np.zeros((32, 16), np.float32)
+    return ss.sim.check(load_kernel_module(tmp_path, source).k, (1, 1), 64, out, a, b)
+
+
+def test_lanes_at_two_mma_calls_on_one_line_are_a_warp_mask(tmp_path: Path) -> None:
+    # the replay keyed an mma's meeting by its line: even and odd lanes met as one exchange
+    (found,) = _replay(tmp_path, SIM_TERNARY).findings
+    assert found.kind == "warp_mask", found
+    assert "lanes 0 and 1 of warp 0 meet at different warp collectives: mma.mma" in found.message
+
+
+def test_lanes_at_one_mma_call_meet(tmp_path: Path) -> None:
+    assert _replay(tmp_path, SIM_TERNARY_UNIFORM).ok
+
+
+def test_an_mma_orders_no_memory(tmp_path: Path) -> None:
+    # the replay met the lanes at a syncwarp, which orders their shared accesses
+    (found,) = _replay(tmp_path, SIM_ORDERS).findings
+    assert found.kind == "race", found
+    assert "lanes of one warp are ordered only by syncwarp or a block barrier" in found.message
+    assert _replay(tmp_path, SIM_ORDERS_SYNCWARP).ok
