@@ -39,12 +39,20 @@ SUBPROCESS_TESTS = [
     "tests/ptx/test_inlining_speed_ptx.py",
 ]
 #: PTX tests whose kernels take the longest to compile (the bf16 GEMM example and its raw
-#: twin, about a minute each; the race differential's generated kernels): beside the
-#: uniformity differential, which they balance.
-LONG_COMPILES = ["tests/ptx/test_gemm_bf16_ptx.py", "tests/ptx/test_race_differential.py"]
+#: twin, about a minute each; the race and phase differentials' generated kernels): beside
+#: the uniformity differential, which they balance.
+LONG_COMPILES = [
+    "tests/ptx/test_gemm_bf16_ptx.py",
+    "tests/ptx/test_race_differential.py",
+    "tests/ptx/test_phase_differential.py",
+]
 #: The decode application's tests, run beside the first half of the simulator's tests: the two
 #: halves then take about the same time (the other examples run in the second half).
 DECODE_EXAMPLES = ["tests/examples/test_decode.py", "tests/examples/test_attacks9_decode.py"]
+
+#: What the first half of the simulator's tests leaves to the second: test_[m-z]* but the
+#: porting rounds' replays (test_port*), which the first half takes to balance the two.
+NOT_FIRST_HALF = ["test_[m-o]*", "test_p[!o]*", "test_po[!r]*", "test_[q-z]*"]
 
 #: Test layers: (title, pytest arguments, extra environment). They run side by side, one
 #: process each, on a machine with two or more CPUs (CI has two); each test runs in exactly one.
@@ -65,18 +73,22 @@ LAYERS = [
         [DIFFERENTIAL, *SUBPROCESS_TESTS, *LONG_COMPILES],
         {},
     ),
-    # The simulator's tests, in two halves by file name, with the examples.
+    # The simulator's tests, in two halves by file name (the porting rounds' replays with
+    # the first), with the examples.
     (
-        "simulator (NUMBA_ENABLE_CUDASIM=1), tests/sim/test_[a-l]* and the decode example",
-        ["tests/sim", *DECODE_EXAMPLES, "--ignore-glob=tests/sim/test_[m-z]*"],
+        "simulator (NUMBA_ENABLE_CUDASIM=1), tests/sim/test_[a-l]*, test_port* and the decode "
+        "example",
+        ["tests/sim", *DECODE_EXAMPLES, *(f"--ignore-glob=tests/sim/{g}" for g in NOT_FIRST_HALF)],
         {"NUMBA_ENABLE_CUDASIM": "1"},
     ),
     (
-        "simulator (NUMBA_ENABLE_CUDASIM=1), tests/sim/test_[m-z]* and the other examples",
+        "simulator (NUMBA_ENABLE_CUDASIM=1), the other tests/sim/test_[m-z]* and the other "
+        "examples",
         [
             "tests/sim",
             "tests/examples",
             "--ignore-glob=tests/sim/test_[a-l]*",
+            "--ignore-glob=tests/sim/test_port*",
             *(f"--ignore={path}" for path in DECODE_EXAMPLES),
         ],
         {"NUMBA_ENABLE_CUDASIM": "1"},
