@@ -8,7 +8,6 @@ picked once, at import, from ``NUMBA_ENABLE_CUDASIM``.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
@@ -50,13 +49,10 @@ def numba_type(dtype: Any, ndim: int = 0, layout: str = "C") -> Any:
     return types.Array(scalar, ndim, layout) if ndim else scalar
 
 
-@contextlib.contextmanager
-def simtsafe_typing() -> Iterator[None]:
+def simtsafe_typing() -> contextlib.AbstractContextManager[None]:
     """Numba compiles inside this are simtsafe's (record subscript stores refused, _cuda)."""
     if SIMULATOR:  # no Numba typing on the simulator
-        yield
-        return
+        return contextlib.nullcontext()
     from ._cuda import simtsafe_typing as typing_rules
 
-    with typing_rules():
-        yield
+    return typing_rules()

@@ -22,7 +22,6 @@ threads of a launch whose shape matches the witness's space.
 
 from __future__ import annotations
 
-import contextlib
 import operator
 import sys
 import threading
@@ -435,8 +434,7 @@ def compiling() -> bool:
 _nvvminput.install(compiling)
 
 
-@contextlib.contextmanager
-def simtsafe_typing() -> Iterator[None]:
+class simtsafe_typing:  # noqa: N801 - a context manager, used as a function is
     """Type the enclosed compile with simtsafe's rules for Numba's own record templates.
 
     Numba types ``r["x"] = v`` (and ``r[0] = v``, a field by position) on any
@@ -446,11 +444,17 @@ def simtsafe_typing() -> Iterator[None]:
     decoration admits only on the thread's own output element), so the
     subscript form is refused while a simtsafe kernel is compiled; raw
     ``numba.cuda.jit`` code compiled outside keeps Numba's behaviour.
+
+    A class, not a generator: an unchecked launch enters it at every call (Numba may
+    compile there), and a generator-based context manager cost micro-seconds a launch.
     """
-    _TYPING.depth = getattr(_TYPING, "depth", 0) + 1
-    try:
-        yield
-    finally:
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        _TYPING.depth = getattr(_TYPING, "depth", 0) + 1
+
+    def __exit__(self, *exc: object) -> None:
         _TYPING.depth -= 1
 
 
