@@ -59,7 +59,10 @@ divergence), a loop whose first test is already thread-dependent, an inner loop 
 its count round an outer loop, the same value on three sides of an if/elif chain (accepted)
 and a different one on the last (refused, naming the first branch), a nested uniform choice
 between the same value under a thread-dependent one (refused, naming the outer branch), a
-variable bound under a uniform ``if`` only (Numba reads 0 elsewhere: accepted), ``match``
+variable bound under a uniform ``if`` only (Numba reads 0 elsewhere: accepted), an element of
+a ``cuda.local.array`` stored under a uniform ``if`` only (simtsafe's lowering zero-fills it:
+no reachable ``poison``, the phis' ``poison`` edges are the folded bounds checks; accepted),
+``match``
 (refused at decoration).
 """
 
@@ -300,8 +303,24 @@ UNBOUND_UNDER_UNIFORM = (
     + _TAIL
 )
 
+LOCAL_UNDER_UNIFORM = (
+    _CONTRACT
+    + _SIG_N
+    + """    t = thread.local_index()
+    a = cuda.local.array(4, np.int32)
+    if n > 2:
+        a[1] = n
+    v = a[1]
+    acc = np.float32(0)
+    for s in range(v):
+        acc += ss.block.sum(np.float32(t.index))
+"""
+    + _TAIL
+)
+
 ACCEPTED = {
     "chain-same": CHAIN_SAME,
+    "local-under-uniform": LOCAL_UNDER_UNIFORM,
     "unbound-under-uniform": UNBOUND_UNDER_UNIFORM,
 }
 

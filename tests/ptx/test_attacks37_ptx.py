@@ -7,7 +7,7 @@ loop (no temporal divergence): a per-thread iteration count is taken as uniform 
 loop of collectives. FINDING 2 (LOW, xfail): a false refusal, both sides of a thread branch
 dividing by the uniform ``d``.
 
-Held: 6 refused with the deciding branch or exit named, 2 accepted, ``match`` refused.
+Held: 6 refused with the deciding branch or exit named, 3 accepted, ``match`` refused.
 """
 
 from __future__ import annotations
