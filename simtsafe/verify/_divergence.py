@@ -621,6 +621,7 @@ class _Solver:
         self.private = private_allocas(form, graph, self.prov, _gep_step, trust)
         self.site_purity: dict[int, int] = {}
         self._joins: dict[tuple[str, str], tuple[str, ...]] = {}
+        self._position = {b: k for k, b in enumerate(graph.order)}
         # loops containing each block, innermost last
         self.loops_of: dict[str, list[int]] = {}
         for idx, loop in enumerate(graph.loops):
@@ -663,9 +664,13 @@ class _Solver:
             lv, why = GRID, None
             for value, pred in ins.incoming:
                 if value is not None:
-                    vl, vwhy = self.use_level(value, pred)
-                    if vl > lv:
-                        lv, why = vl, vwhy or Reason("operand", ins, via=value)
+                    # at the edge's end and at the phi: an edge that leaves a loop carries the
+                    # instance of the value of the iteration each thread left at (the exits'
+                    # level; attack round 37: an iteration count merged from the exits)
+                    for at in (pred, block):
+                        vl, vwhy = self.use_level(value, at)
+                        if vl > lv:
+                            lv, why = vl, vwhy or Reason("operand", ins, via=value)
             for x in self.join_branches(ins, block):
                 bl = d.branch.get(x, GRID)
                 if bl > lv:
@@ -720,10 +725,13 @@ class _Solver:
         if hit is not None:
             return hit
         g = self.d.graph
-        values = {
-            pred: (value, pred) if value in ("poison", "undef") else (value, "")
-            for value, pred in phi_values(ins)
-        }
+        # every edge into the block; one whose value the text does not give (an aggregate
+        # constant has commas) is a value of its own
+        written = {pred: value for value, pred in phi_values(ins)}
+        values: dict[str, tuple[str, str]] = {}
+        for pred in g.preds.get(block, ()):
+            v = written.get(pred, "?")
+            values[pred] = (v, pred) if v in ("?", "poison", "undef") else (v, "")
         found: list[str] = []
         if len(set(values.values())) > 1:
             candidates: dict[str, None] = {}
@@ -737,7 +745,11 @@ class _Solver:
                             seen.add(dep)
                             candidates[dep] = None
                             work.append(dep)
-            found = [x for x in candidates if self._separates(x, block, values)]
+            # in program order: of branches as divergent, a message names the first
+            found = sorted(
+                (x for x in candidates if self._separates(x, block, values)),
+                key=self._position.__getitem__,
+            )
         self._joins[key] = tuple(found)
         return self._joins[key]
 

@@ -1,10 +1,11 @@
 """Attack round 37 (tests/kernels/attacks37.py) on the real target (NVVM, no GPU): sync
 dependence counted only for branches that choose between two different values (a3adcc9).
 
-FINDING 1 (HIGH, xfail): a loop's exits that go straight from inside the loop to a phi after
-it carry one value each (the counter), so no exit counts, and the operand is read inside the
-loop (no temporal divergence): a per-thread iteration count is taken as uniform and bounds a
-loop of collectives. FINDING 2 (LOW, xfail): a false refusal, both sides of a thread branch
+FINDING 1 (HIGH; fixed): a loop's exits that go straight from inside the loop to a phi after
+it carry one value each (the counter), so no exit counted, and the operand was read inside
+the loop (no temporal divergence): a per-thread iteration count was taken as uniform and
+bounded a loop of collectives. A phi's operand is now also read at the phi's block (the
+exits' level where the edge leaves a loop). FINDING 2 (LOW, xfail): a false refusal, both sides of a thread branch
 dividing by the uniform ``d``.
 
 Held: 6 refused with the deciding branch or exit named, 3 accepted, ``match`` refused.
@@ -31,27 +32,11 @@ pytestmark = pytest.mark.ptx
 CC = (9, 0)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="FINDING 1: a loop's exits straight into a phi with one value each do not count "
-    "(join_branches/_separates) and the operand is read in the loop (use_level at the pred): "
-    "a per-thread iteration count is uniform",
-)
 @pytest.mark.parametrize("name", sorted(UNSAFE_ACCEPTED))
 def test_an_iteration_count_that_escapes_its_loop_is_refused(tmp_path: Path, name: str) -> None:
     message = ptx_refusal(tmp_path, UNSAFE_ACCEPTED[name])
     assert "needs every thread of the" in message
     assert f"line {line_of(tmp_path, '# SYNC')}" in message
-
-
-@pytest.mark.parametrize("name", sorted(UNSAFE_ACCEPTED))
-def test_an_iteration_count_that_escapes_its_loop_is_accepted_now(
-    tmp_path: Path, name: str
-) -> None:
-    # FINDING 1 as it stands (a3adcc9^ refused every one of them)
-    k = load_kernel_module(tmp_path, UNSAFE_ACCEPTED[name]).k
-    assert ss.check_kernel(k) == []
-    assert ".entry" in k.ptx(cc=CC)
 
 
 @pytest.mark.xfail(
