@@ -154,12 +154,18 @@ class _Locator:
                 chain.append((loc, None))
                 break
             block, k = self.index[id(current)]
-            marker = None
+            # the nearest call whose helper's module may hold the line: a library helper
+            # called earlier in the same body has returned (cmath.exp's before a tile read);
+            # the nearest call at all where none may (a module named unlike its file)
+            nearest = marker = None
             for _b, _j, prev in self._backwards(block, k):
                 callee = prev.callee or ""
                 if prev.opcode == "call" and callee.startswith("__ss.at."):
-                    marker = prev
-                    break
+                    nearest = nearest or prev
+                    if _defined_in(self.markers[int(callee.rsplit(".", 1)[1])], loc[0]):
+                        marker = prev
+                        break
+            marker = marker or nearest
             if marker is None:
                 chain.append((loc, None))
                 break
@@ -170,12 +176,11 @@ class _Locator:
         return chain
 
 
-def _helper_name(mangled: str) -> str:
-    """The Python name inside a Numba-mangled function name (``_ZN...6helperB2v...``)."""
-    name, i = mangled, 0
+def _mangled_parts(mangled: str) -> list[str]:
+    """The names of a Numba-mangled function name (``_ZN5numba4cuda...8exp_implB2v...``)."""
+    parts: list[str] = []
     if mangled.startswith("_ZN"):
         i = 3
-        parts: list[str] = []
         while i < len(mangled) and mangled[i].isdigit():
             j = i
             while j < len(mangled) and mangled[j].isdigit():
@@ -183,9 +188,27 @@ def _helper_name(mangled: str) -> str:
             n = int(mangled[i:j])
             parts.append(mangled[j : j + n])
             i = j + n
-        if parts:
-            name = parts[-1]
-    return name
+    return parts
+
+
+def _defined_in(mangled: str, filename: str) -> bool:
+    """May the helper ``mangled`` be defined in ``filename``: its module's dotted name ends
+    the file's path (``numba.cuda.cpython.cmathimpl`` for ``.../numba/cuda/cpython/
+    cmathimpl.py``)? True where the name says nothing."""
+    parts = _mangled_parts(mangled)
+    path = filename.removesuffix(".py").replace("\\", "/").replace("/", ".")
+    if len(parts) < 2 or not path:
+        return True
+    return any(
+        path == ".".join(parts[:k]) or path.endswith("." + ".".join(parts[:k]))
+        for k in range(len(parts) - 1, 0, -1)
+    )
+
+
+def _helper_name(mangled: str) -> str:
+    """The Python name inside a Numba-mangled function name (``_ZN...6helperB2v...``)."""
+    parts = _mangled_parts(mangled)
+    return parts[-1] if parts else mangled
 
 
 def _common(a: list[tuple[Frame, str | None]], b: list[tuple[Frame, str | None]]) -> int:

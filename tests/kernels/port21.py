@@ -741,7 +741,7 @@ FALSE_REFUSALS: dict[str, dict[str, Any]] = {
         "line L' with no block barrier between them (on some path): another thread may be "
         "writing the element being read ...; the compiled form alone: 'shared tile 'a' ... is "
         "read at line L (in helper exp_impl, line 32) and written through a witness at line "
-        "L'' ...' (BAD_ERRORS helper_named_by_the_last_call)",
+        "L'' ...' (BAD_ERRORS helper_named_by_the_last_call, now `butterfly`)",
         "why_safe": "`for s in range(LOGN): if s % 2 == 0: b[t] = f(a) else: a[t] = f(b)` with "
         "`block.sync()` after the branch: the condition is the same in every thread (a range "
         "variable), so in one barrier interval all threads take the same side, and the read "
@@ -888,8 +888,10 @@ BAD_ERRORS: dict[str, dict[str, Any]] = {
         "Numba's implementation of the `cmath.exp` that `butterfly` calls on the line before. "
         "The compiled form names the helper of an inlined instruction by the nearest call "
         "marker before it (verify/_verdict._Locator.frames), and a call's marker does not end "
-        "where the callee returns. Not fixed (needs a marker at each inlined call's return); "
-        "the line is right",
+        "where the callee returns. Fixed: the nearest marker whose helper's module holds "
+        "the line's file (exp_impl's is numba.cuda.cpython.cmathimpl) names the helper "
+        "(`butterfly`); a helper of the same module called before the line still could be "
+        "named instead (a marker at each inlined call's return would settle it)",
         "workaround": "read the line number, not the helper's name",
     },
 }

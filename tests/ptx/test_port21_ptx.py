@@ -177,6 +177,7 @@ def test_a_tile_written_by_a_helper_is_refused_with_the_rule(tmp_path: Path) -> 
 
 # ---------------------------------------------------------------------------------------------
 # FALSE_REFUSALS stage_parity_pingpong (not fixed) and BAD_ERRORS helper_named_by_the_last_call
+# (fixed)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -199,10 +200,10 @@ def test_a_ping_pong_by_the_stages_parity_is_refused_by_the_compiled_form(tmp_pa
     write = line_of(tmp_path, "a[t] = butterfly(b, t.index, s)")
     inner = line_of(tmp_path, "a = src[base + j]")
     assert f.code == "SS-tile-phase"
-    # the lines are right; the helper named is the last call before the read (cmath.exp's
-    # implementation), not `butterfly` (BAD_ERRORS helper_named_by_the_last_call, not fixed)
+    # the helper named is the one whose line it is, `butterfly`, not the last call before the
+    # read (cmath.exp's implementation: BAD_ERRORS helper_named_by_the_last_call, fixed)
     assert (
-        f"is read at line {read} (in helper exp_impl, line {inner}) and written through a "
+        f"is read at line {read} (in helper butterfly, line {inner}) and written through a "
         f"witness at line {write}"
     ) in f.message
 
