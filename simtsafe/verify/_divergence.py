@@ -695,7 +695,7 @@ class _Solver:
                 return lv, why
             roots = self.prov.get(ptr, frozenset()) if ptr else frozenset(ins.globals)
             if roots and all(r in self.private for r in roots):
-                return self.private_level(ins, roots, lv, why)
+                return self.private_level(ins, roots, lv, why, block)
             if not roots or not roots <= d.immutable:
                 # Numba's strided address (data + k * stride) mixes in the stride
                 base = self.ranges.inside(ptr, _loaded_bytes(ins), block) if ptr else None
@@ -772,17 +772,21 @@ class _Solver:
         return False
 
     def private_level(
-        self, ins: Instr, roots: frozenset[str], lv: int, why: Reason | None
+        self, ins: Instr, roots: frozenset[str], lv: int, why: Reason | None, block: str
     ) -> tuple[int, Reason | None]:
-        """A load of this thread's own memory: as uniform as its address (``lv``) and every
-        store into that memory -- the value, the address, and whether the store runs."""
+        """A load (in ``block``) of this thread's own memory: as uniform as its address
+        (``lv``) and every store into that memory -- the value, the address, and whether the
+        store runs. A stored value is used at the store and, through the memory, at the
+        load: where either is after a loop the value was made in, it has the loop's exits'
+        level (attack round 38: an iteration count stored after its loop was uniform)."""
         d = self.d
         for root in sorted(roots):
             for blk, store in self.private[root]:
                 for operand in store.operands:
-                    vl = d.levels.get(operand, GRID)
-                    if vl > lv:
-                        lv, why = vl, Reason("operand", ins, via=operand)
+                    for at in (blk, block):
+                        vl, vwhy = self.use_level(operand, at)
+                        if vl > lv:
+                            lv, why = vl, vwhy or Reason("operand", ins, via=operand)
                 cl = d.control.get(blk, GRID)
                 if cl > lv:
                     lv, why = cl, Reason("join", ins, via=self._control_block(blk))

@@ -1,9 +1,10 @@
 """Attack round 38 (tests/kernels/attacks38.py) on the real target (NVVM, no GPU): the phi
 rule of a3adcc9/9765582 against loops, private memory, switches, selects and helpers.
 
-FINDING 1 (HIGH, xfail): a loop's iteration count, uniform inside its loop since a3adcc9,
-stored after the loop into a ``cuda.local.array`` and read back: ``private_level`` reads the
-stored value's level without temporal divergence. FALSE REFUSAL (LOW, xfail): the same value
+FINDING 1 (HIGH; fixed): a loop's iteration count, uniform inside its loop since a3adcc9,
+stored after the loop into a ``cuda.local.array`` and read back: ``private_level`` read the
+stored value's level without temporal divergence. A stored value is now used at the store
+and at the load (``use_level`` at both). FALSE REFUSAL (LOW, xfail): the same value
 stored on both sides of a thread branch.
 
 Held: 11 refused with the deciding branch or exit named, 3 accepted.
@@ -25,24 +26,11 @@ pytestmark = pytest.mark.ptx
 CC = (9, 0)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="FINDING 1: an iteration count stored into a local array after its loop is read "
-    "back uniform (private_level reads store operands without temporal divergence)",
-)
 @pytest.mark.parametrize("name", sorted(UNSAFE_ACCEPTED))
 def test_an_iteration_count_stored_in_a_local_array_is_refused(tmp_path: Path, name: str) -> None:
     message = ptx_refusal(tmp_path, UNSAFE_ACCEPTED[name])
     assert "needs every thread of the" in message
-
-
-@pytest.mark.parametrize("name", sorted(UNSAFE_ACCEPTED))
-def test_an_iteration_count_stored_in_a_local_array_is_accepted_now(
-    tmp_path: Path, name: str
-) -> None:
-    k = load_kernel_module(tmp_path, UNSAFE_ACCEPTED[name]).k
-    assert ss.check_kernel(k) == []
-    assert ".entry" in k.ptx(cc=CC)
+    assert "a value computed in a loop that threads leave at different iterations" in message
 
 
 @pytest.mark.xfail(
