@@ -620,7 +620,7 @@ class _Solver:
         trust = self.trust_memory and self.trust_const and UNKNOWN not in written
         self.private = private_allocas(form, graph, self.prov, _gep_step, trust)
         self.site_purity: dict[int, int] = {}
-        self._joins: dict[tuple[str, str], tuple[str, ...]] = {}
+        self._joins: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
         self._position = {b: k for k, b in enumerate(graph.order)}
         # loops containing each block, innermost last
         self.loops_of: dict[str, list[int]] = {}
@@ -671,7 +671,7 @@ class _Solver:
                         vl, vwhy = self.use_level(value, at)
                         if vl > lv:
                             lv, why = vl, vwhy or Reason("operand", ins, via=value)
-            for x in self.join_branches(ins, block):
+            for _pred, x in self.join_branches(ins, block):
                 bl = d.branch.get(x, GRID)
                 if bl > lv:
                     lv, why = bl, Reason("join", ins, via=x)
@@ -709,8 +709,9 @@ class _Solver:
             return GRID, None
         return lv, why
 
-    def join_branches(self, ins: Instr, block: str) -> tuple[str, ...]:
-        """The branches whose direction may decide which value the phi ``ins`` takes.
+    def join_branches(self, ins: Instr, block: str) -> tuple[tuple[str, str], ...]:
+        """The branches whose direction may decide which value the phi ``ins`` takes, as
+        (edge's source, branch), for each edge the branches nearest it first.
 
         Sync dependence: the branches the phi's incoming edges are (transitively) control
         dependent on, and an edge's own branch. A branch counts only if the edges into
@@ -732,44 +733,58 @@ class _Solver:
         for pred in g.preds.get(block, ()):
             v = written.get(pred, "?")
             values[pred] = (v, pred) if v in ("?", "poison", "undef") else (v, "")
-        found: list[str] = []
+        found: list[tuple[str, str]] = []
         if len(set(values.values())) > 1:
-            candidates: dict[str, None] = {}
-            for pred in values:
-                if len(g.succs.get(pred, ())) > 1:
-                    candidates[pred] = None
-                work, seen = [pred], {pred}
-                while work:
-                    for dep in g.deps.get(work.pop(), ()):
-                        if dep not in seen:
-                            seen.add(dep)
-                            candidates[dep] = None
-                            work.append(dep)
-            # in program order: of branches as divergent, a message names the first
-            found = sorted(
-                (x for x in candidates if self._separates(x, block, values)),
-                key=self._position.__getitem__,
-            )
+            separates: dict[str, bool] = {}
+            # the edges in the phi's order, then any the text does not give
+            for pred in dict.fromkeys([*written, *values]):
+                if pred not in values:
+                    continue
+                near = [pred] if len(g.succs.get(pred, ())) > 1 else []
+                seen, frontier = {pred}, [pred]
+                while frontier:  # breadth first: the branches nearest the edge first
+                    step = sorted(
+                        {dep for b in frontier for dep in g.deps.get(b, ())} - seen,
+                        key=self._position.__getitem__,
+                    )
+                    seen.update(step)
+                    near += step
+                    frontier = step
+                for x in near:
+                    if x not in separates:
+                        separates[x] = self._separates(x, block, values)
+                    if separates[x]:
+                        found.append((pred, x))
         self._joins[key] = tuple(found)
         return self._joins[key]
 
     def _separates(self, branch: str, join: str, values: Mapping[str, tuple[str, str]]) -> bool:
-        """Do the edges into ``join`` reachable from ``branch`` carry two different values?"""
+        """May threads leaving ``branch`` by different successors reach ``join`` (before they
+        reach it again) by edges that carry two different values?
+
+        Where only one successor reaches ``join`` at all, a later branch on that side
+        chooses the edge -- one of the phi's own candidates --, not this one.
+        """
         g = self.d.graph
-        reached: set[tuple[str, str]] = set()
-        seen = {branch}
-        work = [branch]
-        while work:
-            node = work.pop()
-            for nxt in g.succs.get(node, ()):
-                if nxt == join:
-                    reached.add(values.get(node, ("?", node)))
-                    if len(reached) > 1:
-                        return True
-                elif nxt not in seen:
-                    seen.add(nxt)
-                    work.append(nxt)
-        return False
+        reached: list[set[tuple[str, str]]] = []
+        for start in g.succs.get(branch, ()):
+            got: set[tuple[str, str]] = set()
+            if start == join:
+                got.add(values.get(branch, ("?", branch)))
+            else:
+                seen = {start}
+                work = [start]
+                while work:
+                    node = work.pop()
+                    for nxt in g.succs.get(node, ()):
+                        if nxt == join:
+                            got.add(values.get(node, ("?", node)))
+                        elif nxt not in seen:
+                            seen.add(nxt)
+                            work.append(nxt)
+            if got:
+                reached.append(got)
+        return len(reached) > 1 and len(set().union(*reached)) > 1
 
     def private_level(
         self, ins: Instr, roots: frozenset[str], lv: int, why: Reason | None, block: str

@@ -556,22 +556,22 @@ def _raise_divergent(
     site_ins = _first_located(loc, members)
     site_frames = loc.frames(site_ins)
     cause_ins = d.blocks[cause].terminator
-    cause_frames = loc.frames(cause_ins)
-    depth = _common(site_frames, cause_frames) if site_frames and cause_frames else 0
-    site_at = site_frames[min(depth, len(site_frames) - 1)][0] if site_frames else None
-    cause_at = cause_frames[min(depth, len(cause_frames) - 1)][0] if cause_frames else None
+    where, site_at, cause_at, depth = _placed(loc, site_frames, cause_ins)
     what, inside = f"`{api}`", ""
     if site_frames and len(site_frames) > depth + 1:
         what = f"`helper {site_frames[depth + 1][1]}`"
         inside = f" (it reaches `{api}` at line {site_frames[-1][0][1]})"
-    where = f"line {cause_at[1]}" if cause_at else "an earlier line"
-    if cause_frames and len(cause_frames) > depth + 1:
-        inner = cause_frames[-1]
-        where += f" (in helper {inner[1]}, line {inner[0][1]})"
     exits = {name: b.terminator for name, b in d.blocks.items()}
     n = tuple_index_switch(cause_ins, exits)
     if n is not None:
         _raise_tuple_index(info, what, inside, scope, worst, where, n, site_at, cause_at)
+    inner_index = _tuple_index_inside(d, cause, exits)
+    if inner_index is not None:
+        # the branch leads some threads to a tuple index that may raise, a uniform one
+        block, n = inner_index
+        at, _site, index_at, _depth = _placed(loc, site_frames, d.blocks[block].terminator)
+        at += f", which only the threads taking the {LEVEL_NAMES[worst]} branch at {where} reach,"
+        _raise_tuple_index(info, what, inside, scope, worst, at, n, site_at, index_at)
     explainer = _Explainer(d, loc)
     because = explainer.branch(cause, allowed)
     loop = next((lp for lp in d.graph.loops if cause in lp.blocks and blocks & lp.blocks), None)
@@ -618,6 +618,52 @@ def _uniformity_error(
         source_line=linecache.getline(filename, lineno) or None,
         cause_line=cause_at[1] if cause_at else None,
     )
+
+
+def _placed(
+    loc: _Locator, site_frames: list[tuple[Frame, str | None]], ins: Instr
+) -> tuple[str, Frame | None, Frame | None, int]:
+    """(``line L`` (in helper H, line M), the site's and ``ins``'s frames at the depth they
+    share, that depth) for naming ``ins`` in a message about the site."""
+    frames = loc.frames(ins)
+    depth = _common(site_frames, frames) if site_frames and frames else 0
+    site_at = site_frames[min(depth, len(site_frames) - 1)][0] if site_frames else None
+    at = frames[min(depth, len(frames) - 1)][0] if frames else None
+    where = f"line {at[1]}" if at else "an earlier line"
+    if frames and len(frames) > depth + 1:
+        inner = frames[-1]
+        where += f" (in helper {inner[1]}, line {inner[0][1]})"
+    return where, site_at, at, depth
+
+
+def _tuple_index_inside(
+    d: Divergence, branch: str, exits: dict[str, Instr]
+) -> tuple[str, int] | None:
+    """The first run-time tuple index (block, length) of the region ``branch`` decides
+    whose ``IndexError`` is still an edge (not proven in range): what makes the threads on
+    that side leave."""
+    g = d.graph
+    for block in g.order:
+        if block == branch or not _decided_by(g.deps, block, branch):
+            continue
+        term = d.blocks[block].terminator
+        n = tuple_index_switch(term, exits)
+        if n is not None and term.targets[0] in g.succs.get(block, ()):
+            return block, n
+    return None
+
+
+def _decided_by(deps: dict[str, set[str]], block: str, branch: str) -> bool:
+    """Is ``block`` (transitively) control dependent on ``branch``?"""
+    seen, work = {block}, [block]
+    while work:
+        for dep in deps.get(work.pop(), ()):
+            if dep == branch:
+                return True
+            if dep not in seen:
+                seen.add(dep)
+                work.append(dep)
+    return False
 
 
 def _raise_tuple_index(
