@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call of this round's measurements; every log and result file goes into one
 # tarball $OUT/round-NAME.tgz (the device tool brings back at most 8 files).
-#   scripts/gpu_round.sh NAME STEP...   STEPs: h200 (stop unless on an H200) tests tests_fill tests_records tests_acc tests_decode slots attn latency gemv gemv_runs decode06 decode4b decode06_4096 decode4b_4096 gemm gemm_current wgsweep ptxv ncu_gemm sgemm irregular hash scan
+#   scripts/gpu_round.sh NAME STEP...   STEPs: h200 (stop unless on an H200) tests tests_fill tests_records tests_acc tests_ports tests_decode slots attn latency gemv gemv_runs decode06 decode4b decode06_4096 decode4b_4096 gemm gemm_current wgsweep ptxv ncu_gemm sgemm irregular hash scan
 #                                      primitives decode06_anchor pdl atomics histogram ncu ncu_hist attn_warps fused decode4b_oldvec oldnew
 set -uo pipefail
 NAME=$1; shift
@@ -30,6 +30,9 @@ for s in "$@"; do
     tests_acc) run 150 pytest_acc python3 -m pytest -n 8 -q -p no:cacheprovider -p no:benchmark tests/gpu/test_accumulator2d_gpu.py \
                  tests/gpu/test_histogram_vec_gpu.py tests/gpu/test_coop_gpu.py
                grep -E "FAILED|ERROR|passed|failed" "$OUT/pytest_acc.log" | tail -12 ;;
+    tests_ports) run 150 pytest_ports python3 -m pytest -n 8 -q -p no:cacheprovider -p no:benchmark tests/gpu/test_port21_gpu.py \
+                   tests/gpu/test_gemm_bf16_gpu.py tests/gpu/test_tuple_reduce_gpu.py
+                 grep -E "FAILED|ERROR|passed|failed" "$OUT/pytest_ports.log" | tail -12 ;;
     tests_decode) run 150 pytest_decode python3 -m pytest -n 8 -q -p no:cacheprovider -p no:benchmark tests/gpu/test_lib_gpu.py \
                     tests/gpu/test_histogram_vec_gpu.py tests/examples/test_decode.py
                   grep -E "FAILED|ERROR|passed|failed" "$OUT/pytest_decode.log" | tail -12 ;;
