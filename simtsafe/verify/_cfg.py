@@ -190,5 +190,7 @@ class Graph:
                         body.add(n)
                         work.extend(self.preds[n])
         for h, body in by_header.items():
-            exits = tuple((b, s) for b in body for s in self.succs[b] if s not in body)
+            # in program order: a message names the first of the exits as divergent
+            ordered = sorted(body, key=position.__getitem__)
+            exits = tuple((b, s) for b in ordered for s in self.succs[b] if s not in body)
             self.loops.append(Loop(h, frozenset(body), exits))

@@ -565,7 +565,7 @@ def _raise_divergent(
     n = tuple_index_switch(cause_ins, exits)
     if n is not None:
         _raise_tuple_index(info, what, inside, scope, worst, where, n, site_at, cause_at)
-    inner_index = _tuple_index_inside(d, cause, exits)
+    inner_index = _tuple_index_inside(d, cause, exits, blocks)
     if inner_index is not None:
         # the branch leads some threads to a tuple index that may raise, a uniform one
         block, n = inner_index
@@ -637,33 +637,33 @@ def _placed(
 
 
 def _tuple_index_inside(
-    d: Divergence, branch: str, exits: dict[str, Instr]
+    d: Divergence, branch: str, exits: dict[str, Instr], site_blocks: set[str]
 ) -> tuple[str, int] | None:
-    """The first run-time tuple index (block, length) of the region ``branch`` decides
-    whose ``IndexError`` is still an edge (not proven in range): what makes the threads on
-    that side leave."""
+    """The run-time tuple index (block, length) whose ``IndexError`` is the only way the
+    threads taking ``branch`` may leave before the site (``site_blocks``) -- what makes the
+    branch decide whether they reach it; None where they may leave another way (a
+    ``return``, another exit) or reach no such index."""
     g = d.graph
-    for block in g.order:
-        if block == branch or not _decided_by(g.deps, block, branch):
-            continue
-        term = d.blocks[block].terminator
-        n = tuple_index_switch(term, exits)
-        if n is not None and term.targets[0] in g.succs.get(block, ()):
-            return block, n
-    return None
-
-
-def _decided_by(deps: dict[str, set[str]], block: str, branch: str) -> bool:
-    """Is ``block`` (transitively) control dependent on ``branch``?"""
-    seen, work = {block}, [block]
+    position = {b: k for k, b in enumerate(g.order)}
+    found: tuple[str, int] | None = None
+    seen = {branch}
+    work = [branch]
     while work:
-        for dep in deps.get(work.pop(), ()):
-            if dep == branch:
-                return True
-            if dep not in seen:
-                seen.add(dep)
-                work.append(dep)
-    return False
+        block = work.pop()
+        term = d.blocks[block].terminator
+        n = tuple_index_switch(term, exits) if block != branch else None
+        succs = g.succs.get(block, ())
+        if n is not None and term.targets[0] in succs:
+            if found is None or position[block] < position[found[0]]:
+                found = (block, n)
+            succs = tuple(s for s in succs if s != term.targets[0])  # its IndexError
+        elif not succs:
+            return None  # another way out of the kernel
+        for nxt in succs:
+            if nxt not in site_blocks and nxt not in seen:
+                seen.add(nxt)
+                work.append(nxt)
+    return found
 
 
 def _raise_tuple_index(

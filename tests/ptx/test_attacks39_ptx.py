@@ -1,10 +1,12 @@
 """Attack round 39 (tests/kernels/attacks39.py) on the real target (NVVM, no GPU): sync
 dependence that needs two successors of a branch to reach the phi (2f16c64).
 
-No unsafe kernel accepted: 7 refused shapes and 1 accepted shape held. MESSAGE 3 (LOW, xfail):
-the loop exit a message names depends on PYTHONHASHSEED. MESSAGE 1 (LOW, xfail):
-a run-time tuple index in a thread branch's region is blamed for a refusal that another exit
-(or the collective's own place inside the branch) causes. MESSAGE 2 (LOW, xfail): a
+No unsafe kernel accepted: 7 refused shapes and 1 accepted shape held. MESSAGE 3 (LOW,
+fixed: loop exits in program order): the loop exit a message names depended on
+PYTHONHASHSEED. MESSAGE 1 (LOW, fixed: the index is named only where its IndexError is the
+branch's one way out before the collective): a run-time tuple index in a thread branch's
+region was blamed for a refusal that another exit (or the collective's own place inside the
+branch) causes. MESSAGE 2 (LOW, xfail): a
 ``continue`` that skips a uniform exit test is explained by that test, not the ``continue``.
 """
 
@@ -48,10 +50,6 @@ print(re.search(r"\\(the exit at line \\d+\\)", message).group(0))
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="MESSAGE 3: the loop exit named depends on PYTHONHASHSEED (Loop.exits from a set)",
-)
 def test_the_exit_named_does_not_depend_on_the_hash_seed() -> None:
     named = set()
     for seed in ("6", "8"):
@@ -78,19 +76,6 @@ def test_a_continue_that_skips_the_exit_test_is_named(tmp_path: Path) -> None:
     assert re.search(rf"\bline {line_of(tmp_path, '# EXIT')}\b", message), message
 
 
-@pytest.mark.parametrize("name", sorted(MESSAGES))
-def test_a_tuple_index_in_the_region_is_named_today(tmp_path: Path, name: str) -> None:
-    message = ptx_refusal(tmp_path, MESSAGES[name])
-    assert _SCOPE in message
-    assert f"the tuple index at line {line_of(tmp_path, '# INDEX')}" in message
-    assert f"thread-dependent branch at line {line_of(tmp_path, '# EXIT')}" in message
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="MESSAGE 1: _tuple_index_inside names a tuple index whatever exit or placement "
-    "of the collective makes the branch the cause",
-)
 @pytest.mark.parametrize("name", sorted(MESSAGES))
 def test_a_tuple_index_that_is_not_the_cause_is_not_named(tmp_path: Path, name: str) -> None:
     message = ptx_refusal(tmp_path, MESSAGES[name])
