@@ -124,9 +124,11 @@ for s in "$@"; do
         grep -E "simtsafe graph|attention|qk_rope|o_proj" "$OUT/decode4b_${t}$aw.log"; done
       rm -rf examples/decode; cp -r /tmp/decode_this examples/decode; unset SIMTSAFE_DECODE_ATTN_WARPS ;;
     oldnew)  # the 4b step and the sum with .alt/old/simtsafe (NVVM given Numba's text: git archive c6922c8 simtsafe) and this tree's (the wrapping form)
+      # the pair of one benchmark first, so that a call cut short still brings back a pair
       for t in old new; do P=$PYTHONPATH; [ "$t" = old ] && P=$PWD/.alt/old:$PYTHONPATH
         PYTHONPATH=$P run 170 decode4b_$t python3 benchmarks/decode.py --configs 4b --contexts 0 --skip-anchor --tokens 32 --repeats 3
-        grep -E "simtsafe graph|us each" "$OUT/decode4b_$t.log"
+        grep -E "simtsafe graph|us each" "$OUT/decode4b_$t.log"; done
+      for t in old new; do P=$PYTHONPATH; [ "$t" = old ] && P=$PWD/.alt/old:$PYTHONPATH
         PYTHONPATH=$P run 120 primitives_sum_$t python3 benchmarks/primitives.py --parts sum
         grep -E "^\| sum" "$OUT/primitives_sum_$t.log"; done ;;
     atomics) run 90 shared_atomic_probe python3 benchmarks/shared_atomic_probe.py; grep "^|" "$OUT/shared_atomic_probe.log" ;;
