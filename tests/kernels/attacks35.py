@@ -254,7 +254,9 @@ TWINS_STILL_REFUSED: dict[str, tuple[str, str]] = {
     "while-stepped-twice": (
         "j = 0\nq = 0\nwhile q < 4:\n    acc += t[j]\n    j = q + 1\n    q += 1\n"
         "    if a[i] > 0.7:\n        q += 1",
-        "the branch at line",
+        # the loop's thread-dependent count leads to the tuple index's IndexError (j = 4):
+        # named since the eighteenth session (was the generic "the branch at line")
+        TUPLE_INDEX,
     ),
 }
 
