@@ -19,7 +19,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["HEADER", "assert_refused", "line_of", "load_kernel_module", "ptx_refusal"]
+__all__ = [
+    "HEADER",
+    "assert_ptx_accepted",
+    "assert_refused",
+    "line_of",
+    "load_kernel_module",
+    "ptx_refusal",
+]
 
 #: Prepended to every inline kernel module (the usual simtsafe imports).
 HEADER = (
@@ -105,6 +112,15 @@ def assert_refused(
     assert fragment in str(info.value)
     assert info.value.lineno == line_of(tmp_path, "# BAD")
     return info.value
+
+
+def assert_ptx_accepted(tmp_path: Path, source: str, cc: tuple[int, int] = (9, 0)) -> None:
+    """``source``'s kernel ``k`` passes every compile-time check and compiles for ``cc``."""
+    import simtsafe
+
+    k = load_kernel_module(tmp_path, source).k
+    assert simtsafe.check_kernel(k) == []
+    assert ".entry" in k.ptx(cc=cc)
 
 
 def ptx_refusal(tmp_path: Path, source: str, cc: tuple[int, int] = (9, 0)) -> str:

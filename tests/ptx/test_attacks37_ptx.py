@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import simtsafe as ss
-from tests.kernels import line_of, load_kernel_module, ptx_refusal
+from tests.kernels import assert_ptx_accepted, line_of, load_kernel_module, ptx_refusal
 from tests.kernels.attacks37 import (
     ACCEPTED,
     FALSE_REFUSAL,
@@ -45,9 +45,7 @@ def test_an_iteration_count_that_escapes_its_loop_is_refused(tmp_path: Path, nam
     "the status phi's error edges are behind both sides",
 )
 def test_a_division_on_both_sides_of_a_thread_branch_is_accepted(tmp_path: Path) -> None:
-    k = load_kernel_module(tmp_path, FALSE_REFUSAL).k
-    assert ss.check_kernel(k) == []
-    assert ".entry" in k.ptx(cc=CC)
+    assert_ptx_accepted(tmp_path, FALSE_REFUSAL)
 
 
 def test_a_division_on_both_sides_of_a_thread_branch_is_refused_now(tmp_path: Path) -> None:
@@ -65,9 +63,7 @@ def test_held_shapes_are_refused_at_the_deciding_branch(tmp_path: Path, name: st
 
 @pytest.mark.parametrize("name", sorted(ACCEPTED))
 def test_held_shapes_are_accepted(tmp_path: Path, name: str) -> None:
-    k = load_kernel_module(tmp_path, ACCEPTED[name]).k
-    assert ss.check_kernel(k) == []
-    assert ".entry" in k.ptx(cc=CC)
+    assert_ptx_accepted(tmp_path, ACCEPTED[name])
 
 
 def test_match_is_refused_at_decoration(tmp_path: Path) -> None:

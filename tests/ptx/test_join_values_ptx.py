@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-import simtsafe as ss
-from tests.kernels import line_of, load_kernel_module, ptx_refusal
+from tests.kernels import assert_ptx_accepted, line_of, ptx_refusal
 
 pytestmark = pytest.mark.ptx
 
@@ -61,9 +60,7 @@ def _source(divisor: str, helper: str = "pick") -> str:
 def test_two_returns_with_the_same_status_behind_a_thread_branch_are_accepted(
     tmp_path: Path,
 ) -> None:
-    k = load_kernel_module(tmp_path, _source("d")).k
-    assert ss.check_kernel(k) == []
-    assert ".entry" in k.ptx(cc=CC)
+    assert_ptx_accepted(tmp_path, _source("d"))
 
 
 def test_a_thread_dependent_division_by_zero_is_still_refused(tmp_path: Path) -> None:
