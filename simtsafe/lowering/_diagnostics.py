@@ -163,6 +163,27 @@ def _second_call(message: str, lineno: int | None) -> tuple[str, int | None]:
     return message[: found.start()] + message[found.end() :], int(found.group(1))
 
 
+_UNIFY = re.compile(r"Cannot unify (.+?) and (.+?) for '")
+#: simtsafe's types that a variable of two paths may not merge (their spaces, claims, arrays)
+_OWNED_TYPES = ("ThreadIndex", "Appended", "AppendBuffer", "DisjointSlice", "RowChunk", "Shared")
+
+
+def _unify(a: str, b: str) -> str:
+    """Numba's 'Cannot unify' (one variable, two types on two paths), in words and with the fix."""
+    message = (
+        f"one variable holds `{a}` on one path and `{b}` on another, and Numba gives a "
+        "variable one type"
+    )
+    if any(t in a or t in b for t in _OWNED_TYPES):
+        return message + (
+            ": a witness belongs to the space, claim or buffer that made it (a view to its "
+            "array), so one name cannot carry either of two. Use each where it is made (write "
+            "through a claim's witness in the branch that claims it: `if c: s = out.claim(); "
+            "out[s] = v`), or give each its own name"
+        )
+    return message + ": give each its own name, or convert both to one type"
+
+
 def translate_typing_error(exc: BaseException, name: str, filename: str) -> BaseException:
     """Turn a Numba typing error in a simtsafe kernel into a SafetyError at the user's line.
 
@@ -203,6 +224,8 @@ def translate_typing_error(exc: BaseException, name: str, filename: str) -> Base
             if "__nv_bfloat16" in operation
             else ""
         )
+    elif (unify := _UNIFY.search(text)) is not None:
+        message = _unify(unify.group(1), unify.group(2))
     elif _PAST_TUPLE in text and "static-get-item" in text:
         source = linecache.getline(filename, lineno) if lineno is not None else None
         message = _past_tuple(source)

@@ -94,7 +94,7 @@ HELD: dict[str, str] = {
     "brc`, `import simtsafe.thread as tt` all expand; enumerate/zip/iter/next/genexp over it "
     "are refused ('only as the iterable of a for loop'); `for x in block_row_chunks(x)` "
     "(target shadows the walked array) and `c = 0` before the loop compile to the right walk; "
-    "RowChunk and ThreadIndex of one space in one name: 'Cannot unify' (a SafetyError); "
+    "RowChunk and ThreadIndex of one space in one name: Numba's 'Cannot unify', a SafetyError (now in words: 'one variable holds ...'); "
     "`c.valid = True` refused (unsafe region); __ss_ names cannot be written",
     "walked-array-choice": "chunk loop over x[:, :threadIdx.x], over x[:, :int(x[0, tid])], over "
     "(x, y)[tid % 2], over an array chosen in a loop-carried branch (s = y under tid == 0 after "

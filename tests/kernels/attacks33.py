@@ -106,6 +106,8 @@ CuPy or PyTorch arrays; not launched (no GPU).
 
 from __future__ import annotations
 
+import sys
+
 __all__ = [
     "ACCEPTED",
     "APPEND_HELD",
@@ -219,11 +221,16 @@ APPEND_HELD: dict[str, tuple[str, str]] = {
     ),
     "buffer-chosen-by-data": (
         _append("b = out if x[0] > 0 else out2\ns = b.claim()\nb[s] = np.float32(1)"),
-        "Cannot unify AppendBuffer",
+        "one variable holds `AppendBuffer[",
     ),
     "witness-chosen-by-data": (
         _append("s = out.claim() if x[0] > 0 else out2.claim()\nout[s] = np.float32(1)"),
-        "Cannot unify ThreadIndex[Appended[out]] and ThreadIndex[Appended[out2]]",
+        # Python 3.11 merges the two claims in a phi Numba cannot type; 3.12 types the
+        # conditional expression apart and the store is refused
+        "one variable holds `ThreadIndex[Appended[out]]` on one path and "
+        "`ThreadIndex[Appended[out2]]` on another"
+        if sys.version_info < (3, 12)
+        else "a ThreadIndex[Appended[out2]] witness cannot write the AppendBuffer 'out'",
     ),
     "optional-witness": (
         _append("s = out.claim() if x[0] > 0 else None\nout[s] = np.float32(1)"),
