@@ -39,12 +39,13 @@ SUBPROCESS_TESTS = [
     "tests/ptx/test_inlining_speed_ptx.py",
 ]
 #: PTX tests whose kernels take the longest to compile (the bf16 GEMM example and its raw
-#: twin, about a minute each; the race and phase differentials' generated kernels): beside
-#: the uniformity differential, which they balance.
+#: twin, about a minute each; the race and phase differentials' generated kernels; the fill
+#: emulation's sweep): beside the uniformity differential, which they balance.
 LONG_COMPILES = [
     "tests/ptx/test_gemm_bf16_ptx.py",
     "tests/ptx/test_race_differential.py",
     "tests/ptx/test_phase_differential.py",
+    "tests/ptx/test_fill_emulation.py",
 ]
 #: The decode application's tests, run beside the first half of the simulator's tests: the two
 #: halves then take about the same time (the other examples run in the second half).
