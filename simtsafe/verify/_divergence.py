@@ -714,9 +714,9 @@ class _Solver:
         (edge's source, branch), for each edge the branches nearest it first.
 
         Sync dependence: the branches the phi's incoming edges are (transitively) control
-        dependent on, and an edge's own branch. A branch counts only if the edges into
-        ``block`` that threads reach from it, before they reach ``block`` again, carry two
-        different values: where every way on from it brings the same value (Python 3.12's
+        dependent on, and an edge's own branch. A branch counts only if two of its ways reach
+        ``block`` (before reaching it again) and the edges into it that they reach carry two
+        different values (``_separates``): where every way on from it brings the same value (Python 3.12's
         two ``return`` of a conditional expression, each with the same status), which way a
         thread went does not change what it reads. ``poison`` is a value of its own on
         each edge (undefined: it may differ between threads).
