@@ -716,10 +716,10 @@ class _Solver:
         Sync dependence: the branches the phi's incoming edges are (transitively) control
         dependent on, and an edge's own branch. A branch counts only if two of its ways reach
         ``block`` (before reaching it again) and the edges into it that they reach carry two
-        different values (``_separates``): where every way on from it brings the same value (Python 3.12's
-        two ``return`` of a conditional expression, each with the same status), which way a
-        thread went does not change what it reads. ``poison`` is a value of its own on
-        each edge (undefined: it may differ between threads).
+        different values (``_separates``): where every way on from it brings the same value
+        (Python 3.12's two ``return`` of a conditional expression, each with the same
+        status), which way a thread went does not change what it reads. ``poison`` is a
+        value of its own on each edge (undefined: it may differ between threads).
         """
         key = (ins.result or ins.text, block)
         hit = self._joins.get(key)
