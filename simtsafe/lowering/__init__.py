@@ -8,6 +8,7 @@ picked once, at import, from ``NUMBA_ENABLE_CUDASIM``.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -51,8 +52,14 @@ def numba_type(dtype: Any, ndim: int = 0, layout: str = "C") -> Any:
 
 def simtsafe_typing() -> contextlib.AbstractContextManager[None]:
     """Numba compiles inside this are simtsafe's (record subscript stores refused, _cuda)."""
+    return _typing_rules()()
+
+
+@cache
+def _typing_rules() -> Callable[[], contextlib.AbstractContextManager[None]]:
+    """The context manager, found once: an unchecked launch enters it at every call."""
     if SIMULATOR:  # no Numba typing on the simulator
-        return contextlib.nullcontext()
+        return contextlib.nullcontext
     from ._cuda import simtsafe_typing as typing_rules
 
-    return typing_rules()
+    return typing_rules
